@@ -1,0 +1,91 @@
+# schedlab: plain Make. Every service/*.c (but main.c) goes into one library
+# that the CLI and the unit tests link; each workloads/*.c is a static guest
+# binary; each tests/unit/test_*.c is a cmocka program built with ASan+UBSan.
+#   make            build everything into build/
+#   make demo       set up the machine and run the seed reproduction
+#   make check      set up the machine and run every test
+#   make check-unit the fast inner loop: unit tests only
+#   make SANITIZER=address   an ASan/UBSan build of everything
+
+BUILD    ?= build
+CC       ?= cc
+PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror
+CFLAGS   ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -Iservice -Iworkloads -MMD -MP
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+ifeq ($(SANITIZER),address)
+  SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+TEST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+
+LIB_SRCS   := $(filter-out service/main.c,$(wildcard service/*.c service/util/*.c)) workloads/proto/frame.c
+LIB_SRCS   := $(sort $(wildcard $(LIB_SRCS)))
+LIB_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+TLIB_OBJS  := $(patsubst %.c,$(BUILD)/tobj/%.o,$(LIB_SRCS))
+AGENT_SRCS := $(wildcard workloads/agent/*.c) $(wildcard workloads/proto/*.c)
+WL_SRCS    := $(wildcard workloads/*.c)
+WL_BINS    := $(patsubst workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
+
+.PHONY: all setup demo check check-unit check-e2e clean format lint
+all: $(BUILD)/schedlab $(BUILD)/agent $(WL_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SAN) -c $< -o $@
+$(BUILD)/tobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -O1 -g $(TEST_SAN) -c $< -o $@
+
+$(BUILD)/libschedlab.a: $(LIB_OBJS)
+	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libschedlab-test.a: $(TLIB_OBJS)
+	@rm -f $@; ar rcs $@ $^
+
+$(BUILD)/schedlab: $(BUILD)/obj/service/main.o $(BUILD)/libschedlab.a
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+# Guest binaries are static: the initramfs carries no libc for them.
+$(BUILD)/agent: $(AGENT_SRCS) $(wildcard workloads/agent/*.h workloads/proto/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $(AGENT_SRCS) $(shell pkg-config --libs json-c) -lpthread
+$(BUILD)/workloads/%: workloads/%.c $(wildcard workloads/*.h) $(wildcard workloads/proto/*.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $< $(wildcard workloads/lib/*.c) $(shell pkg-config --libs json-c) -lpthread -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libschedlab-test.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) -Itests/unit -O1 -g $(TEST_SAN) -o $@ $< $(UNIT_HELPERS) $(BUILD)/libschedlab-test.a $(PKG_LIBS) -lcmocka
+
+setup:
+	@scripts/setup.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/schedlab run examples/seed-reproduction.json -o $(BUILD)/demo-result.json; \
+	  rc=$$?; echo "result: $(BUILD)/demo-result.json (exit $$rc)"; [ $$rc -le 1 ] || [ $$rc -eq 3 ]
+
+check-unit: $(UNIT_BINS) all
+	@tests/run.sh --unit
+
+check-e2e: all
+	@tests/run.sh --e2e
+
+check: setup
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/run.sh --all
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+lint: $(BUILD)/schedlab
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr -Iservice -Iworkloads service workloads
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,51 @@
+/* The runner: one job from expanded spec to result document. The one code
+ * path behind `schedlab run` and the service's workers.
+ *
+ * Flow: for each kernel build or take from the cache -> base initramfs
+ * (cached) -> for each repeat, variants interleaved (A B A B ...): plan ->
+ * guest -> parse metrics -> compare -> verdict. */
+#pragma once
+
+#include <stdbool.h>
+#include "util/error.h"
+
+struct runner_config {
+	const char *cache_dir;   /* kernels, initramfs images, ccache; NULL: fs_default_cache_dir() */
+	const char *data_dir;    /* repo/data root; NULL: fs_data_dir() */
+	const char *libvirt_uri; /* NULL: "qemu:///system" */
+	const char *accel;       /* "auto" (probe), "kvm" or "tcg"; NULL: "auto" */
+	int build_jobs;          /* make -jN; <= 0: number of online CPUs */
+	int build_slots;         /* kernel builds at once in this process; <= 0: 1 */
+	int guest_slots;         /* guests at once in this process; <= 0: max(1, cores / 2) */
+};
+
+struct runner_progress {
+	const char *phase; /* "building", "booting", "running", "comparing" */
+	double percent;    /* of the phase, 0..100, or -1 when unknown */
+	int run_index;     /* 1-based index of the run in progress, 0 outside runs */
+	int run_total;
+	const char *message; /* one human-readable line */
+};
+
+struct runner_hooks {
+	void *userdata;
+	/* Progress; may be NULL. Called from the runner's thread. */
+	void (*progress)(void *userdata, const struct runner_progress *p);
+	/* A run finished in an earlier attempt of this job, by run key
+	 * ("<variant>#<repeat>"): a new reference to its run object, or NULL
+	 * to run it. May be NULL. */
+	json_object *(*lookup_run)(void *userdata, const char *run_key);
+	/* A run just finished (any status); run is borrowed. May be NULL. */
+	void (*run_done)(void *userdata, const char *run_key, json_object *run);
+	/* Nonzero cancels: builds are stopped and domains destroyed. May be NULL. */
+	int (*cancelled)(void *userdata);
+};
+
+/* Runs an expanded spec (see job_expand) with job_dir as its working
+ * directory (materialized patches, build and console logs). On success
+ * *ret_result is a new reference to the result document, whose "verdict" is
+ * pass, fail or inconclusive; hung or panicked runs are results, not errors.
+ * Errors are infrastructure failures or cancellation. */
+int runner_run_job(const struct runner_config *cfg, json_object *expanded_spec,
+		   const char *job_dir, const struct runner_hooks *hooks,
+		   json_object **ret_result, struct sl_error *err);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The suite driver: runs cmocka unit programs (TAP output) and end-to-end
+# scripts, prints one line per test, and ends with "N passed, N failed, N skipped".
+# Usage: tests/run.sh [--unit|--e2e|--all] [NAME-FILTER]
+#   e2e scripts: tests/e2e/NN-name.sh; exit 0 = pass, 77 = skip, else fail.
+#   Their logs go to build/test-logs/NAME.log; a failing log's tail is printed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:---all}
+filter=${2:-}
+case "$mode" in --unit|--e2e|--all) ;; -h|--help) sed -n '2,6p' "$0"; exit 0 ;; *) echo "run.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+BUILD=${BUILD:-build}
+logs=$BUILD/test-logs
+mkdir -p "$logs"
+passed=0 failed=0 skipped=0
+failures=()
+
+run_unit() {
+	local bin name out
+	for bin in "$BUILD"/tests/test_*; do
+		[ -x "$bin" ] || continue
+		name=$(basename "$bin")
+		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+		out=$(cd tests && CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "../$bin" 2>&1)
+		local rc=$?
+		printf '%s\n' "$out" >"$logs/$name.log"
+		local ok nok
+		ok=$(printf '%s\n' "$out" | grep -cE '^ok [0-9]+')
+		nok=$(printf '%s\n' "$out" | grep -cE '^not ok [0-9]+')
+		if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then nok=1; fi
+		passed=$((passed + ok)); failed=$((failed + nok))
+		if [ "$nok" -gt 0 ]; then
+			echo "FAIL unit/$name ($ok ok, $nok failed)"
+			printf '%s\n' "$out" | grep -E '^not ok|ERROR|error|Assert|Sanitizer' | head -20 | sed 's/^/    /'
+			failures+=("unit/$name")
+		else
+			echo "ok   unit/$name ($ok tests)"
+		fi
+	done
+}
+
+run_e2e() {
+	local t name rc start
+	for t in tests/e2e/[0-9]*.sh; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+		start=$(date +%s)
+		echo "...  e2e/$name" >&2
+		bash "$t" >"$logs/$name.log" 2>&1 </dev/null
+		rc=$?
+		local secs=$(( $(date +%s) - start ))
+		if [ $rc -eq 0 ]; then
+			passed=$((passed + 1)); echo "ok   e2e/$name (${secs}s)"
+		elif [ $rc -eq 77 ]; then
+			skipped=$((skipped + 1)); echo "skip e2e/$name: $(tail -n 1 "$logs/$name.log")"
+		else
+			failed=$((failed + 1)); failures+=("e2e/$name")
+			echo "FAIL e2e/$name (exit $rc, ${secs}s); last lines of $logs/$name.log:"
+			tail -n 30 "$logs/$name.log" | sed 's/^/    /'
+		fi
+	done
+}
+
+[ "$mode" = --e2e ] || run_unit
+[ "$mode" = --unit ] || run_e2e
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
