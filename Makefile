@@ -9,7 +9,7 @@
 
 BUILD    ?= build
 CC       ?= cc
-PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto
+PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto libcurl
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -Iservice -Iworkloads -MMD -MP
