@@ -214,8 +214,7 @@ static int write_header(struct archive *a, const char *path, mode_t type, mode_t
 	archive_entry_set_gid(ae, 0);
 	archive_entry_set_mtime(ae, 0, 0); /* reproducible images */
 	archive_entry_set_nlink(ae, type == AE_IFDIR ? 2 : 1);
-	if (type == AE_IFREG)
-		archive_entry_set_size(ae, size);
+	archive_entry_set_size(ae, type == AE_IFREG ? size : 0);
 	if (type == AE_IFCHR)
 		archive_entry_set_rdev(ae, rdev);
 	int r = archive_write_header(a, ae);
