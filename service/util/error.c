@@ -77,8 +77,12 @@ int error_prefix(struct sl_error *err, const char *fmt, ...)
 	memcpy(old, err->message, sizeof(old));
 	/* Truncation is acceptable: the message is for people. */
 	int n = snprintf(err->message, sizeof(err->message), "%s: ", prefix);
-	if (n > 0 && (size_t)n < sizeof(err->message))
-		snprintf(err->message + n, sizeof(err->message) - (size_t)n, "%s", old);
+	if (n > 0 && (size_t)n < sizeof(err->message)) {
+		/* memcpy, not snprintf: gcc -O1 rejects the intended truncation. */
+		size_t len = strnlen(old, sizeof(err->message) - (size_t)n - 1);
+		memcpy(err->message + n, old, len);
+		err->message[(size_t)n + len] = '\0';
+	}
 	return -kind_errno(err->kind, err->errnum);
 }
 
