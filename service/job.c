@@ -11,19 +11,19 @@
 #include "schema.h"
 #include "util/fs.h"
 
-#define DEFAULT_VCPUS          2
+#define DEFAULT_VCPUS	       2
 #define DEFAULT_MEMORY_MB      512
-#define DEFAULT_REPEAT         3
+#define DEFAULT_REPEAT	       3
 #define DEFAULT_TIMEOUT_S      120
 #define BOOT_ALLOWANCE_S       60
 #define DEFAULT_BUILTIN_SERIES "linux-6.1"
 
 static const struct job_limits default_limits = {
-	.max_vcpus = 64,
-	.max_repeat = 50,
-	.max_patches = 200,
-	.max_patch_bytes = 4 * 1024 * 1024,
-	.max_guest_seconds = 6 * 3600,
+    .max_vcpus = 64,
+    .max_repeat = 50,
+    .max_patches = 200,
+    .max_patch_bytes = 4 * 1024 * 1024,
+    .max_guest_seconds = 6 * 3600,
 };
 
 const struct job_limits *job_default_limits(void)
@@ -61,8 +61,8 @@ static bool safe_name(const char *s)
 /* Turns one patch or config item into its expanded form: built-ins stay
  * references, local paths become inline content (CLI only). */
 static int expand_file_item(json_object *item, enum job_origin origin, const char *base_dir,
-			    const struct job_limits *limits, const char *path,
-			    json_object **ret, struct sl_error *err)
+			    const struct job_limits *limits, const char *path, json_object **ret,
+			    struct sl_error *err)
 {
 	json_object *p = obj_get(item, "path");
 	if (!p) {
@@ -73,10 +73,12 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 					      "'._-+', and must not start with a dot.",
 					      json_object_get_string(name));
 		json_object *content = obj_get(item, "content");
-		if (content && (size_t)json_object_get_string_len(content) > limits->max_patch_bytes)
+		if (content &&
+		    (size_t)json_object_get_string_len(content) > limits->max_patch_bytes)
 			return error_set_path(err, ERR_TOO_LARGE, path,
 					      "File '%s' is larger than the limit of %zu bytes.",
-					      json_object_get_string(name), limits->max_patch_bytes);
+					      json_object_get_string(name),
+					      limits->max_patch_bytes);
 		*ret = json_object_get(item);
 		return 0;
 	}
@@ -85,8 +87,8 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 				      "Local file paths are not accepted by the service; send the "
 				      "file's content inline or as a multipart upload.");
 	const char *rel = json_object_get_string(p);
-	_cleanup_free_ char *full = rel[0] == '/' ? strdup(rel)
-						  : fs_path_join(base_dir ? base_dir : ".", rel);
+	_cleanup_free_ char *full =
+	    rel[0] == '/' ? strdup(rel) : fs_path_join(base_dir ? base_dir : ".", rel);
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
 	int r = fs_read_file(full, limits->max_patch_bytes, &data, &len, err);
@@ -117,9 +119,9 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	char sub[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
 	json_object *src = obj_get(k, "source");
-	json_object_object_add(out, "source",
-			       json_object_new_string(src ? json_object_get_string(src)
-							  : "debian:linux-source-6.1"));
+	json_object_object_add(
+	    out, "source",
+	    json_object_new_string(src ? json_object_get_string(src) : "debian:linux-source-6.1"));
 	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7))
 		return error_set_path(err, ERR_INVALID, path,
 				      "The service builds only Debian's packaged sources "
@@ -180,7 +182,8 @@ static json_object *expand_shorthand(json_object *spec)
 	}
 	json_object *extra = obj_get(spec, "patches");
 	for (size_t i = 0; extra && i < json_object_array_length(extra); i++)
-		json_object_array_add(patches, json_object_get(json_object_array_get_idx(extra, i)));
+		json_object_array_add(patches,
+				      json_object_get(json_object_array_get_idx(extra, i)));
 	json_object_object_add(kernels, "patched", patched);
 	json_object_object_add(full, "kernels", kernels);
 
@@ -261,10 +264,11 @@ static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds
 			json_object_object_add(copy, "uid", json_object_new_int(0));
 		const char *name = json_object_get_string(obj_get(copy, "name"));
 		if (!safe_name(name))
-			return error_set_path(err, ERR_INVALID, path,
-					      "Workload name '%s' may hold only letters, digits and "
-					      "'._-'.",
-					      name);
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Workload name '%s' may hold only letters, digits and "
+			    "'._-'.",
+			    name);
 		for (size_t j = 0; j < i; j++) {
 			json_object *o = json_object_array_get_idx(out, j);
 			if (strcmp(json_object_get_string(obj_get(o, "name")), name) == 0)
@@ -319,7 +323,7 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 		return r;
 
 	_cleanup_json_ json_object *full =
-		obj_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
+	    obj_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
 	_cleanup_json_ json_object *out = json_object_new_object();
 	json_object_object_add(out, "name", json_object_get(obj_get(full, "name")));
 	if (obj_get(full, "description"))
@@ -388,9 +392,9 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	json_object_object_add(out, "gates",
 			       gates ? json_object_get(gates) : json_object_new_array());
 	json_object *accel = obj_get(full, "accelerator");
-	json_object_object_add(out, "accelerator",
-			       json_object_new_string(accel ? json_object_get_string(accel)
-							    : "auto"));
+	json_object_object_add(
+	    out, "accelerator",
+	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));
 
 	long long budget = (long long)repeat * json_object_object_length(variants) *
 			   (wl_seconds + BOOT_ALLOWANCE_S);

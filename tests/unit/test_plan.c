@@ -1,0 +1,90 @@
+/* plan_build(): features with the hrtick shorthand, rt-tests --json files,
+ * maxerr, uid and timeouts; plan_deadline_s(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plan.h"
+
+static const char *spec_text =
+	"{\"variants\":{"
+	"\"base\":{\"kernel\":\"k\",\"features\":[\"NO_RT_PUSH\"],\"hrtick\":false},"
+	"\"hr\":{\"kernel\":\"k\",\"features\":[\"HRTICK\"],\"hrtick\":false,"
+	"\"uid_shares\":{\"1000\":2048},\"sched_tunables\":{\"latency_ns\":6000000}}},"
+	"\"workloads\":["
+	"{\"name\":\"rtm\",\"tool\":\"rt-migrate-test\",\"args\":[\"-p\",\"60\",\"3\"],"
+	"\"timeout_s\":30,\"uid\":0,\"maxerr_us\":500},"
+	"{\"name\":\"hogs\",\"tool\":\"share\",\"args\":[\"--seconds\",\"2\"],\"timeout_s\":20,"
+	"\"uid\":1000}]}";
+
+static json_object *field(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	assert_true(json_object_object_get_ex(o, k, &v));
+	return v;
+}
+
+static void test_features_and_argv(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(spec_text);
+	json_object *plan = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(plan_build(spec, "base", "r1", &plan, &err), 0);
+	json_object *f = field(plan, "features");
+	assert_int_equal(json_object_array_length(f), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(f, 1)), "NO_HRTICK");
+	json_object *w0 = json_object_array_get_idx(field(plan, "workloads"), 0);
+	json_object *argv = field(w0, "argv");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 0)),
+			    "/usr/bin/rt-migrate-test");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 1)),
+			    "--json=/tmp/w0.json");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 2)),
+			    "--maxerr=500");
+	assert_string_equal(json_object_get_string(field(w0, "json_out")), "/tmp/w0.json");
+	json_object *w1 = json_object_array_get_idx(field(plan, "workloads"), 1);
+	assert_int_equal(json_object_get_int(field(w1, "uid")), 1000);
+	assert_false(json_object_object_get_ex(w1, "json_out", NULL));
+	assert_int_equal(plan_deadline_s(plan, true), 90 + 35 + 25);
+	json_object_put(plan);
+	json_object_put(spec);
+}
+
+static void test_explicit_hrtick_feature_wins(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(spec_text);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(spec, "hr", "r2", &plan, NULL), 0);
+	json_object *f = field(plan, "features");
+	assert_int_equal(json_object_array_length(f), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(f, 0)), "HRTICK");
+	assert_int_equal(json_object_get_int(field(field(plan, "uid_shares"), "1000")), 2048);
+	assert_int_equal(json_object_get_int(field(field(plan, "tunables"), "latency_ns")), 6000000);
+	json_object_put(plan);
+	json_object_put(spec);
+}
+
+static void test_unknown_variant(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(spec_text);
+	json_object *plan = NULL;
+	struct sl_error err = {0};
+	assert_true(plan_build(spec, "nope", "r3", &plan, &err) < 0);
+	assert_non_null(strstr(err.message, "'nope'"));
+	json_object_put(spec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_features_and_argv),
+		cmocka_unit_test(test_explicit_hrtick_feature_wins),
+		cmocka_unit_test(test_unknown_variant),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
