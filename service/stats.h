@@ -1,0 +1,38 @@
+/* Statistics for comparing a candidate's values with a baseline's, over a
+ * handful of repeats. Definitions and references: docs/statistics.md. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_MAX_VALUES 1000  /* per sample */
+#define STATS_BOOTSTRAP	 10000 /* resamples */
+
+struct stats_summary {
+	size_t n;
+	double median, q1, q3, iqr, mean, min, max;
+};
+
+/* Summary of values[0..n) (n >= 1; not modified). Quantiles by linear
+ * interpolation between order statistics (Hyndman-Fan type 7, what GSL's
+ * gsl_stats_quantile_from_sorted_data and numpy's default compute).
+ * Returns 0, or -EINVAL when n is 0 or above STATS_MAX_VALUES or a value is
+ * not finite. */
+int stats_summarize(const double *values, size_t n, struct stats_summary *ret);
+
+/* The 95% percentile-bootstrap confidence interval of median(b) - median(a)
+ * ("candidate minus baseline" when a is the baseline), from STATS_BOOTSTRAP
+ * resamples of each sample with GSL's mt19937 seeded with seed. Returns 0 or
+ * -EINVAL (an empty sample). */
+int stats_bootstrap_median_diff_ci(const double *a, size_t na, const double *b, size_t nb,
+				   uint64_t seed, double ret_ci[2]);
+
+/* Two-sided Mann-Whitney U p-value for samples a and b. Exact (the
+ * distribution of U enumerated by recursion) when na + nb <= 20 and there
+ * are no ties; otherwise the normal approximation with tie correction and
+ * continuity correction. Returns 0 or -EINVAL. */
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *ret_p);
+
+/* A stable 64-bit seed from a string (FNV-1a), so every metric's bootstrap
+ * is reproducible. */
+uint64_t stats_seed_from_string(const char *s);
