@@ -364,7 +364,8 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	json_object_object_add(out, "guest", guest);
 
 	/* Variants and baseline. */
-	const char *baseline = json_object_get_string(obj_get(full, "baseline"));
+	json_object *bl = obj_get(full, "baseline");
+	const char *baseline = bl ? json_object_get_string(bl) : "baseline";
 	json_object *variants = NULL;
 	r = expand_variants(obj_get(full, "variants"), kernels, baseline, &variants, err);
 	if (r < 0)
