@@ -46,7 +46,9 @@ $(BUILD)/libschedlab.a: $(LIB_OBJS)
 $(BUILD)/libschedlab-test.a: $(TLIB_OBJS)
 	@rm -f $@; ar rcs $@ $^
 
-$(BUILD)/schedlab: $(BUILD)/obj/service/main.o $(BUILD)/libschedlab.a
+# Objects, not the archive: main.c refers to subcommands weakly, and a weak
+# reference does not pull a member out of an archive.
+$(BUILD)/schedlab: $(BUILD)/obj/service/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(PKG_LIBS)
 
 # Guest binaries are static: the initramfs carries no libc for them.
