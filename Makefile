@@ -5,6 +5,7 @@
 #   make demo       set up the machine and run the seed reproduction
 #   make check      set up the machine and run every test
 #   make check-unit the fast inner loop: unit tests only
+#   make check-container  the Dockerfile, built and run with podman
 #   make SANITIZER=address   an ASan/UBSan build of everything
 
 BUILD    ?= build
@@ -80,6 +81,11 @@ check-e2e: all
 check: setup
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@tests/run.sh --all
+
+# The container, built and run for real with podman (tests/e2e/80-container.sh).
+.PHONY: check-container
+check-container: all
+	@tests/run.sh --e2e 80-container
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
