@@ -1,0 +1,115 @@
+/* The service's persistent job store: one SQLite database in WAL mode at
+ * <state>/schedlab.db, plus per-job files under <state>/jobs/<id>/ (logs,
+ * result.json written atomically).
+ *
+ * Tables: jobs, runs (each finished run, stored as it completes, so a
+ * restarted job resumes without redoing it), events (progress and status
+ * changes, replayed by Server-Sent Events with Last-Event-ID), comparisons
+ * (flattened from each finished result for the nightly trend report),
+ * kernel_builds (build times for /metrics) and schema_version (migrations).
+ *
+ * Concurrency: one connection per store, serialized by a mutex inside the
+ * store, so every function here may be called from any thread. Other
+ * processes (the trend report) may read the database at the same time: WAL
+ * mode lets readers proceed during writes, and a 5 s busy timeout absorbs
+ * short write locks. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "util/error.h"
+
+#define STORE_ID_LEN 32 /* 128 random bits as lowercase hex */
+
+struct store;
+
+/* Opens (creating if needed) <state_dir>/schedlab.db, migrates it to the
+ * current schema version and creates <state_dir>/jobs. */
+int store_open(const char *state_dir, struct store **ret_store, struct sl_error *err);
+/* Closes the database. NULL is a no-op. */
+void store_free(struct store *s);
+
+/* 1 when id is exactly STORE_ID_LEN lowercase hex digits: the only form
+ * that is ever turned into a path or a query parameter. */
+bool store_id_valid(const char *id);
+/* Writes a fresh id (128 bits from getrandom) and its NUL into ret_id. */
+int store_id_new(char ret_id[STORE_ID_LEN + 1], struct sl_error *err);
+/* The state directory the store was opened with (borrowed). */
+const char *store_state_dir(const struct store *s);
+/* malloc'd "<state>/jobs/<id>"; NULL when id is not valid. */
+char *store_job_dir(const struct store *s, const char *id);
+/* 1 for done, failed and cancelled. */
+bool store_status_is_final(const char *status);
+/* 1 for the statuses a job can have. */
+bool store_status_valid(const char *status);
+
+/* Inserts a queued job; spec and expanded are borrowed. Creates its job dir
+ * and records a "status" event. */
+int store_job_create(struct store *s, const char *id, const char *name, int priority,
+		     json_object *spec, json_object *expanded, struct sl_error *err);
+/* The job as the API shows it, a new reference: {id, name, status,
+ * priority, progress, created_at, started_at, finished_at, verdict, error}.
+ * ERR_NOT_FOUND (-ENOENT) for an unknown id. */
+int store_job_get(struct store *s, const char *id, json_object **ret_job, struct sl_error *err);
+/* A new reference to the expanded spec of a job. */
+int store_job_expanded(struct store *s, const char *id, json_object **ret_expanded,
+		       struct sl_error *err);
+/* A page of jobs, newest first, optionally filtered by status (NULL: all):
+ * a new reference to an array of job objects, plus the total that match. */
+int store_job_list(struct store *s, const char *status, int limit, int offset,
+		   json_object **ret_jobs, int64_t *ret_total, struct sl_error *err);
+/* Sets a non-final status (building, booting, running, comparing, queued);
+ * the first non-queued status sets started_at. Records a "status" event only
+ * when the status changes. */
+int store_job_set_status(struct store *s, const char *id, const char *status, struct sl_error *err);
+/* Stores the progress object (borrowed) and records a "progress" event. */
+int store_job_set_progress(struct store *s, const char *id, json_object *progress,
+			   struct sl_error *err);
+/* Moves the job to a final status (done, failed, cancelled) with an
+ * optional verdict and error object (borrowed, may be NULL); sets
+ * finished_at and records a "status" event. A job already final is left
+ * alone and -EALREADY (ERR_CONFLICT) returned. */
+int store_job_finish(struct store *s, const char *id, const char *status, const char *verdict,
+		     json_object *error, struct sl_error *err);
+/* Puts a job back into the queue ahead of the others (a restart or a
+ * shutdown interrupted it); records a "status" event. */
+int store_job_requeue_front(struct store *s, const char *id, struct sl_error *err);
+/* After a restart: every job left building, booting, running or comparing
+ * is re-queued at the front. *ret_count (may be NULL) gets how many. */
+int store_requeue_interrupted(struct store *s, int *ret_count, struct sl_error *err);
+/* The queued jobs in queue order (front first, then priority, then age):
+ * a new reference to an array of {id, priority, front, seq}. */
+int store_queued_jobs(struct store *s, json_object **ret_jobs, struct sl_error *err);
+
+/* Stores a finished run (borrowed) under its key ("<variant>#<repeat>").
+ * Storing a key twice keeps the first: a run is never redone or lost. */
+int store_run_put(struct store *s, const char *id, const char *run_key, json_object *run,
+		  struct sl_error *err);
+/* A new reference to a stored run, or -ENOENT (ERR_NOT_FOUND). */
+int store_run_get(struct store *s, const char *id, const char *run_key, json_object **ret_run,
+		  struct sl_error *err);
+/* Number of stored runs of a job. */
+int store_run_count(struct store *s, const char *id, int *ret_count, struct sl_error *err);
+
+/* Appends an event; data (borrowed) may be NULL. *ret_event_id may be NULL. */
+int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
+		    int64_t *ret_event_id, struct sl_error *err);
+/* Events of a job with an id greater than after_id, oldest first, at most
+ * limit: a new reference to an array of {id, ts, type, data}. */
+int store_events_after(struct store *s, const char *id, int64_t after_id, int limit,
+		       json_object **ret_events, struct sl_error *err);
+
+/* Fills comparisons (one row per result comparison) and kernel_builds from
+ * a finished result (borrowed). Replaces earlier rows of the same job. */
+int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err);
+
+/* For /metrics, new references: {status: count} for jobs and for runs. */
+int store_job_counts(struct store *s, json_object **ret_counts, struct sl_error *err);
+int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error *err);
+/* Arrays of doubles: build seconds of kernels that were really built (not
+ * taken from the cache), and boot seconds of every stored run. */
+int store_build_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
+int store_boot_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
+
+/* "2026-12-03T08:00:00Z" for now, into buf (at least 21 bytes). */
+void store_now_iso(char buf[32]);
