@@ -1,0 +1,560 @@
+/* schedlab-agent: PID 1 of the guest initramfs. Mounts the kernel's
+ * filesystems, reads /schedlab/plan.json, sets sched features, tunables and
+ * per-uid CPU groups, runs each workload, sends hello/workload/summary frames
+ * on /dev/ttyS1 and powers off. Whatever fails, a summary is sent and the
+ * guest powers off: the host must never wait for a timeout to learn why.
+ *
+ * Host mode (--root) runs the same code against a fake root directory for
+ * tests: no mounts, no power-off, frames to a file. See docs/agent.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <termios.h>
+
+#include "agent/plan.h"
+#include "agent/run.h"
+#include "agent/sched.h"
+#include "agent/util.h"
+#include "proto/frame.h"
+
+#define AGENT_VERSION	"0.1.0"
+#define AGENT_SERIAL	"/dev/ttyS1"
+#define AGENT_PLAN_PATH "/schedlab/plan.json"
+/* stdout + stderr + json_file must fit one frame after JSON escaping */
+#define JSON_OUT_MAX (1024 * 1024)
+
+struct agent {
+	const char *root; /* "" in the guest */
+	bool host_mode;
+	bool poweroff;
+	const char *plan_path;
+	const char *out_path;
+	int frame_fd;
+	int sigfd;
+	char uname[512];
+	json_object *errors; /* agent-level errors for the summary; owned */
+	unsigned orphans_reaped;
+	unsigned workload_errors; /* workloads whose frame carries an error */
+};
+
+static void help(void)
+{
+	printf("Usage: agent [--root DIR --out FILE [--plan FILE] --no-poweroff]\n"
+	       "\n"
+	       "schedlab's guest agent. As PID 1 (no options) it mounts proc, sysfs, devtmpfs,\n"
+	       "debugfs, cgroup2 and /tmp, reads %s, applies sched features,\n"
+	       "tunables and per-uid CPU groups, runs the workloads, sends frames on %s\n"
+	       "and powers off.\n"
+	       "\n"
+	       "  --root DIR      host mode: kernel files live under DIR, nothing is mounted\n"
+	       "  --out FILE      host mode: write the frames to FILE\n"
+	       "  --plan FILE     read the plan from FILE (default DIR%s)\n"
+	       "  --no-poweroff   exit instead of powering off (host mode always does)\n"
+	       "  --decode FILE   print the frames in FILE (a captured serial stream) one\n"
+	       "                  per line as KIND PAYLOAD; exit 1 on any frame error\n"
+	       "  --help          show this text\n"
+	       "  --version       show the version\n"
+	       "\n"
+	       "Exit status in host mode: 0 when the summary has no error, 1 when it has, 2 on\n"
+	       "bad usage.\n",
+	       AGENT_PLAN_PATH, AGENT_SERIAL, AGENT_PLAN_PATH);
+}
+
+static void agent_log(const char *fmt, ...) _agent_printf_(1, 2);
+static void agent_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("schedlab-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void send_frame(struct agent *a, const char *kind, json_object *payload)
+{
+	size_t len = 0;
+	const char *s = json_object_to_json_string_length(
+	    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	int r = frame_write(a->frame_fd, kind, s, len);
+
+	if (r < 0)
+		agent_log("could not send the '%s' frame of %zu bytes: %s", kind, len,
+			  strerror(-r));
+}
+
+/* Mounts what the workloads and this agent need. A failure is an error in
+ * the summary, not fatal: the missing piece fails loudly later. */
+static void mount_all(struct agent *a)
+{
+	static const struct {
+		const char *src, *target, *type;
+		unsigned long flags;
+		const char *data;
+	} mounts[] = {
+	    {"proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	    {"sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	    {"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755"},
+	    {"debugfs", "/sys/kernel/debug", "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	    {"cgroup2", "/sys/fs/cgroup", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	    {"tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+	    {"tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(mounts); i++) {
+		(void)mkdir(mounts[i].target, 0755);
+		if (mount(mounts[i].src, mounts[i].target, mounts[i].type, mounts[i].flags,
+			  mounts[i].data) < 0 &&
+		    errno != EBUSY)
+			agent_error_add(a->errors, "%s could not be mounted on '%s': %s",
+					mounts[i].type, mounts[i].target, strerror(errno));
+	}
+}
+
+/* PID 1 may start without fds 0-2 when the initramfs lacks /dev/console. */
+static void ensure_console(void)
+{
+	if (fcntl(STDERR_FILENO, F_GETFD) >= 0)
+		return;
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+static int open_serial(struct agent *a)
+{
+	struct termios t;
+	int fd = open(AGENT_SERIAL, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		agent_error_add(a->errors, "the frame port '%s' could not be opened: %s",
+				AGENT_SERIAL, strerror(errno));
+		return -1;
+	}
+	/* raw: the tty layer must not turn "\n" into "\r\n" */
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		cfsetispeed(&t, B115200);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
+static json_object *strv_to_json(char *const *v, size_t n)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, json_object_new_string(v[i]));
+	return arr;
+}
+
+static json_object *string_or_null(const char *data, size_t len)
+{
+	_cleanup_free_ char *clean = NULL;
+
+	if (!data)
+		return NULL;
+	clean = agent_utf8_clean(data, len);
+	return json_object_new_string_len(clean, (int)len);
+}
+
+/* The workload frame's payload; keep caps the captured text (0: all). */
+static json_object *workload_json(size_t index, const struct plan_workload *w,
+				  const struct run_result *res, const char *json_file,
+				  size_t json_len, const char *error, size_t keep)
+{
+	json_object *o = json_object_new_object();
+	size_t out_len = res->out_len, err_len = res->err_len;
+	const char *out = res->out, *err = res->err;
+	bool out_trunc = res->out_truncated, err_trunc = res->err_truncated;
+
+	/* keep the tail: a workload's result JSON comes last */
+	if (keep && out_len > keep) {
+		out += out_len - keep;
+		out_len = keep;
+		out_trunc = true;
+	}
+	if (keep && err_len > keep) {
+		err += err_len - keep;
+		err_len = keep;
+		err_trunc = true;
+	}
+	json_object_object_add(o, "index", json_object_new_int64((int64_t)index));
+	json_object_object_add(o, "name", json_object_new_string(w->name));
+	json_object_object_add(o, "argv", strv_to_json(w->argv, w->argc));
+	json_object_object_add(o, "uid", json_object_new_int64((int64_t)w->uid));
+	json_object_object_add(o, "exit_code", json_object_new_int(res->exit_code));
+	json_object_object_add(o, "signal", json_object_new_int(res->signal));
+	json_object_object_add(o, "timed_out", json_object_new_boolean(res->timed_out));
+	json_object_object_add(o, "duration_ms", json_object_new_int64(res->duration_ms));
+	json_object_object_add(o, "stdout", string_or_null(out ? out : "", out ? out_len : 0));
+	json_object_object_add(o, "stderr", string_or_null(err ? err : "", err ? err_len : 0));
+	json_object_object_add(o, "stdout_truncated", json_object_new_boolean(out_trunc));
+	json_object_object_add(o, "stderr_truncated", json_object_new_boolean(err_trunc));
+	if (json_file && keep && json_len > keep * 4)
+		json_file = NULL, error = error ? error : "the json_out file was too large to send";
+	json_object_object_add(o, "json_file", string_or_null(json_file, json_len));
+	json_object_object_add(o, "error", error && *error ? json_object_new_string(error) : NULL);
+	return o;
+}
+
+static void run_one(struct agent *a, size_t index, const struct plan_workload *w,
+		    const char *cgroup_procs)
+{
+	struct run_request req = {
+	    .argv = w->argv,
+	    .cgroup_procs = cgroup_procs,
+	    .uid = w->uid,
+	    .timeout_s = w->timeout_s,
+	};
+	struct run_result res;
+	_cleanup_free_ char *json_file = NULL;
+	size_t json_len = 0;
+	char error[1024] = "";
+	int r;
+
+	agent_log("running workload %zu '%s' (uid %u, timeout %d s)", index, w->name,
+		  (unsigned)w->uid, w->timeout_s);
+	if (w->json_out)
+		(void)unlink(w->json_out); /* a stale file must not pass for a result */
+	r = run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
+	if (r < 0) {
+		snprintf(error, sizeof(error), "workload '%s' could not be run: %s", w->name,
+			 strerror(-r));
+	} else if (res.error[0]) {
+		snprintf(error, sizeof(error), "workload '%s': %s", w->name, res.error);
+	} else if (res.timed_out) {
+		snprintf(error, sizeof(error), "workload '%s' timed out after %d s", w->name,
+			 w->timeout_s);
+	}
+	if (w->json_out && res.started) {
+		r = agent_read_file(w->json_out, JSON_OUT_MAX, &json_file, &json_len);
+		if (r == -EFBIG && !error[0])
+			snprintf(error, sizeof(error),
+				 "workload '%s' wrote a json_out file '%s' larger than %d bytes",
+				 w->name, w->json_out, JSON_OUT_MAX);
+		else if (r < 0 && r != -ENOENT && !error[0])
+			snprintf(error, sizeof(error),
+				 "workload '%s' json_out file '%s' could not be read: %s", w->name,
+				 w->json_out, strerror(-r));
+	}
+	if (error[0]) {
+		a->workload_errors++;
+		agent_log("%s", error);
+	}
+	agent_log("workload %zu '%s' ended: exit %d, signal %d%s, %lld ms", index, w->name,
+		  res.exit_code, res.signal, res.timed_out ? ", timed out" : "", res.duration_ms);
+
+	/* JSON escaping can grow text up to six times: shrink until it fits */
+	static const size_t keeps[] = {0, 256 * 1024, 16 * 1024, 1024};
+	for (size_t k = 0; k < ELEMENTSOF(keeps); k++) {
+		_cleanup_json_ json_object *o =
+		    workload_json(index, w, &res, json_file, json_len, error, keeps[k]);
+		size_t len = 0;
+		json_object_to_json_string_length(
+		    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+		if (len <= FRAME_MAX_PAYLOAD || k + 1 == ELEMENTSOF(keeps)) {
+			send_frame(a, "workload", o);
+			break;
+		}
+	}
+	run_result_done(&res);
+}
+
+static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
+{
+	json_object *summary = json_object_new_object();
+	json_object *feat = json_object_new_object(), *applied = json_object_new_array(),
+		    *ferr = json_object_new_array();
+	json_object *tun = json_object_new_object(), *tapplied = json_object_new_object(),
+		    *terr = json_object_new_array();
+	json_object *cg = json_object_new_object(), *weights = json_object_new_object(),
+		    *cerr = json_object_new_array();
+	_cleanup_free_ bool *group_ok = calloc(plan->n_shares + 1, sizeof(bool));
+	char msg[1024];
+
+	if (!group_ok)
+		abort();
+	for (size_t i = 0; i < plan->n_features; i++) {
+		if (sched_apply_feature(a->root, plan->features[i], msg, sizeof(msg)) < 0)
+			agent_error_add(ferr, "%s", msg);
+		else
+			json_object_array_add(applied, json_object_new_string(plan->features[i]));
+	}
+	json_object_object_add(feat, "requested", strv_to_json(plan->features, plan->n_features));
+	json_object_object_add(feat, "applied", applied);
+	json_object_object_add(feat, "errors", ferr);
+	json_object_object_add(summary, "features", feat);
+
+	for (size_t i = 0; i < plan->n_tunables; i++) {
+		const struct plan_tunable *t = &plan->tunables[i];
+		if (sched_apply_tunable(a->root, t->name, t->value, msg, sizeof(msg)) < 0)
+			agent_error_add(terr, "%s", msg);
+		else
+			json_object_object_add(tapplied, t->name, json_object_new_int64(t->value));
+	}
+	json_object_object_add(tun, "applied", tapplied);
+	json_object_object_add(tun, "errors", terr);
+	json_object_object_add(summary, "tunables", tun);
+
+	if (plan->n_shares > 0) {
+		if (sched_cgroup_prepare(a->root, msg, sizeof(msg)) < 0) {
+			agent_error_add(cerr, "%s", msg);
+		} else {
+			for (size_t i = 0; i < plan->n_shares; i++) {
+				const struct plan_share *s = &plan->shares[i];
+				unsigned wgt = sched_share_to_weight(s->share);
+				char key[16];
+				if (sched_cgroup_add_uid(a->root, s->uid, wgt, msg, sizeof(msg)) <
+				    0) {
+					agent_error_add(cerr, "%s", msg);
+					continue;
+				}
+				group_ok[i] = true;
+				snprintf(key, sizeof(key), "%u", (unsigned)s->uid);
+				json_object_object_add(weights, key, json_object_new_int((int)wgt));
+			}
+		}
+	}
+	json_object_object_add(cg, "uid_weights", weights);
+	json_object_object_add(cg, "errors", cerr);
+	json_object_object_add(summary, "cgroups", cg);
+
+	for (size_t i = 0; i < plan->n_workloads; i++) {
+		const struct plan_workload *w = &plan->workloads[i];
+		_cleanup_free_ char *procs = NULL;
+		for (size_t s = 0; s < plan->n_shares; s++)
+			if (plan->shares[s].uid == w->uid && group_ok[s])
+				procs = sched_cgroup_procs_path(a->root, w->uid);
+		run_one(a, i, w, procs);
+	}
+	json_object_object_add(summary, "workloads",
+			       json_object_new_int64((int64_t)plan->n_workloads));
+	return summary;
+}
+
+static void send_summary(struct agent *a, json_object *summary, const char *run_id)
+{
+	long nr = sysconf(_SC_NPROCESSORS_ONLN);
+
+	a->orphans_reaped += run_reap_all();
+	json_object_object_add(summary, "run_id", json_object_new_string(run_id ? run_id : ""));
+	json_object_object_add(summary, "uname", json_object_new_string(a->uname));
+	json_object_object_add(summary, "nr_cpus", json_object_new_int((int)nr));
+	json_object_object_add(summary, "agent_version", json_object_new_string(AGENT_VERSION));
+	json_object_object_add(summary, "orphans_reaped",
+			       json_object_new_int((int)a->orphans_reaped));
+	json_object_object_add(summary, "errors", json_object_get(a->errors));
+	send_frame(a, "summary", summary);
+}
+
+/* Every error the summary lists, at top level or per section. */
+static size_t summary_error_count(json_object *summary)
+{
+	static const char *const sections[] = {"features", "tunables", "cgroups"};
+	json_object *sec, *errs;
+	size_t n = 0;
+
+	if (json_object_object_get_ex(summary, "errors", &errs))
+		n += json_object_array_length(errs);
+	for (size_t i = 0; i < ELEMENTSOF(sections); i++)
+		if (json_object_object_get_ex(summary, sections[i], &sec) &&
+		    json_object_object_get_ex(sec, "errors", &errs))
+			n += json_object_array_length(errs);
+	return n;
+}
+
+static void power_off(void)
+{
+	sync();
+	/* PID 1 returning would panic the kernel; power off instead */
+	reboot(RB_POWER_OFF);
+	agent_log("reboot(RB_POWER_OFF) failed: %s; waiting for the host", strerror(errno));
+	for (;;)
+		pause();
+}
+
+/* --decode: the host's view of a frame stream, for tests and debugging. */
+static int decode(const char *path)
+{
+	struct frame_parser *p = frame_parser_new(0);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *last = NULL;
+	struct frame f;
+	char buf[65536];
+	ssize_t n;
+	int errors;
+
+	if (!p)
+		return 2;
+	if (fd < 0) {
+		fprintf(stderr, "agent: '%s' could not be opened: %s.\n", path, strerror(errno));
+		frame_parser_free(p);
+		return 2;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		frame_parser_feed(p, buf, (size_t)n);
+		while (frame_parser_next(p, &f) == 1) {
+			printf("%s %s\n", f.kind, f.payload);
+			frame_clear(&f);
+		}
+	}
+	frame_parser_finish(p);
+	errors = frame_parser_errors(p, &last);
+	if (errors > 0)
+		fprintf(stderr, "agent: %d frame errors in '%s'; the last: %s\n", errors, path,
+			last);
+	frame_parser_free(p);
+	return errors > 0 || n < 0 ? 1 : 0;
+}
+
+static int parse_args(struct agent *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"root", required_argument, NULL, 'r'},   {"out", required_argument, NULL, 'o'},
+	    {"plan", required_argument, NULL, 'p'},   {"no-poweroff", no_argument, NULL, 'n'},
+	    {"decode", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	/* the kernel may hand init arguments from the command line: ignore
+	 * anything unknown when we are PID 1 */
+	if (getpid() == 1)
+		opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) >= 0) {
+		switch (c) {
+		case 'r':
+			a->root = optarg;
+			a->host_mode = true;
+			break;
+		case 'o':
+			a->out_path = optarg;
+			break;
+		case 'p':
+			a->plan_path = optarg;
+			break;
+		case 'n':
+			a->poweroff = false;
+			break;
+		case 'd':
+			exit(decode(optarg));
+		case 'h':
+			help();
+			exit(0);
+		case 'V':
+			printf("schedlab-agent %s\n", AGENT_VERSION);
+			exit(0);
+		default:
+			if (getpid() == 1)
+				break;
+			fprintf(stderr, "agent: unknown option; see 'agent --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (getpid() != 1 && !a->host_mode) {
+		fprintf(stderr, "agent: not running as PID 1; use --root DIR --out FILE for host "
+				"mode.\n");
+		return -EINVAL;
+	}
+	if (a->host_mode && !a->out_path) {
+		fprintf(stderr, "agent: --root needs --out FILE.\n");
+		return -EINVAL;
+	}
+	if (a->host_mode)
+		a->poweroff = false;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a = {.root = "", .poweroff = true, .frame_fd = -1, .sigfd = -1};
+	_cleanup_json_ json_object *errors = json_object_new_array();
+	_cleanup_json_ json_object *summary = NULL;
+	_cleanup_json_ json_object *hello = NULL;
+	_cleanup_free_ char *plan_path = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct agent_plan *plan = NULL;
+	struct utsname u;
+	size_t len = 0;
+	char msg[1024];
+	int r;
+
+	a.errors = errors;
+	if (parse_args(&a, argc, argv) < 0)
+		return 2;
+
+	if (!a.host_mode) {
+		ensure_console();
+		mount_all(&a);
+		ensure_console();
+		a.frame_fd = open_serial(&a);
+		if (a.frame_fd < 0)
+			a.frame_fd = STDOUT_FILENO; /* the console: better than nothing */
+	} else {
+		a.frame_fd = open(a.out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (a.frame_fd < 0) {
+			fprintf(stderr, "agent: '%s' could not be opened: %s.\n", a.out_path,
+				strerror(errno));
+			return 2;
+		}
+	}
+	a.sigfd = run_setup_signals();
+	if (a.sigfd < 0)
+		agent_error_add(a.errors, "the SIGCHLD signalfd could not be created: %s",
+				strerror(-a.sigfd));
+
+	if (uname(&u) == 0)
+		snprintf(a.uname, sizeof(a.uname), "%s %s %s", u.release, u.version, u.machine);
+	hello = json_object_new_object();
+	json_object_object_add(hello, "agent", json_object_new_string("schedlab-agent"));
+	json_object_object_add(hello, "version", json_object_new_string(AGENT_VERSION));
+	json_object_object_add(hello, "uname", json_object_new_string(a.uname));
+	send_frame(&a, "hello", hello);
+
+	plan_path = a.plan_path ? strdup(a.plan_path) : agent_path(a.root, AGENT_PLAN_PATH);
+	r = agent_read_file(plan_path, PLAN_MAX_BYTES, &text, &len);
+	if (r == -EFBIG)
+		agent_error_add(a.errors, "the plan '%s' is larger than %d bytes", plan_path,
+				PLAN_MAX_BYTES);
+	else if (r < 0)
+		agent_error_add(a.errors, "the plan '%s' could not be read: %s", plan_path,
+				strerror(-r));
+	else if (a.sigfd >= 0 && plan_parse(text, len, &plan, msg, sizeof(msg)) < 0)
+		agent_error_add(a.errors, "the plan '%s' is invalid: %s", plan_path, msg);
+
+	if (plan) {
+		summary = run_plan(&a, plan);
+	} else {
+		/* nothing ran, but the host still learns why */
+		summary = json_object_new_object();
+		json_object_object_add(summary, "workloads", json_object_new_int(0));
+	}
+	send_summary(&a, summary, plan ? plan->run_id : NULL);
+	r = summary_error_count(summary) + a.workload_errors > 0 ? 1 : 0;
+	plan_free(plan);
+	agent_log("done");
+	if (a.poweroff)
+		power_off();
+	if (a.frame_fd > STDERR_FILENO)
+		close(a.frame_fd);
+	if (a.sigfd >= 0)
+		close(a.sigfd);
+	return r;
+}

@@ -1,0 +1,54 @@
+/* Running one workload as a child of PID 1: argv (no shell), its own process
+ * group, optional cgroup and uid, stdout and stderr captured through pipes
+ * with a size cap, a timeout (SIGTERM to the group, SIGKILL after a grace
+ * period), and tini-style reaping of every child, orphans included. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define RUN_CAPTURE_MAX	  (1024 * 1024) /* bytes kept per stream: the tail */
+#define RUN_KILL_GRACE_MS 2000		/* SIGTERM -> SIGKILL */
+/* After SIGKILL a process in D state may linger; the agent moves on rather
+ * than hang. */
+#define RUN_GIVE_UP_MS 5000
+
+struct run_request {
+	char *const *argv;	  /* argv[0] is an absolute path */
+	const char *cgroup_procs; /* cgroup.procs file to join before exec, or NULL */
+	uid_t uid;		  /* 0 stays root; else setgroups(0), setgid(uid), setuid(uid) */
+	int timeout_s;		  /* > 0 */
+	int kill_grace_ms;	  /* <= 0: RUN_KILL_GRACE_MS */
+	size_t capture_max;	  /* 0: RUN_CAPTURE_MAX */
+};
+
+struct run_result {
+	int exit_code; /* valid when signal == 0 and started */
+	int signal;    /* the signal that killed it, or 0 */
+	bool started;  /* execv succeeded */
+	bool timed_out;
+	bool killed; /* SIGKILL was needed */
+	long long duration_ms;
+	char *out, *err; /* malloc'd, NUL-terminated; may hold NUL bytes before out_len */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+	char error[512]; /* a whole sentence when the workload could not run, else "" */
+};
+
+/* Call once at start: blocks SIGCHLD (the caller's signalfd gets it instead),
+ * ignores SIGPIPE and makes this process the reaper of orphaned descendants
+ * even when it is not PID 1. Returns a signalfd for SIGCHLD, or -errno. */
+int run_setup_signals(void);
+
+/* Runs one workload to completion (or timeout) while reaping any other child
+ * that exits; *orphans_reaped is incremented for each of those. Fills *ret
+ * (release with run_result_done). Returns 0 when the workload ran or could
+ * not start (ret->error says why), or -errno when the agent itself failed. */
+int run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
+		 unsigned *orphans_reaped);
+
+/* Reaps every child that has already exited; returns how many. */
+unsigned run_reap_all(void);
+
+void run_result_done(struct run_result *r);
