@@ -1039,7 +1039,7 @@ static enum MHD_Result request_begin(struct http_server *srv, struct MHD_Connect
 		if (!store_id_valid(id))
 			return respond_errorf(conn, req, ERR_INVALID, "id",
 					      "Job id '%.64s' is not 32 lowercase hex digits.", id);
-		snprintf(req->id, sizeof(req->id), "%s", id);
+		memcpy(req->id, id, STORE_ID_LEN + 1);
 	}
 	const struct service_config *cfg = srv->opts.config;
 	if (req->route->role && cfg->n_tokens > 0) {
