@@ -7,6 +7,9 @@
  * 6); docs/statistics.md says how each is computed. */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "util/error.h"
 
 /* Limits on what a guest can make us keep. */
@@ -35,7 +38,7 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 const char *metrics_better(const char *tool, const char *metric);
 
 /* rt-migrate-test's own --maxerr default in microseconds (rt-tests 2.4). */
-#define RTMIGRATE_DEFAULT_MAXERR_US 500
+#define RTMIGRATE_DEFAULT_MAXERR_US 1000
 
 /* Per-tool parsers, exposed for the unit tests; same contract as above. */
 int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
@@ -46,3 +49,14 @@ int metrics_cyclictest(const char *stdout_text, size_t stdout_len, const char *j
 /* share/slice: the tool printed one JSON object with a "metrics" object. */
 int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
 		     json_object **ret_details, struct sl_error *err);
+
+/* ---- helpers shared by the metrics_*.c parsers ---- */
+
+#define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
+
+/* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
+bool metrics_name_ok(const char *name);
+/* Parses text (len bytes, untrusted) as exactly one JSON object; what names
+ * the text in error messages ("cyclictest's JSON file"). */
+int metrics_parse_json(const char *text, size_t len, const char *what, json_object **ret,
+		       struct sl_error *err);
