@@ -1,0 +1,368 @@
+/* kbuild: the spec parser, the cache key (which inputs change it and which do
+ * not), and the cache's hit/miss, failure and eviction logic with the build
+ * step replaced by a fake (kbuild_set_test_hooks). The real build is in
+ * tests/e2e/10-kernel-build.sh. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "kbuild.h"
+#include "util/fs.h"
+
+struct fixture {
+	char dir[64];
+	char *cache;
+	int builds;
+	bool fail;
+	size_t bzimage_bytes;
+};
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = fs_path_join(dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/test_kbuild.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	fx->cache = fs_path_join(fx->dir, "cache");
+	fx->bzimage_bytes = 1000;
+	write_file(fx->dir, "linux.tar.xz", "not really a tarball, only hashed here\n");
+	write_file(fx->dir, "a.patch", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+	write_file(fx->dir, "b.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n");
+	write_file(fx->dir, "a-copy.patch", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y # why\n");
+	write_file(fx->dir, "series", "# comment\na.patch\n\nb.patch # trailing\n");
+	struct kbuild_test_hooks h = {.compiler_version = "gcc (test) 1.0"};
+	kbuild_set_test_hooks(&h);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct sl_error err;
+	kbuild_set_test_hooks(NULL);
+	fs_rm_rf(fx->dir, &err);
+	free(fx->cache);
+	free(fx);
+	return 0;
+}
+
+/* A spec from JSON text, paths relative to the fixture dir. */
+static struct kernel_spec *spec_from(struct fixture *fx, const char *json)
+{
+	json_object *j = json_tokener_parse(json);
+	assert_non_null(j);
+	struct kernel_spec *s = NULL;
+	struct sl_error err = {0};
+	int r = kernel_spec_from_json(j, fx->dir, &s, &err);
+	json_object_put(j);
+	if (r < 0)
+		fail_msg("kernel_spec_from_json: %s", err.message);
+	return s;
+}
+
+static void key_of(struct fixture *fx, const char *json, char key[65])
+{
+	struct kernel_spec *s = spec_from(fx, json);
+	struct sl_error err = {0};
+	int r = kbuild_key_in(fx->cache, s, key, &err);
+	if (r < 0)
+		fail_msg("kbuild_key_in: %s", err.message);
+	kernel_spec_free(s);
+}
+
+#define SPEC(patches)                                                                              \
+	"{\"source\":\"tarball:linux.tar.xz\",\"patches\":" patches ",\"config\":\"frag.config\"}"
+
+static void test_spec_parse(void **state)
+{
+	struct fixture *fx = *state;
+	struct kernel_spec *s = spec_from(fx, "{\"source\":\"tarball:linux.tar.xz\",\"series\":"
+					      "\"series\",\"config\":\"frag.config\"}");
+	assert_non_null(s->patches[0]);
+	assert_non_null(strstr(s->patches[0], "/a.patch"));
+	assert_non_null(strstr(s->patches[1], "/b.patch"));
+	assert_null(s->patches[2]);
+	assert_true(s->patches[0][0] == '/');
+	assert_true(strncmp(s->source, "tarball:/", 9) == 0);
+	kernel_spec_free(s);
+	kernel_spec_free(NULL);
+
+	struct {
+		const char *json;
+		const char *want;
+	} bad[] = {
+	    {"[]", "JSON object"},
+	    {"{\"patches\":[],\"config\":\"frag.config\"}", "no 'source'"},
+	    {"{\"source\":\"debian:linux-source-6.1\"}", "no 'config'"},
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"colour\":1}", "'colour'"},
+	    {"{\"source\":\"x\",\"config\":\"missing.config\"}", "missing.config"},
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"patches\":[\"nope.patch\"]}",
+	     "nope.patch"},
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"patches\":[1]}", "$.patches[0]"},
+	    {"{\"source\":\"x\",\"config\":\".\"}", "not a regular file"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *j = json_tokener_parse(bad[i].json);
+		struct sl_error err = {0};
+		struct kernel_spec *t = NULL;
+		assert_true(kernel_spec_from_json(j, fx->dir, &t, &err) < 0);
+		assert_null(t);
+		if (!strstr(err.message, bad[i].want))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].json, err.message,
+				 bad[i].want);
+		json_object_put(j);
+	}
+}
+
+static void test_bad_sources(void **state)
+{
+	struct fixture *fx = *state;
+	const char *bad[] = {
+	    "{\"source\":\"http://x\",\"config\":\"frag.config\"}",
+	    "{\"source\":\"debian:bash\",\"config\":\"frag.config\"}",
+	    "{\"source\":\"debian:linux-source-6.1/../x\",\"config\":\"frag.config\"}",
+	    "{\"source\":\"git:/tmp@--upload-pack=x\",\"config\":\"frag.config\"}",
+	    "{\"source\":\"tarball:/nonexistent/linux.tar.xz\",\"config\":\"frag.config\"}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct kernel_spec *s = spec_from(fx, bad[i]);
+		struct sl_error err = {0};
+		char key[65];
+		assert_true(kbuild_key_in(fx->cache, s, key, &err) < 0);
+		assert_true(err.kind == ERR_INVALID || err.kind == ERR_NOT_FOUND);
+		assert_string_equal(err.path, "$.source");
+		kernel_spec_free(s);
+	}
+}
+
+static void test_key_inputs(void **state)
+{
+	struct fixture *fx = *state;
+	char k1[65], k2[65], k3[65];
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k1);
+	assert_int_equal(strlen(k1), 64);
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_equal(k1, k2);
+	/* the series file lists the same patches in the same order */
+	key_of(fx,
+	       "{\"source\":\"tarball:linux.tar.xz\",\"series\":\"series\",\"config\":\"frag."
+	       "config\"}",
+	       k2);
+	assert_string_equal(k1, k2);
+	/* content-addressed: a renamed copy is the same kernel */
+	key_of(fx, SPEC("[\"a-copy.patch\",\"b.patch\"]"), k2);
+	assert_string_equal(k1, k2);
+
+	/* order */
+	key_of(fx, SPEC("[\"b.patch\",\"a.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	/* fewer patches */
+	key_of(fx, SPEC("[\"a.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	key_of(fx, SPEC("[]"), k3);
+	assert_string_not_equal(k2, k3);
+
+	/* patch content */
+	write_file(fx->dir, "b.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+e\n");
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	write_file(fx->dir, "b.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n");
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_equal(k1, k2);
+
+	/* config fragment content */
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=n\n");
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y # why\n");
+
+	/* compiler */
+	struct kbuild_test_hooks h = {.compiler_version = "gcc (test) 2.0"};
+	kbuild_set_test_hooks(&h);
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	h.compiler_version = "gcc (test) 1.0";
+	kbuild_set_test_hooks(&h);
+
+	/* source content: a new tarball at the same path (new size, new mtime) */
+	write_file(fx->dir, "linux.tar.xz", "another tarball\n");
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_not_equal(k1, k2);
+	write_file(fx->dir, "linux.tar.xz", "not really a tarball, only hashed here\n");
+	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
+	assert_string_equal(k1, k2);
+}
+
+static int fake_build(void *ud, const struct kernel_spec *s, const char *out_dir,
+		      struct sl_error *err)
+{
+	(void)s;
+	struct fixture *fx = ud;
+	fx->builds++;
+	if (fx->fail)
+		return error_set(err, ERR_BUILD, EINVAL, "patch 1/1 'a.patch' does not apply.");
+	char *buf = calloc(1, fx->bzimage_bytes + 1);
+	memset(buf, 'k', fx->bzimage_bytes);
+	write_file(out_dir, "bzImage", buf);
+	write_file(out_dir, "config", "CONFIG_SMP=y\n");
+	free(buf);
+	return 0;
+}
+
+static struct kbuild_artifact *build(struct fixture *fx, const char *json,
+				     unsigned long long max_bytes, int *ret_r)
+{
+	struct kbuild_test_hooks h = {
+	    .compiler_version = "gcc (test) 1.0", .build = fake_build, .userdata = fx};
+	kbuild_set_test_hooks(&h);
+	struct kernel_spec *s = spec_from(fx, json);
+	struct kbuild_opts o = {.cache_dir = fx->cache, .log_fd = -1, .cache_max_bytes = max_bytes};
+	struct kbuild_artifact *a = NULL;
+	struct sl_error err = {0};
+	int r = kbuild_build(&o, s, &a, &err);
+	kernel_spec_free(s);
+	if (ret_r)
+		*ret_r = r;
+	else if (r < 0)
+		fail_msg("kbuild_build: %s", err.message);
+	return a;
+}
+
+static void test_hit_and_miss(void **state)
+{
+	struct fixture *fx = *state;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->builds, 1);
+	assert_false(a->cached);
+	assert_true(fs_exists(a->bzimage));
+	assert_true(fs_exists(a->config));
+	assert_true(fs_exists(a->log));
+	assert_true(fs_exists(a->meta_path));
+	assert_non_null(strstr(a->dir, a->key));
+	json_object *v;
+	assert_true(json_object_object_get_ex(a->meta, "key", &v));
+	assert_string_equal(json_object_get_string(v), a->key);
+	assert_true(json_object_object_get_ex(a->meta, "compiler", &v));
+	assert_string_equal(json_object_get_string(v), "gcc (test) 1.0");
+	assert_true(json_object_object_get_ex(a->meta, "patches", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	json_object *p0 = json_object_array_get_idx(v, 0), *name;
+	assert_true(json_object_object_get_ex(p0, "name", &name));
+	assert_string_equal(json_object_get_string(name), "a.patch");
+	char key[65];
+	snprintf(key, sizeof(key), "%s", a->key);
+	kbuild_artifact_free(a);
+
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->builds, 1);
+	assert_true(a->cached);
+	assert_string_equal(a->key, key);
+	kbuild_artifact_free(a);
+
+	a = build(fx, SPEC("[\"a.patch\",\"b.patch\"]"), 0, NULL);
+	assert_int_equal(fx->builds, 2);
+	assert_false(a->cached);
+	assert_string_not_equal(a->key, key);
+	kbuild_artifact_free(a);
+	kbuild_artifact_free(NULL);
+}
+
+static void test_failure_is_not_cached(void **state)
+{
+	struct fixture *fx = *state;
+	fx->fail = true;
+	int r = 0;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"b.patch\"]"), 0, &r);
+	assert_int_equal(r, -EINVAL);
+	assert_null(a);
+	assert_int_equal(fx->builds, 1);
+	/* no half artifact; the log of the failure is kept for people */
+	char key[65];
+	key_of(fx, SPEC("[\"b.patch\"]"), key);
+	char *kernels = fs_path_join(fx->cache, "kernels");
+	char *dir = fs_path_join(kernels, key);
+	char *failed = NULL, *tmp = NULL;
+	assert_true(asprintf(&failed, "%s.failed.log", dir) > 0);
+	assert_true(asprintf(&tmp, "%s.tmp", dir) > 0);
+	assert_false(fs_exists(dir));
+	assert_false(fs_exists(tmp));
+	assert_true(fs_exists(failed));
+	/* the next request tries again, and a success clears the failure log */
+	fx->fail = false;
+	a = build(fx, SPEC("[\"b.patch\"]"), 0, NULL);
+	assert_int_equal(fx->builds, 2);
+	assert_false(a->cached);
+	assert_false(fs_exists(failed));
+	kbuild_artifact_free(a);
+	free(kernels);
+	free(dir);
+	free(failed);
+	free(tmp);
+}
+
+static void test_eviction_lru(void **state)
+{
+	struct fixture *fx = *state;
+	fx->bzimage_bytes = 100 * 1024;
+	/* each artifact is a bit over 100 KiB on disk; the bound holds two */
+	unsigned long long max = 260 * 1024;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), max, NULL);
+	char ka[65];
+	snprintf(ka, sizeof(ka), "%s", a->key);
+	char *da = strdup(a->dir);
+	kbuild_artifact_free(a);
+	sleep(1); /* last-used stamps have 1 s resolution in the sort */
+	struct kbuild_artifact *b = build(fx, SPEC("[\"b.patch\"]"), max, NULL);
+	char *db = strdup(b->dir);
+	kbuild_artifact_free(b);
+	sleep(1);
+	/* using a makes b the least recently used */
+	a = build(fx, SPEC("[\"a.patch\"]"), max, NULL);
+	assert_true(a->cached);
+	kbuild_artifact_free(a);
+	sleep(1);
+	struct kbuild_artifact *c = build(fx, SPEC("[\"a.patch\",\"b.patch\"]"), max, NULL);
+	assert_false(c->cached);
+	assert_true(fs_exists(c->bzimage)); /* never the one just built */
+	assert_true(fs_exists(da));
+	assert_false(fs_exists(db));
+	kbuild_artifact_free(c);
+	int builds = fx->builds;
+	b = build(fx, SPEC("[\"b.patch\"]"), max, NULL);
+	assert_false(b->cached);
+	assert_int_equal(fx->builds, builds + 1);
+	kbuild_artifact_free(b);
+	free(da);
+	free(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_spec_parse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_sources, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_key_inputs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
