@@ -28,12 +28,45 @@ schedlab|root) ;;
 *) die "SCHEDLAB_USER '$user' is not supported; use 'schedlab' or 'root'." ;;
 esac
 
+# A command instead of options (e.g. virsh, or `schedlab run JOB.json`) runs
+# as root once libvirtd is up, without the service and its token.
+command_mode=0
+[ $# -gt 0 ] && [ "${1#-}" = "$1" ] && command_mode=1
+
+if [ "$command_mode" = 0 ]; then
+	# The service config: a mounted file, or one written from SCHEDLAB_TOKEN to
+	# /run/schedlab, readable only by root and the service user.
+	mkdir -p /run/schedlab
+	chmod 0750 /run/schedlab
+	if [ -n "${SCHEDLAB_CONFIG:-}" ]; then
+		[ -r "$SCHEDLAB_CONFIG" ] || die "SCHEDLAB_CONFIG '$SCHEDLAB_CONFIG' is not a readable file."
+		config=$SCHEDLAB_CONFIG
+	elif [ -n "${SCHEDLAB_TOKEN:-}" ]; then
+		# The token goes into JSON unescaped, so it must not need escaping.
+		[[ "$SCHEDLAB_TOKEN" =~ ^[A-Za-z0-9._~+/=-]{16,256}$ ]] ||
+			die "SCHEDLAB_TOKEN must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ + / = -."
+		config=/run/schedlab/config.json
+		umask 077
+		printf '{"tokens": [{"token": "%s", "roles": ["submit", "read"]}]}\n' \
+			"$SCHEDLAB_TOKEN" >"$config"
+		umask 022
+	else
+		die "Set SCHEDLAB_TOKEN or SCHEDLAB_CONFIG: the service refuses to listen on 0.0.0.0 without a token."
+	fi
+	unset SCHEDLAB_TOKEN
+fi
+
 # /dev/kvm as root:root 0600 makes libvirt re-probe QEMU on every domain
 # start (about 44 s each); group kvm with 0660 lets its capability cache hold
 # and lets QEMU use it. Whether KVM really works is probed by the service.
 if [ -e /dev/kvm ]; then
 	chgrp kvm /dev/kvm 2>/dev/null && chmod 0660 /dev/kvm 2>/dev/null ||
 		log "cannot set group 'kvm' and mode 0660 on /dev/kvm; libvirt will re-probe QEMU on every start."
+fi
+
+# QEMU runs as the same user as the service (see container/libvirt/qemu.conf).
+if [ "$user" = root ]; then
+	sed -i -e 's/^user = .*/user = "root"/' -e 's/^group = .*/group = "root"/' /etc/libvirt/qemu.conf
 fi
 
 # libvirtd runs as root: it creates the guests' devices, sockets, log files and
@@ -49,32 +82,7 @@ done
 [ -S /run/libvirt/libvirt-sock ] || die "libvirtd did not create /run/libvirt/libvirt-sock within 10 s."
 log "libvirtd is up ($(libvirtd --version))."
 
-# A command instead of options: run it with libvirtd up (e.g. virsh, or
-# `schedlab run JOB.json`), as root, without the service.
-if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-	exec "$@"
-fi
-
-# The service config: a mounted file, or one written from SCHEDLAB_TOKEN to
-# /run/schedlab, readable only by root and the service user.
-mkdir -p /run/schedlab
-chmod 0750 /run/schedlab
-if [ -n "${SCHEDLAB_CONFIG:-}" ]; then
-	[ -r "$SCHEDLAB_CONFIG" ] || die "SCHEDLAB_CONFIG '$SCHEDLAB_CONFIG' is not a readable file."
-	config=$SCHEDLAB_CONFIG
-elif [ -n "${SCHEDLAB_TOKEN:-}" ]; then
-	# The token goes into JSON unescaped, so it must not need escaping.
-	[[ "$SCHEDLAB_TOKEN" =~ ^[A-Za-z0-9._~+/=-]{16,256}$ ]] ||
-		die "SCHEDLAB_TOKEN must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ + / = -."
-	config=/run/schedlab/config.json
-	umask 077
-	printf '{"tokens": [{"token": "%s", "roles": ["submit", "read"]}]}\n' \
-		"$SCHEDLAB_TOKEN" >"$config"
-	umask 022
-else
-	die "Set SCHEDLAB_TOKEN or SCHEDLAB_CONFIG: the service refuses to listen on 0.0.0.0 without a token."
-fi
-unset SCHEDLAB_TOKEN
+[ "$command_mode" = 1 ] && exec "$@"
 
 mkdir -p "$state" "$cache"
 if [ "$user" = schedlab ]; then
