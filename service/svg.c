@@ -56,6 +56,7 @@ struct svg_plot {
 	int width, height;
 	char *title;
 	char *target_label;
+	bool bar_labels;
 	struct axis x, y;
 	char **categories;
 	size_t n_categories;
@@ -198,6 +199,11 @@ int svg_plot_x_categories(struct svg_plot *p, const char *const *names, size_t n
 		p->categories[i] = xstrdup(names[i]);
 	p->n_categories = n;
 	return 0;
+}
+
+void svg_plot_bar_labels(struct svg_plot *p, bool on)
+{
+	p->bar_labels = on;
 }
 
 void svg_plot_target_label(struct svg_plot *p, const char *label)
@@ -917,6 +923,22 @@ static void draw_bar(struct html_buf *o, const struct svg_plot *p, const struct 
 	attr_num(o, "width", x1 - x0);
 	attr_num(o, "height", fabs(base - y));
 	html_buf_printf(o, " fill=\"%s\" fill-opacity=\"0.85\"/>\n", series_color(p, e->series));
+	if (p->bar_labels) {
+		char n[HTML_NUM_MAX];
+		/* Above the target line too, when the slot has one. */
+		for (size_t i = 0; i < p->n_elems; i++) {
+			const struct elem *t = &p->elems[i];
+			if (t->kind == E_TARGET && t->series == e->series &&
+			    t->category == e->category && isfinite(t->value))
+				y = fmin(y, scale_px(sy, t->value) - 2);
+		}
+		html_buf_puts(o, "<text");
+		attr_num(o, "x", (x0 + x1) / 2);
+		attr_num(o, "y", (y < base ? y : base) - 4);
+		html_buf_printf(o,
+				" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n",
+				series_text_color(p, e->series), html_fmt_value(e->value, n));
+	}
 }
 
 static void put_xy_list(struct html_buf *o, const struct scale *sx, const struct scale *sy,

@@ -78,6 +78,8 @@ void svg_plot_y_include(struct svg_plot *p, double v);
 /* Makes x categorical: names[i] is centred in slot [i, i+1]. Elements of
  * different series in one category are drawn side by side. */
 int svg_plot_x_categories(struct svg_plot *p, const char *const *names, size_t n);
+/* Prints each bar's value above it (so a bar of 0 is still visible). */
+void svg_plot_bar_labels(struct svg_plot *p, bool on);
 /* The label of target markers in the legend (default "target"). */
 void svg_plot_target_label(struct svg_plot *p, const char *label);
 

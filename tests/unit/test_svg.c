@@ -125,6 +125,7 @@ static void test_bars_golden(void **state)
 	svg_plot_y_axis(p, SVG_LINEAR, "fraction of CPU");
 	svg_plot_y_range(p, 0, 1);
 	svg_plot_target_label(p, "expected");
+	svg_plot_bar_labels(p, true);
 	int s0 = svg_plot_add_series(p, "baseline", 0, false);
 	int s1 = svg_plot_add_series(p, "patched", 1, false);
 	assert_int_equal(svg_plot_bar(p, s0, 0, 0.5), 0);
@@ -140,6 +141,7 @@ static void test_bars_golden(void **state)
 	check_golden("bars.svg", svg);
 	assert_non_null(strstr(svg, ">expected</text>"));
 	assert_non_null(strstr(svg, ">0.25</text>"));
+	assert_non_null(strstr(svg, ">0.655</text>"));
 }
 
 static void test_trend_golden(void **state)
