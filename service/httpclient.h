@@ -1,0 +1,50 @@
+/* The client side of the REST API (libcurl): plain requests, multipart job
+ * submission with patch files, and a Server-Sent Events reader. Used by
+ * `schedlab submit` and by the HTTP unit tests. Response bodies are capped
+ * (HTTPCLIENT_BODY_MAX); the server is not trusted to bound them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util/error.h"
+
+#define HTTPCLIENT_BODY_MAX (128u * 1024 * 1024)
+
+struct httpclient;
+
+struct httpclient_response {
+	long status;
+	char *body; /* NUL-terminated, malloc'd */
+	size_t len;
+	char content_type[128];
+};
+
+/* base_url: "http://HOST:PORT" (http or https, no trailing path needed).
+ * token (may be NULL) is sent as "Authorization: Bearer TOKEN"; it must not
+ * contain control characters. */
+int httpclient_new(const char *base_url, const char *token, struct httpclient **ret_client,
+		   struct sl_error *err);
+void httpclient_free(struct httpclient *c);
+
+/* One request: method, path ("/v1/jobs"), optional body with content_type.
+ * Any HTTP status is a success here (see resp->status); transport failures
+ * are ERR_INFRA. Clear resp with httpclient_response_clear. */
+int httpclient_request(struct httpclient *c, const char *method, const char *path,
+		       const char *content_type, const void *body, size_t len,
+		       struct httpclient_response *resp, struct sl_error *err);
+/* POST path as multipart/form-data: a "job" part (job_json) and one "patch"
+ * file part per path in patches (n_patches). */
+int httpclient_post_multipart(struct httpclient *c, const char *path, const char *job_json,
+			      char *const *patches, size_t n_patches,
+			      struct httpclient_response *resp, struct sl_error *err);
+void httpclient_response_clear(struct httpclient_response *resp);
+
+/* Follows a Server-Sent Events stream at path, calling on_event for each
+ * event (data is the joined data lines); a nonzero return stops. last_id > 0
+ * sends Last-Event-ID. Returns 0 when the server ends the stream or the
+ * callback stops it; *ret_status (may be NULL) is the HTTP status. */
+int httpclient_events(struct httpclient *c, const char *path, int64_t last_id,
+		      int (*on_event)(void *userdata, int64_t id, const char *type,
+				      const char *data),
+		      void *userdata, long *ret_status, struct sl_error *err);

@@ -1,0 +1,525 @@
+/* The HTTP layer in-process: a real libmicrohttpd server on 127.0.0.1 with a
+ * free port, the real store and queue, a fake runner and a fake job_expand;
+ * requests through the real client (libcurl). Covers auth (401/403), body
+ * limits (413), content types (415), validation errors (400 with a path),
+ * submit JSON and multipart, status, result (409 before done), log, events
+ * with Last-Event-ID, cancel, list paging, metrics, path traversal, and the
+ * route table against results-schema/openapi.yaml. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "http.h"
+#include "httpclient.h"
+#include "util/fs.h"
+
+#define TOKEN_ALL  "test-token-all-roles-0123456789"
+#define TOKEN_READ "test-token-read-only-0123456789"
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static int spec_int(json_object *spec, const char *k, int def)
+{
+	json_object *v = NULL;
+	return json_object_object_get_ex(spec, k, &v) ? json_object_get_int(v) : def;
+}
+
+static int fake_runner(const struct runner_config *cfg, json_object *spec, const char *job_dir,
+		       const struct runner_hooks *h, json_object **ret_result, struct sl_error *err)
+{
+	(void)cfg;
+	int n = spec_int(spec, "runs", 2), ms = spec_int(spec, "sleep_ms", 20);
+	_cleanup_free_ char *log = fs_path_join(job_dir, "build.log");
+	fs_write_file_atomic(log, "make: fake build\n", 17, NULL);
+	for (int i = 0; i < n; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "baseline#%d", i);
+		json_object *old = h->lookup_run(h->userdata, key);
+		if (old) {
+			json_object_put(old);
+			continue;
+		}
+		struct runner_progress p = {.phase = "running",
+					    .percent = 100.0 * i / n,
+					    .run_index = i + 1,
+					    .run_total = n,
+					    .message = key};
+		h->progress(h->userdata, &p);
+		for (int t = 0; t < ms; t += 5) {
+			if (h->cancelled(h->userdata))
+				return error_set(err, ERR_CANCELLED, ECANCELED, "Cancelled.");
+			sleep_ms(5);
+		}
+		_cleanup_json_ json_object *run = json_object_new_object();
+		json_object_object_add(run, "status", json_object_new_string("ok"));
+		json_object_object_add(run, "boot_seconds", json_object_new_double(1.25));
+		h->run_done(h->userdata, key, run);
+	}
+	json_object *result = json_object_new_object();
+	json_object_object_add(result, "schema", json_object_new_string("schedlab.result/v1"));
+	json_object_object_add(result, "verdict", json_object_new_string("pass"));
+	*ret_result = result;
+	return 0;
+}
+
+/* Rejects a spec with "bad"; otherwise the expanded spec is a copy. */
+static int fake_expand(json_object *spec, enum job_origin origin, const char *base_dir,
+		       const struct job_limits *limits, json_object **ret, struct sl_error *err)
+{
+	(void)base_dir;
+	assert_int_equal(origin, JOB_ORIGIN_SERVICE);
+	assert_non_null(limits);
+	if (json_object_object_get_ex(spec, "bad", NULL))
+		return error_set_path(err, ERR_INVALID, "$.bad", "Field 'bad' is not allowed.");
+	json_object *copy = NULL;
+	json_object_deep_copy(spec, &copy, NULL);
+	*ret = copy;
+	return 0;
+}
+
+static int fake_report(json_object *result, char **ret_html, struct sl_error *err)
+{
+	(void)err;
+	*ret_html = strdup(json_object_get_string(json_object_object_get(result, "verdict")));
+	return 0;
+}
+
+struct fixture {
+	char dir[64];
+	struct service_config *cfg;
+	struct store *store;
+	struct queue *queue;
+	struct http_server *srv;
+	struct httpclient *all, *read, *anon;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_http.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	struct sl_error err = {0};
+	assert_int_equal(service_config_new(&f->cfg, &err), 0);
+	_cleanup_json_ json_object *c = json_tokener_parse(
+	    "{\"listen\":\"127.0.0.1:0\",\"tokens\":[{\"token\":\"" TOKEN_ALL "\"},"
+	    "{\"token\":\"" TOKEN_READ "\",\"roles\":[\"read\"]}],"
+	    "\"limits\":{\"max_body_bytes\":65536,\"max_patches\":3,\"max_patch_bytes\":1000}}");
+	assert_int_equal(service_config_apply(f->cfg, c, &err), 0);
+	assert_int_equal(store_open(f->dir, &f->store, &err), 0);
+	struct queue_opts qo = {.store = f->store, .runner = fake_runner, .workers = 2};
+	assert_int_equal(queue_new(&qo, &f->queue, &err), 0);
+	assert_int_equal(queue_start(f->queue, &err), 0);
+	struct http_server_opts ho = {.config = f->cfg,
+				      .store = f->store,
+				      .queue = f->queue,
+				      .expand = fake_expand,
+				      .report = fake_report};
+	if (http_server_new(&ho, &f->srv, &err) < 0)
+		fail_msg("http_server_new: %s", err.message);
+	assert_true(http_server_port(f->srv) > 0);
+	char base[64];
+	snprintf(base, sizeof(base), "http://127.0.0.1:%u", http_server_port(f->srv));
+	assert_int_equal(httpclient_new(base, TOKEN_ALL, &f->all, &err), 0);
+	assert_int_equal(httpclient_new(base, TOKEN_READ, &f->read, &err), 0);
+	assert_int_equal(httpclient_new(base, NULL, &f->anon, &err), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	httpclient_free(f->all);
+	httpclient_free(f->read);
+	httpclient_free(f->anon);
+	http_server_free(f->srv);
+	queue_free(f->queue);
+	store_free(f->store);
+	service_config_free(f->cfg);
+	fs_rm_rf(f->dir, NULL);
+	free(f);
+	return 0;
+}
+
+/* Request; returns the status, and the parsed JSON body in *ret (if not NULL). */
+static long req(struct httpclient *c, const char *method, const char *path, const char *ctype,
+		const char *body, json_object **ret)
+{
+	struct httpclient_response r = {0};
+	struct sl_error err = {0};
+	if (httpclient_request(c, method, path, ctype, body, body ? strlen(body) : 0, &r, &err) < 0)
+		fail_msg("%s %s: %s", method, path, err.message);
+	long st = r.status;
+	if (ret)
+		*ret = json_tokener_parse(r.body);
+	httpclient_response_clear(&r);
+	return st;
+}
+
+static const char *jstr(json_object *o, const char *a, const char *b)
+{
+	json_object *v = NULL;
+	if (!json_object_object_get_ex(o, a, &v))
+		return NULL;
+	if (b && !json_object_object_get_ex(v, b, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static void submit(struct fixture *f, const char *spec, char id[33])
+{
+	_cleanup_json_ json_object *o = NULL;
+	long st = req(f->all, "POST", "/v1/jobs", "application/json", spec, &o);
+	if (st != 202)
+		fail_msg("submit: %ld %s", st, json_object_get_string(o));
+	snprintf(id, 33, "%s", jstr(o, "id", NULL));
+	assert_true(store_id_valid(id));
+	char self[80];
+	snprintf(self, sizeof(self), "/v1/jobs/%s", id);
+	assert_string_equal(jstr(o, "links", "self"), self);
+}
+
+static void wait_status(struct fixture *f, const char *id, const char *status)
+{
+	char path[80];
+	snprintf(path, sizeof(path), "/v1/jobs/%s", id);
+	for (int i = 0; i < 500; i++) {
+		_cleanup_json_ json_object *o = NULL;
+		assert_int_equal(req(f->read, "GET", path, NULL, NULL, &o), 200);
+		if (strcmp(jstr(o, "status", NULL), status) == 0)
+			return;
+		sleep_ms(20);
+	}
+	fail_msg("job %s never became %s", id, status);
+}
+
+static void test_health_auth(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_json_ json_object *h = NULL, *e = NULL;
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h), 200);
+	assert_string_equal(jstr(h, "status", NULL), "ok");
+	assert_int_equal(req(f->anon, "GET", "/v1/jobs", NULL, NULL, &e), 401);
+	assert_string_equal(jstr(e, "error", "code"), "unauthorized");
+	assert_int_equal(req(f->read, "GET", "/v1/jobs", NULL, NULL, NULL), 200);
+	assert_int_equal(req(f->read, "POST", "/v1/jobs", "application/json", "{}", NULL), 403);
+	struct httpclient *bad = NULL;
+	char base[64];
+	snprintf(base, sizeof(base), "http://127.0.0.1:%u", http_server_port(f->srv));
+	assert_int_equal(httpclient_new(base, TOKEN_ALL "x", &bad, NULL), 0);
+	assert_int_equal(req(bad, "GET", "/v1/jobs", NULL, NULL, NULL), 401);
+	httpclient_free(bad);
+	assert_int_equal(req(f->anon, "GET", "/metrics", NULL, NULL, NULL), 401);
+	assert_int_equal(req(f->read, "GET", "/nope", NULL, NULL, NULL), 404);
+	assert_int_equal(req(f->read, "PUT", "/v1/jobs", "application/json", "{}", NULL), 400);
+}
+
+static void test_bad_input(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_json_ json_object *e1 = NULL, *e2 = NULL, *e3 = NULL;
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "text/plain", "{}", NULL), 415);
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "{\"name\":", &e1),
+			 400);
+	assert_string_equal(jstr(e1, "error", "path"), "$");
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "{} x", NULL), 400);
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "[1]", NULL), 400);
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "{\"bad\":1}", &e2),
+			 400);
+	assert_string_equal(jstr(e2, "error", "path"), "$.bad");
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json",
+			     "{\"patches\":[{\"name\":\"../../etc/passwd\",\"content\":\"x\"}]}",
+			     &e3),
+			 400);
+	assert_string_equal(jstr(e3, "error", "path"), "$.patches[0].name");
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "{\"name\":5}", NULL),
+			 400);
+	assert_int_equal(
+	    req(f->all, "POST", "/v1/jobs?priority=1000", "application/json", "{}", NULL), 400);
+	/* Over max_body_bytes (64 KiB here). */
+	size_t n = 70000;
+	char *big = malloc(n + 1);
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	big[n] = '\0';
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", big, NULL), 413);
+	free(big);
+	/* Ids are validated before any use: no path traversal. */
+	long st = req(f->read, "GET", "/v1/jobs/..%2F..%2Fetc%2Fpasswd", NULL, NULL, NULL);
+	assert_true(st == 400 || st == 404);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs/..%2F..%2Fetc/log", NULL, NULL, NULL), 404);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs/%2E%2E/result", NULL, NULL, NULL), 400);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs/ABCDEF/log", NULL, NULL, NULL), 400);
+	assert_int_equal(
+	    req(f->read, "GET", "/v1/jobs/0123456789abcdef0123456789abcdef", NULL, NULL, NULL),
+	    404);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs?limit=0", NULL, NULL, NULL), 400);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs?status=bogus", NULL, NULL, NULL), 400);
+}
+
+struct seen {
+	int n;
+	int64_t last_id;
+	char last_status[16];
+	bool saw_run;
+};
+
+static int on_event(void *userdata, int64_t id, const char *type, const char *data)
+{
+	struct seen *s = userdata;
+	s->n++;
+	s->last_id = id;
+	_cleanup_json_ json_object *d = json_tokener_parse(data);
+	assert_non_null(d);
+	if (strcmp(type, "status") == 0)
+		snprintf(s->last_status, sizeof(s->last_status), "%s", jstr(d, "status", NULL));
+	if (strcmp(type, "run") == 0)
+		s->saw_run = true;
+	return 0;
+}
+
+static void test_submit_follow_result(void **state)
+{
+	struct fixture *f = *state;
+	char id[33], path[128];
+	submit(f, "{\"name\":\"t\",\"runs\":3,\"sleep_ms\":200}", id);
+	snprintf(path, sizeof(path), "/v1/jobs/%s/result", id);
+	_cleanup_json_ json_object *e = NULL;
+	assert_int_equal(req(f->read, "GET", path, NULL, NULL, &e), 409);
+	assert_string_equal(jstr(e, "error", "code"), "conflict");
+	/* Events until the job is final: the stream ends by itself. */
+	struct seen s = {0};
+	long st = 0;
+	snprintf(path, sizeof(path), "/v1/jobs/%s/events", id);
+	assert_int_equal(httpclient_events(f->read, path, 0, on_event, &s, &st, NULL), 0);
+	assert_int_equal(st, 200);
+	assert_string_equal(s.last_status, "done");
+	assert_true(s.saw_run);
+	assert_true(s.n >= 6);
+	/* Resuming after the last event: nothing new, the stream ends. */
+	struct seen s2 = {0};
+	assert_int_equal(httpclient_events(f->read, path, s.last_id, on_event, &s2, &st, NULL), 0);
+	assert_int_equal(s2.n, 0);
+	struct seen s3 = {0};
+	assert_int_equal(httpclient_events(f->read, path, s.last_id - 1, on_event, &s3, &st, NULL),
+			 0);
+	assert_int_equal(s3.n, 1);
+
+	_cleanup_json_ json_object *job = NULL, *res = NULL;
+	snprintf(path, sizeof(path), "/v1/jobs/%s", id);
+	assert_int_equal(req(f->read, "GET", path, NULL, NULL, &job), 200);
+	assert_string_equal(jstr(job, "status", NULL), "done");
+	assert_string_equal(jstr(job, "verdict", NULL), "pass");
+	assert_non_null(jstr(job, "finished_at", NULL));
+	snprintf(path, sizeof(path), "/v1/jobs/%s/result", id);
+	assert_int_equal(req(f->read, "GET", path, NULL, NULL, &res), 200);
+	assert_string_equal(jstr(res, "schema", NULL), "schedlab.result/v1");
+
+	struct httpclient_response r = {0};
+	snprintf(path, sizeof(path), "/v1/jobs/%s/log", id);
+	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.content_type, "text/plain"));
+	assert_non_null(strstr(r.body, "==> build.log <=="));
+	assert_non_null(strstr(r.body, "make: fake build"));
+	httpclient_response_clear(&r);
+	snprintf(path, sizeof(path), "/v1/jobs/%s/report", id);
+	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.content_type, "text/html"));
+	assert_string_equal(r.body, "pass");
+	httpclient_response_clear(&r);
+
+	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &r, NULL),
+			 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "schedlab_jobs{status=\"done\"} 1\n"));
+	assert_non_null(strstr(r.body, "schedlab_queue_depth 0\n"));
+	assert_non_null(strstr(r.body, "schedlab_runs_total{status=\"ok\"} 3\n"));
+	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"2\"} 3\n"));
+	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"1\"} 0\n"));
+	assert_non_null(strstr(r.body, "# TYPE schedlab_build_seconds histogram"));
+	httpclient_response_clear(&r);
+}
+
+static void test_multipart(void **state)
+{
+	struct fixture *f = *state;
+	char p1[128], p2[128], p3[128];
+	snprintf(p1, sizeof(p1), "%s/0001-rt-push.patch", f->dir);
+	snprintf(p2, sizeof(p2), "%s/..evil.patch", f->dir);
+	snprintf(p3, sizeof(p3), "%s/big.patch", f->dir);
+	assert_int_equal(fs_write_file_atomic(p1, "--- a/x\n+++ b/x\n", 16, NULL), 0);
+	assert_int_equal(fs_write_file_atomic(p2, "x", 1, NULL), 0);
+	char big[2000];
+	memset(big, 'a', sizeof(big));
+	assert_int_equal(fs_write_file_atomic(p3, big, sizeof(big), NULL), 0);
+	struct httpclient_response r = {0};
+	char *one[] = {p1};
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs",
+						   "{\"name\":\"mp\",\"runs\":0,\"patches\":[]}",
+						   one, 1, &r, NULL),
+			 0);
+	if (r.status != 202)
+		fail_msg("multipart: %ld %s", r.status, r.body);
+	_cleanup_json_ json_object *o = json_tokener_parse(r.body);
+	httpclient_response_clear(&r);
+	_cleanup_json_ json_object *spec = NULL;
+	assert_int_equal(store_job_expanded(f->store, jstr(o, "id", NULL), &spec, NULL), 0);
+	json_object *patches = json_object_object_get(spec, "patches");
+	assert_int_equal(json_object_array_length(patches), 1);
+	json_object *p = json_object_array_get_idx(patches, 0);
+	assert_string_equal(jstr(p, "name", NULL), "0001-rt-push.patch");
+	assert_string_equal(jstr(p, "content", NULL), "--- a/x\n+++ b/x\n");
+
+	char *evil[] = {p2};
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", evil, 1, &r, NULL), 0);
+	assert_int_equal(r.status, 400);
+	httpclient_response_clear(&r);
+	char *bigp[] = {p3};
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", bigp, 1, &r, NULL), 0);
+	assert_int_equal(r.status, 413);
+	httpclient_response_clear(&r);
+	char *many[] = {p1, p1, p1, p1};
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", many, 4, &r, NULL), 0);
+	assert_int_equal(r.status, 400);
+	httpclient_response_clear(&r);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"a\":", NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.status, 400);
+	httpclient_response_clear(&r);
+}
+
+static void test_cancel_and_list(void **state)
+{
+	struct fixture *f = *state;
+	char a[33], b[33], c[33], path[80];
+	submit(f, "{\"runs\":1,\"sleep_ms\":10000}", a);
+	submit(f, "{\"runs\":1,\"sleep_ms\":10000}", b);
+	submit(f, "{\"runs\":1,\"sleep_ms\":10000}", c);
+	wait_status(f, a, "running");
+	wait_status(f, b, "running");
+	/* Two workers busy: c waits. */
+	_cleanup_json_ json_object *list = NULL, *qlist = NULL;
+	assert_int_equal(req(f->read, "GET", "/v1/jobs?limit=2&offset=0", NULL, NULL, &list), 200);
+	assert_int_equal(json_object_get_int(json_object_object_get(list, "total")), 3);
+	assert_int_equal(json_object_array_length(json_object_object_get(list, "jobs")), 2);
+	assert_int_equal(req(f->read, "GET", "/v1/jobs?status=queued", NULL, NULL, &qlist), 200);
+	assert_int_equal(json_object_get_int(json_object_object_get(qlist, "total")), 1);
+	snprintf(path, sizeof(path), "/v1/jobs/%s", c);
+	_cleanup_json_ json_object *cq = NULL, *ca = NULL;
+	assert_int_equal(req(f->read, "DELETE", path, NULL, NULL, NULL), 403);
+	assert_int_equal(req(f->all, "DELETE", path, NULL, NULL, &cq), 200);
+	assert_string_equal(jstr(cq, "status", NULL), "cancelled");
+	assert_int_equal(req(f->all, "DELETE", path, NULL, NULL, NULL), 409);
+	snprintf(path, sizeof(path), "/v1/jobs/%s", a);
+	assert_int_equal(req(f->all, "DELETE", path, NULL, NULL, &ca), 202);
+	snprintf(path, sizeof(path), "/v1/jobs/%s", b);
+	assert_int_equal(req(f->all, "DELETE", path, NULL, NULL, NULL), 202);
+	wait_status(f, a, "cancelled");
+	wait_status(f, b, "cancelled");
+}
+
+/* Every route is in openapi.yaml and every path+method there is served. */
+static void test_openapi_agrees(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *text = NULL;
+	if (fs_read_file("../results-schema/openapi.yaml", 1 << 20, &text, NULL, NULL) < 0)
+		assert_int_equal(
+		    fs_read_file("results-schema/openapi.yaml", 1 << 20, &text, NULL, NULL), 0);
+	/* Line scan: "  /path:" under "paths:", then "    get:" etc. */
+	char doc[64][2][64];
+	size_t n = 0;
+	bool in_paths = false;
+	char cur[64] = "";
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "paths:", 6) == 0) {
+			in_paths = true;
+			continue;
+		}
+		if (in_paths && line[0] != ' ' && line[0] != '#')
+			in_paths = false;
+		if (!in_paths)
+			continue;
+		if (strncmp(line, "  /", 3) == 0 && line[3 + strcspn(line + 3, ":")] == ':') {
+			snprintf(cur, sizeof(cur), "%.*s", (int)strcspn(line + 2, ":"), line + 2);
+			continue;
+		}
+		static const char *const methods[] = {"get", "post", "delete", "put", "patch"};
+		for (size_t m = 0; m < ELEMENTSOF(methods); m++) {
+			char want[16];
+			snprintf(want, sizeof(want), "    %s:", methods[m]);
+			if (strcmp(line, want) == 0 && n < 64) {
+				for (size_t k = 0; methods[m][k]; k++)
+					doc[n][0][k] = (char)(methods[m][k] - 32);
+				doc[n][0][strlen(methods[m])] = '\0';
+				snprintf(doc[n][1], sizeof(doc[n][1]), "%s", cur);
+				n++;
+			}
+		}
+	}
+	assert_int_equal(n, http_route_count());
+	for (size_t i = 0; i < http_route_count(); i++) {
+		const char *method, *path;
+		http_route_get(i, &method, &path);
+		bool found = false;
+		for (size_t k = 0; k < n; k++)
+			found |= strcmp(doc[k][0], method) == 0 && strcmp(doc[k][1], path) == 0;
+		if (!found)
+			fail_msg("route %s %s is not in openapi.yaml", method, path);
+	}
+}
+
+static void test_listen_policy(void **state)
+{
+	(void)state;
+	struct service_config *cfg = NULL;
+	assert_int_equal(service_config_new(&cfg, NULL), 0);
+	free(cfg->listen);
+	cfg->listen = strdup("0.0.0.0:0");
+	struct http_server_opts ho = {.config = cfg};
+	struct http_server *srv = NULL;
+	struct sl_error err = {0};
+	assert_true(http_server_new(&ho, &srv, &err) < 0);
+	assert_non_null(strstr(err.message, "only loopback"));
+	struct sockaddr_storage a;
+	socklen_t l;
+	bool lo;
+	assert_int_equal(service_config_parse_listen("[::1]:8080", &a, &l, &lo, NULL), 0);
+	assert_true(lo);
+	assert_int_equal(service_config_parse_listen("10.0.0.1:80", &a, &l, &lo, NULL), 0);
+	assert_false(lo);
+	assert_true(service_config_parse_listen("localhost", &a, &l, &lo, NULL) < 0);
+	assert_true(service_config_parse_listen("1.2.3.4:70000", &a, &l, &lo, NULL) < 0);
+	service_config_free(cfg);
+	assert_true(http_patch_name_valid("0001-sched-rt_push+x.patch"));
+	assert_false(http_patch_name_valid("../../etc/passwd"));
+	assert_false(http_patch_name_valid(".hidden"));
+	assert_false(http_patch_name_valid("a/b"));
+	assert_false(http_patch_name_valid(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_multipart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cancel_and_list, setup, teardown),
+	    cmocka_unit_test(test_openapi_agrees),
+	    cmocka_unit_test(test_listen_policy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
