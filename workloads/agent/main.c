@@ -233,7 +233,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 		  (unsigned)w->uid, w->timeout_s);
 	if (w->json_out)
 		(void)unlink(w->json_out); /* a stale file must not pass for a result */
-	r = run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
+	r = agent_run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
 	if (r < 0) {
 		snprintf(error, sizeof(error), "workload '%s' could not be run: %s", w->name,
 			 strerror(-r));
@@ -274,7 +274,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 			break;
 		}
 	}
-	run_result_done(&res);
+	agent_run_result_done(&res);
 }
 
 static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
@@ -292,7 +292,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 	if (!group_ok)
 		abort();
 	for (size_t i = 0; i < plan->n_features; i++) {
-		if (sched_apply_feature(a->root, plan->features[i], msg, sizeof(msg)) < 0)
+		if (agent_sched_apply_feature(a->root, plan->features[i], msg, sizeof(msg)) < 0)
 			agent_error_add(ferr, "%s", msg);
 		else
 			json_object_array_add(applied, json_object_new_string(plan->features[i]));
@@ -304,7 +304,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 
 	for (size_t i = 0; i < plan->n_tunables; i++) {
 		const struct plan_tunable *t = &plan->tunables[i];
-		if (sched_apply_tunable(a->root, t->name, t->value, msg, sizeof(msg)) < 0)
+		if (agent_sched_apply_tunable(a->root, t->name, t->value, msg, sizeof(msg)) < 0)
 			agent_error_add(terr, "%s", msg);
 		else
 			json_object_object_add(tapplied, t->name, json_object_new_int64(t->value));
@@ -314,15 +314,15 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 	json_object_object_add(summary, "tunables", tun);
 
 	if (plan->n_shares > 0) {
-		if (sched_cgroup_prepare(a->root, msg, sizeof(msg)) < 0) {
+		if (agent_sched_cgroup_prepare(a->root, msg, sizeof(msg)) < 0) {
 			agent_error_add(cerr, "%s", msg);
 		} else {
 			for (size_t i = 0; i < plan->n_shares; i++) {
 				const struct plan_share *s = &plan->shares[i];
-				unsigned wgt = sched_share_to_weight(s->share);
+				unsigned wgt = agent_sched_share_to_weight(s->share);
 				char key[16];
-				if (sched_cgroup_add_uid(a->root, s->uid, wgt, msg, sizeof(msg)) <
-				    0) {
+				if (agent_sched_cgroup_add_uid(a->root, s->uid, wgt, msg,
+							       sizeof(msg)) < 0) {
 					agent_error_add(cerr, "%s", msg);
 					continue;
 				}
@@ -341,7 +341,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 		_cleanup_free_ char *procs = NULL;
 		for (size_t s = 0; s < plan->n_shares; s++)
 			if (plan->shares[s].uid == w->uid && group_ok[s])
-				procs = sched_cgroup_procs_path(a->root, w->uid);
+				procs = agent_sched_cgroup_procs_path(a->root, w->uid);
 		run_one(a, i, w, procs);
 	}
 	json_object_object_add(summary, "workloads",
@@ -353,7 +353,7 @@ static void send_summary(struct agent *a, json_object *summary, const char *run_
 {
 	long nr = sysconf(_SC_NPROCESSORS_ONLN);
 
-	a->orphans_reaped += run_reap_all();
+	a->orphans_reaped += agent_run_reap_all();
 	json_object_object_add(summary, "run_id", json_object_new_string(run_id ? run_id : ""));
 	json_object_object_add(summary, "uname", json_object_new_string(a->uname));
 	json_object_object_add(summary, "nr_cpus", json_object_new_int((int)nr));
@@ -515,7 +515,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	a.sigfd = run_setup_signals();
+	a.sigfd = agent_run_setup_signals();
 	if (a.sigfd < 0)
 		agent_error_add(a.errors, "the SIGCHLD signalfd could not be created: %s",
 				strerror(-a.sigfd));
@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 	else if (r < 0)
 		agent_error_add(a.errors, "the plan '%s' could not be read: %s", plan_path,
 				strerror(-r));
-	else if (a.sigfd >= 0 && plan_parse(text, len, &plan, msg, sizeof(msg)) < 0)
+	else if (a.sigfd >= 0 && agent_plan_parse(text, len, &plan, msg, sizeof(msg)) < 0)
 		agent_error_add(a.errors, "the plan '%s' is invalid: %s", plan_path, msg);
 
 	if (plan) {
@@ -548,7 +548,7 @@ int main(int argc, char **argv)
 	}
 	send_summary(&a, summary, plan ? plan->run_id : NULL);
 	r = summary_error_count(summary) + a.workload_errors > 0 ? 1 : 0;
-	plan_free(plan);
+	agent_plan_free(plan);
 	agent_log("done");
 	if (a.poweroff)
 		power_off();

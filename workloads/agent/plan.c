@@ -8,8 +8,9 @@
 #include "agent/plan.h"
 #include "agent/util.h"
 
-static int plan_fail(char *err, size_t errlen, int r, const char *fmt, ...) _agent_printf_(4, 5);
-static int plan_fail(char *err, size_t errlen, int r, const char *fmt, ...)
+static int agent_plan_fail(char *err, size_t errlen, int r, const char *fmt, ...)
+    _agent_printf_(4, 5);
+static int agent_plan_fail(char *err, size_t errlen, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -21,7 +22,7 @@ static int plan_fail(char *err, size_t errlen, int r, const char *fmt, ...)
 	return r;
 }
 
-void plan_free(struct agent_plan *p)
+void agent_plan_free(struct agent_plan *p)
 {
 	if (!p)
 		return;
@@ -43,12 +44,12 @@ void plan_free(struct agent_plan *p)
 	free(p);
 }
 
-static void plan_freep(struct agent_plan **p)
+static void agent_plan_freep(struct agent_plan **p)
 {
-	plan_free(*p);
+	agent_plan_free(*p);
 }
 
-int plan_feature_name_valid(const char *name)
+int agent_plan_feature_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -57,7 +58,7 @@ int plan_feature_name_valid(const char *name)
 	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
 }
 
-int plan_tunable_name_valid(const char *name)
+int agent_plan_tunable_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -76,12 +77,13 @@ int plan_tunable_name_valid(const char *name)
 static int parse_uid(json_object *v, const char *path, uid_t *ret, char *err, size_t errlen)
 {
 	if (!json_object_is_type(v, json_type_int))
-		return plan_fail(err, errlen, -EINVAL, "Plan field '%s' must be an integer uid.",
-				 path);
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field '%s' must be an integer uid.", path);
 	int64_t u = json_object_get_int64(v);
 	if (u < 0 || u > PLAN_MAX_UID)
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field '%s' has the invalid uid '%lld'.", path, (long long)u);
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field '%s' has the invalid uid '%lld'.", path,
+				       (long long)u);
 	*ret = (uid_t)u;
 	return 0;
 }
@@ -91,11 +93,11 @@ static int parse_features(json_object *arr, struct agent_plan *p, char *err, siz
 	size_t n;
 
 	if (!json_object_is_type(arr, json_type_array))
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'features' must be an array of strings.");
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'features' must be an array of strings.");
 	n = json_object_array_length(arr);
 	if (n > PLAN_MAX_FEATURES)
-		return plan_fail(
+		return agent_plan_fail(
 		    err, errlen, -E2BIG,
 		    "Plan field 'features' has %zu entries, more than the limit of %d.", n,
 		    PLAN_MAX_FEATURES);
@@ -105,11 +107,12 @@ static int parse_features(json_object *arr, struct agent_plan *p, char *err, siz
 	for (size_t i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(v, json_type_string) ||
-		    !plan_feature_name_valid(json_object_get_string(v)))
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'features[%zu]' must be a sched feature name "
-					 "such as 'NO_HRTICK' (capital letters, digits and '_').",
-					 i);
+		    !agent_plan_feature_name_valid(json_object_get_string(v)))
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'features[%zu]' must be a sched feature name "
+			    "such as 'NO_HRTICK' (capital letters, digits and '_').",
+			    i);
 		p->features[i] = strdup(json_object_get_string(v));
 		if (!p->features[i])
 			return -ENOMEM;
@@ -123,11 +126,12 @@ static int parse_tunables(json_object *obj, struct agent_plan *p, char *err, siz
 	size_t n;
 
 	if (!json_object_is_type(obj, json_type_object))
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'tunables' must be an object of name to integer.");
+		return agent_plan_fail(
+		    err, errlen, -EINVAL,
+		    "Plan field 'tunables' must be an object of name to integer.");
 	n = (size_t)json_object_object_length(obj);
 	if (n > PLAN_MAX_TUNABLES)
-		return plan_fail(
+		return agent_plan_fail(
 		    err, errlen, -E2BIG,
 		    "Plan field 'tunables' has %zu entries, more than the limit of %d.", n,
 		    PLAN_MAX_TUNABLES);
@@ -136,15 +140,15 @@ static int parse_tunables(json_object *obj, struct agent_plan *p, char *err, siz
 		return -ENOMEM;
 	json_object_object_foreach(obj, key, val)
 	{
-		if (!plan_tunable_name_valid(key))
-			return plan_fail(
+		if (!agent_plan_tunable_name_valid(key))
+			return agent_plan_fail(
 			    err, errlen, -EINVAL,
 			    "Plan field 'tunables' names the invalid tunable '%.64s': a "
 			    "name may not contain '/' or '..'.",
 			    key);
 		if (!json_object_is_type(val, json_type_int))
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'tunables.%s' must be an integer.", key);
+			return agent_plan_fail(err, errlen, -EINVAL,
+					       "Plan field 'tunables.%s' must be an integer.", key);
 		p->tunables[p->n_tunables].name = strdup(key);
 		if (!p->tunables[p->n_tunables].name)
 			return -ENOMEM;
@@ -159,11 +163,12 @@ static int parse_shares(json_object *obj, struct agent_plan *p, char *err, size_
 	size_t n;
 
 	if (!json_object_is_type(obj, json_type_object))
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'uid_shares' must be an object of uid to share.");
+		return agent_plan_fail(
+		    err, errlen, -EINVAL,
+		    "Plan field 'uid_shares' must be an object of uid to share.");
 	n = (size_t)json_object_object_length(obj);
 	if (n > PLAN_MAX_SHARES)
-		return plan_fail(
+		return agent_plan_fail(
 		    err, errlen, -E2BIG,
 		    "Plan field 'uid_shares' has %zu entries, more than the limit of %d.", n,
 		    PLAN_MAX_SHARES);
@@ -178,12 +183,12 @@ static int parse_shares(json_object *obj, struct agent_plan *p, char *err, size_
 		unsigned long long u = strtoull(key, &end, 10);
 		if (klen == 0 || klen > 10 || strspn(key, "0123456789") != klen || errno ||
 		    u > PLAN_MAX_UID)
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'uid_shares' has the invalid uid '%.64s'.",
-					 key);
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'uid_shares' has the invalid uid '%.64s'.", key);
 		if (!json_object_is_type(val, json_type_int) || json_object_get_int64(val) < 1 ||
 		    json_object_get_int64(val) > 1000000000)
-			return plan_fail(
+			return agent_plan_fail(
 			    err, errlen, -EINVAL,
 			    "Plan field 'uid_shares.%s' must be an integer share from 1 to "
 			    "1000000000 (1024 is the default share).",
@@ -203,31 +208,34 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 	size_t n;
 
 	if (!json_object_is_type(w, json_type_object))
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'workloads[%zu]' must be an object.", idx);
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'workloads[%zu]' must be an object.", idx);
 	if (!json_object_object_get_ex(w, "name", &v) ||
 	    !json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
 	    json_object_get_string_len(v) > PLAN_MAX_NAME)
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'workloads[%zu].name' must be a string of 1 to %d "
-				 "characters.",
-				 idx, PLAN_MAX_NAME);
+		return agent_plan_fail(
+		    err, errlen, -EINVAL,
+		    "Plan field 'workloads[%zu].name' must be a string of 1 to %d "
+		    "characters.",
+		    idx, PLAN_MAX_NAME);
 	out->name = strdup(json_object_get_string(v));
 	if (!out->name)
 		return -ENOMEM;
 
 	if (!json_object_object_get_ex(w, "argv", &v) || !json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) == 0)
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'workloads[%zu].argv' must be a non-empty array of "
-				 "strings.",
-				 idx);
+		return agent_plan_fail(
+		    err, errlen, -EINVAL,
+		    "Plan field 'workloads[%zu].argv' must be a non-empty array of "
+		    "strings.",
+		    idx);
 	n = json_object_array_length(v);
 	if (n > PLAN_MAX_ARGS)
-		return plan_fail(err, errlen, -E2BIG,
-				 "Plan field 'workloads[%zu].argv' has %zu entries, more than the "
-				 "limit of %d.",
-				 idx, n, PLAN_MAX_ARGS);
+		return agent_plan_fail(
+		    err, errlen, -E2BIG,
+		    "Plan field 'workloads[%zu].argv' has %zu entries, more than the "
+		    "limit of %d.",
+		    idx, n, PLAN_MAX_ARGS);
 	out->argv = calloc(n + 1, sizeof(char *));
 	if (!out->argv)
 		return -ENOMEM;
@@ -235,14 +243,14 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 		json_object *a = json_object_array_get_idx(v, i);
 		if (!json_object_is_type(a, json_type_string) ||
 		    json_object_get_string_len(a) > PLAN_MAX_ARG_LEN)
-			return plan_fail(
+			return agent_plan_fail(
 			    err, errlen, -EINVAL,
 			    "Plan field 'workloads[%zu].argv[%zu]' must be a string of at "
 			    "most %d bytes.",
 			    idx, i, PLAN_MAX_ARG_LEN);
 		/* json-c strings may hold NUL bytes; execv cannot */
 		if (strlen(json_object_get_string(a)) != (size_t)json_object_get_string_len(a))
-			return plan_fail(
+			return agent_plan_fail(
 			    err, errlen, -EINVAL,
 			    "Plan field 'workloads[%zu].argv[%zu]' contains a NUL byte.", idx, i);
 		out->argv[i] = strdup(json_object_get_string(a));
@@ -251,7 +259,7 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 		out->argc++;
 	}
 	if (out->argv[0][0] != '/')
-		return plan_fail(
+		return agent_plan_fail(
 		    err, errlen, -EINVAL,
 		    "Plan field 'workloads[%zu].argv[0]' must be an absolute path, not "
 		    "'%.200s' (no shell and no PATH search).",
@@ -262,10 +270,11 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 		if (!json_object_is_type(v, json_type_string) ||
 		    json_object_get_string(v)[0] != '/' ||
 		    json_object_get_string_len(v) > PLAN_MAX_ARG_LEN)
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'workloads[%zu].json_out' must be an absolute "
-					 "path.",
-					 idx);
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].json_out' must be an absolute "
+			    "path.",
+			    idx);
 		out->json_out = strdup(json_object_get_string(v));
 		if (!out->json_out)
 			return -ENOMEM;
@@ -276,10 +285,11 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 	    !json_object_is_type(v, json_type_null)) {
 		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
 		    json_object_get_int64(v) > PLAN_MAX_TIMEOUT_S)
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'workloads[%zu].timeout_s' must be an integer "
-					 "from 0 (the default of %d s) to %d.",
-					 idx, PLAN_DEFAULT_TIMEOUT_S, PLAN_MAX_TIMEOUT_S);
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].timeout_s' must be an integer "
+			    "from 0 (the default of %d s) to %d.",
+			    idx, PLAN_DEFAULT_TIMEOUT_S, PLAN_MAX_TIMEOUT_S);
 		if (json_object_get_int64(v) > 0)
 			out->timeout_s = (int)json_object_get_int64(v);
 	}
@@ -299,11 +309,11 @@ static int parse_workloads(json_object *arr, struct agent_plan *p, char *err, si
 	size_t n;
 
 	if (!json_object_is_type(arr, json_type_array))
-		return plan_fail(err, errlen, -EINVAL,
-				 "Plan field 'workloads' must be an array of objects.");
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'workloads' must be an array of objects.");
 	n = json_object_array_length(arr);
 	if (n > PLAN_MAX_WORKLOADS)
-		return plan_fail(
+		return agent_plan_fail(
 		    err, errlen, -E2BIG,
 		    "Plan field 'workloads' has %zu entries, more than the limit of %d.", n,
 		    PLAN_MAX_WORKLOADS);
@@ -311,7 +321,7 @@ static int parse_workloads(json_object *arr, struct agent_plan *p, char *err, si
 	if (!p->workloads)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		/* counted first so plan_free releases a half-filled entry */
+		/* counted first so agent_plan_free releases a half-filled entry */
 		p->n_workloads++;
 		int r = parse_workload(json_object_array_get_idx(arr, i), i, &p->workloads[i], err,
 				       errlen);
@@ -321,18 +331,19 @@ static int parse_workloads(json_object *arr, struct agent_plan *p, char *err, si
 	return 0;
 }
 
-int plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err, size_t errlen)
+int agent_plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err,
+		     size_t errlen)
 {
-	_cleanup_(plan_freep) struct agent_plan *p = NULL;
+	_cleanup_(agent_plan_freep) struct agent_plan *p = NULL;
 	_cleanup_json_ json_object *root = NULL;
 	struct json_tokener *tok;
 	json_object *v;
 	int r;
 
 	if (len > PLAN_MAX_BYTES)
-		return plan_fail(err, errlen, -E2BIG,
-				 "The plan is %zu bytes, more than the limit of %d.", len,
-				 PLAN_MAX_BYTES);
+		return agent_plan_fail(err, errlen, -E2BIG,
+				       "The plan is %zu bytes, more than the limit of %d.", len,
+				       PLAN_MAX_BYTES);
 	tok = json_tokener_new_ex(32);
 	if (!tok)
 		return -ENOMEM;
@@ -342,20 +353,21 @@ int plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err,
 	size_t off = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (jerr == json_tokener_continue || (!root && jerr == json_tokener_success))
-		return plan_fail(err, errlen, -EINVAL, "The plan ends in the middle of its JSON.");
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "The plan ends in the middle of its JSON.");
 	if (!root || jerr != json_tokener_success)
-		return plan_fail(err, errlen, -EINVAL,
-				 "The plan is not valid JSON at byte %zu: %s.", off,
-				 json_tokener_error_desc(jerr));
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "The plan is not valid JSON at byte %zu: %s.", off,
+				       json_tokener_error_desc(jerr));
 	for (; off < len; off++)
 		if (!strchr(" \t\r\n", text[off]))
-			return plan_fail(
+			return agent_plan_fail(
 			    err, errlen, -EINVAL,
 			    "The plan has unexpected data after its JSON object at byte "
 			    "%zu.",
 			    off);
 	if (!json_object_is_type(root, json_type_object))
-		return plan_fail(err, errlen, -EINVAL, "The plan must be a JSON object.");
+		return agent_plan_fail(err, errlen, -EINVAL, "The plan must be a JSON object.");
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -364,9 +376,10 @@ int plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err,
 	    !json_object_is_type(v, json_type_null)) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    json_object_get_string_len(v) > 128)
-			return plan_fail(err, errlen, -EINVAL,
-					 "Plan field 'run_id' must be a string of at most 128 "
-					 "characters.");
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'run_id' must be a string of at most 128 "
+			    "characters.");
 		p->run_id = agent_utf8_clean(json_object_get_string(v),
 					     (size_t)json_object_get_string_len(v));
 	} else {
@@ -393,7 +406,7 @@ int plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err,
 			return r;
 	}
 	if (!json_object_object_get_ex(root, "workloads", &v))
-		return plan_fail(err, errlen, -EINVAL, "The plan has no 'workloads' array.");
+		return agent_plan_fail(err, errlen, -EINVAL, "The plan has no 'workloads' array.");
 	r = parse_workloads(v, p, err, errlen);
 	if (r < 0)
 		return r;

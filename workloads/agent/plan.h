@@ -50,16 +50,17 @@ struct agent_plan {
 };
 
 /* Parses and validates len bytes of plan JSON. On success *ret owns a new plan
- * (free with plan_free). On failure returns -EINVAL (or -E2BIG, -ENOMEM) and
+ * (free with agent_plan_free). On failure returns -EINVAL (or -E2BIG, -ENOMEM) and
  * writes a whole sentence naming the field into err[errlen]. */
-int plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err, size_t errlen);
+int agent_plan_parse(const char *text, size_t len, struct agent_plan **ret, char *err,
+		     size_t errlen);
 
 /* NULL is fine. */
-void plan_free(struct agent_plan *p);
+void agent_plan_free(struct agent_plan *p);
 
 /* 1 when name is a valid sched feature token ([A-Z0-9_], 1..63 chars), else 0. */
-int plan_feature_name_valid(const char *name);
+int agent_plan_feature_name_valid(const char *name);
 
 /* 1 when name may be used as a file name under /sys/kernel/debug/sched/:
  * 1..63 chars, no '/', not "." or "..", no "..", no control characters. */
-int plan_tunable_name_valid(const char *name);
+int agent_plan_tunable_name_valid(const char *name);

@@ -37,7 +37,7 @@ static const char *const stage_names[] = {
     [STAGE_EXEC] = "execv",
 };
 
-int run_setup_signals(void)
+int agent_run_setup_signals(void)
 {
 	sigset_t set;
 	int fd;
@@ -56,7 +56,7 @@ int run_setup_signals(void)
 	return fd;
 }
 
-void run_result_done(struct run_result *r)
+void agent_run_result_done(struct run_result *r)
 {
 	if (!r)
 		return;
@@ -126,7 +126,7 @@ static _Noreturn void child_exec(const struct run_request *req, int out_fd, int 
 	child_fail(report_fd, STAGE_EXEC);
 }
 
-unsigned run_reap_all(void)
+unsigned agent_run_reap_all(void)
 {
 	unsigned n = 0;
 
@@ -164,8 +164,8 @@ static void pump(int *fd, struct tail_buf *t)
 	}
 }
 
-int run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
-		 unsigned *orphans_reaped)
+int agent_run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
+		       unsigned *orphans_reaped)
 {
 	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
 	struct tail_buf out = {0}, err = {0};

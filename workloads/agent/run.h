@@ -39,16 +39,16 @@ struct run_result {
 /* Call once at start: blocks SIGCHLD (the caller's signalfd gets it instead),
  * ignores SIGPIPE and makes this process the reaper of orphaned descendants
  * even when it is not PID 1. Returns a signalfd for SIGCHLD, or -errno. */
-int run_setup_signals(void);
+int agent_run_setup_signals(void);
 
 /* Runs one workload to completion (or timeout) while reaping any other child
  * that exits; *orphans_reaped is incremented for each of those. Fills *ret
- * (release with run_result_done). Returns 0 when the workload ran or could
+ * (release with agent_run_result_done). Returns 0 when the workload ran or could
  * not start (ret->error says why), or -errno when the agent itself failed. */
-int run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
-		 unsigned *orphans_reaped);
+int agent_run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
+		       unsigned *orphans_reaped);
 
 /* Reaps every child that has already exited; returns how many. */
-unsigned run_reap_all(void);
+unsigned agent_run_reap_all(void);
 
-void run_result_done(struct run_result *r);
+void agent_run_result_done(struct run_result *r);

@@ -12,7 +12,7 @@
 /* The features file lists about 30 names; debugfs files are small. */
 #define SCHED_READ_MAX (64 * 1024)
 
-unsigned sched_share_to_weight(long long share)
+unsigned agent_sched_share_to_weight(long long share)
 {
 	/* past 1024 * 10000 the result clamps anyway; this also keeps
 	 * share * 100 from overflowing */
@@ -28,7 +28,7 @@ unsigned sched_share_to_weight(long long share)
 	return (unsigned)w;
 }
 
-bool sched_features_has(const char *text, const char *feature)
+bool agent_sched_features_has(const char *text, const char *feature)
 {
 	size_t n = strlen(feature);
 	const char *p = text;
@@ -45,7 +45,7 @@ bool sched_features_has(const char *text, const char *feature)
 	return false;
 }
 
-int sched_apply_feature(const char *root, const char *feature, char *msg, size_t msglen)
+int agent_sched_apply_feature(const char *root, const char *feature, char *msg, size_t msglen)
 {
 	_cleanup_free_ char *path = agent_path(root, SCHED_FEATURES_PATH);
 	_cleanup_free_ char *line = NULL;
@@ -70,7 +70,7 @@ int sched_apply_feature(const char *root, const char *feature, char *msg, size_t
 			 path, strerror(-r));
 		return r;
 	}
-	if (!sched_features_has(text, feature)) {
+	if (!agent_sched_features_has(text, feature)) {
 		snprintf(msg, msglen, "feature '%s' was written but does not read back from '%s'",
 			 feature, path);
 		return -ENODATA;
@@ -95,8 +95,8 @@ static int parse_leading_ll(const char *text, long long *ret)
 	return 0;
 }
 
-int sched_apply_tunable(const char *root, const char *name, long long value, char *msg,
-			size_t msglen)
+int agent_sched_apply_tunable(const char *root, const char *name, long long value, char *msg,
+			      size_t msglen)
 {
 	_cleanup_free_ char *dir = agent_path(root, SCHED_DEBUG_DIR);
 	_cleanup_free_ char *path = NULL;
@@ -140,7 +140,7 @@ static int cgroup_write(const char *path, const char *s)
 	return agent_write_file(path, s, O_CREAT);
 }
 
-int sched_cgroup_prepare(const char *root, char *msg, size_t msglen)
+int agent_sched_cgroup_prepare(const char *root, char *msg, size_t msglen)
 {
 	static const char *const levels[] = {SCHED_CGROUP_ROOT, SCHED_CGROUP_DIR};
 
@@ -166,7 +166,7 @@ int sched_cgroup_prepare(const char *root, char *msg, size_t msglen)
 	return 0;
 }
 
-char *sched_cgroup_procs_path(const char *root, uid_t uid)
+char *agent_sched_cgroup_procs_path(const char *root, uid_t uid)
 {
 	_cleanup_free_ char *dir = agent_path(root, SCHED_CGROUP_DIR);
 	char *p;
@@ -176,7 +176,8 @@ char *sched_cgroup_procs_path(const char *root, uid_t uid)
 	return p;
 }
 
-int sched_cgroup_add_uid(const char *root, uid_t uid, unsigned weight, char *msg, size_t msglen)
+int agent_sched_cgroup_add_uid(const char *root, uid_t uid, unsigned weight, char *msg,
+			       size_t msglen)
 {
 	_cleanup_free_ char *base = agent_path(root, SCHED_CGROUP_DIR);
 	_cleanup_free_ char *dir = NULL;
