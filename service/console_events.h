@@ -1,0 +1,43 @@
+/* Kernel events on a guest's console: a streaming line scanner that turns the
+ * lines the kernel prints for a panic, BUG, WARNING, Oops, soft or hard
+ * lockup, hung task and RCU stall into events {kind, line, excerpt}. The
+ * console is untrusted guest output: lines, excerpts and the number of
+ * events kept are all bounded. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/macro.h"
+
+#define CONSOLE_LINE_MAX       512 /* bytes kept of one line; the rest is dropped */
+#define CONSOLE_EVENTS_MAX     32  /* events kept; later ones are only counted */
+#define CONSOLE_EXCERPT_BEFORE 4   /* lines before the event line in its excerpt */
+#define CONSOLE_EXCERPT_AFTER  24  /* lines after it */
+
+/* The kind of event line is, or NULL: "panic", "oops", "bug", "warning",
+ * "soft_lockup", "hard_lockup", "hung_task", "rcu_stall". line has no '\n';
+ * a leading printk timestamp "[    1.234567] " is allowed. */
+const char *console_line_kind(const char *line);
+
+struct console_events;
+
+/* NULL on OOM. */
+struct console_events *console_events_new(void);
+void console_events_free(struct console_events *ce);
+
+/* Feeds raw console bytes in any chunking ('\r' is dropped, '\n' ends a line). */
+void console_events_feed(struct console_events *ce, const void *buf, size_t len);
+/* Ends the stream: a last line without '\n' is scanned too. */
+void console_events_finish(struct console_events *ce);
+
+/* A new reference to a JSON array of {"kind","line","excerpt"} (excerpt: the
+ * lines around the event joined with '\n'), in the order seen. */
+json_object *console_events_to_json(const struct console_events *ce);
+/* Whether an event of kind was seen; the number of events seen (kept or not). */
+bool console_events_has(const struct console_events *ce, const char *kind);
+int console_events_count(const struct console_events *ce);
+/* Whether the kernel said it is restarting ("reboot: Restarting system") or
+ * powering off ("reboot: Power down"). */
+bool console_events_saw_restart(const struct console_events *ce);
+bool console_events_saw_power_down(const struct console_events *ce);

@@ -1,0 +1,97 @@
+/* Guests through the libvirt C API: one transient domain per run, booted
+ * from a kernel and an initrd, whose two serial consoles are read through
+ * virDomainOpenConsole streams (so a remote hypervisor works the same way)
+ * on libvirt's event loop, with a lifecycle callback for power-off and crash.
+ *
+ * Failures of the guest are results, not errors: guest_run() returns 0 with
+ * an outcome whose status is one of
+ *   ok       the agent sent its summary frame and the guest powered off
+ *   hung     the deadline passed; the domain was destroyed
+ *   panic    the console showed "Kernel panic - not syncing"
+ *   crashed  the guest rebooted or crashed without a panic line
+ *   error    a frame failed its checksum or was unreadable, a payload was not
+ *            JSON, or the guest stopped without a summary frame
+ * and an error (negative errno, err filled) only when libvirt or the host
+ * failed, or the run was cancelled (ERR_CANCELLED).
+ *
+ * Every function here may be called from several threads at once, and every
+ * wait is bounded. Domains are named GUEST_DOMAIN_PREFIX + run_id and started
+ * with VIR_DOMAIN_START_AUTODESTROY, so they also end when this process does. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "util/error.h"
+
+#define GUEST_DOMAIN_PREFIX    "schedlab-"
+#define GUEST_CONSOLE_TAIL_MAX (256u * 1024)	   /* console bytes kept in memory */
+#define GUEST_CONSOLE_LOG_MAX  (64u * 1024 * 1024) /* console bytes written to the log */
+#define GUEST_MAX_DEADLINE_S   (24 * 3600)
+#define GUEST_STATUS_LEN       16
+
+struct guest_host;
+
+/* Opens a connection to the libvirt daemon at uri (NULL: "qemu:///system"),
+ * starting the process-wide libvirt event loop thread on first use. NULL on
+ * failure, with err (ERR_INFRA) saying why. */
+struct guest_host *guest_host_open(const char *uri, struct sl_error *err);
+/* Closes the connection. NULL is fine. */
+void guest_host_free(struct guest_host *h);
+/* The URI the host was opened with (borrowed). */
+const char *guest_host_uri(const struct guest_host *h);
+/* The hypervisor's (QEMU's) and libvirt's versions as "7.2.22" and "9.0.0". */
+int guest_host_versions(struct guest_host *h, char qemu[32], char libvirt[32],
+			struct sl_error *err);
+
+struct guest_spec {
+	const char *run_id;	      /* [A-Za-z0-9_.-]{1,90}; the domain is "schedlab-<run_id>" */
+	const char *kernel;	      /* host path of the bzImage */
+	const char *initrd;	      /* host path of the initrd (base + plan) */
+	const char *cmdline_extra;    /* appended to GUEST_BASE_CMDLINE, or NULL */
+	int vcpus;		      /* 1..64 */
+	int memory_mb;		      /* 64..65536 */
+	const char *accel;	      /* "tcg" or "kvm": resolve "auto" with accel_resolve() */
+	int deadline_s;		      /* from resume to the end, 1..GUEST_MAX_DEADLINE_S */
+	const char *console_log_path; /* the whole console (up to GUEST_CONSOLE_LOG_MAX), or NULL */
+	/* Polled about every 100 ms; nonzero destroys the domain and ends the
+	 * run with ERR_CANCELLED. May be NULL. */
+	int (*cancelled)(void *userdata);
+	void *userdata;
+	/* Probe mode (accel.c): the run ends, status ok, at the first sign of a
+	 * kernel that boots: a "Linux version" console line or the hello frame. */
+	bool probe;
+};
+
+struct guest_outcome {
+	char status[GUEST_STATUS_LEN]; /* ok hung panic crashed error */
+	char *reason;		       /* a sentence for any status but ok, else NULL */
+	json_object *events;	       /* array of {kind, line, excerpt} (console_events.h) */
+	char *console_tail;	       /* the last GUEST_CONSOLE_TAIL_MAX console bytes, ASCII */
+	json_object *frames;	       /* array of {kind, payload}: payload is the parsed JSON */
+	json_object *summary;	       /* borrowed from frames: the summary payload, or NULL */
+	double create_s;	       /* virDomainCreateXML (QEMU start) */
+	double boot_s;		       /* create to the agent's hello frame, or -1 */
+	double agent_start_s;	       /* resume to the hello frame (kernel boot), or -1 */
+	double total_s;		       /* create to the end */
+	char accel[8];		       /* "tcg" or "kvm" as used */
+	char domain[128];	       /* the domain name */
+};
+
+/* Boots spec's kernel and initrd in a transient domain and waits for it to
+ * end (power-off, reboot, crash, deadline or cancel). On success *ret is a
+ * new outcome (free with guest_outcome_free). The kernel and initrd are first
+ * copied into a private staging directory the hypervisor can read (libvirt
+ * relabels what it boots; the caller's cache is left alone). */
+int guest_run(struct guest_host *h, const struct guest_spec *spec, struct guest_outcome **ret,
+	      struct sl_error *err);
+void guest_outcome_free(struct guest_outcome *o);
+/* A new reference to the outcome as JSON: status, reason, events, frames,
+ * timings, accel, domain and "console_excerpt" (the last 60 lines). */
+json_object *guest_outcome_to_json(const struct guest_outcome *o);
+/* The last max_lines lines of text (malloc'd). */
+char *guest_tail_lines(const char *text, int max_lines);
+
+/* Destroys every running domain whose name starts with prefix, which must
+ * itself start with GUEST_DOMAIN_PREFIX (so no other domain is ever touched).
+ * Returns the number destroyed, or a negative errno. */
+int guest_cleanup_leftovers(struct guest_host *h, const char *prefix, struct sl_error *err);

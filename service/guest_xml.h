@@ -1,0 +1,37 @@
+/* The libvirt domain XML of one schedlab guest: a transient SMP x86 domain
+ * with direct kernel boot, two pty serial ports (serial0 = kernel console,
+ * serial1 = the agent's frames), ACPI (so the guest can power off), no disk,
+ * no network, and every stop (power-off, reboot, crash) ending the domain. */
+#pragma once
+
+#include "util/error.h"
+
+#define GUEST_MAX_VCPUS	    64
+#define GUEST_MIN_MEMORY_MB 64
+#define GUEST_MAX_MEMORY_MB (64 * 1024)
+
+struct guest_xml_params {
+	const char *name;   /* domain name: [A-Za-z0-9_.-], at most 100 characters */
+	const char *accel;  /* "tcg" -> <domain type='qemu'>, "kvm" -> <domain type='kvm'> */
+	const char *kernel; /* host paths, as the hypervisor sees them */
+	const char *initrd;
+	const char *cmdline; /* the whole kernel command line */
+	int vcpus;	     /* 1..GUEST_MAX_VCPUS */
+	int memory_mb;	     /* GUEST_MIN_MEMORY_MB..GUEST_MAX_MEMORY_MB */
+};
+
+/* The base kernel command line every guest gets: the console on ttyS0 at
+ * full log level (WARNING: lines are KERN_WARNING, so no "quiet"); a panic
+ * reboots at once, which ends the domain, and an Oops is a panic; a soft
+ * lockup is reported, not fatal; timestamps on every line; under TCG the TSC
+ * watchdog would otherwise switch clocksources in the middle of a run. */
+#define GUEST_BASE_CMDLINE                                                                         \
+	"console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 printk.time=1 "               \
+	"tsc=reliable"
+
+/* Builds the domain XML into *ret_xml (malloc'd). Values are XML-escaped;
+ * a bad name, accelerator or size is an ERR_INVALID error naming it. */
+int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_error *err);
+
+/* s with & < > ' " escaped (malloc'd, never NULL: aborts on OOM). */
+char *guest_xml_escape(const char *s);
