@@ -2,9 +2,9 @@
  * QEMU, libvirt and host kernel versions. */
 #pragma once
 
-#include "util/error.h"
+#include "guest.h"
 
-/* A new object {accelerator, host_cores, host_kernel, qemu_version,
- * libvirt_version, schedlab_version, hostname}. Versions that cannot be read
- * are "unknown"; this never fails. */
-json_object *environment_describe(const char *libvirt_uri, const char *accelerator);
+/* A new object {accelerator, host_cores, host_kernel, hostname, qemu_version,
+ * libvirt_version, libvirt_uri, schedlab_version}. Versions that cannot be
+ * read are "unknown"; host may be NULL. Never fails. */
+json_object *environment_describe(struct guest_host *host, const char *accelerator);

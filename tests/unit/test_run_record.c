@@ -1,0 +1,161 @@
+/* run_record_fill(): frames from the agent become workload records with
+ * metrics, and every way a run can go wrong becomes status "error" with a
+ * reason. Uses real rt-migrate-test output from tests/data/rt-tests/. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "run_record.h"
+#include "util/fs.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static char *golden(const char *name)
+{
+	char *data = NULL;
+	_cleanup_free_ char *p = fs_path_join("data/rt-tests", name);
+	assert_int_equal(fs_read_file(p, 1 << 20, &data, NULL, NULL), 0);
+	return data;
+}
+
+static json_object *spec(void)
+{
+	return json_tokener_parse("{\"workloads\":[{\"name\":\"rtm\",\"tool\":\"rt-migrate-test\","
+				  "\"args\":[\"-p\",\"60\",\"-l\",\"20\",\"3\"]}]}");
+}
+
+static json_object *frame(const char *kind, json_object *payload)
+{
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "kind", json_object_new_string(kind));
+	json_object_object_add(f, "payload", payload);
+	return f;
+}
+
+static json_object *workload_payload(int exit_code, bool timed_out)
+{
+	_cleanup_free_ char *out = golden("rtmigrate-p60-l20-t3.stdout");
+	_cleanup_free_ char *js = golden("rtmigrate-p60-l20-t3.json");
+	json_object *p = json_object_new_object();
+	json_object_object_add(p, "index", json_object_new_int(0));
+	json_object_object_add(p, "exit_code", json_object_new_int(exit_code));
+	json_object_object_add(p, "timed_out", json_object_new_boolean(timed_out));
+	json_object_object_add(p, "stdout", json_object_new_string(out));
+	json_object_object_add(p, "stderr", json_object_new_string("boom\n"));
+	json_object_object_add(p, "json_file", json_object_new_string(js));
+	return p;
+}
+
+static json_object *summary(const char *feature_error)
+{
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "{\"uname\":\"6.1.0\",\"features\":{\"requested\":[\"NO_RT_PUSH\"],"
+		 "\"applied\":[\"NO_RT_PUSH\"],\"errors\":[%s%s%s]},\"errors\":[]}",
+		 feature_error ? "\"" : "", feature_error ? feature_error : "",
+		 feature_error ? "\"" : "");
+	return json_tokener_parse(text);
+}
+
+static json_object *new_run(void)
+{
+	json_object *run = json_object_new_object();
+	json_object_object_add(run, "status", json_object_new_string("ok"));
+	return run;
+}
+
+static void test_ok_run_gets_metrics(void **state)
+{
+	(void)state;
+	json_object *s = spec(), *run = new_run(), *frames = json_object_new_array();
+	json_object_array_add(frames, frame("workload", workload_payload(0, false)));
+	json_object_array_add(frames, frame("summary", summary(NULL)));
+	run_record_fill(run, s, frames);
+	assert_string_equal(json_object_get_string(get(run, "status")), "ok");
+	json_object *w = json_object_array_get_idx(get(run, "workloads"), 0);
+	assert_string_equal(json_object_get_string(get(w, "status")), "ok");
+	assert_non_null(get(get(w, "metrics"), "inversions"));
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(get(run, "features_applied"), 0)),
+	    "NO_RT_PUSH");
+	json_object_put(run);
+	json_object_put(frames);
+	json_object_put(s);
+}
+
+static void expect_error(json_object *frames, const char *needle)
+{
+	json_object *s = spec(), *run = new_run();
+	run_record_fill(run, s, frames);
+	assert_string_equal(json_object_get_string(get(run, "status")), "error");
+	const char *reason = json_object_get_string(get(run, "reason"));
+	if (!strstr(reason, needle))
+		fail_msg("reason '%s' lacks '%s'", reason, needle);
+	json_object_put(run);
+	json_object_put(frames);
+	json_object_put(s);
+}
+
+static void test_failures_become_errors(void **state)
+{
+	(void)state;
+	json_object *f = json_object_new_array();
+	json_object_array_add(f, frame("summary", summary(NULL)));
+	expect_error(f, "sent no result frame");
+
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", workload_payload(0, false)));
+	expect_error(f, "no summary frame");
+
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", workload_payload(0, true)));
+	json_object_array_add(f, frame("summary", summary(NULL)));
+	expect_error(f, "timed out");
+
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", workload_payload(3, false)));
+	json_object_array_add(f, frame("summary", summary(NULL)));
+	expect_error(f, "exited with status 3");
+
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", workload_payload(0, false)));
+	json_object_array_add(f, frame("summary", summary("feature 'RT_FOO' is not known")));
+	expect_error(f, "RT_FOO");
+
+	json_object *garbage = workload_payload(0, false);
+	json_object_object_add(garbage, "stdout", json_object_new_string("\x01\x02 garbage"));
+	json_object_object_add(garbage, "json_file", json_object_new_string("{not json"));
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", garbage));
+	json_object_array_add(f, frame("summary", summary(NULL)));
+	expect_error(f, "does not parse");
+}
+
+static void test_first_failure_is_kept(void **state)
+{
+	(void)state;
+	json_object *run = new_run();
+	run_record_fail(run, "hung", "deadline passed");
+	run_record_fail(run, "error", "later");
+	assert_string_equal(json_object_get_string(get(run, "status")), "hung");
+	assert_string_equal(json_object_get_string(get(run, "reason")), "deadline passed");
+	json_object_put(run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ok_run_gets_metrics),
+	    cmocka_unit_test(test_failures_become_errors),
+	    cmocka_unit_test(test_first_failure_is_kept),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
