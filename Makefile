@@ -13,7 +13,8 @@ CC       ?= cc
 PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto libcurl
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -Iservice -Iworkloads -MMD -MP
+GUEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -Iservice -Iworkloads
+BASE_CFLAGS := $(GUEST_CFLAGS) -MMD -MP
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 ifeq ($(SANITIZER),address)
@@ -55,10 +56,10 @@ $(BUILD)/schedlab: $(BUILD)/obj/service/main.o $(LIB_OBJS)
 # Guest binaries are static: the initramfs carries no libc for them.
 $(BUILD)/agent: $(AGENT_SRCS) $(wildcard workloads/agent/*.h workloads/proto/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $(AGENT_SRCS) $(shell pkg-config --libs json-c) -lpthread
+	$(CC) $(GUEST_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $(AGENT_SRCS) $(shell pkg-config --libs json-c) -lpthread
 $(BUILD)/workloads/%: workloads/%.c $(wildcard workloads/*.h) $(wildcard workloads/proto/*.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $< $(wildcard workloads/lib/*.c) $(shell pkg-config --libs json-c) -lpthread -lm
+	$(CC) $(GUEST_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $< $(wildcard workloads/lib/*.c) $(shell pkg-config --libs json-c) -lpthread -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libschedlab-test.a
 	@mkdir -p $(dir $@)
