@@ -1044,7 +1044,7 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 
 	for (size_t i = 0; i <= p->n_series; i++) {
 		const char *name;
-		bool line = false, target = false;
+		bool line = false, band = false, target = false;
 		int s = (int)i;
 
 		if (i == p->n_series) {
@@ -1059,9 +1059,10 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 			for (size_t j = 0; j < p->n_elems; j++)
 				if (p->elems[j].series == s) {
 					enum elem_kind k = p->elems[j].kind;
-					line = k == E_LINE || k == E_VLINE || k == E_HLINE ||
+					line = line || k == E_LINE || k == E_VLINE ||
+					       k == E_HLINE ||
 					       (k == E_HIST && p->elems[j].style == SVG_HIST_STEP);
-					break;
+					band = band || k == E_BAND;
 				}
 		}
 		double w = 24 + text_width(name) + 16;
@@ -1078,6 +1079,15 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 			if (target) {
 				draw_hseg(o, x, x + 18, y - 4, "#000000", 3);
 			} else if (line) {
+				if (band) {
+					html_buf_puts(o, "<rect");
+					attr_num(o, "x", x);
+					attr_num(o, "y", y - 10);
+					html_buf_printf(o,
+							" width=\"18\" height=\"12\" fill=\"%s\" "
+							"fill-opacity=\"0.18\"/>\n",
+							series_color(p, s));
+				}
 				html_buf_puts(o, "<line");
 				attr_num(o, "x1", x);
 				attr_num(o, "y1", y - 4);
@@ -1176,11 +1186,14 @@ void svg_plot_render_to(const struct svg_plot *p, struct html_buf *o)
 	}
 	for (size_t i = 0; i < sx.n_ticks; i++) {
 		char t[HTML_NUM_MAX];
+		double x = scale_px(&sx, sx.ticks[i]);
 		tick_label(&sx, sx.ticks[i], t);
+		/* A label that would run off the right edge ends at the tick. */
+		bool end = x + text_width(t) * 0.85 / 2 > p->width - 2;
 		html_buf_puts(o, "<text");
-		attr_num(o, "x", scale_px(&sx, sx.ticks[i]));
+		attr_num(o, "x", end ? fmin(x, p->width - 2) : x);
 		attr_num(o, "y", l.bottom + 16);
-		html_buf_printf(o, " text-anchor=\"middle\">%s</text>\n", t);
+		html_buf_printf(o, " text-anchor=\"%s\">%s</text>\n", end ? "end" : "middle", t);
 	}
 	for (size_t i = 0; i < p->n_categories; i++) {
 		html_buf_puts(o, "<text");

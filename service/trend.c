@@ -338,6 +338,17 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 	html_buf_puts(o, ".</figcaption>\n</figure>\n");
 }
 
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+	int r;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	r = strcmp(x->variant, y->variant);
+	return r ? r : strcmp(x->job_id, y->job_id);
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	const struct series_group *x = a, *y = b;
@@ -359,6 +370,9 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 	time_t since = now - since_seconds;
 
 	for (size_t i = 0; i < t->n; i++) {
+		/* SQLite orders integer times before text ones; order by the
+		 * parsed time here. */
+		qsort(t->g[i].pts, t->g[i].n, sizeof(struct point), cmp_point);
 		for (size_t j = 0; j < t->g[i].n; j++)
 			if (first_regressed(&t->g[i], j))
 				t->g[i].regressions++;

@@ -1,0 +1,397 @@
+/* The per-job report (section presence, chart count, escaping of every user
+ * string in a hostile result, bad input) and the trend report (regressions
+ * flagged once where they first appear, the window, store errors). Run from
+ * tests/ (tests/run.sh does). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <cmocka.h>
+
+#include "report.h"
+#include "trend.h"
+#include "util/fs.h"
+
+static json_object *load(const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sl_error err = {0};
+
+	if (fs_read_file(path, 16 << 20, &text, NULL, &err) < 0)
+		fail_msg("%s", err.message);
+	json_object *o = json_tokener_parse(text);
+	if (!o)
+		fail_msg("'%s' is not JSON", path);
+	return o;
+}
+
+static char *render(const char *path)
+{
+	_cleanup_json_ json_object *r = load(path);
+	struct sl_error err = {0};
+	char *html = NULL;
+
+	if (report_html(r, &html, &err) < 0)
+		fail_msg("report_html(%s): %s", path, err.message);
+	return html;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Every tag in the page is one the report writes, and no tag carries an
+ * event handler or a URL attribute: user text cannot have become markup. */
+static void assert_only_report_markup(const char *html)
+{
+	static const char *const allowed[] = {
+	    "html", "head", "meta", "title", "style", "body",	"main",	    "header",  "div",
+	    "h1",   "h2",   "h3",   "p",     "ul",    "li",	"section",  "table",   "tr",
+	    "th",   "td",   "span", "code",  "b",     "br",	"pre",	    "figure",  "figcaption",
+	    "svg",  "rect", "text", "line",  "path",  "circle", "polyline", "polygon", "g",
+	};
+
+	for (const char *p = html; (p = strchr(p, '<')); p++) {
+		const char *q = p + 1, *end = strchr(p, '>');
+		char name[32] = "";
+		bool ok = false;
+
+		assert_non_null(end);
+		if (*q == '!')
+			continue;
+		if (*q == '/')
+			q++;
+		size_t n = strspn(q, "abcdefghijklmnopqrstuvwxyz0123456789");
+		if (n == 0 || n >= sizeof(name))
+			fail_msg("unexpected markup at byte %td: '%.40s'", p - html, p);
+		memcpy(name, q, n);
+		name[n] = '\0';
+		for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+			ok = ok || strcmp(name, allowed[i]) == 0;
+		if (!ok)
+			fail_msg("unexpected tag <%s> at byte %td: '%.60s'", name, p - html, p);
+		for (const char *a = q; a < end; a++) {
+			if ((a[0] == ' ' || a[0] == '/') && a[1] == 'o' && a[2] == 'n')
+				fail_msg("event handler attribute in '%.*s'", (int)(end - p + 1),
+					 p);
+			if (strncmp(a, " src=", 5) == 0 || strncmp(a, " href=", 6) == 0 ||
+			    strncmp(a, " data=", 6) == 0)
+				fail_msg("URL attribute in '%.*s'", (int)(end - p + 1), p);
+		}
+	}
+}
+
+static void test_sections(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *html = render("data/report/result.json");
+
+	assert_only_report_markup(html);
+	assert_non_null(strstr(html, "<!DOCTYPE html>"));
+	assert_non_null(strstr(html, "Content-Security-Policy"));
+	assert_null(strstr(html, "<script"));
+	for (const char *const *id =
+		 (const char *const[]){"verdict", "comparisons", "variants", "kernels",
+				       "environment", "runs", "failed-runs", NULL};
+	     *id; id++) {
+		char needle[64];
+		snprintf(needle, sizeof(needle), "id=\"%s\"", *id);
+		if (!strstr(html, needle))
+			fail_msg("section %s is missing", *id);
+	}
+	/* rt-migrate-test: start delay + inversions; cyclictest histogram;
+	 * share; slice. */
+	assert_int_equal(count(html, "<svg "), 5);
+	assert_int_equal(count(html, "<figure id=\"chart-"), 5);
+	assert_non_null(strstr(html, "data-tool=\"cyclictest\""));
+	assert_non_null(strstr(html, "cyclictest latency histogram"));
+	assert_non_null(strstr(html, "data-tool=\"share\""));
+	assert_non_null(strstr(html, "expected fraction"));
+	assert_non_null(strstr(html, "patched predicted 2000"));
+	assert_non_null(strstr(html, "baseline p99 "));
+	/* Header: verdict, kernel provenance, the TCG note. */
+	assert_non_null(strstr(html, "v-fail\">FAIL</div>"));
+	assert_non_null(strstr(html, "0001-sched-rt-add-RT_PUSH-feature.patch"));
+	assert_non_null(strstr(html, ">9a0b1c2d3e4f</code>"));
+	assert_non_null(strstr(html, ">0c1d2e3f4a5b</code>"));
+	assert_non_null(strstr(html, "6.1.158"));
+	assert_non_null(strstr(html, "TCG inflates absolute latencies"));
+	/* Comparison table: gated rows with their badges. */
+	assert_non_null(strstr(html, "<span class=\"tag\">gate</span>"));
+	assert_non_null(strstr(html, "<span class=\"badge v-improved\">"));
+	/* The failed run with its events and console, escaped in <pre>. */
+	assert_non_null(strstr(html, "<span class=\"badge v-panic\">"));
+	assert_non_null(strstr(html, "Kernel panic - not syncing"));
+	assert_non_null(strstr(html, "[    6.104900]  &lt;TASK&gt;"));
+}
+
+static void test_example_result(void **state)
+{
+	(void)state;
+	/* The schema owner's example: no per-bucket histogram, so cyclictest
+	 * falls back to the per-run strip plot. */
+	_cleanup_free_ char *html = render("data/result-example.json");
+
+	assert_only_report_markup(html);
+	assert_int_equal(count(html, "<svg "), 3);
+	assert_non_null(strstr(html, "cyclictest latency per run"));
+	assert_non_null(strstr(html, "Every run and every workload in it finished ok."));
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *html = render("data/report/hostile.json");
+
+	assert_only_report_markup(html);
+	assert_null(strstr(html, "<script"));
+	assert_non_null(strstr(html, "<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>"));
+	assert_non_null(strstr(html, "<title>schedlab: &lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(
+	    strstr(html, "&quot;&gt;&lt;img src=x onerror=alert(2)&gt; &amp; \xef\xbf\xbd ctrl"));
+	assert_non_null(strstr(html, "&lt;b onmouseover=alert(3)&gt;evil.patch"));
+	assert_non_null(strstr(html, "&lt;/td&gt;&lt;script&gt;alert(4)&lt;/script&gt;"));
+	assert_non_null(strstr(html, "&lt;iframe src=&quot;https://example.invalid/&quot;&gt;"));
+	assert_non_null(strstr(html, "&lt;svg onload=alert(6)&gt;"));
+	assert_non_null(strstr(html, "&lt;/li&gt;&lt;script&gt;alert(7)&lt;/script&gt;"));
+	assert_non_null(strstr(html, "&quot;&gt;&lt;svg/onload=alert(8)&gt;"));
+	assert_non_null(strstr(html, "&lt;/pre&gt;&lt;script&gt;alert(9)&lt;/script&gt;"));
+	assert_non_null(strstr(html, "\xef\xbf\xbd[31mred"));
+	assert_non_null(strstr(html, "&lt;style&gt;body{display:none}&lt;/style&gt;"));
+	assert_non_null(strstr(html, "&lt;a href=x&gt;regressed&lt;/a&gt;"));
+	assert_non_null(strstr(html, "&lt;embed src=x&gt;"));
+	assert_non_null(strstr(html, "&lt;marquee&gt;host&lt;/marquee&gt;"));
+	/* An unknown verdict is text, never a class name. */
+	assert_null(strstr(html, "v-<"));
+	assert_null(strstr(html, "v-&lt;"));
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	char *html = NULL;
+	_cleanup_json_ json_object *arr = json_object_new_array();
+	_cleanup_json_ json_object *empty = json_object_new_object();
+	_cleanup_json_ json_object *minimal = json_tokener_parse(
+	    "{\"variants\": {\"a\": {\"runs\": [{\"status\": 7, \"workloads\": \"x\"}]}, "
+	    "\"b\": 5}, \"comparisons\": {}, \"kernels\": [], \"job\": {\"workloads\": [1]}}");
+
+	assert_int_equal(report_html(NULL, &html, &err), -EINVAL);
+	assert_int_equal(report_html(arr, &html, &err), -EINVAL);
+	assert_int_equal(err.kind, ERR_INVALID);
+	assert_int_equal(report_html(empty, &html, &err), -EINVAL);
+	assert_string_equal(err.path, "$.variants");
+	assert_null(html);
+	/* Wrong types everywhere are shown as missing, not a crash. */
+	assert_non_null(minimal);
+	assert_int_equal(report_html(minimal, &html, &err), 0);
+	assert_non_null(strstr(html, "NO VERDICT"));
+	assert_only_report_markup(html);
+	free(html);
+}
+
+/* ---- trend ---- */
+
+#define NOW 1796277600L /* 2026-12-03T06:00:00Z */
+
+struct trend_fixture {
+	char dir[64];
+};
+
+static void exec_sql(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+static void add_row(sqlite3 *db, const char *job, long t, bool text_time, const char *metric,
+		    double base, double cand, const char *verdict)
+{
+	sqlite3_stmt *st;
+	char iso[32], id[32];
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(id, sizeof(id), "j-%ld", t);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT INTO comparisons VALUES (?, ?, ?, 'patched', "
+					    "'cyclictest', ?, ?, ?, ?, ?, ?, 0.04, ?)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, job, -1, SQLITE_STATIC);
+	if (text_time)
+		sqlite3_bind_text(st, 3, iso, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 3, t);
+	sqlite3_bind_text(st, 4, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, base);
+	sqlite3_bind_double(st, 6, cand);
+	sqlite3_bind_double(st, 7, cand - base);
+	sqlite3_bind_double(st, 8, cand - base - 10);
+	sqlite3_bind_double(st, 9, cand - base + 10);
+	sqlite3_bind_text(st, 10, verdict, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+static int trend_setup(void **state)
+{
+	struct trend_fixture *f = calloc(1, sizeof(*f));
+	sqlite3 *db;
+	_cleanup_free_ char *path = NULL;
+	/* nightly p99: unchanged, then a regression on day 4 that lasts two
+	 * nights, a good night, and a new regression on day 7. */
+	static const char *const verdicts[10] = {
+	    "unchanged", "unchanged", "unchanged", "unchanged", "regressed",
+	    "regressed", "unchanged", "regressed", "unchanged", "improved",
+	};
+
+	strcpy(f->dir, "/tmp/test_report.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	path = fs_path_join(f->dir, "schedlab.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_sql(db,
+		 "CREATE TABLE comparisons(job_id TEXT, job_name TEXT, finished_at, variant "
+		 "TEXT, workload TEXT, metric TEXT, baseline_median REAL, candidate_median REAL, "
+		 "change REAL, ci_lo REAL, ci_hi REAL, p_value REAL, verdict TEXT)");
+	for (int d = 0; d < 10; d++) {
+		long t = NOW - (10 - d) * 86400L + 3600;
+		add_row(db, "nightly", t, d % 2 == 0, "latency_us.p99", 800 + d,
+			verdicts[d][0] == 'r' ? 1000 + d : 805, verdicts[d]);
+		add_row(db, "nightly", t, d % 2 == 1, "latency_us.avg", 200, 201, "unchanged");
+	}
+	/* Outside a 30-day window: must not be listed. */
+	add_row(db, "nightly", NOW - 40 * 86400L, true, "latency_us.max", 1, 2, "regressed");
+	add_row(db, "<script>alert(1)</script>", NOW - 86400L, true, "latency_us.max", 1, 9,
+		"regressed");
+	sqlite3_close(db);
+	*state = f;
+	return 0;
+}
+
+static int trend_teardown(void **state)
+{
+	struct trend_fixture *f = *state;
+
+	fs_rm_rf(f->dir, NULL);
+	free(f);
+	return 0;
+}
+
+static void test_trend(void **state)
+{
+	struct trend_fixture *f = *state;
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+
+	assert_int_equal(trend_html_at(f->dir, 30 * 86400L, NOW, &html, &err), 0);
+	if (getenv("DUMP_TREND"))
+		fs_write_file_atomic(getenv("DUMP_TREND"), html, strlen(html), &err);
+	assert_only_report_markup(html);
+	assert_null(strstr(html, "<script"));
+	/* Three series in the window: nightly p99, nightly avg, the hostile one. */
+	assert_int_equal(count(html, "<svg "), 3);
+	/* Regressions: day 4 and day 7 of nightly, and the hostile job's; the
+	 * second night of the first streak is not a new regression. */
+	assert_int_equal(count(html, "<tr><td>2026-"), 3);
+	assert_non_null(strstr(html, "<tr><td>2026-11-27 07:00</td><td>nightly</td>"));
+	assert_non_null(strstr(html, "<tr><td>2026-11-30 07:00</td><td>nightly</td>"));
+	assert_null(strstr(html, "<tr><td>2026-11-28 07:00</td>"));
+	assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(html, "regression first seen"));
+	assert_non_null(strstr(html, "v-fail\">REGRESSIONS</div>"));
+	/* The max series is outside a 30-day window but inside 60 days. */
+	assert_null(strstr(html, "2026-10-24"));
+	free(html);
+	html = NULL;
+	assert_int_equal(trend_html_at(f->dir, 60 * 86400L, NOW, &html, &err), 0);
+	assert_int_equal(count(html, "<tr><td>2026-"), 4);
+	free(html);
+	html = NULL;
+	/* A one-hour window holds nothing. */
+	assert_int_equal(trend_html_at(f->dir, 3600, NOW, &html, &err), 0);
+	assert_non_null(strstr(html, "No metric regressed in this window."));
+	assert_int_equal(count(html, "<svg "), 0);
+}
+
+static void test_trend_errors(void **state)
+{
+	struct trend_fixture *f = *state;
+	struct sl_error err = {0};
+	char *html = NULL;
+	char dir[64] = "/tmp/test_report.XXXXXX";
+	sqlite3 *db;
+
+	assert_int_equal(trend_html_at("/nonexistent-schedlab-state", 86400, NOW, &html, &err),
+			 -ENOENT);
+	assert_int_equal(err.kind, ERR_NOT_FOUND);
+	assert_int_equal(trend_html_at(f->dir, 0, NOW, &html, &err), -EINVAL);
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *path = fs_path_join(dir, "schedlab.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_sql(db, "CREATE TABLE jobs(id TEXT)");
+	sqlite3_close(db);
+	assert_int_equal(trend_html_at(dir, 86400, NOW, &html, &err), -EINVAL);
+	assert_int_equal(err.kind, ERR_INVALID);
+	assert_non_null(strstr(err.message, "comparisons"));
+	assert_null(html);
+	fs_rm_rf(dir, NULL);
+}
+
+static void test_trend_parsing(void **state)
+{
+	(void)state;
+	long s;
+	time_t t;
+
+	assert_int_equal(trend_parse_duration("30d", &s), 0);
+	assert_int_equal(s, 30 * 86400);
+	assert_int_equal(trend_parse_duration("12h", &s), 0);
+	assert_int_equal(s, 12 * 3600);
+	assert_int_equal(trend_parse_duration("90m", &s), 0);
+	assert_int_equal(s, 5400);
+	assert_int_equal(trend_parse_duration("3600", &s), 0);
+	assert_int_equal(s, 3600);
+	assert_int_equal(trend_parse_duration("", &s), -EINVAL);
+	assert_int_equal(trend_parse_duration("0d", &s), -EINVAL);
+	assert_int_equal(trend_parse_duration("-1d", &s), -EINVAL);
+	assert_int_equal(trend_parse_duration("5w", &s), -EINVAL);
+	assert_int_equal(trend_parse_duration("5dd", &s), -EINVAL);
+	assert_int_equal(trend_parse_duration("99999999999d", &s), -EINVAL);
+	assert_int_equal(trend_parse_time("2026-12-03T06:00:00Z", &t), 0);
+	assert_int_equal((long)t, NOW);
+	assert_int_equal(trend_parse_time("2026-12-03 06:00:00.250+00:00", &t), 0);
+	assert_int_equal((long)t, NOW);
+	assert_int_equal(trend_parse_time("2026-12-03T06:00:00+02:00", &t), -EINVAL);
+	assert_int_equal(trend_parse_time("2026-13-03T06:00:00Z", &t), -EINVAL);
+	assert_int_equal(trend_parse_time("yesterday", &t), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sections),
+	    cmocka_unit_test(test_example_result),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test_setup_teardown(test_trend, trend_setup, trend_teardown),
+	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
+	    cmocka_unit_test(test_trend_parsing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
