@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The per-job report in a real browser: render the golden result
+# (tests/data/report/result.json) with `schedlab report`, load it in headless
+# Chromium, and check that
+#   - the screenshot is not blank and shows the charts' colours,
+#   - the DOM holds exactly the expected number of <svg> charts (5: start
+#     delay, inversions, cyclictest histogram, share, slice), the same as the file,
+#   - a hostile result (job named <script>alert(1)</script>, ...) yields no
+#     script element and shows the names as text,
+#   - the page names no external resource.
+# Installs Debian's chromium through scripts/setup.sh when it is missing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+e2e_need_schedlab
+e2e_need python3
+
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "installing chromium (large) through scripts/setup.sh" >&2
+	"$E2E_ROOT/scripts/setup.sh" --packages-only --extra chromium >&2 ||
+		e2e_skip "chromium is not installed and 'scripts/setup.sh --extra chromium' failed"
+fi
+command -v chromium >/dev/null 2>&1 || e2e_skip "chromium is not installed"
+
+e2e_tmpdir
+cd "$E2E_TMP"
+expected_charts=5
+
+chromium_run() {
+	local profile
+	profile=$(mktemp -d "$E2E_TMP/profile.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-quic --user-data-dir="$profile" "$@" 2>>chromium.log
+}
+
+"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/result.json" -o report.html
+"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/hostile.json" -o hostile.html
+
+# Self-contained: the only URL is the SVG namespace, nothing to fetch.
+if grep -oE '(https?|ftp)://[^"<> ]+' report.html | grep -v '^http://www.w3.org/2000/svg$'; then
+	e2e_fail "report.html names an external resource (above)"
+fi
+grep -qiE '<(script|link|img|iframe)[ >]|@import|url\(' report.html &&
+	e2e_fail "report.html contains a script, link, image, frame or CSS url()"
+
+file_svgs=$(grep -o '<svg ' report.html | wc -l)
+[ "$file_svgs" -eq "$expected_charts" ] ||
+	e2e_fail "report.html has $file_svgs <svg> charts, expected $expected_charts"
+
+chromium_run --dump-dom "file://$PWD/report.html" >dom.html
+dom_svgs=$(grep -o '<svg ' dom.html | wc -l)
+echo "charts: file $file_svgs, DOM $dom_svgs, expected $expected_charts"
+[ "$dom_svgs" -eq "$expected_charts" ] ||
+	e2e_fail "Chromium's DOM has $dom_svgs <svg> elements, expected $expected_charts"
+grep -q 'id="failed-runs"' dom.html || e2e_fail "the DOM lacks the failed-runs section"
+
+chromium_run --screenshot="$PWD/report.png" --window-size=1280,4000 "file://$PWD/report.html" >/dev/null
+[ -s report.png ] || e2e_fail "Chromium wrote no screenshot (see chromium.log)"
+
+# Decode the PNG with the standard library only and measure it.
+python3 - report.png <<'PY'
+import struct, sys, zlib
+
+def decode(path):
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        sys.exit("not a PNG")
+    pos, idat, hdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = hdr
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        sys.exit(f"unsupported PNG: depth {depth}, colour type {ctype}, interlace {interlace}")
+    bpp = 3 if ctype == 2 else 4
+    raw, stride = zlib.decompress(idat), w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif f == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pred) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+w, h, bpp, rows = decode(sys.argv[1])
+total = nonwhite = blue = orange = 0
+for line in rows[::2]:
+    for x in range(0, w * bpp, bpp * 2):
+        r, g, b = line[x], line[x + 1], line[x + 2]
+        total += 1
+        if r < 235 or g < 235 or b < 235:
+            nonwhite += 1
+        # The palette's blue (#0072B2) and orange (#E69F00), allowing for
+        # anti-aliasing and opacity.
+        if b > 120 and r < 90 and 80 < g < 150:
+            blue += 1
+        if r > 200 and 130 < g < 180 and b < 60:
+            orange += 1
+print(f"screenshot {w}x{h}: {100 * nonwhite / total:.1f}% non-white, "
+      f"{blue} blue and {orange} orange samples")
+if (w, h) != (1280, 4000):
+    sys.exit(f"the screenshot is {w}x{h}, not 1280x4000")
+if nonwhite < total * 0.05:
+    sys.exit("the screenshot is (almost) blank")
+if blue < 200 or orange < 200:
+    sys.exit("the screenshot lacks the charts' blue or orange: did the SVG render?")
+PY
+
+# The hostile result: names are text, nothing runs.
+chromium_run --dump-dom "file://$PWD/hostile.html" >hostile-dom.html
+if grep -qi '<script' hostile-dom.html; then
+	e2e_fail "the hostile report has a <script> element in the DOM"
+fi
+grep -q '<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>' hostile-dom.html ||
+	e2e_fail "the hostile job name is not shown as text in the DOM"
+grep -q '<title>schedlab: &lt;script&gt;' hostile-dom.html ||
+	e2e_fail "the hostile job name is not text in the title"
+echo "report rendered in Chromium: $dom_svgs charts, hostile names shown as text"
