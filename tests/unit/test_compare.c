@@ -1,0 +1,379 @@
+/* compare_result(): per-metric verdicts, the overall verdict and its reasons,
+ * on small hand-built results and on tests/data/result-example.json. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "compare.h"
+#include "jsonschema.h"
+#include "schema.h"
+#include "util/fs.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+/* One ok run with one workload whose metrics are name=value pairs. */
+static json_object *run(const char *key, const char *status, const char *workload, const char *tool,
+			int nmetrics, ...)
+{
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "key", json_object_new_string(key));
+	json_object_object_add(r, "repeat", json_object_new_int(0));
+	json_object_object_add(r, "status", json_object_new_string(status));
+	if (strcmp(status, "ok") != 0)
+		json_object_object_add(r, "reason",
+				       json_object_new_string("the kernel panicked in "
+							      "pick_next_task_rt"));
+	json_object *w = json_object_new_object(), *m = json_object_new_object();
+	json_object_object_add(w, "name", json_object_new_string(workload));
+	json_object_object_add(w, "tool", json_object_new_string(tool));
+	json_object_object_add(w, "status", json_object_new_string("ok"));
+	va_list ap;
+	va_start(ap, nmetrics);
+	for (int i = 0; i < nmetrics; i++) {
+		const char *name = va_arg(ap, const char *);
+		double v = va_arg(ap, double);
+		json_object_object_add(m, name, json_object_new_double(v));
+	}
+	va_end(ap);
+	json_object_object_add(w, "metrics", m);
+	json_object *wls = json_object_new_array();
+	json_object_array_add(wls, w);
+	json_object_object_add(r, "workloads", wls);
+	return r;
+}
+
+static void add_run(json_object *variants, const char *variant, json_object *r)
+{
+	json_object *v = get(variants, variant);
+	if (!v) {
+		v = json_object_new_object();
+		json_object_object_add(v, "kernel", json_object_new_string("sched"));
+		json_object_object_add(v, "runs", json_object_new_array());
+		json_object_object_add(variants, variant, v);
+	}
+	json_object_array_add(get(v, "runs"), r);
+}
+
+static json_object *spec_with_gates(const char *gates_json)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"name\": \"t\", \"baseline\": \"baseline\", \"workloads\": ["
+		 "{\"name\": \"rtm\", \"tool\": \"rt-migrate-test\"}, {\"name\": \"ct\", "
+		 "\"tool\": \"cyclictest\"}, {\"name\": \"sh\", \"tool\": \"share\"}], "
+		 "\"gates\": %s}",
+		 gates_json);
+	json_object *o = json_tokener_parse(buf);
+	assert_non_null(o);
+	return o;
+}
+
+static json_object *find_cmp(json_object *cmps, const char *variant, const char *metric)
+{
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		json_object *c = json_object_array_get_idx(cmps, i);
+		if (strcmp(json_object_get_string(get(c, "variant")), variant) == 0 &&
+		    strcmp(json_object_get_string(get(c, "metric")), metric) == 0)
+			return c;
+	}
+	fail_msg("no comparison for %s/%s", variant, metric);
+	return NULL;
+}
+
+static const char *verdict_of(json_object *cmps, const char *variant, const char *metric)
+{
+	return json_object_get_string(get(find_cmp(cmps, variant, metric), "verdict"));
+}
+
+static bool reasons_contain(json_object *reasons, const char *needle)
+{
+	for (size_t i = 0; i < json_object_array_length(reasons); i++)
+		if (strstr(json_object_get_string(json_object_array_get_idx(reasons, i)), needle))
+			return true;
+	return false;
+}
+
+/* Seed 009 at repeat 2: baseline inversions 3 and 5, patched 0 and 0. */
+static void test_inversions_improved_at_repeat_2(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec = spec_with_gates(
+	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	add_run(variants, "baseline",
+		run("baseline#0", "ok", "rtm", "rt-migrate-test", 2, "inversions", 3.0,
+		    "inversion_max_us", 20011.0));
+	add_run(variants, "patched",
+		run("patched#0", "ok", "rtm", "rt-migrate-test", 2, "inversions", 0.0,
+		    "inversion_max_us", 0.0));
+	add_run(variants, "baseline",
+		run("baseline#1", "ok", "rtm", "rt-migrate-test", 2, "inversions", 5.0,
+		    "inversion_max_us", 24140.0));
+	add_run(variants, "patched",
+		run("patched#1", "ok", "rtm", "rt-migrate-test", 2, "inversions", 0.0,
+		    "inversion_max_us", 0.0));
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "pass");
+	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "improved");
+	assert_string_equal(verdict_of(cmps, "patched", "inversion_max_us"), "improved");
+	json_object *c = find_cmp(cmps, "patched", "inversions");
+	assert_true(json_object_get_boolean(get(c, "gated")));
+	assert_int_equal(json_object_get_int(get(c, "change")), -4);
+	assert_true(json_object_get_double(get(c, "change_pct")) == -100.0);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(get(c, "ci95"), 0)), -5);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(get(c, "ci95"), 1)), -3);
+	assert_true(fabs(json_object_get_double(get(c, "p_value")) - 1.0 / 3) < 1e-9);
+	assert_string_equal(json_object_get_string(get(c, "better")), "lower");
+	assert_false(
+	    json_object_get_boolean(get(find_cmp(cmps, "patched", "inversion_max_us"), "gated")));
+	assert_true(reasons_contain(reasons, "'inversions' of workload 'rtm' improved"));
+}
+
+static void test_regression_fails(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec =
+	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	const double base[] = {0, 0, 0}, cand[] = {2, 4, 3};
+	for (int i = 0; i < 3; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(variants, "patched",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "fail");
+	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "regressed");
+	assert_true(reasons_contain(reasons, "Gated metric 'inversions' of workload 'rtm' "
+					     "regressed in variant 'patched': median 3 against 0"));
+	/* A change of 3 under a gate threshold of 5 is no regression. */
+	_cleanup_json_ json_object *spec5 = spec_with_gates(
+	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 5}]");
+	_cleanup_json_ json_object *cmps5 = NULL, *reasons5 = NULL;
+	assert_int_equal(compare_result(spec5, variants, &cmps5, verdict, &reasons5, &err), 0);
+	assert_string_equal(verdict, "pass");
+	assert_string_equal(verdict_of(cmps5, "patched", "inversions"), "unchanged");
+}
+
+/* A/A: DESIGN.md's four boots of one stock kernel (cyclictest avg 169-257 us,
+ * max 6.8-17.3 ms, min 25-40 us), split between two names in every one of
+ * the 6 ways: nothing may come out changed. */
+static void test_aa_unchanged(void **state)
+{
+	(void)state;
+	const double avg[4] = {169, 257, 214, 198}, max[4] = {6800, 17300, 9100, 12400},
+		     min[4] = {25, 40, 31, 28}, p99[4] = {610, 1400, 880, 990};
+	const double d61[4] = {96, 310, 122, 140}, d60min[4] = {20210, 20390, 20250, 20330};
+	static const int splits[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+	for (int s = 0; s < 6; s++) {
+		_cleanup_json_ json_object *spec = spec_with_gates("[]");
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		for (int i = 0; i < 4; i++) {
+			bool base = i == splits[s][0] || i == splits[s][1];
+			char k[32];
+			snprintf(k, sizeof(k), "%s#%d", base ? "baseline" : "again", i);
+			add_run(variants, base ? "baseline" : "again",
+				run(k, "ok", "ct", "cyclictest", 4, "latency_us.avg", avg[i],
+				    "latency_us.max", max[i], "latency_us.min", min[i],
+				    "latency_us.p99", p99[i]));
+			snprintf(k, sizeof(k), "%s#%d", base ? "baseline" : "again", i + 4);
+			add_run(variants, base ? "baseline" : "again",
+				run(k, "ok", "rtm", "rt-migrate-test", 3, "inversions", 0.0,
+				    "start_delay_us.prio61.max", d61[i],
+				    "start_delay_us.prio60.min", d60min[i]));
+		}
+		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+		char verdict[16];
+		struct sl_error err = {0};
+		assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+		assert_string_equal(verdict, "pass");
+		assert_int_equal(json_object_array_length(cmps), 7);
+		for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+			json_object *c = json_object_array_get_idx(cmps, i);
+			const char *v = json_object_get_string(get(c, "verdict"));
+			if (strcmp(v, "unchanged") != 0)
+				fail_msg("split %d: %s is %s (%s)", s,
+					 json_object_get_string(get(c, "metric")), v,
+					 json_object_to_json_string(c));
+		}
+	}
+}
+
+static void test_candidate_run_failure_fails(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec = spec_with_gates("[]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	add_run(variants, "baseline",
+		run("baseline#0", "ok", "ct", "cyclictest", 1, "latency_us.avg", 200.0));
+	add_run(variants, "baseline",
+		run("baseline#1", "hung", "ct", "cyclictest", 1, "latency_us.avg", 1e9));
+	add_run(variants, "patched",
+		run("patched#0", "panic", "ct", "cyclictest", 1, "latency_us.avg", 10.0));
+	add_run(variants, "patched",
+		run("patched#1", "ok", "ct", "cyclictest", 1, "latency_us.avg", 190.0));
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "fail");
+	assert_true(reasons_contain(reasons, "Run 'patched#0' of variant 'patched' ended with "
+					     "status 'panic': the kernel panicked in "
+					     "pick_next_task_rt."));
+	assert_true(reasons_contain(reasons, "Baseline run 'baseline#1' ended with status "
+					     "'hung'"));
+	/* Values of runs that are not ok are left out: 1 against 1. */
+	json_object *c = find_cmp(cmps, "patched", "latency_us.avg");
+	assert_int_equal(json_object_get_int(get(get(c, "baseline"), "n")), 1);
+	assert_string_equal(json_object_get_string(get(c, "verdict")), "inconclusive");
+	assert_null(get(c, "ci95"));
+}
+
+static void test_relative_gate_and_inconclusive(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec =
+	    spec_with_gates("[{\"workload\": \"ct\", \"metric\": \"latency_us.avg\", "
+			    "\"threshold\": 0.1, \"relative\": true}]");
+	/* A clear 50 % regression against a 10 % gate. */
+	_cleanup_json_ json_object *v1 = json_object_new_object();
+	const double b1[] = {100, 102, 101}, c1[] = {150, 152, 151};
+	/* Far too noisy to tell: CI spans both -10 % and +10 %. */
+	_cleanup_json_ json_object *v2 = json_object_new_object();
+	const double b2[] = {100, 300, 200}, c2[] = {50, 400, 210};
+	for (int i = 0; i < 3; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(v1, "baseline",
+			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", b1[i]));
+		add_run(v2, "baseline",
+			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", b2[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(v1, "patched",
+			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", c1[i]));
+		add_run(v2, "patched",
+			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", c2[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL, *cmps2 = NULL, *reasons2 = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, v1, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "fail");
+	json_object *c = find_cmp(cmps, "patched", "latency_us.avg");
+	assert_string_equal(json_object_get_string(get(c, "verdict")), "regressed");
+	assert_true(fabs(json_object_get_double(get(c, "threshold")) - 10.1) < 1e-9);
+	assert_true(json_object_get_boolean(get(c, "relative")));
+
+	assert_int_equal(compare_result(spec, v2, &cmps2, verdict, &reasons2, &err), 0);
+	assert_string_equal(verdict, "inconclusive");
+	assert_string_equal(verdict_of(cmps2, "patched", "latency_us.avg"), "inconclusive");
+	assert_true(reasons_contain(reasons2, "'latency_us.avg' of workload 'ct' in variant "
+					      "'patched' is inconclusive"));
+}
+
+static void test_missing_gate_metric_and_direction_none(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec =
+	    spec_with_gates("[{\"workload\": \"sh\", \"metric\": \"share_error\"}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	const double fb[] = {0.50, 0.51}, fc[] = {0.66, 0.67};
+	for (int i = 0; i < 2; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline",
+			run(k, "ok", "sh", "share", 1, "cpu_fraction.1000", fb[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(variants, "patched",
+			run(k, "ok", "sh", "share", 1, "cpu_fraction.1000", fc[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict_of(cmps, "patched", "cpu_fraction.1000"), "changed");
+	assert_string_equal(
+	    json_object_get_string(get(find_cmp(cmps, "patched", "cpu_fraction.1000"), "better")),
+	    "none");
+	/* share_error was gated but never reported. */
+	assert_string_equal(verdict, "inconclusive");
+	assert_true(reasons_contain(reasons, "Gated metric 'share_error' of workload 'sh' has no "
+					     "values"));
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"baseline\": \"base\"}");
+	_cleanup_json_ json_object *variants = json_tokener_parse("{\"other\": {\"runs\": []}}");
+	json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_true(compare_result(spec, variants, &cmps, verdict, &reasons, &err) < 0);
+	assert_int_equal(err.kind, ERR_INVALID);
+	assert_non_null(strstr(err.message, "'base'"));
+	assert_null(cmps);
+	assert_true(compare_result(spec, NULL, &cmps, verdict, &reasons, &err) < 0);
+}
+
+/* The example result: its stored comparisons are what compare_result()
+ * computes, and the whole document validates against result.schema.json. */
+static void test_result_example(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *root = fs_data_dir();
+	_cleanup_free_ char *path = fs_path_join(root, "tests/data/result-example.json");
+	_cleanup_json_ json_object *res = NULL, *schema = NULL, *cmps = NULL, *reasons = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(schema_read_json_file(path, 16 << 20, &res, &err), 0);
+	char verdict[16];
+	assert_int_equal(
+	    compare_result(get(res, "job"), get(res, "variants"), &cmps, verdict, &reasons, &err),
+	    0);
+	assert_string_equal(verdict, json_object_get_string(get(res, "verdict")));
+	/* json-c keeps a parsed number's text, so equal documents print equally. */
+	_cleanup_free_ char *want =
+	    strdup(json_object_to_json_string_ext(get(res, "comparisons"), JSON_C_TO_STRING_PLAIN));
+	const char *got = json_object_to_json_string_ext(cmps, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(want, got) != 0)
+		fail_msg("comparisons differ from the example's; computed:\n%s", got);
+	assert_true(json_object_equal(reasons, get(res, "verdict_reasons")));
+	assert_int_equal(schema_load("result", &schema, &err), 0);
+	json_object_object_add(res, "comparisons", json_object_get(cmps));
+	if (jsonschema_validate(schema, res, &err) < 0)
+		fail_msg("%s", err.message);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_inversions_improved_at_repeat_2),
+	    cmocka_unit_test(test_regression_fails),
+	    cmocka_unit_test(test_aa_unchanged),
+	    cmocka_unit_test(test_candidate_run_failure_fails),
+	    cmocka_unit_test(test_relative_gate_and_inconclusive),
+	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_result_example),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* Statistics against values computed independently; each expected number
+ * names its source. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stats.h"
+#include "util/macro.h"
+
+#define assert_close(a, b, eps)                                                                    \
+	do {                                                                                       \
+		double _a = (a), _b = (b);                                                         \
+		if (!(fabs(_a - _b) <= (eps)))                                                     \
+			fail_msg("%s = %.17g, expected %.17g", #a, _a, _b);                        \
+	} while (0)
+
+static void test_summary(void **state)
+{
+	(void)state;
+	struct stats_summary s;
+	/* numpy.percentile docs: a = [[10, 7, 4], [3, 2, 1]]; percentile(a, 50) = 3.5. */
+	const double a[] = {10, 7, 4, 3, 2, 1};
+	assert_int_equal(stats_summarize(a, 6, &s), 0);
+	assert_close(s.median, 3.5, 1e-12);
+	/* Type 7 by hand: sorted 1 2 3 4 7 10, h = 5p: Q1 at 1.25 -> 2.25,
+	 * Q3 at 3.75 -> 4 + 0.75 * 3 = 6.25. */
+	assert_close(s.q1, 2.25, 1e-12);
+	assert_close(s.q3, 6.25, 1e-12);
+	assert_close(s.iqr, 4.0, 1e-12);
+	assert_close(s.mean, 27.0 / 6, 1e-12);
+	assert_close(s.min, 1, 0);
+	assert_close(s.max, 10, 0);
+	/* Input order is not changed. */
+	assert_close(a[0], 10, 0);
+
+	const double one[] = {42};
+	assert_int_equal(stats_summarize(one, 1, &s), 0);
+	assert_close(s.median, 42, 0);
+	assert_close(s.iqr, 0, 0);
+
+	const double bad[] = {1, NAN};
+	assert_int_equal(stats_summarize(bad, 2, &s), -EINVAL);
+	assert_int_equal(stats_summarize(a, 0, &s), -EINVAL);
+	assert_int_equal(stats_summarize(a, STATS_MAX_VALUES + 1, &s), -EINVAL);
+}
+
+static void test_mann_whitney_exact(void **state)
+{
+	(void)state;
+	double p;
+	/* scipy.stats.mannwhitneyu docs: males = [19, 22, 16, 29, 24], females =
+	 * [20, 11, 17, 12]; method="exact" gives U1 = 17, p = 0.1111111111111111
+	 * (= 14/126 by enumeration). */
+	const double males[] = {19, 22, 16, 29, 24}, females[] = {20, 11, 17, 12};
+	assert_int_equal(stats_mann_whitney(males, 5, females, 4, &p), 0);
+	assert_close(p, 0.1111111111111111, 1e-12);
+	assert_int_equal(stats_mann_whitney(females, 4, males, 5, &p), 0);
+	assert_close(p, 0.1111111111111111, 1e-12);
+
+	/* Complete separation at 2 vs 2: 2 of the C(4,2) = 6 splits are as
+	 * extreme, p = 1/3 (the smallest possible at this size). */
+	const double inv_base[] = {3, 5}, inv_cand[] = {0, 0};
+	assert_int_equal(stats_mann_whitney(inv_base, 2, inv_cand, 2, &p), 0);
+	assert_close(p, 1.0 / 3, 1e-12);
+	/* 3 vs 3 separated: 2/20. */
+	const double x3[] = {1, 2, 3}, y3[] = {4, 5, 6};
+	assert_int_equal(stats_mann_whitney(x3, 3, y3, 3, &p), 0);
+	assert_close(p, 0.1, 1e-12);
+	/* Identical samples: p = 1. */
+	assert_int_equal(stats_mann_whitney(x3, 3, x3, 3, &p), 0);
+	assert_close(p, 1.0, 1e-12);
+	const double zeros[] = {0, 0, 0};
+	assert_int_equal(stats_mann_whitney(zeros, 3, zeros, 3, &p), 0);
+	assert_close(p, 1.0, 1e-12);
+}
+
+static void test_mann_whitney_normal(void **state)
+{
+	(void)state;
+	double p;
+	/* n1 + n2 = 22 > 20: normal approximation with tie and continuity
+	 * correction. Expected by hand (python3, math.erfc): U = 32.5, tie term
+	 * sum(t^3 - t) = 120, var = 121/12 * (23 - 120/462),
+	 * z = (|32.5 - 60.5| - 0.5) / sqrt(var), p = erfc(z / sqrt 2)
+	 * = 0.06935941883961047. */
+	const double a[] = {1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9};
+	const double b[] = {3, 4, 5, 5, 6, 7, 8, 9, 9, 10, 11};
+	assert_int_equal(stats_mann_whitney(a, 11, b, 11, &p), 0);
+	assert_close(p, 0.06935941883961047, 1e-12);
+
+	/* The scipy docs' asymptotic value for males/females (continuity on, no
+	 * ties) is 0.11134688653314041; the same formula on 21 vs 1 values: */
+	double big[21];
+	for (int i = 0; i < 21; i++)
+		big[i] = i;
+	const double one[] = {100};
+	assert_int_equal(stats_mann_whitney(big, 21, one, 1, &p), 0);
+	/* U = 0, mu = 10.5, var = 21 * 23 / 12, z = 10 / sqrt(40.25). */
+	assert_close(p, erfc(10.0 / sqrt(40.25) / sqrt(2.0)), 1e-12);
+}
+
+static void test_bootstrap(void **state)
+{
+	(void)state;
+	double ci[2], ci2[2];
+	/* Baseline [3, 5], candidate [0, 0]: resampled baseline medians are 3, 4
+	 * or 5 with probabilities 1/4, 1/2, 1/4; the candidate's always 0. So the
+	 * differences are -5, -4, -3 and the 2.5 % / 97.5 % quantiles are -5 and
+	 * -3 for any seed: the CI excludes 0 at repeat 2. */
+	const double base[] = {3, 5}, cand[] = {0, 0};
+	assert_int_equal(stats_bootstrap_median_diff_ci(base, 2, cand, 2, 1, ci), 0);
+	assert_close(ci[0], -5, 1e-12);
+	assert_close(ci[1], -3, 1e-12);
+
+	/* Reproducible for a seed, different across seeds on continuous data. */
+	const double a[] = {169, 257, 201, 230, 188, 212}, b[] = {175, 240, 199, 222, 205, 190};
+	uint64_t s1 = stats_seed_from_string("patched/cyclictest/latency_us.avg");
+	assert_int_equal(stats_bootstrap_median_diff_ci(a, 6, b, 6, s1, ci), 0);
+	assert_int_equal(stats_bootstrap_median_diff_ci(a, 6, b, 6, s1, ci2), 0);
+	assert_close(ci[0], ci2[0], 0);
+	assert_close(ci[1], ci2[1], 0);
+	assert_true(ci[0] < 0 && ci[1] > 0);
+	/* The CI lies within the range of possible median differences. */
+	assert_true(ci[0] >= 175 - 257 && ci[1] <= 240 - 169);
+
+	/* A clear shift: every resample's difference is +100. */
+	const double c[] = {10, 11, 12}, d[] = {110, 111, 112};
+	assert_int_equal(stats_bootstrap_median_diff_ci(c, 3, d, 3, 7, ci), 0);
+	assert_true(ci[0] >= 98 && ci[1] <= 102);
+
+	assert_int_equal(stats_bootstrap_median_diff_ci(c, 0, d, 3, 7, ci), -EINVAL);
+	/* FNV-1a of "a" is 0xaf63dc4c8601ec8c (the published test vector). */
+	assert_true(stats_seed_from_string("a") == 0xaf63dc4c8601ec8cULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_mann_whitney_exact),
+	    cmocka_unit_test(test_mann_whitney_normal),
+	    cmocka_unit_test(test_bootstrap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
