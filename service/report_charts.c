@@ -433,36 +433,65 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The priorities: details.priorities of the first ok run that has them, else
- * those named by start_delay_us.prio<P>.max metrics. */
+/* The distinct priorities, ascending, named by start_delay_us.prio<P>.max
+ * metrics of any ok run. */
 static size_t rtm_priorities(const struct report_ctx *c, const char *workload, int *prios,
 			     size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < c->n_names && n == 0; i++) {
+	for (size_t i = 0; i < c->n_names; i++) {
 		json_object *w[REPORT_MAX_RUNS];
 		size_t nw = ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
-		for (size_t j = 0; j < nw && n == 0; j++) {
-			json_object *pr = get(get(w[j], "details"), "priorities");
-			for (size_t k = 0; pr && json_object_is_type(pr, json_type_array) &&
-					   k < json_object_array_length(pr) && n < max;
-			     k++)
-				prios[n++] = json_object_get_int(json_object_array_get_idx(pr, k));
-			if (n > 0)
-				return n;
+		for (size_t j = 0; j < nw; j++) {
 			json_object_object_foreach(get(w[j], "metrics"), name, val)
 			{
 				int prio, len = 0;
+				bool seen = false;
 				(void)val;
-				if (sscanf(name, "start_delay_us.prio%d.max%n", &prio, &len) == 1 &&
-				    name[len] == '\0' && n < max)
+				if (sscanf(name, "start_delay_us.prio%d.max%n", &prio, &len) != 1 ||
+				    name[len] != '\0')
+					continue;
+				for (size_t k = 0; k < n; k++)
+					seen = seen || prios[k] == prio;
+				if (!seen && n < max)
 					prios[n++] = prio;
 			}
 		}
 	}
 	qsort(prios, n, sizeof(int), cmp_int);
 	return n;
+}
+
+/* Maps each column of details.iterations to its priority's category via
+ * details.priorities (one per task; tasks may share one). False when the
+ * run lacks them or names a priority without a category. */
+static bool rtm_columns(json_object *details, const int *prios, size_t n_prios, size_t *cols,
+			size_t *ret_n)
+{
+	json_object *pr = get(details, "priorities");
+	size_t n;
+
+	if (!pr || !json_object_is_type(pr, json_type_array) || !get(details, "iterations") ||
+	    !json_object_is_type(get(details, "iterations"), json_type_array))
+		return false;
+	n = json_object_array_length(pr);
+	if (n == 0 || n > 64)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		json_object *e = json_object_array_get_idx(pr, k);
+		size_t cat = n_prios;
+		if (!e || !json_object_is_type(e, json_type_int))
+			return false;
+		for (size_t m = 0; m < n_prios; m++)
+			if (prios[m] == json_object_get_int(e))
+				cat = m;
+		if (cat == n_prios)
+			return false;
+		cols[k] = cat;
+	}
+	*ret_n = n;
+	return true;
 }
 
 static int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char *workload)
@@ -495,16 +524,14 @@ static int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char
 				break;
 			for (size_t j = 0; j < nw; j++) {
 				json_object *det = get(w[j], "details");
-				json_object *it = get(det, "iterations");
-				json_object *pr = get(det, "priorities");
 				double me;
 				if (report_num(det, "maxerr_us", &me))
 					maxerr = me;
 				/* Per-iteration delays only when their columns are
 				 * known to be these priorities. */
-				if (it && pr && json_object_is_type(it, json_type_array) &&
-				    json_object_is_type(pr, json_type_array) &&
-				    json_object_array_length(pr) == n_prios) {
+				size_t cols[64], n_cols = 0;
+				if (rtm_columns(det, prios, n_prios, cols, &n_cols)) {
+					json_object *it = get(det, "iterations");
 					per_iteration = true;
 					for (size_t r = 0; r < json_object_array_length(it); r++) {
 						json_object *row = json_object_array_get_idx(it, r);
@@ -512,14 +539,14 @@ static int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char
 						    !json_object_is_type(row, json_type_array))
 							continue;
 						for (size_t k = 0;
-						     k < n_prios &&
+						     k < n_cols &&
 						     k < json_object_array_length(row);
 						     k++) {
 							json_object *e =
 							    json_object_array_get_idx(row, k);
 							if (is_number(e))
 								values_push(
-								    &v[k],
+								    &v[cols[k]],
 								    json_object_get_double(e));
 						}
 					}
