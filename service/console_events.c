@@ -18,7 +18,7 @@ struct console_events {
 	int before_n, before_pos;
 	struct event ev[CONSOLE_EVENTS_MAX];
 	int n_kept, n_seen;
-	bool restart, power_down;
+	bool restart, power_down, halt;
 };
 
 /* Markers in the order they are tried: a soft lockup is also a "BUG:" line,
@@ -116,6 +116,8 @@ static void handle_line(struct console_events *ce, const char *line)
 		ce->restart = true;
 	else if (strncmp(msg, "reboot: Power down", 18) == 0)
 		ce->power_down = true;
+	else if (strncmp(msg, "reboot: System halted", 21) == 0)
+		ce->halt = true;
 
 	const char *kind = console_line_kind(line);
 	if (kind) {
@@ -201,4 +203,9 @@ bool console_events_saw_restart(const struct console_events *ce)
 bool console_events_saw_power_down(const struct console_events *ce)
 {
 	return ce->power_down;
+}
+
+bool console_events_saw_halt(const struct console_events *ce)
+{
+	return ce->halt;
 }

@@ -41,3 +41,6 @@ int console_events_count(const struct console_events *ce);
  * powering off ("reboot: Power down"). */
 bool console_events_saw_restart(const struct console_events *ce);
 bool console_events_saw_power_down(const struct console_events *ce);
+/* Whether the kernel halted ("reboot: System halted"): a power-off request
+ * without a working power-off driver ends here, and the guest idles forever. */
+bool console_events_saw_halt(const struct console_events *ce);

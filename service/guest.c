@@ -29,6 +29,7 @@
 #include "util/fs.h"
 
 #define POLL_MS		   100
+#define HALT_GRACE_S	   0.5 /* after "System halted", for the last frames to arrive */
 #define DRAIN_S		   3.0 /* after the domain stops, wait this long for the streams' ends */
 #define STREAM_READ_ROUNDS 16  /* reads per callback, so one chatty guest cannot starve others */
 #define MAX_FRAMES	   256
@@ -746,7 +747,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 
-	double deadline = t_resume + s->deadline_s, t_stop = 0, last_poll = t_resume;
+	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		double t = now_s();
@@ -758,6 +759,16 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 				break;
 		} else if (s->probe && (r->saw_linux || r->hello)) {
 			break;
+		} else if (console_events_saw_halt(r->ce) && !t_halt) {
+			t_halt = t;
+		} else if (t_halt && t - t_halt > HALT_GRACE_S) {
+			/* A halted guest never stops by itself: end it like a power-off. */
+			pthread_mutex_unlock(&r->lock);
+			virDomainDestroy(dom);
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			r->stopped = true;
+			continue;
 		} else if (t >= deadline) {
 			hung = true;
 			break;
