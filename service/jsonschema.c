@@ -36,6 +36,7 @@ struct js_ctx {
 static int js_validate(struct js_ctx *ctx, json_object *schema, json_object *inst, const char *path,
 		       int level, int ref_chain, struct js_fail *fail);
 
+static void utf8_fix_tail(char *s);
 static int fail_set(struct js_ctx *ctx, struct js_fail *fail, enum error_kind kind,
 		    const char *path, int level, const char *fmt, ...) _printf_(6, 7);
 static int fail_set(struct js_ctx *ctx, struct js_fail *fail, enum error_kind kind,
@@ -49,16 +50,49 @@ static int fail_set(struct js_ctx *ctx, struct js_fail *fail, enum error_kind ki
 	va_start(ap, fmt);
 	vsnprintf(fail->message, sizeof(fail->message), fmt, ap);
 	va_end(ap);
+	utf8_fix_tail(fail->message);
+	utf8_fix_tail(fail->path);
 	return kind == ERR_INVALID ? -EINVAL : -ELOOP;
 }
 
 /* ---- paths and value descriptions ---- */
 
+/* The longest prefix of s (len bytes) of at most max bytes that does not end
+ * inside a UTF-8 sequence, so truncated messages stay valid UTF-8. */
+static size_t utf8_prefix(const char *s, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	size_t n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* Cuts an incomplete UTF-8 sequence off the end of s (after snprintf truncated it). */
+static void utf8_fix_tail(char *s)
+{
+	size_t n = strlen(s), i = n, cont = 0;
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && cont < 4) {
+		i--;
+		cont++;
+	}
+	if (i == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+	if (lead >= 0x80 && need != cont)
+		s[i - 1] = '\0';
+}
+
 /* A path that does not fit ends in "..." rather than silently misleading. */
 static void path_mark_truncated(char out[JS_PATH_MAX], int n)
 {
-	if (n >= JS_PATH_MAX)
-		memcpy(out + JS_PATH_MAX - 4, "...", 4);
+	if (n >= JS_PATH_MAX) {
+		out[JS_PATH_MAX - 4] = '\0';
+		utf8_fix_tail(out);
+		strcat(out, "...");
+	}
 }
 
 static void path_key(char out[JS_PATH_MAX], const char *path, const char *key)
@@ -73,12 +107,14 @@ static void path_key(char out[JS_PATH_MAX], const char *path, const char *key)
 		return;
 	}
 	char safe[72];
-	size_t n = 0;
-	for (const char *c = key; *c && n < 64; c++)
-		safe[n++] = ((unsigned char)*c < 0x20 || *c == '\'' || *c == 0x7f) ? '?' : *c;
+	size_t klen = strlen(key), n = utf8_prefix(key, klen, 64);
+	for (size_t i = 0; i < n; i++)
+		safe[i] = ((unsigned char)key[i] < 0x20 || key[i] == '\'' || key[i] == 0x7f)
+			      ? '?'
+			      : key[i];
 	safe[n] = '\0';
 	path_mark_truncated(
-		out, snprintf(out, JS_PATH_MAX, "%s['%s%s']", path, safe, key[n] ? "..." : ""));
+	    out, snprintf(out, JS_PATH_MAX, "%s['%s%s']", path, safe, n < klen ? "..." : ""));
 }
 
 static void path_index(char out[JS_PATH_MAX], const char *path, size_t i)
@@ -86,17 +122,18 @@ static void path_index(char out[JS_PATH_MAX], const char *path, size_t i)
 	path_mark_truncated(out, snprintf(out, JS_PATH_MAX, "%s[%zu]", path, i));
 }
 
-/* Copies at most 48 bytes of s, replacing control characters, for messages. */
+/* Quotes at most 48 bytes of s for a message, replacing control characters
+ * and never cutting a UTF-8 sequence. */
 static void quote_str(char *out, size_t outsz, const char *s, size_t len)
 {
-	size_t n = 0, max = outsz > 8 ? outsz - 8 : 0;
+	size_t max = outsz > 8 ? outsz - 8 : 0;
 	if (max > 48)
 		max = 48;
+	size_t take = utf8_prefix(s, len, max), n = 0;
 	out[n++] = '\'';
-	size_t i = 0;
-	for (; i < len && n < max; i++)
+	for (size_t i = 0; i < take; i++)
 		out[n++] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-	if (i < len) {
+	if (take < len) {
 		memcpy(out + n, "...", 3);
 		n += 3;
 	}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -94,6 +95,47 @@ static void test_numbers_strings_arrays(void **state)
 	expect_invalid(a, "[1, 2, 3, 4]", "$", "at most 3 items");
 	expect_invalid(a, "[1, \"x\"]", "$[1]", "must be an integer");
 	expect_invalid(a, "[1, 2, 1.0]", "$[2]", "repeats item 0");
+}
+
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : 3;
+		if (*p >= 0x80 && (*p & 0xC0) == 0x80)
+			return false;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xC0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+/* Messages and paths are cut to fit, but never inside a UTF-8 sequence:
+ * they end up in JSON error bodies. */
+static void test_utf8_truncation(void **state)
+{
+	(void)state;
+	char inst[1024] = "\"", key[512] = "";
+	for (int i = 0; i < 100; i++) {
+		strcat(inst, "\u00e9");
+		strcat(key, "\u00e9");
+	}
+	strcat(inst, "\"");
+	_cleanup_json_ json_object *s = parse("{\"pattern\": \"^[a-z]+$\"}"), *i = parse(inst);
+	struct sl_error err = {0};
+	assert_true(jsonschema_validate(s, i, &err) < 0);
+	assert_true(utf8_valid(err.message));
+	assert_non_null(strstr(err.message, "..."));
+
+	char obj[1024];
+	snprintf(obj, sizeof(obj), "{\"%s\": 1}", key);
+	_cleanup_json_ json_object *s2 = parse("{\"additionalProperties\": false}"),
+				   *i2 = parse(obj);
+	assert_true(jsonschema_validate(s2, i2, &err) < 0);
+	assert_true(utf8_valid(err.message));
+	assert_true(utf8_valid(err.path));
 }
 
 static void test_objects(void **state)
@@ -325,10 +367,15 @@ static void test_schema_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_types),	  cmocka_unit_test(test_numbers_strings_arrays),
-	    cmocka_unit_test(test_objects),	  cmocka_unit_test(test_combinators_and_refs),
-	    cmocka_unit_test(test_keyword_audit), cmocka_unit_test(test_examples_validate),
-	    cmocka_unit_test(test_job_errors),	  cmocka_unit_test(test_schema_load),
+	    cmocka_unit_test(test_types),
+	    cmocka_unit_test(test_numbers_strings_arrays),
+	    cmocka_unit_test(test_objects),
+	    cmocka_unit_test(test_utf8_truncation),
+	    cmocka_unit_test(test_combinators_and_refs),
+	    cmocka_unit_test(test_keyword_audit),
+	    cmocka_unit_test(test_examples_validate),
+	    cmocka_unit_test(test_job_errors),
+	    cmocka_unit_test(test_schema_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
