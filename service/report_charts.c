@@ -107,7 +107,8 @@ static size_t ok_workloads(const struct report_ctx *c, size_t vi, const char *wo
 	return n;
 }
 
-/* metric's values over variant i's ok runs. */
+/* metric's values over variant i's ok runs: from "metrics", else a number
+ * of that name in "details" (the slice tool keeps its min and p50 there). */
 static void metric_values(const struct report_ctx *c, size_t vi, const char *workload,
 			  const char *metric, struct values *out)
 {
@@ -116,7 +117,8 @@ static void metric_values(const struct report_ctx *c, size_t vi, const char *wor
 	double d;
 
 	for (size_t i = 0; i < n; i++)
-		if (report_num(get(w[i], "metrics"), metric, &d))
+		if (report_num(get(w[i], "metrics"), metric, &d) ||
+		    report_num(get(w[i], "details"), metric, &d))
 			values_push(out, d);
 }
 
@@ -772,9 +774,11 @@ static bool slice_predicted(json_object *details, double *ret)
 
 static int charts_slice(struct html_buf *o, struct report_ctx *c, const char *workload)
 {
-	static const char *const metrics[] = {"slice_us.mean", "slice_us.p99", "slice_us.max",
+	static const char *const metrics[] = {"slice_us.min", "slice_us.p50", "slice_us.mean",
+					      "slice_us.p99", "slice_us.max", "wait_us.p50",
 					      "wait_us.p99"};
-	static const char *const labels[] = {"slice mean", "slice p99", "slice max", "wait p99"};
+	static const char *const labels[] = {"slice min", "slice p50", "slice mean", "slice p99",
+					     "slice max", "wait p50",  "wait p99"};
 	static const char *const mark_names[] = {"predicted"};
 	struct values predicted[REPORT_MAX_VARIANTS] = {0};
 	struct hist h[REPORT_MAX_VARIANTS] = {0};
@@ -801,11 +805,12 @@ static int charts_slice(struct html_buf *o, struct report_ctx *c, const char *wo
 				     "the scheduler\xe2\x80\x99s tunables predict.");
 	else
 		drawn = chart_metric_boxes(
-		    o, c, workload, "slice and wait per run", "\xc2\xb5s", SVG_LOG10, metrics,
-		    labels, ELEMENTSOF(metrics), predicted, "predicted",
-		    "Each dot is one run\xe2\x80\x99s statistic of the busy threads\xe2\x80\x99 "
-		    "run segments; dashed lines: the slice the scheduler\xe2\x80\x99s tunables "
-		    "predict.");
+		    o, c, workload, "slice lengths and waits per run", "\xc2\xb5s", SVG_LOG10,
+		    metrics, labels, ELEMENTSOF(metrics), predicted, "predicted",
+		    "The busy threads\xe2\x80\x99 uninterrupted run segments (slices) and their "
+		    "waits, summarised per run: each dot is one run\xe2\x80\x99s quantile (boxes "
+		    "with 4 or more runs); dashed lines: the slice the scheduler\xe2\x80\x99s "
+		    "tunables predict.");
 	for (size_t i = 0; i < c->n_names; i++) {
 		free(h[i].counts);
 		values_done(&predicted[i]);
