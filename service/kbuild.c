@@ -587,10 +587,15 @@ static void touch_used(const char *dir)
 	}
 }
 
-/* Takes an exclusive flock on path, polling so that a cancel can stop the wait. */
-static int lock_take(const char *path, const struct kbuild_opts *o, int *ret_fd,
-		     struct sl_error *err)
+struct build_ctx;
+static void build_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
+
+/* Takes an exclusive flock on path, polling so that a cancel can stop the
+ * wait; says once in the log (b may be NULL) that it waits. */
+static int lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
+		     int *ret_fd, struct sl_error *err)
 {
+	bool said = false;
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot open the lock '%s': %s.", path,
@@ -601,6 +606,10 @@ static int lock_take(const char *path, const struct kbuild_opts *o, int *ret_fd,
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return error_set(err, ERR_INTERNAL, errno, "Cannot lock '%s': %s.", path,
 					 strerror(errno));
+		if (b && !said) {
+			build_log(b, "waiting for another build holding '%s'", path);
+			said = true;
+		}
 		if (o && o->cancelled && o->cancelled(o->userdata))
 			return error_set(err, ERR_CANCELLED, ECANCELED,
 					 "Cancelled while waiting for the lock '%s'.", path);
@@ -774,14 +783,15 @@ struct build_ctx {
 static void build_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 static void build_log(struct build_ctx *b, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1040] = "schedlab: ";
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(line + 10, sizeof(line) - 10, fmt, ap);
 	va_end(ap);
-	dprintf(b->log_fd, "schedlab: %s\n", line);
+	if (b->log_fd >= 0)
+		dprintf(b->log_fd, "%s\n", line);
 	if (b->o->log_fd >= 0)
-		dprintf(b->o->log_fd, "schedlab: %s\n", line);
+		dprintf(b->o->log_fd, "%s\n", line);
 	if (b->o->progress)
 		b->o->progress(b->o->userdata, b->percent, line);
 }
@@ -1410,6 +1420,16 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 
 static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
 {
+	/* A malformed fragment fails before the shared tree is touched. */
+	_cleanup_free_ char *frag_text = NULL;
+	_cleanup_free_ struct config_entry *frag = NULL;
+	size_t nfrag = 0;
+	int r = fs_read_file(b->s->config, KBUILD_MAX_CONFIG_BYTES, &frag_text, NULL, err);
+	if (r < 0)
+		return r;
+	r = config_parse(frag_text, base_name(b->s->config), true, &frag, &nfrag, err);
+	if (r < 0)
+		return r;
 	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
 	b->tree = fs_path_join(trees, b->k->src.tree_id);
 	b->src = fs_path_join(b->tree, "src");
@@ -1417,11 +1437,11 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	_cleanup_free_ char *lock = NULL;
 	if (asprintf(&lock, "%s.lock", b->tree) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	int r = fs_mkdir_p(b->tree, err);
+	r = fs_mkdir_p(b->tree, err);
 	if (r < 0)
 		return r;
 	_cleanup_close_ int lock_fd = -1;
-	r = lock_take(lock, b->o, &lock_fd, err);
+	r = lock_take(lock, b->o, b, &lock_fd, err);
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
@@ -1532,7 +1552,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		goto cleanup;
 	}
-	r = lock_take(lock, o, &lock_fd, err);
+	r = lock_take(lock, o, NULL, &lock_fd, err);
 	if (r < 0)
 		goto cleanup;
 	/* someone else may have built it while we waited */

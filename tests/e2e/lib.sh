@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Shared helpers for the end-to-end tests: source it from tests/e2e/NN-*.sh.
+#   E2E_ROOT        the repository root (found from this file, never hard-coded)
+#   SCHEDLAB        the CLI under test (build/schedlab unless $SCHEDLAB is set)
+#   e2e_skip MSG    exit 77 with MSG as the last line (the reason run.sh shows)
+#   e2e_fail MSG    exit 1 with MSG
+#   e2e_need CMD... skip unless every command exists
+#   e2e_tmpdir      a fresh directory removed when the test exits
+#   e2e_kernel      prints the bzImage path of the schedlab guest kernel
+#                   (guest-kernel/linux-6.1/kernel.json), building it on the
+#                   first call and taking it from the cache afterwards
+# shellcheck shell=bash
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SCHEDLAB=${SCHEDLAB:-$E2E_ROOT/build/schedlab}
+E2E_KERNEL_SPEC=${E2E_KERNEL_SPEC:-$E2E_ROOT/guest-kernel/linux-6.1/kernel.json}
+
+e2e_skip() {
+	echo "$*"
+	exit 77
+}
+
+e2e_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+e2e_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || e2e_skip "needs '$c', which is not installed"
+	done
+}
+
+_e2e_tmpdirs=()
+_e2e_cleanup() {
+	local d
+	for d in "${_e2e_tmpdirs[@]}"; do
+		[ -n "$d" ] && rm -rf -- "$d"
+	done
+}
+trap _e2e_cleanup EXIT
+
+# Usage: dir=$(e2e_tmpdir) does not work (the trap lives in a subshell), so
+# this sets E2E_TMP instead: e2e_tmpdir; cd "$E2E_TMP"
+e2e_tmpdir() {
+	E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-e2e.XXXXXX")
+	_e2e_tmpdirs+=("$E2E_TMP")
+}
+
+e2e_need_schedlab() {
+	[ -x "$SCHEDLAB" ] || e2e_fail "'$SCHEDLAB' is not built (run make)"
+}
+
+# Prints the bzImage path of the schedlab guest kernel. Progress of a real
+# build goes to stderr (the test's log); a cache hit takes well under a second.
+e2e_kernel() {
+	e2e_need_schedlab
+	local out
+	out=$("$SCHEDLAB" kernel build "$E2E_KERNEL_SPEC") || {
+		echo "e2e_kernel: 'schedlab kernel build' failed" >&2
+		return 1
+	}
+	printf '%s\n' "$out" | sed -n 's/^bzImage: //p'
+}
