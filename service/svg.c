@@ -1045,6 +1045,7 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 	for (size_t i = 0; i <= p->n_series; i++) {
 		const char *name;
 		bool line = false, band = false, target = false;
+		int marker = -1;
 		int s = (int)i;
 
 		if (i == p->n_series) {
@@ -1063,6 +1064,8 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 					       k == E_HLINE ||
 					       (k == E_HIST && p->elems[j].style == SVG_HIST_STEP);
 					band = band || k == E_BAND;
+					if (k == E_POINTS && marker < 0)
+						marker = p->elems[j].style;
 				}
 		}
 		double w = 24 + text_width(name) + 16;
@@ -1078,6 +1081,9 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 		if (o) {
 			if (target) {
 				draw_hseg(o, x, x + 18, y - 4, "#000000", 3);
+			} else if (marker >= 0 && !line) {
+				draw_marker(o, x + 9, y - 4, marker, series_color(p, s),
+					    " stroke=\"#000000\" stroke-width=\"0.8\"");
 			} else if (line) {
 				if (band) {
 					html_buf_puts(o, "<rect");

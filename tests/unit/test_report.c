@@ -200,6 +200,35 @@ static void test_bad_input(void **state)
 	free(html);
 }
 
+static void test_shared_priorities(void **state)
+{
+	(void)state;
+	/* rt-migrate-test -e: tasks may share a priority; each priority is one
+	 * category and the columns are pooled into it. */
+	static const char *const doc =
+	    "{\"job\": {\"baseline\": \"a\", \"workloads\": [{\"name\": \"rtm\", "
+	    "\"tool\": \"rt-migrate-test\"}]}, \"variants\": {\"a\": {\"runs\": [{\"key\": "
+	    "\"a#0\", \"repeat\": 0, \"status\": \"ok\", \"workloads\": [{\"name\": \"rtm\", "
+	    "\"tool\": \"rt-migrate-test\", \"status\": \"ok\", \"metrics\": "
+	    "{\"start_delay_us.prio60.max\": 40, \"start_delay_us.prio61.max\": 9, "
+	    "\"inversions\": 0}, \"details\": {\"priorities\": [60, 60, 61], \"iterations\": "
+	    "[[11, 22, 3], [33, 40, 9]]}}]}]}}}";
+	_cleanup_json_ json_object *r = json_tokener_parse(doc);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+
+	assert_non_null(r);
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	assert_int_equal(count(html, "<svg "), 2);
+	assert_int_equal(count(html, ">prio 60</text>"), 1);
+	assert_int_equal(count(html, ">prio 61</text>"), 1);
+	/* Four dots for prio 60 (two tasks x two loops), two for prio 61. */
+	const char *svg = strstr(html, "start delay per priority");
+	assert_non_null(svg);
+	assert_int_equal(count(svg, " r=\"2.5\"/>"), 6);
+}
+
 /* ---- trend ---- */
 
 #define NOW 1796277600L /* 2026-12-03T06:00:00Z */
@@ -389,6 +418,7 @@ int main(void)
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_shared_priorities),
 	    cmocka_unit_test_setup_teardown(test_trend, trend_setup, trend_teardown),
 	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
 	    cmocka_unit_test(test_trend_parsing),
