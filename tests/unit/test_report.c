@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "report.h"
+#include "store.h"
 #include "trend.h"
 #include "util/fs.h"
 
@@ -382,6 +383,57 @@ static void test_trend_errors(void **state)
 	fs_rm_rf(dir, NULL);
 }
 
+/* The real store fills the table the trend report reads: index the golden
+ * result as six nightly jobs, with cyclictest's p99 regressed on nights 3
+ * and 4, and render the trend from that store. */
+static void test_trend_real_store(void **state)
+{
+	(void)state;
+	char dir[64] = "/tmp/test_report.XXXXXX";
+	struct sl_error err = {0};
+	struct store *s = NULL;
+	_cleanup_free_ char *html = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	if (store_open(dir, &s, &err) < 0)
+		fail_msg("store_open: %s", err.message);
+	for (int night = 0; night < 6; night++) {
+		_cleanup_json_ json_object *r = load("data/report/result.json");
+		json_object *cmps = json_object_object_get(r, "comparisons");
+		char id[STORE_ID_LEN + 1], iso[32];
+		time_t t = NOW - (6 - night) * 86400L;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		json_object_object_add(r, "finished_at", json_object_new_string(iso));
+		for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+			json_object *c = json_object_array_get_idx(cmps, i);
+			const char *m = json_object_get_string(json_object_object_get(c, "metric"));
+			if (strcmp(m, "latency_us.p99") == 0)
+				json_object_object_add(
+				    c, "verdict",
+				    json_object_new_string(night == 3 || night == 4 ? "regressed"
+										    : "unchanged"));
+		}
+		assert_int_equal(store_id_new(id, &err), 0);
+		if (store_result_index(s, id, r, &err) < 0)
+			fail_msg("store_result_index: %s", err.message);
+	}
+	store_free(s);
+
+	assert_int_equal(trend_html_at(dir, 30 * 86400L, NOW, &html, &err), 0);
+	assert_only_report_markup(html);
+	/* One chart per (job, workload, metric) of the golden's 11 comparisons. */
+	assert_int_equal(count(html, "<svg "), 11);
+	assert_int_equal(count(html, "<tr><td>2026-"), 1);
+	assert_non_null(strstr(html,
+			       "<tr><td>2026-11-30 06:00</td><td>seed-reproduction-full</td>"
+			       "<td>patched</td><td>cyclictest</td><td><code>latency_us.p99"));
+	assert_non_null(strstr(html, "66 comparisons in 11 series"));
+	fs_rm_rf(dir, NULL);
+}
+
 static void test_trend_parsing(void **state)
 {
 	(void)state;
@@ -421,6 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_shared_priorities),
 	    cmocka_unit_test_setup_teardown(test_trend, trend_setup, trend_teardown),
 	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
+	    cmocka_unit_test(test_trend_real_store),
 	    cmocka_unit_test(test_trend_parsing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
