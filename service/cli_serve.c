@@ -44,12 +44,19 @@ static void usage(FILE *f)
 		   "  --state DIR         job store (SQLite) and per-job files\n"
 		   "  --config FILE       JSON config: tokens, limits, workers, slots, ...\n"
 		   "  --workers N         job workers (overrides the config)\n"
-		   "  --port-file FILE    write the bound port here once listening\n\n"
+		   "  --port-file FILE    write the bound port here once listening\n"
+		   "  --cleanup-domains   destroy every running 'schedlab-' domain at start\n"
+		   "                      (only where this service is libvirt's sole schedlab\n"
+		   "                      user, e.g. its container)\n\n"
 		   "Without tokens in the config only loopback addresses are allowed.\n"
 		   "SIGTERM or SIGINT stops it; running jobs are re-queued for the next start.\n");
 }
 
-/* Destroys schedlab- domains a previous instance left behind. */
+/* Destroys schedlab- domains a previous instance left behind. Opt-in: guests
+ * are started with VIR_DOMAIN_START_AUTODESTROY, so libvirt already ends the
+ * domains of a service that died; run ids do not say which process started a
+ * domain, so a blanket cleanup would also end the guests of a concurrent
+ * `schedlab run` or a second service on the same host. */
 static void cleanup_leftover_domains(const struct service_config *cfg)
 {
 	if (!guest_host_open || !guest_cleanup_leftovers || !guest_host_free) {
@@ -87,6 +94,7 @@ int cli_serve(int argc, char **argv)
 	};
 	const char *listen = NULL, *state = NULL, *config_path = NULL, *port_file = NULL;
 	int workers = 0, c;
+	bool cleanup_domains = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "l:s:c:w:p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -112,6 +120,9 @@ int cli_serve(int argc, char **argv)
 		}
 		case 'p':
 			port_file = optarg;
+			break;
+		case 'C':
+			cleanup_domains = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -165,7 +176,8 @@ int cli_serve(int argc, char **argv)
 			 requeued);
 		serve_log(line);
 	}
-	cleanup_leftover_domains(cfg);
+	if (cleanup_domains)
+		cleanup_leftover_domains(cfg);
 	struct queue_opts qo = {
 	    .store = store,
 	    .runner = runner_run_job,

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The HTTP API end to end with the real service, runner, kernel and guests:
+# start `schedlab serve` on a free loopback port, submit the short seed
+# reproduction, follow its Server-Sent Events to the end, fetch status,
+# result (validated with `schedlab validate --result`), log, report and
+# metrics; then the CI client: `schedlab submit --gate --junit` of a one-repeat
+# copy, whose exit code must match the verdict and whose JUnit XML must parse.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$E2E_ROOT/tests/api/lib.sh"
+e2e_need curl python3 virsh
+api_need_runner
+e2e_tmpdir
+cd "$E2E_TMP"
+api_config config.json
+API_LOG=$E2E_TMP/serve.log
+api_start "$E2E_TMP/state" config.json
+trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; _api_cleanup' EXIT
+
+TOKEN= api_expect 200 GET /v1/health
+[ "$(api_json 'j["status"]')" = ok ] || e2e_fail "health is not ok"
+
+job=$E2E_ROOT/examples/seed-reproduction-short.json
+api_expect 202 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$job"
+id=$(api_json 'j["id"]')
+[[ "$id" =~ ^[0-9a-f]{32}$ ]] || e2e_fail "job id '$id' is not 32 hex digits"
+[ "$(api_json 'j["links"]["events"]')" = "/v1/jobs/$id/events" ] || e2e_fail "bad links"
+
+# Before it is done the result is a conflict.
+api_expect 409 GET "/v1/jobs/$id/result"
+
+# Follow the events until the service ends the stream (the job is final).
+timeout 2400 curl -sSN -H "Authorization: Bearer $API_TOKEN" "$API_URL/v1/jobs/$id/events" \
+	>events.txt || e2e_fail "event stream failed (curl exit $?)"
+grep -c '^event: ' events.txt | sed 's/^/events: /'
+grep -q '^event: progress' events.txt || e2e_fail "no progress events"
+grep -q '^event: run' events.txt || e2e_fail "no run events"
+last_status=$(grep -A1 '^event: status' events.txt | sed -n 's/^data: //p' | tail -n 1)
+echo "last status event: $last_status"
+[[ "$last_status" == *'"status":"done"'* ]] || e2e_fail "the stream did not end with done"
+
+# Resume from an event id: only later events come back.
+first_id=$(sed -n 's/^id: //p' events.txt | head -n 1)
+total=$(grep -c '^id: ' events.txt)
+curl -sSN --max-time 30 -H "Authorization: Bearer $API_TOKEN" -H "Last-Event-ID: $first_id" \
+	"$API_URL/v1/jobs/$id/events" >resumed.txt
+[ "$(grep -c '^id: ' resumed.txt)" -eq $((total - 1)) ] ||
+	e2e_fail "Last-Event-ID $first_id gave $(grep -c '^id: ' resumed.txt) events, expected $((total - 1))"
+
+api_expect 200 GET "/v1/jobs/$id"
+[ "$(api_json 'j["status"]')" = done ] || e2e_fail "job is not done"
+verdict=$(api_json 'j["verdict"]')
+echo "verdict: $verdict"
+api_json '[j[k] for k in ("created_at","started_at","finished_at")]'
+
+api_expect 200 GET "/v1/jobs/$id/result"
+cp "$API_BODY" result.json
+"$SCHEDLAB" validate --result result.json || e2e_fail "the served result does not validate"
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' result.json)" = "$verdict" ] ||
+	e2e_fail "result verdict differs from the job's"
+
+api_expect 200 GET "/v1/jobs/$id/log"
+grep -q '^==> .*\.log <==' "$API_BODY" || e2e_fail "the log has no file headers"
+echo "log: $(wc -c <"$API_BODY") bytes, $(grep -c '^==> ' "$API_BODY") files"
+
+st=$(api_call GET "/v1/jobs/$id/report")
+case "$st" in
+200) grep -qi '<html' "$API_BODY" || e2e_fail "report is not HTML" ;;
+501) echo "report: not in this build" ;;
+*) e2e_fail "report: HTTP $st" ;;
+esac
+
+api_expect 200 GET /metrics
+grep -q '^schedlab_jobs{status="done"} 1$' "$API_BODY" || e2e_fail "metrics: no done job"
+grep -E '^schedlab_runs_total\{status="ok"\} [1-9]' "$API_BODY" || e2e_fail "metrics: no ok runs"
+grep -E '^schedlab_boot_seconds_count [1-9]' "$API_BODY" || e2e_fail "metrics: no boot times"
+
+# The CI client: one repeat, gate and JUnit.
+python3 - "$job" job1.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["repeat"] = 1
+j["name"] = j["name"] + "-gate"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+SCHEDLAB_TOKEN=$API_TOKEN "$SCHEDLAB" submit job1.json --server "$API_URL" --gate \
+	-o gate-result.json --junit junit.xml >submit.out
+rc=$?
+echo "submit --gate exited $rc"
+[ -s gate-result.json ] || e2e_fail "submit -o wrote no result"
+gverdict=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' gate-result.json)
+case "$gverdict:$rc" in
+pass:0 | fail:1 | inconclusive:3) echo "gate exit $rc matches verdict $gverdict" ;;
+*) e2e_fail "gate exit $rc does not match verdict $gverdict" ;;
+esac
+python3 - junit.xml gate-result.json <<'PY' || e2e_fail "JUnit XML does not match the result"
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+r = json.load(open(sys.argv[2]))
+suites = [s.get("name") for s in root.findall("testsuite")]
+assert suites == list(r["variants"]), (suites, list(r["variants"]))
+runs = sum(len(v["runs"]) for v in r["variants"].values())
+assert int(root.get("tests")) == runs + len(r["comparisons"]), root.attrib
+regressed = sum(c["verdict"] == "regressed" for c in r["comparisons"])
+assert int(root.get("failures")) == regressed
+print("junit:", root.attrib)
+PY
+TOKEN= api_expect 401 GET /v1/jobs
+api_stop
+trap _api_cleanup EXIT
+echo "60-api: ok"
