@@ -969,13 +969,13 @@ static void patch_explain(const char *out, char *buf, size_t len)
 				snprintf(buf, len, "file '%s' hunk #%d FAILED at line %ld", file,
 					 hunk, at);
 		} else if (strstr(l, "can't find file to patch")) {
+			/* patch(1) shows the diff header naming the file after this line */
+			header_file[0] = '\0';
+		} else if (strncmp(l, "No file to patch.", 17) == 0) {
 			if (!failed++)
 				snprintf(buf, len,
-					 "file '%s' hunk #1: the file does not exist in "
-					 "this tree",
+					 "file '%s' hunk #1: the file does not exist in this tree",
 					 header_file[0] ? header_file : "?");
-			/* the next header belongs to the next file */
-			header_file[0] = '\0';
 		} else if (strstr(l, "Reversed (or previously applied) patch detected")) {
 			if (!failed++)
 				snprintf(buf, len,
