@@ -331,6 +331,77 @@ static void test_cyclictest_garbage(void **state)
 	expect_ct_error(js, "cut off");
 }
 
+/* ---- fresh output from the real tools (tests/e2e/06-metrics-live.sh) ---- */
+
+static char *live(const char *dir, const char *name)
+{
+	_cleanup_free_ char *path = fs_path_join(dir, name);
+	char *data = NULL;
+	struct sl_error err = {0};
+	if (fs_read_file(path, 8 << 20, &data, NULL, &err) < 0)
+		fail_msg("%s", err.message);
+	return data;
+}
+
+/* SCHEDLAB_RT_LIVE_DIR holds rtm.stdout, rtm.json, ct.json and ct.stdout from
+ * 'rt-migrate-test -p 60 -l 10 3' and 'cyclictest -t2 ... -h 2000' run just
+ * now. The parsers must accept them, and agree with the tools' own summaries. */
+static void test_live_output(void **state)
+{
+	(void)state;
+	const char *dir = getenv("SCHEDLAB_RT_LIVE_DIR");
+	assert_non_null(dir);
+	_cleanup_free_ char *out = live(dir, "rtm.stdout");
+	_cleanup_free_ char *js = live(dir, "rtm.json");
+	_cleanup_json_ json_object *m = NULL, *d = NULL;
+	struct sl_error err = {0};
+	if (metrics_rtmigrate(out, strlen(out), js, RTMIGRATE_DEFAULT_MAXERR_US, &m, &d, &err) < 0)
+		fail_msg("rt-migrate-test: %s", err.message);
+	_cleanup_json_ json_object *doc = json_tokener_parse(js);
+	assert_non_null(doc);
+	json_object *th = NULL;
+	assert_true(json_object_object_get_ex(doc, "thread", &th));
+	for (int t = 0; t < 3; t++) {
+		char k[16], name[64];
+		json_object *o, *v;
+		snprintf(k, sizeof(k), "%d", t);
+		assert_true(json_object_object_get_ex(th, k, &o));
+		assert_true(json_object_object_get_ex(o, "max", &v));
+		snprintf(name, sizeof(name), "start_delay_us.prio%d.max", 60 + t);
+		assert_true(num(m, name) == json_object_get_double(v));
+	}
+	json_object *it = NULL;
+	assert_true(json_object_object_get_ex(d, "iterations", &it));
+	assert_int_equal(json_object_array_length(it), 10);
+	assert_true(num(m, "inversions") >= 0 && num(m, "inversions") <= 10);
+
+	_cleanup_free_ char *cj = live(dir, "ct.json");
+	_cleanup_free_ char *cs = live(dir, "ct.stdout");
+	_cleanup_json_ json_object *cm = NULL, *cd = NULL;
+	if (metrics_cyclictest(cs, strlen(cs), cj, &cm, &cd, &err) < 0)
+		fail_msg("cyclictest: %s", err.message);
+	/* "# Max Latencies: 00123 00456" on stdout. */
+	const char *ml = strstr(cs, "# Max Latencies:");
+	assert_non_null(ml);
+	long m0 = 0, m1 = 0;
+	assert_int_equal(sscanf(ml, "# Max Latencies: %ld %ld", &m0, &m1), 2);
+	assert_true(num(cm, "latency_us.t0.max") == m0);
+	assert_true(num(cm, "latency_us.t1.max") == m1);
+	assert_true(num(cm, "latency_us.max") == (m0 > m1 ? m0 : m1));
+	assert_true(num(cm, "latency_us.p50") <= num(cm, "latency_us.p99"));
+	assert_true(num(cm, "latency_us.p99") <= num(cm, "latency_us.p99.9"));
+	assert_true(num(cm, "latency_us.p99.9") <= num(cm, "latency_us.max"));
+	/* "# Histogram Overflows: 00001 00000" */
+	const char *ov = strstr(cs, "# Histogram Overflows:");
+	long o0 = 0, o1 = 0;
+	assert_non_null(ov);
+	assert_int_equal(sscanf(ov, "# Histogram Overflows: %ld %ld", &o0, &o1), 2);
+	json_object *jov = NULL;
+	assert_true(json_object_object_get_ex(cd, "overflows", &jov));
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(jov, 0)), o0);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(jov, 1)), o1);
+}
+
 /* ---- schedlab's own workloads and the dispatcher ---- */
 
 static void test_own_tool(void **state)
@@ -423,9 +494,15 @@ int main(void)
 	    cmocka_unit_test(test_cyclictest_golden_t2),
 	    cmocka_unit_test(test_cyclictest_quantiles_exact),
 	    cmocka_unit_test(test_cyclictest_garbage),
+
 	    cmocka_unit_test(test_own_tool),
 	    cmocka_unit_test(test_from_workload),
 	    cmocka_unit_test(test_better),
 	};
+	/* Only tests/e2e/06-metrics-live.sh sets this: it runs the real tools first. */
+	if (getenv("SCHEDLAB_RT_LIVE_DIR")) {
+		const struct CMUnitTest live_tests[] = {cmocka_unit_test(test_live_output)};
+		return cmocka_run_group_tests(live_tests, NULL, NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
