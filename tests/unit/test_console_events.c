@@ -1,0 +1,208 @@
+/* Kernel events on real console captures (tests/data/console/README), in
+ * any chunking, with the bounds on lines and events. Run from tests/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "console_events.h"
+#include "util/fs.h"
+
+static char *load(const char *name, size_t *len)
+{
+	char *path = fs_path_join("data/console", name);
+	char *data = NULL;
+	struct sl_error err = {0};
+	if (fs_read_file(path, 1 << 20, &data, len, &err) < 0)
+		fail_msg("%s", err.message);
+	free(path);
+	return data;
+}
+
+/* Scans a file fed in chunks of chunk bytes; returns the events (new ref). */
+static json_object *scan(const char *name, size_t chunk, struct console_events **ret_ce)
+{
+	size_t len;
+	char *data = load(name, &len);
+	struct console_events *ce = console_events_new();
+	for (size_t off = 0; off < len; off += chunk)
+		console_events_feed(ce, data + off, len - off < chunk ? len - off : chunk);
+	console_events_finish(ce);
+	free(data);
+	json_object *ev = console_events_to_json(ce);
+	if (ret_ce)
+		*ret_ce = ce;
+	else
+		console_events_free(ce);
+	return ev;
+}
+
+static const char *field(json_object *ev, size_t i, const char *key)
+{
+	return json_object_get_string(
+	    json_object_object_get(json_object_array_get_idx(ev, i), key));
+}
+
+static void test_clean_boot_has_no_events(void **state)
+{
+	(void)state;
+	struct console_events *ce;
+	json_object *ev = scan("boot-ok-schedlab.txt", 4096, &ce);
+	assert_int_equal(json_object_array_length(ev), 0);
+	assert_int_equal(console_events_count(ce), 0);
+	assert_true(console_events_saw_halt(ce));
+	assert_false(console_events_saw_restart(ce));
+	console_events_free(ce);
+	json_object_put(ev);
+}
+
+static void test_real_panic(void **state)
+{
+	(void)state;
+	struct console_events *ce;
+	json_object *ev = scan("panic-sysrq-debian-cloud.txt", 4096, &ce);
+	assert_int_equal(json_object_array_length(ev), 1);
+	assert_string_equal(field(ev, 0, "kind"), "panic");
+	assert_non_null(
+	    strstr(field(ev, 0, "line"), "Kernel panic - not syncing: sysrq triggered crash"));
+	assert_null(strchr(field(ev, 0, "line"), '\r')); /* CRLF from the pty */
+	const char *ex = field(ev, 0, "excerpt");
+	assert_non_null(strstr(ex, "sysrq: Trigger a crash")); /* the line before */
+	assert_non_null(strstr(ex, "Call Trace:"));	       /* lines after */
+	assert_null(strchr(ex, '\r'));
+	int lines = 1;
+	for (const char *c = ex; *c; c++)
+		lines += *c == '\n';
+	assert_true(lines <= CONSOLE_EXCERPT_BEFORE + 1 + CONSOLE_EXCERPT_AFTER);
+	assert_true(console_events_has(ce, "panic"));
+	assert_false(console_events_has(ce, "warning"));
+	console_events_free(ce);
+	json_object_put(ev);
+}
+
+static void test_chunking_does_not_matter(void **state)
+{
+	(void)state;
+	const char *files[] = {"panic-sysrq-debian-cloud.txt", "warning-module-put.txt",
+			       "oops-null-deref.txt"};
+	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
+		json_object *whole = scan(files[f], 1 << 20, NULL);
+		json_object *bytes = scan(files[f], 1, NULL);
+		json_object *odd = scan(files[f], 7, NULL);
+		assert_string_equal(json_object_to_json_string(whole),
+				    json_object_to_json_string(bytes));
+		assert_string_equal(json_object_to_json_string(whole),
+				    json_object_to_json_string(odd));
+		json_object_put(whole);
+		json_object_put(bytes);
+		json_object_put(odd);
+	}
+}
+
+static void test_documented_samples(void **state)
+{
+	(void)state;
+	json_object *ev = scan("warning-module-put.txt", 100, NULL);
+	assert_int_equal(json_object_array_length(ev), 1);
+	assert_string_equal(field(ev, 0, "kind"), "warning");
+	assert_non_null(
+	    strstr(field(ev, 0, "line"), "WARNING: CPU: 1 PID: 28102 at kernel/module.c:1108"));
+	assert_non_null(strstr(field(ev, 0, "excerpt"), "[ cut here ]"));
+	json_object_put(ev);
+
+	ev = scan("oops-null-deref.txt", 100, NULL);
+	assert_int_equal(json_object_array_length(ev), 2);
+	assert_string_equal(field(ev, 0, "kind"), "bug");
+	assert_string_equal(field(ev, 1, "kind"), "oops");
+	json_object_put(ev);
+
+	ev = scan("rcu-stall.txt", 100, NULL);
+	assert_int_equal(json_object_array_length(ev), 1);
+	assert_string_equal(field(ev, 0, "kind"), "rcu_stall");
+	json_object_put(ev);
+}
+
+static void test_line_kinds(void **state)
+{
+	(void)state;
+	/* The kernel's own format strings (kernel/watchdog.c, watchdog_hld.c,
+	 * hung_task.c, rcu/tree_stall.h, panic.c), as they print. */
+	assert_string_equal(console_line_kind("[   22.123456] watchdog: BUG: soft lockup - CPU#1 "
+					      "stuck for 22s! [spin:77]"),
+			    "soft_lockup");
+	assert_string_equal(console_line_kind("[   30.000001] NMI watchdog: Watchdog detected hard "
+					      "LOCKUP on cpu 1"),
+			    "hard_lockup");
+	assert_string_equal(
+	    console_line_kind("[  243.000000] INFO: task kworker/0:1:12 blocked for "
+			      "more than 120 seconds."),
+	    "hung_task");
+	assert_string_equal(
+	    console_line_kind("[   41.1] rcu: INFO: rcu_preempt self-detected stall "
+			      "on CPU"),
+	    "rcu_stall");
+	assert_string_equal(
+	    console_line_kind("<0>[    1.000000] Kernel panic - not syncing: Attempted "
+			      "to kill init! exitcode=0x0000000b"),
+	    "panic");
+	assert_string_equal(console_line_kind("kernel BUG at mm/slub.c:123!"), "bug");
+	assert_string_equal(
+	    console_line_kind("general protection fault, probably for non-canonical "
+			      "address 0xdead: 0000 [#1] PREEMPT SMP"),
+	    "oops");
+	/* Not events: the marker inside other text, or a harmless INFO line. */
+	assert_null(console_line_kind("schedlab-agent: workload printed WARNING: nothing"));
+	assert_null(console_line_kind("[    0.1] INFO: task list is fine"));
+	assert_null(console_line_kind("[    0.493815] ACPI Error: AE_BAD_PARAMETER"));
+	assert_null(console_line_kind(""));
+}
+
+static void test_bounds(void **state)
+{
+	(void)state;
+	struct console_events *ce = console_events_new();
+	char line[64];
+	for (int i = 0; i < 100; i++) {
+		int n =
+		    snprintf(line, sizeof(line), "[ %d.0] WARNING: CPU: 0 PID: %d at x\n", i, i);
+		console_events_feed(ce, line, (size_t)n);
+	}
+	assert_int_equal(console_events_count(ce), 100);
+	json_object *ev = console_events_to_json(ce);
+	assert_int_equal(json_object_array_length(ev), CONSOLE_EVENTS_MAX);
+	json_object_put(ev);
+	console_events_free(ce);
+
+	/* A huge line with bytes that are not ASCII: cut, and made ASCII. */
+	ce = console_events_new();
+	size_t big = 100000;
+	char *buf = malloc(big + 40);
+	int n = snprintf(buf, 40, "Kernel panic - not syncing: \xff\xfe");
+	memset(buf + n, 'x', big - (size_t)n);
+	buf[big] = '\n';
+	console_events_feed(ce, buf, big + 1);
+	free(buf);
+	ev = console_events_to_json(ce);
+	const char *l = field(ev, 0, "line");
+	assert_int_equal(strlen(l), CONSOLE_LINE_MAX);
+	for (const char *c = l; *c; c++)
+		assert_true((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f);
+	json_object_put(ev);
+	console_events_free(ce);
+	console_events_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_clean_boot_has_no_events),
+	    cmocka_unit_test(test_real_panic),
+	    cmocka_unit_test(test_chunking_does_not_matter),
+	    cmocka_unit_test(test_documented_samples),
+	    cmocka_unit_test(test_line_kinds),
+	    cmocka_unit_test(test_bounds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,125 @@
+/* The domain XML against golden text (tests/data/guest/), escaping and
+ * the checks on names, sizes and accelerators. Run from tests/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guest_xml.h"
+#include "util/fs.h"
+
+static void assert_golden(const char *xml, const char *name)
+{
+	char *path = fs_path_join("data/guest", name);
+	char *want = NULL;
+	struct sl_error err = {0};
+	if (getenv("SCHEDLAB_UPDATE_GOLDEN"))
+		assert_int_equal(fs_write_file_atomic(path, xml, strlen(xml), &err), 0);
+	if (fs_read_file(path, 1 << 20, &want, NULL, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(xml, want);
+	free(want);
+	free(path);
+}
+
+static struct guest_xml_params base(void)
+{
+	return (struct guest_xml_params){
+	    .name = "schedlab-r-0123abcd",
+	    .accel = "tcg",
+	    .kernel = "/var/tmp/stage/bzImage",
+	    .initrd = "/var/tmp/stage/initrd",
+	    .cmdline = GUEST_BASE_CMDLINE,
+	    .vcpus = 2,
+	    .memory_mb = 512,
+	};
+}
+
+static void test_tcg_golden(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_golden(xml, "tcg-2cpu.xml");
+	/* The facts DESIGN.md measured: these must never go away. */
+	assert_non_null(strstr(xml, "<domain type='qemu'>"));
+	assert_non_null(strstr(xml, "<acpi/>"));
+	assert_non_null(strstr(xml, "<on_reboot>destroy</on_reboot>"));
+	assert_null(strstr(xml, "<disk"));
+	assert_null(strstr(xml, "<interface"));
+	free(xml);
+}
+
+static void test_kvm_golden(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	p.accel = "kvm";
+	p.vcpus = 4;
+	p.memory_mb = 1024;
+	p.cmdline = GUEST_BASE_CMDLINE " schedlab.x=1";
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_golden(xml, "kvm-4cpu.xml");
+	free(xml);
+}
+
+static void test_escaping(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	p.kernel = "/tmp/a&b/<k>'\"";
+	p.cmdline = "console=ttyS0 x=</cmdline><devices>";
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_non_null(strstr(xml, "<kernel>/tmp/a&amp;b/&lt;k&gt;&apos;&quot;</kernel>"));
+	assert_non_null(strstr(xml, "x=&lt;/cmdline&gt;&lt;devices&gt;</cmdline>"));
+	free(xml);
+	char *e = guest_xml_escape("");
+	assert_string_equal(e, "");
+	free(e);
+}
+
+static void test_rejects(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	char *xml = NULL;
+	struct guest_xml_params p = base();
+	p.name = "schedlab-x</name>";
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	assert_string_equal(err.path, "name");
+	p = base();
+	p.accel = "hvf";
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	assert_non_null(strstr(err.message, "'hvf'"));
+	p = base();
+	p.vcpus = 65;
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	assert_string_equal(err.path, "vcpus");
+	p = base();
+	p.memory_mb = 1 << 30;
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	assert_string_equal(err.path, "memory_mb");
+	p = base();
+	p.cmdline = "console=ttyS0\nrdinit=/bin/sh";
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	p = base();
+	p.initrd = "relative/initrd";
+	assert_true(guest_xml_build(&p, &xml, &err) < 0);
+	assert_null(xml);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_tcg_golden),
+	    cmocka_unit_test(test_kvm_golden),
+	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_rejects),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
