@@ -18,7 +18,7 @@ static void usage(FILE *f)
 	    f,
 	    "Usage: schedlab guest run --kernel BZIMAGE --plan PLAN.json [OPTIONS]\n"
 	    "       schedlab guest probe-accel --kernel BZIMAGE [--force] [OPTIONS]\n"
-	    "       schedlab guest initramfs [OPTIONS]\n"
+	    "       schedlab guest initramfs [--plan PLAN.json -o INITRD] [OPTIONS]\n"
 	    "       schedlab guest cleanup [--prefix schedlab-...] [--uri URI]\n\n"
 	    "Boots a kernel in a transient libvirt domain with the base initramfs plus\n"
 	    "PLAN.json, and prints the outcome as JSON (exit 0: ok, 1: the guest\n"
@@ -217,11 +217,30 @@ out:
 static int cmd_initramfs(struct opts *o)
 {
 	struct sl_error err = {0};
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	_cleanup_json_ json_object *plan = NULL;
 	int r = base_initramfs(o, &path, &err);
 	if (r < 0)
 		return fail(&err);
-	printf("%s\n", path);
+	if (!o->plan) {
+		printf("%s\n", path);
+		return 0;
+	}
+	/* With --plan: the initrd a run boots, base + plan, written to -o. */
+	if (!o->out) {
+		fprintf(stderr, "schedlab guest initramfs: --plan needs -o FILE.\n");
+		return EXIT_ERROR;
+	}
+	if (fs_read_file(o->plan, INITRAMFS_MAX_PLAN, &text, NULL, &err) < 0)
+		return fail(&err);
+	plan = json_tokener_parse(text);
+	if (!plan) {
+		fprintf(stderr, "schedlab guest initramfs: the plan '%s' is not JSON.\n", o->plan);
+		return EXIT_ERROR;
+	}
+	if (initramfs_with_plan(path, plan, o->out, &err) < 0)
+		return fail(&err);
+	printf("%s\n", o->out);
 	return 0;
 }
 
