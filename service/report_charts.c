@@ -69,6 +69,15 @@ static json_object *get(json_object *o, const char *key)
 	return v;
 }
 
+/* An object member, or NULL when absent or not an object (the foreach
+ * macro must never see anything else). */
+static json_object *get_object(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	return v && json_object_is_type(v, json_type_object) ? v : NULL;
+}
+
 static bool is_number(json_object *v)
 {
 	return v &&
@@ -446,14 +455,23 @@ static size_t rtm_priorities(const struct report_ctx *c, const char *workload, i
 		json_object *w[REPORT_MAX_RUNS];
 		size_t nw = ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		for (size_t j = 0; j < nw; j++) {
-			json_object_object_foreach(get(w[j], "metrics"), name, val)
+			json_object *wm = get_object(w[j], "metrics");
+			if (!wm)
+				continue;
+			json_object_object_foreach(wm, name, val)
 			{
-				int prio, len = 0;
+				static const char prefix[] = "start_delay_us.prio";
+				char *end = NULL;
 				bool seen = false;
 				(void)val;
-				if (sscanf(name, "start_delay_us.prio%d.max%n", &prio, &len) != 1 ||
-				    name[len] != '\0')
+				if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
 					continue;
+				/* RT priorities are 1..99; anything else is not one. */
+				long lp = strtol(name + sizeof(prefix) - 1, &end, 10);
+				if (end == name + sizeof(prefix) - 1 || strcmp(end, ".max") != 0 ||
+				    lp < 0 || lp > 99)
+					continue;
+				int prio = (int)lp;
 				for (size_t k = 0; k < n; k++)
 					seen = seen || prios[k] == prio;
 				if (!seen && n < max)
@@ -498,7 +516,7 @@ static bool rtm_columns(json_object *details, const int *prios, size_t n_prios, 
 
 static int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char *workload)
 {
-	int prios[SVG_MAX_CATEGORIES];
+	int prios[SVG_MAX_CATEGORIES] = {0};
 	size_t n_prios = rtm_priorities(c, workload, prios, 16);
 	int drawn = 0;
 	bool per_iteration = false;
@@ -683,7 +701,10 @@ static int charts_share(struct html_buf *o, struct report_ctx *c, const char *wo
 		json_object *w[REPORT_MAX_RUNS];
 		size_t nw = ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		for (size_t j = 0; j < nw; j++) {
-			json_object_object_foreach(get(w[j], "metrics"), name, val)
+			json_object *wm = get_object(w[j], "metrics");
+			if (!wm)
+				continue;
+			json_object_object_foreach(wm, name, val)
 			{
 				(void)val;
 				const char *u = name + strlen("cpu_fraction.");

@@ -3,6 +3,7 @@
  * flagged once where they first appear, the window, store errors). Run from
  * tests/ (tests/run.sh does). */
 #include <errno.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -228,6 +229,86 @@ static void test_shared_priorities(void **state)
 	const char *svg = strstr(html, "start delay per priority");
 	assert_non_null(svg);
 	assert_int_equal(count(svg, " r=\"2.5\"/>"), 6);
+}
+
+/* Type confusion everywhere: every value of the golden result (the first
+ * few elements of each array) is replaced in turn by values of other types
+ * and extremes; the report must render (sanitizers watch) and stay clean. */
+static json_object *replacement(unsigned k)
+{
+	switch (k % 7) {
+	case 0:
+		return NULL;
+	case 1:
+		return json_object_new_string("<x>\xff");
+	case 2:
+		return json_object_new_double(-1e308);
+	case 3:
+		return json_object_new_int64(INT64_MAX);
+	case 4:
+		return json_object_new_object();
+	case 5:
+		return json_object_new_array();
+	default:
+		return json_object_new_double(-0.5);
+	}
+}
+
+static void mutate_walk(json_object *root, json_object *o, unsigned *counter)
+{
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, val)
+		{
+			for (unsigned r = 0; r < 2; r++) {
+				unsigned k = (*counter)++;
+				json_object *saved = json_object_get(val);
+				char *html = NULL;
+				json_object_object_add(o, key, replacement(k));
+				assert_int_equal(report_html(root, &html, NULL), 0);
+				assert_null(strstr(html, "<x>"));
+				free(html);
+				json_object_object_add(o, key, saved);
+			}
+			mutate_walk(root, val, counter);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o) && i < 2; i++) {
+			json_object *val = json_object_array_get_idx(o, i);
+			unsigned k = (*counter)++;
+			json_object *saved = json_object_get(val);
+			char *html = NULL;
+			json_object_array_put_idx(o, i, replacement(k));
+			assert_int_equal(report_html(root, &html, NULL), 0);
+			free(html);
+			json_object_array_put_idx(o, i, saved);
+			mutate_walk(root, val, counter);
+		}
+	}
+}
+
+static void test_type_confusion(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/report/result.json");
+	json_object *variants = json_object_object_get(r, "variants");
+	unsigned counter = 0;
+
+	/* The variants object itself must stay an object (that is an error). */
+	json_object_object_foreach(r, key, val)
+	{
+		if (val == variants)
+			mutate_walk(r, val, &counter);
+		else {
+			json_object *saved = json_object_get(val);
+			char *html = NULL;
+			json_object_object_add(r, key, replacement(counter++));
+			assert_int_equal(report_html(r, &html, NULL), 0);
+			free(html);
+			json_object_object_add(r, key, saved);
+			mutate_walk(r, val, &counter);
+		}
+	}
+	assert_true(counter > 200);
 }
 
 /* ---- trend ---- */
@@ -471,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_shared_priorities),
+	    cmocka_unit_test(test_type_confusion),
 	    cmocka_unit_test_setup_teardown(test_trend, trend_setup, trend_teardown),
 	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
 	    cmocka_unit_test(test_trend_real_store),
