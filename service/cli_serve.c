@@ -14,13 +14,6 @@
 #include "store.h"
 #include "util/fs.h"
 
-/* The runner and the guest module land separately; a build without them
- * says so at start instead of failing to link. */
-#pragma weak runner_run_job
-#pragma weak guest_host_open
-#pragma weak guest_host_free
-#pragma weak guest_cleanup_leftovers
-
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One timestamped line per event on stderr, serialized across threads. */
@@ -59,10 +52,6 @@ static void usage(FILE *f)
  * `schedlab run` or a second service on the same host. */
 static void cleanup_leftover_domains(const struct service_config *cfg)
 {
-	if (!guest_host_open || !guest_cleanup_leftovers || !guest_host_free) {
-		serve_log("the guest module is not in this build: no leftover domains cleaned up");
-		return;
-	}
 	struct sl_error err = {0};
 	struct guest_host *h = guest_host_open(cfg->libvirt_uri, &err);
 	if (!h) {
@@ -151,11 +140,6 @@ int cli_serve(int argc, char **argv)
 	}
 	if (workers)
 		cfg->workers = workers;
-	if (!runner_run_job) {
-		error_set(&err, ERR_INTERNAL, ENOSYS,
-			  "The job runner (runner.c) is not in this build.");
-		goto fail;
-	}
 
 	/* Signals go to sigwait() below, not to the worker threads. */
 	sigset_t set;

@@ -16,12 +16,8 @@
 
 #include "cli.h"
 #include "http.h"
+#include "report.h"
 #include "util/fs.h"
-
-/* Both land in other modules; a build without them answers 501. */
-#pragma weak job_expand
-#pragma weak report_html
-int report_html(json_object *result, char **ret_html, struct sl_error *err);
 
 #define RESULT_MAX_BYTES (64u * 1024 * 1024)
 #define LOG_FILE_TAIL	 (4u * 1024 * 1024)
@@ -482,9 +478,6 @@ static enum MHD_Result h_submit(struct http_server *srv, struct MHD_Connection *
 		name = json_object_get_string(name_o);
 	}
 	http_expand_fn expand = srv->opts.expand ? srv->opts.expand : job_expand;
-	if (!expand)
-		return respond_errorf(conn, req, ERR_INTERNAL, NULL,
-				      "Job validation (job.c) is not in this build.");
 	if (expand(spec, JOB_ORIGIN_SERVICE, NULL, &srv->opts.config->limits, &expanded, &err) < 0)
 		return respond_error(conn, req, &err);
 	char id[STORE_ID_LEN + 1];
@@ -601,13 +594,6 @@ static enum MHD_Result h_report(struct http_server *srv, struct MHD_Connection *
 	size_t len = 0;
 	if (read_result(srv, req->id, &text, &len, &err) < 0)
 		return respond_error(conn, req, &err);
-	if (!report)
-		return respond_buf(conn, req, MHD_HTTP_NOT_IMPLEMENTED, "application/json",
-				   "{\"error\":{\"code\":\"not_implemented\",\"message\":\"HTML "
-				   "reports (report.c) are not in this build.\"}}",
-				   strlen("{\"error\":{\"code\":\"not_implemented\",\"message\":"
-					  "\"HTML reports (report.c) are not in this build.\"}}"),
-				   MHD_RESPMEM_PERSISTENT);
 	_cleanup_json_ json_object *result = parse_json(text, len, "stored result", &err);
 	if (!result)
 		return respond_error(conn, req, &err);

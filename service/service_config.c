@@ -9,10 +9,6 @@
 #include "service_config.h"
 #include "util/fs.h"
 
-/* job.c may not be in every build (unit tests of other modules link all of
- * service/); fall back to the documented defaults. */
-#pragma weak job_default_limits
-
 #define CONFIG_MAX_BYTES  (1024 * 1024)
 #define CONFIG_MAX_TOKENS 256
 
@@ -29,16 +25,7 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	c->listen = strdup("127.0.0.1:8080");
 	c->max_body_bytes = 8 * 1024 * 1024;
-	if (job_default_limits)
-		c->limits = *job_default_limits();
-	else
-		c->limits = (struct job_limits){
-		    .max_vcpus = 64,
-		    .max_repeat = 50,
-		    .max_patches = 200,
-		    .max_patch_bytes = 4 * 1024 * 1024,
-		    .max_guest_seconds = 7200,
-		};
+	c->limits = *job_default_limits();
 	c->workers = 2;
 	c->build_slots = 1;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
