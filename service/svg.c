@@ -1057,16 +1057,23 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 			name = p->series[i].name;
 			if (!name || !*name)
 				continue;
+			/* The swatch follows what the series draws: a line for
+			 * lines and step outlines, a square for boxes and bars,
+			 * its marker for points; rules count only when alone. */
+			bool rule = false, fill = false;
 			for (size_t j = 0; j < p->n_elems; j++)
 				if (p->elems[j].series == s) {
 					enum elem_kind k = p->elems[j].kind;
-					line = line || k == E_LINE || k == E_VLINE ||
-					       k == E_HLINE ||
+					line = line || k == E_LINE ||
 					       (k == E_HIST && p->elems[j].style == SVG_HIST_STEP);
+					rule = rule || k == E_VLINE || k == E_HLINE;
+					fill = fill || k == E_BOX || k == E_STRIP || k == E_BAR ||
+					       k == E_HIST;
 					band = band || k == E_BAND;
 					if (k == E_POINTS && marker < 0)
 						marker = p->elems[j].style;
 				}
+			line = line || (rule && !fill && marker < 0);
 		}
 		double w = 24 + text_width(name) + 16;
 		if (row_open && x + w > l->right) {
