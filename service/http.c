@@ -218,6 +218,12 @@ static int check_spec_names(json_object *spec, struct sl_error *err)
 	if (json_object_object_get_ex(spec, "patches", &v) &&
 	    (r = check_inline_names(v, "$.patches", err)) < 0)
 		return r;
+	json_object *base = NULL;
+	if (json_object_object_get_ex(spec, "base", &base) &&
+	    json_object_is_type(base, json_type_object) &&
+	    json_object_object_get_ex(base, "patches", &v) &&
+	    (r = check_inline_names(v, "$.base.patches", err)) < 0)
+		return r;
 	if (json_object_object_get_ex(spec, "kernels", &kernels) &&
 	    json_object_is_type(kernels, json_type_object)) {
 		json_object_object_foreach(kernels, kname, k)

@@ -69,7 +69,7 @@ echo "traversal in JSON at: $(api_json 'j["error"]["path"]')"
 printf -- '--- a/x\n+++ b/x\n' >ok.patch
 cat >short.json <<'EOF'
 {"name": "t", "base": {"source": "debian:linux-source-6.1", "config": {"builtin": "linux-6.1"},
- "patches": [{"series": "linux-6.1"}]},
+ "patches": [{"series": "linux-6.1"}]}, "patches": [],
  "workloads": [{"tool": "rt-migrate-test", "args": ["-p", "60", "-l", "10", "3"]}], "repeat": 1}
 EOF
 api_expect 400 POST /v1/jobs -F "job=<short.json;type=application/json" \
@@ -77,6 +77,7 @@ api_expect 400 POST /v1/jobs -F "job=<short.json;type=application/json" \
 api_expect 400 POST /v1/jobs -F "job=<short.json;type=application/json" \
 	-F 'patch:nosuchkernel=@ok.patch'
 api_expect 400 POST /v1/jobs -F 'patch=@ok.patch'
+"$SCHEDLAB" validate --job short.json >/dev/null || e2e_fail "short.json should be a valid job"
 find "$E2E_TMP" -name passwd | grep . && e2e_fail "a file named passwd was created"
 
 # Cancel a running job: submit the short seed job, wait until a guest or a

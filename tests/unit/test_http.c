@@ -241,6 +241,14 @@ static void test_bad_input(void **state)
 			     &e3),
 			 400);
 	assert_string_equal(jstr(e3, "error", "path"), "$.patches[0].name");
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json",
+			     "{\"base\":{\"patches\":[{\"name\":\"a/b\",\"content\":\"\"}]}}",
+			     NULL),
+			 400);
+	assert_int_equal(
+	    req(f->all, "POST", "/v1/jobs", "application/json",
+		"{\"kernels\":{\"k\":{\"patches\":[{\"name\":\"..\",\"content\":\"\"}]}}}", NULL),
+	    400);
 	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", "{\"name\":5}", NULL),
 			 400);
 	assert_int_equal(
