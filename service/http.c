@@ -332,6 +332,8 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 		if (!p->key || (filename && !p->filename))
 			goto oom;
 	}
+	/* p was set above whenever it was NULL. */
+	// cppcheck-suppress nullPointerRedundantCheck
 	if (p->len + size + 1 > p->cap) {
 		size_t cap = p->cap ? p->cap : 4096;
 		while (cap < p->len + size + 1)
