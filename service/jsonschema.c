@@ -537,6 +537,33 @@ static int check_object(struct js_ctx *ctx, json_object *schema, json_object *in
 				"%s must have at most %lld members (it has %zu).", path,
 				(long long)num_value(k), n);
 
+	/* Missing members first: they say most about what the document is
+	 * meant to be. For oneOf, a branch whose properties the object uses
+	 * counts as having got further (so {"name": ..} without "content" is
+	 * reported as an inline patch, not as a series missing "series"). */
+	if ((k = kw(schema, "required"))) {
+		size_t nr = json_object_array_length(k);
+		for (size_t i = 0; i < nr; i++) {
+			const char *name = json_object_get_string(json_object_array_get_idx(k, i));
+			if (name && !json_object_object_get_ex(inst, name, NULL)) {
+				char p[JS_PATH_MAX];
+				long known = 0;
+				path_key(p, path, name);
+				json_object_object_foreach(inst, ikey, ival_unused)
+				{
+					(void)ival_unused;
+					known +=
+					    props && json_object_object_get_ex(props, ikey, NULL);
+				}
+				r = fail_set(ctx, fail, ERR_INVALID, p, level + 1,
+					     "%s is required: %s has no member '%s'.", p, path,
+					     name);
+				fail->progress += known;
+				return r;
+			}
+		}
+	}
+
 	json_object_object_foreach(inst, key, val)
 	{
 		char p[JS_PATH_MAX];
@@ -616,19 +643,6 @@ static int check_object(struct js_ctx *ctx, json_object *schema, json_object *in
 		ctx->progress++;
 	}
 
-	if ((k = kw(schema, "required"))) {
-		size_t nr = json_object_array_length(k);
-		for (size_t i = 0; i < nr; i++) {
-			const char *name = json_object_get_string(json_object_array_get_idx(k, i));
-			if (name && !json_object_object_get_ex(inst, name, NULL)) {
-				char p[JS_PATH_MAX];
-				path_key(p, path, name);
-				return fail_set(ctx, fail, ERR_INVALID, p, level + 1,
-						"%s is required: %s has no member '%s'.", p, path,
-						name);
-			}
-		}
-	}
 	return 0;
 }
 

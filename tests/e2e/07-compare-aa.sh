@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Comparisons checked two ways on real data:
+#  1. an independent re-computation in Python (medians, type-7 IQR, means,
+#     changes, the exact/normal Mann-Whitney p, the CI's bounds and the verdict
+#     rule of docs/statistics.md) of every comparison in a result;
+#  2. a real A/A job: one kernel, two variants with identical settings, repeat
+#     3, rt-migrate-test and cyclictest in TCG guests. Every comparison must be
+#     unchanged (or inconclusive when a side has too few values) and the
+#     verdict pass. The re-computation runs on the example result first and on
+#     this job's result after.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tests/e2e/lib.sh
+PY=/usr/bin/python3
+e2e_need_schedlab
+"$PY" -c 'import jsonschema' 2>/dev/null || e2e_skip "Debian's python3-jsonschema is not installed"
+
+e2e_tmpdir
+cat >"$E2E_TMP/recompute.py" <<'PYEOF'
+import itertools, json, math, sys
+
+def quantile7(s, p):
+    h = (len(s) - 1) * p
+    lo = math.floor(h)
+    return s[lo] + (h - lo) * (s[min(lo + 1, len(s) - 1)] - s[lo])
+
+def mw_p(a, b):
+    def u(x, y):
+        return sum(1.0 if i > j else 0.5 if i == j else 0.0 for i in x for j in y)
+    uo, mu = u(a, b), len(a) * len(b) / 2
+    if len(a) + len(b) <= 20:
+        pool = a + b
+        ext = tot = 0
+        for idx in itertools.combinations(range(len(pool)), len(a)):
+            x = [pool[i] for i in idx]
+            y = [pool[i] for i in range(len(pool)) if i not in idx]
+            tot += 1
+            ext += abs(u(x, y) - mu) >= abs(uo - mu) - 1e-9
+        return ext / tot
+    n = len(a) + len(b)
+    from collections import Counter
+    t = sum(c ** 3 - c for c in Counter(a + b).values())
+    var = len(a) * len(b) / 12 * ((n + 1) - t / (n * (n - 1)))
+    if var <= 0:
+        return 1.0
+    z = (abs(uo - mu) - 0.5) / math.sqrt(var)
+    return 1.0 if z <= 0 else min(1.0, math.erfc(z / math.sqrt(2)))
+
+def values(r, variant, workload, metric):
+    out = []
+    for run in r["variants"][variant]["runs"]:
+        if run["status"] != "ok":
+            continue
+        for w in run.get("workloads", []):
+            if w["name"] == workload and w.get("status", "ok") == "ok" and metric in w.get("metrics", {}):
+                out.append(float(w["metrics"][metric]))
+    return out
+
+def close(x, y, rel=1e-6):
+    return abs(x - y) <= rel * max(1.0, abs(x), abs(y))
+
+r = json.load(open(sys.argv[1]))
+base = r["job"].get("baseline", "baseline")
+bad = 0
+for c in r["comparisons"]:
+    name = f'{c["variant"]}/{c["workload"]}/{c["metric"]}'
+    a = values(r, base, c["workload"], c["metric"])
+    b = values(r, c["variant"], c["workload"], c["metric"])
+    problems = []
+    if sorted(a) != sorted(c["baseline"]["values"]) or sorted(b) != sorted(c["candidate"]["values"]):
+        problems.append("values differ from the runs")
+    for side, v in (("baseline", a), ("candidate", b)):
+        s = sorted(v)
+        med = quantile7(s, 0.5)
+        iqr = quantile7(s, 0.75) - quantile7(s, 0.25)
+        mean = sum(s) / len(s)
+        if not (close(c[side]["median"], med) and close(c[side]["iqr"], iqr) and close(c[side]["mean"], mean)):
+            problems.append(f"{side} median/iqr/mean {c[side]['median']}/{c[side]['iqr']}/{c[side]['mean']} != {med}/{iqr}/{mean}")
+    change = quantile7(sorted(b), 0.5) - quantile7(sorted(a), 0.5)
+    if not close(c["change"], change):
+        problems.append(f"change {c['change']} != {change}")
+    if len(a) >= 2 and len(b) >= 2:
+        p = mw_p(a, b)
+        if not close(c["p_value"], p, 1e-8):
+            problems.append(f"p_value {c['p_value']} != {p}")
+        # Every bootstrap median difference lies between these two.
+        lo_b, hi_b = min(b) - max(a), max(b) - min(a)
+        lo, hi = c["ci95"]
+        if not (lo_b - 1e-9 <= lo <= hi <= hi_b + 1e-9):
+            problems.append(f"ci95 {c['ci95']} outside [{lo_b}, {hi_b}]")
+        thr, better = c["threshold"], c["better"]
+        above, below = lo > thr, hi < -thr
+        if better == "none":
+            want = "changed" if above or below else None
+        elif better == "lower":
+            want = "improved" if below else "regressed" if above else None
+        else:
+            want = "improved" if above else "regressed" if below else None
+        if want is None:
+            want = "inconclusive" if thr > 0 and lo < -thr and hi > thr else "unchanged"
+    else:
+        want = "inconclusive"
+    if c["verdict"] != want:
+        problems.append(f"verdict {c['verdict']}, the rule gives {want}")
+    if problems:
+        bad += 1
+        print(f"MISMATCH {name}: " + "; ".join(problems))
+print(f"{len(r['comparisons'])} comparisons re-computed, {bad} mismatches")
+sys.exit(1 if bad else 0)
+PYEOF
+
+"$PY" "$E2E_TMP/recompute.py" tests/data/result-example.json
+
+# The real A/A job.
+virsh -c qemu:///system version >/dev/null 2>&1 || e2e_skip "libvirtd is not reachable (run scripts/setup.sh)"
+cat >"$E2E_TMP/aa.json" <<'JSON'
+{
+  "name": "aa-check",
+  "description": "A/A: the same kernel and settings under two names.",
+  "kernels": {"sched": {"source": "debian:linux-source-6.1", "patches": [{"series": "linux-6.1"}],
+                        "config": {"builtin": "linux-6.1"}}},
+  "guest": {"vcpus": 2, "memory_mb": 512},
+  "variants": {
+    "baseline": {"kernel": "sched", "features": ["RT_PUSH", "RT_WAKEUP_PLACE"]},
+    "again": {"kernel": "sched", "features": ["RT_PUSH", "RT_WAKEUP_PLACE"]}
+  },
+  "baseline": "baseline",
+  "workloads": [
+    {"name": "rtm", "tool": "rt-migrate-test", "args": ["-p", "60", "-l", "15", "3"], "timeout_s": 90},
+    {"name": "ct", "tool": "cyclictest", "args": ["-t1", "-p90", "-i1000", "-l2000", "-q", "-h", "20000"], "timeout_s": 90}
+  ],
+  "repeat": 3,
+  "gates": [{"workload": "rtm", "metric": "inversions"}, {"workload": "ct", "metric": "latency_us.avg"}]
+}
+JSON
+set +e
+"$SCHEDLAB" run "$E2E_TMP/aa.json" -o "$E2E_TMP/result.json" --job-dir "$E2E_TMP/job"
+rc=$?
+set -e
+echo "schedlab run exited $rc"
+[ -f "$E2E_TMP/result.json" ] || e2e_fail "no result written"
+"$SCHEDLAB" validate --result "$E2E_TMP/result.json"
+"$PY" "$E2E_TMP/recompute.py" "$E2E_TMP/result.json"
+"$PY" - "$E2E_TMP/result.json" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("verdict:", r["verdict"], r["verdict_reasons"])
+for c in r["comparisons"]:
+    print(f'  {c["workload"]:4} {c["metric"]:28} {c["baseline"]["values"]} vs {c["candidate"]["values"]} '
+          f'ci95={c["ci95"]} thr={c["threshold"]:.4g} {c["verdict"]}')
+odd = [c for c in r["comparisons"] if c["verdict"] not in ("unchanged", "inconclusive")]
+assert len(r["comparisons"]) >= 10, "expected comparisons for both workloads"
+assert not odd, "A/A came out changed: " + ", ".join(c["metric"] for c in odd)
+assert r["verdict"] == "pass", r["verdict"]
+print("ok: A/A unchanged on every metric")
+PYEOF
+[ "$rc" -eq 0 ]
