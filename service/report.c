@@ -214,6 +214,74 @@ static void ctx_init(struct report_ctx *c, json_object *result)
 		c->baseline = c->names[0];
 }
 
+/* The distinct run hosts, in run order. */
+static size_t collect_hosts(const struct report_ctx *c, const char **hosts, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_names; i++) {
+		json_object *runs = get_array(get(c->variants, c->names[i]), "runs");
+		for (size_t j = 0;
+		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
+			const char *h = report_str(json_object_array_get_idx(runs, j), "host");
+			bool seen = false;
+			if (!h)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				seen = seen || strcmp(hosts[k], h) == 0;
+			if (!seen && n < max)
+				hosts[n++] = h;
+		}
+	}
+	return n;
+}
+
+/* The provenance at a glance: each kernel (source, version, patch count,
+ * config hash), the accelerator and the hosts. The sections below have the
+ * details. */
+static void header_facts(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *kernels = get(c->result, "kernels");
+	const char *accel = report_str(get(c->result, "environment"), "accelerator");
+	const char *hosts[8];
+	size_t n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts)), shown = 0;
+
+	if (kernels && json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, kname, k)
+		{
+			json_object *patches = get_array(k, "patches");
+			size_t np = patches ? json_object_array_length(patches) : 0;
+			if (shown++ >= 4)
+				break;
+			html_buf_puts(o, "<p class=\"meta\">kernel <b>");
+			html_buf_escape(o, kname);
+			html_buf_puts(o, "</b>: ");
+			put_str_or_dash(o, report_str(k, "source"));
+			html_buf_puts(o, " ");
+			put_str_or_dash(o, report_str(k, "source_version"));
+			html_buf_printf(o, " + %zu patch%s \xc2\xb7 config ", np,
+					np == 1 ? "" : "es");
+			put_short_hash(o, report_str(k, "config_sha256"));
+			html_buf_puts(o, "</p>\n");
+		}
+	}
+	html_buf_puts(o, "<p class=\"meta\">accelerator <b>");
+	put_str_or_dash(o, accel);
+	html_buf_puts(o, "</b>");
+	if (accel && strcmp(accel, "tcg") == 0)
+		html_buf_puts(o, " (software emulation: absolute latencies are inflated; compare "
+				 "variants within this job)");
+	html_buf_puts(o, n_hosts == 1 ? " \xc2\xb7 host " : " \xc2\xb7 hosts ");
+	for (size_t i = 0; i < n_hosts; i++) {
+		if (i)
+			html_buf_puts(o, ", ");
+		html_buf_escape(o, hosts[i]);
+	}
+	if (n_hosts == 0)
+		html_buf_puts(o, "\xe2\x80\x93");
+	html_buf_puts(o, "</p>\n");
+}
+
 static void section_header(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *job = get(c->result, "job");
@@ -250,7 +318,9 @@ static void section_header(struct html_buf *o, struct report_ctx *c)
 	put_str_or_dash(o, started);
 	html_buf_puts(o, " \xc2\xb7 finished ");
 	put_str_or_dash(o, finished);
-	html_buf_puts(o, "</p>\n</div>\n</header>\n");
+	html_buf_puts(o, "</p>\n");
+	header_facts(o, c);
+	html_buf_puts(o, "</div>\n</header>\n");
 	if (reasons && json_object_array_length(reasons) > 0) {
 		html_buf_puts(o, "<ul class=\"reasons\">\n");
 		for (size_t i = 0; i < json_object_array_length(reasons) && i < 100; i++) {
@@ -341,20 +411,7 @@ static void section_environment(struct html_buf *o, struct report_ctx *c)
 	    {"schedlab_version", "schedlab"},
 	};
 
-	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = get_array(get(c->variants, c->names[i]), "runs");
-		for (size_t j = 0;
-		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-			const char *h = report_str(json_object_array_get_idx(runs, j), "host");
-			bool seen = false;
-			if (!h)
-				continue;
-			for (size_t k = 0; k < n_hosts; k++)
-				seen = seen || strcmp(hosts[k], h) == 0;
-			if (!seen && n_hosts < ELEMENTSOF(hosts))
-				hosts[n_hosts++] = h;
-		}
-	}
+	n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts));
 	html_buf_puts(o, "<section id=\"environment\">\n<h2>Environment</h2>\n<table>\n"
 			 "<tr><th>accelerator</th><td>");
 	put_str_or_dash(o, accel);
