@@ -137,4 +137,13 @@ grep -q '<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>' hostile-dom.html ||
 	e2e_fail "the hostile job name is not shown as text in the DOM"
 grep -q '<title>schedlab: &lt;script&gt;' hostile-dom.html ||
 	e2e_fail "the hostile job name is not text in the title"
+# A real result, when `make demo` has left one: it must render with charts.
+demo="$E2E_ROOT/build/demo-result.json"
+if [ -s "$demo" ]; then
+	"$SCHEDLAB" report "$demo" -o demo.html
+	chromium_run --dump-dom "file://$PWD/demo.html" >demo-dom.html
+	demo_svgs=$(grep -o '<svg ' demo-dom.html | wc -l)
+	echo "build/demo-result.json: $demo_svgs charts in the DOM"
+	[ "$demo_svgs" -ge 1 ] || e2e_fail "the report of build/demo-result.json has no chart"
+fi
 echo "report rendered in Chromium: $dom_svgs charts, hostile names shown as text"
