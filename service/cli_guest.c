@@ -181,6 +181,7 @@ static int cmd_probe(struct opts *o)
 {
 	struct sl_error err = {0};
 	_cleanup_free_ char *dir = NULL, *initrd = NULL, *reason = NULL;
+	_cleanup_json_ json_object *j = NULL;
 	_cleanup_json_ json_object *empty =
 	    json_tokener_parse("{\"run_id\":\"accel-probe\",\"features\":[],\"workloads\":[]}");
 	char accel[8];
@@ -198,13 +199,16 @@ static int cmd_probe(struct opts *o)
 	if (o->force) {
 		if (accel_probe(h, o->kernel, initrd, accel, &reason, &err) < 0)
 			goto out;
-		printf("{\"accelerator\": \"%s\", \"reason\": \"%s\"}\n", accel,
-		       reason ? reason : "");
 	} else {
 		if (accel_resolve(h, o->cache, "auto", o->kernel, initrd, accel, &err) < 0)
 			goto out;
-		printf("{\"accelerator\": \"%s\"}\n", accel);
 	}
+	j = json_object_new_object();
+	json_object_object_add(j, "accelerator", json_object_new_string(accel));
+	if (reason)
+		json_object_object_add(j, "reason", json_object_new_string(reason));
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
 	rc = 0;
 out:
 	if (rc && err.message[0])
