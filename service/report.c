@@ -578,7 +578,9 @@ static void section_comparisons(struct html_buf *o, struct report_ctx *c)
 	html_buf_puts(
 	    o, "<p class=\"muted\">Medians over the ok runs; change = candidate \xe2\x88\x92 "
 	       "baseline; 95% CI of the change; p from a two-sided Mann\xe2\x80\x93Whitney "
-	       "U test. Rows marked <span class=\"tag\">gate</span> decide the verdict.</p>\n"
+	       "U test; n = ok runs of baseline/candidate. Rows marked <span "
+	       "class=\"tag\">gate</span> "
+	       "decide the verdict.</p>\n"
 	       "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
 	       "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
 	       "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
