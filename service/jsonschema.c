@@ -538,28 +538,17 @@ static int check_object(struct js_ctx *ctx, json_object *schema, json_object *in
 				(long long)num_value(k), n);
 
 	/* Missing members first: they say most about what the document is
-	 * meant to be. For oneOf, a branch whose properties the object uses
-	 * counts as having got further (so {"name": ..} without "content" is
-	 * reported as an inline patch, not as a series missing "series"). */
+	 * meant to be. */
 	if ((k = kw(schema, "required"))) {
 		size_t nr = json_object_array_length(k);
 		for (size_t i = 0; i < nr; i++) {
 			const char *name = json_object_get_string(json_object_array_get_idx(k, i));
 			if (name && !json_object_object_get_ex(inst, name, NULL)) {
 				char p[JS_PATH_MAX];
-				long known = 0;
 				path_key(p, path, name);
-				json_object_object_foreach(inst, ikey, ival_unused)
-				{
-					(void)ival_unused;
-					known +=
-					    props && json_object_object_get_ex(props, ikey, NULL);
-				}
-				r = fail_set(ctx, fail, ERR_INVALID, p, level + 1,
-					     "%s is required: %s has no member '%s'.", p, path,
-					     name);
-				fail->progress += known;
-				return r;
+				return fail_set(ctx, fail, ERR_INVALID, p, level + 1,
+						"%s is required: %s has no member '%s'.", p, path,
+						name);
 			}
 		}
 	}
@@ -646,13 +635,46 @@ static int check_object(struct js_ctx *ctx, json_object *schema, json_object *in
 	return 0;
 }
 
+static json_object *resolve_ref(json_object *root, const char *ref);
+
+/* How well an object fits a branch's shape: members the branch names minus
+ * members it forbids (additionalProperties: false). Follows $refs. */
+static long branch_fit(struct js_ctx *ctx, json_object *branch, json_object *inst)
+{
+	for (int i = 0; i < JS_MAX_REF_CHAIN && json_object_is_type(branch, json_type_object);
+	     i++) {
+		json_object *ref = kw(branch, "$ref");
+		if (!ref)
+			break;
+		branch = resolve_ref(ctx->root, json_object_get_string(ref));
+	}
+	if (!json_object_is_type(inst, json_type_object) ||
+	    !json_object_is_type(branch, json_type_object))
+		return 0;
+	json_object *props = kw(branch, "properties"), *addl = kw(branch, "additionalProperties");
+	bool closed =
+	    json_object_is_type(addl, json_type_boolean) && !json_object_get_boolean(addl);
+	long fit = 0;
+	json_object_object_foreach(inst, key, val_unused)
+	{
+		(void)val_unused;
+		if (props && json_object_object_get_ex(props, key, NULL))
+			fit++;
+		else if (closed)
+			fit--;
+	}
+	return fit;
+}
+
 /* oneOf (exactly one), anyOf (at least one). On failure reports the branch
- * that got furthest: deepest in the instance, then most sub-validations passed. */
+ * that got furthest: deepest in the instance, then the best fit of the
+ * object's members to the branch, then most sub-validations passed. */
 static int check_branches(struct js_ctx *ctx, json_object *list, bool exactly_one,
 			  json_object *inst, const char *path, int level, struct js_fail *fail)
 {
 	size_t n = json_object_array_length(list), matched = 0, first = 0;
 	struct js_fail best = {.level = -1, .progress = -1};
+	long best_fit = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct js_fail f = {0};
 		long before = ctx->progress;
@@ -676,8 +698,13 @@ static int check_branches(struct js_ctx *ctx, json_object *list, bool exactly_on
 			return r;
 		}
 		f.progress -= before;
-		if (f.level > best.level || (f.level == best.level && f.progress > best.progress))
+		long fit = branch_fit(ctx, json_object_array_get_idx(list, i), inst);
+		if (f.level > best.level ||
+		    (f.level == best.level &&
+		     (fit > best_fit || (fit == best_fit && f.progress > best.progress)))) {
 			best = f;
+			best_fit = fit;
+		}
 	}
 	if (matched)
 		return 0;
