@@ -330,6 +330,12 @@ static void test_job_errors(void **state)
 	     "\"share\"}], \"gates\": [{\"workload\": \"w\", \"metric\": \"share_error\", "
 	     "\"thresold\": 1}]}",
 	     "$.gates[0].thresold", "not an allowed member"},
+	    /* A full-form job with a bad name: the full branch fits the members
+	     * better than the shorthand (which would say "$.base is required"). */
+	    {"{\"name\": \"-x\", \"kernels\": {\"k\": {\"source\": \"s\"}}, \"variants\": "
+	     "{\"v\": {\"kernel\": \"k\"}}, \"workloads\": [{\"name\": \"w\", \"tool\": "
+	     "\"share\"}]}",
+	     "$.name", "must match the pattern"},
 	    /* The shorthand, missing its workloads: its own branch is reported. */
 	    {"{\"name\": \"ci\", \"base\": {\"source\": \"s\"}, \"patches\": [{\"name\": "
 	     "\"fix.patch\", \"content\": \"diff\"}]}",
