@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -331,6 +332,89 @@ static void test_cyclictest_garbage(void **state)
 	expect_ct_error(js, "cut off");
 }
 
+/* ---- seeded mutations: any damage gives a result or a clean error ---- */
+
+static uint32_t rng_state = 20261203;
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+static char *mutate(const char *in)
+{
+	size_t n = strlen(in);
+	char *out = malloc(n * 2 + 64);
+	assert_non_null(out);
+	memcpy(out, in, n + 1);
+	int edits = 1 + (int)(rnd() % 8);
+	static const char alphabet[] = "0123456789 :\n{}[]\",.-eE+x\xff\x01";
+	for (int e = 0; e < edits && n > 0; e++) {
+		size_t at = rnd() % n;
+		switch (rnd() % 4) {
+		case 0: /* flip to an interesting byte */
+			out[at] = alphabet[rnd() % (sizeof(alphabet) - 1)];
+			break;
+		case 1: /* truncate */
+			out[at] = '\0';
+			n = at;
+			break;
+		case 2: /* duplicate a run of digits into a huge number */
+			if (n + 40 < n * 2 + 64) {
+				memmove(out + at + 30, out + at, n - at + 1);
+				memset(out + at, '9', 30);
+				n += 30;
+			}
+			break;
+		default: /* delete a byte */
+			memmove(out + at, out + at + 1, n - at);
+			n--;
+			break;
+		}
+	}
+	return out;
+}
+
+static void test_mutations_never_crash(void **state)
+{
+	(void)state;
+	static const char *const stdouts[] = {"rtmigrate-p60-l20-t3.stdout",
+					      "rtmigrate-p10-l8-t4.stdout"};
+	static const char *const jsons[] = {"rtmigrate-p60-l20-t3.json", "cyclictest-t2-h2000.json",
+					    "cyclictest-t1-h2000.json"};
+	int ok = 0, rejected = 0;
+	for (int round = 0; round < 1500; round++) {
+		_cleanup_free_ char *so = golden(stdouts[round % 2]);
+		_cleanup_free_ char *js = golden(jsons[round % 3]);
+		_cleanup_free_ char *mso = mutate(so);
+		_cleanup_free_ char *mjs = mutate(js);
+		json_object *m = NULL, *d = NULL;
+		struct sl_error err = {0};
+		int r = round % 2 ? metrics_rtmigrate(mso, strlen(mso), mjs, 1000, &m, &d, &err)
+				  : metrics_cyclictest(mso, strlen(mso), mjs, &m, &d, &err);
+		if (r == 0) {
+			ok++;
+			assert_non_null(m);
+			json_object_object_foreach(m, name, val)
+			{
+				assert_true(metrics_name_ok(name));
+				assert_true(isfinite(json_object_get_double(val)));
+			}
+			json_object_put(m);
+			json_object_put(d);
+		} else {
+			rejected++;
+			assert_null(m);
+			assert_int_equal(err.kind, ERR_INVALID);
+			assert_true(strlen(err.message) > 10);
+		}
+	}
+	/* Both outcomes happen, or the mutations are not reaching the parsers. */
+	assert_true(ok > 10 && rejected > 10);
+}
+
 /* ---- fresh output from the real tools (tests/e2e/06-metrics-live.sh) ---- */
 
 static char *live(const char *dir, const char *name)
@@ -495,6 +579,7 @@ int main(void)
 	    cmocka_unit_test(test_cyclictest_quantiles_exact),
 	    cmocka_unit_test(test_cyclictest_garbage),
 
+	    cmocka_unit_test(test_mutations_never_crash),
 	    cmocka_unit_test(test_own_tool),
 	    cmocka_unit_test(test_from_workload),
 	    cmocka_unit_test(test_better),
