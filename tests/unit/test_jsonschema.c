@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <cmocka.h>
@@ -370,6 +371,40 @@ static void test_schema_load(void **state)
 	assert_true(json_object_equal(a, b));
 }
 
+/* Service threads load and validate at once: each gets its own copy, the
+ * regex cache is shared. ASan would catch a race that corrupts memory. */
+static void *validate_thread(void *arg)
+{
+	json_object *doc = arg;
+	for (int i = 0; i < 30; i++) {
+		json_object *s = NULL;
+		struct sl_error err = {0};
+		if (schema_load("result", &s, &err) < 0 || jsonschema_validate(s, doc, &err) < 0) {
+			json_object_put(s);
+			return (void *)1;
+		}
+		json_object_put(s);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	pthread_t t[6];
+	json_object *docs[6];
+	for (int i = 0; i < 6; i++) {
+		docs[i] = load_file("tests/data/result-example.json");
+		assert_int_equal(pthread_create(&t[i], NULL, validate_thread, docs[i]), 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		void *ret = NULL;
+		pthread_join(t[i], &ret);
+		assert_null(ret);
+		json_object_put(docs[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +417,7 @@ int main(void)
 	    cmocka_unit_test(test_examples_validate),
 	    cmocka_unit_test(test_job_errors),
 	    cmocka_unit_test(test_schema_load),
+	    cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
