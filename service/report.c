@@ -40,6 +40,7 @@ static const char page_css[] =
     ".reasons{margin:10px 0 0;padding-left:22px}"
     "pre{background:#1f1f1f;color:#ececec;padding:10px 12px;font-size:12px;line-height:1.35;"
     "max-height:480px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}"
+    "details{margin:6px 0}summary{cursor:pointer;color:#005A8C}"
     "figure{margin:14px 0}figcaption{font-size:13px;color:#444;max-width:1080px}"
     "svg{max-width:100%;height:auto;display:block}"
     ".muted{color:#666}.run{border-left:4px solid #A33F00;padding:2px 0 2px 14px;margin:16px 0}";
@@ -557,10 +558,62 @@ static void put_ci(struct html_buf *o, json_object *cmp)
 	html_buf_printf(o, "[%s, %s]", html_fmt_value(lo, a), html_fmt_value(hi, b));
 }
 
+static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
+{
+	const char *better = report_str(cmp, "better");
+	double nb = 0, nc = 0;
+
+	html_buf_printf(o, "<tr%s><td>", gated ? " class=\"gated\"" : "");
+	put_str_or_dash(o, report_str(cmp, "variant"));
+	html_buf_puts(o, "</td><td>");
+	put_str_or_dash(o, report_str(cmp, "workload"));
+	html_buf_puts(o, "</td><td><code>");
+	put_str_or_dash(o, report_str(cmp, "metric"));
+	html_buf_puts(o, "</code>");
+	if (gated)
+		html_buf_puts(o, "<span class=\"tag\">gate</span>");
+	if (better && (strcmp(better, "lower") == 0 || strcmp(better, "higher") == 0))
+		html_buf_printf(o, " <span class=\"muted\" title=\"%s is better\">%s</span>",
+				better, better[0] == 'l' ? "\xe2\x86\x93" : "\xe2\x86\x91");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_value(o, get(cmp, "baseline"), "median");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_value(o, get(cmp, "candidate"), "median");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_change(o, cmp);
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_ci(o, cmp);
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_value(o, cmp, "p_value");
+	report_num(get(cmp, "baseline"), "n", &nb);
+	report_num(get(cmp, "candidate"), "n", &nc);
+	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td>", nb, nc);
+	report_badge(o, report_str(cmp, "verdict"));
+	html_buf_puts(o, "</td></tr>\n");
+}
+
+/* cyclictest's per-thread copies (latency_us.t<N>.*) repeat the overall
+ * rows for one thread; they go into a folded table. */
+static bool per_thread_metric(const char *metric)
+{
+	const char *t = metric ? strstr(metric, ".t") : NULL;
+
+	return t && t[2] >= '0' && t[2] <= '9';
+}
+
+static const char comparison_head[] =
+    "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
+    "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
+    "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
+    "<th class=\"num\">p</th><th class=\"num\">n</th><th>verdict</th></tr>\n";
+
 static void section_comparisons(struct html_buf *o, struct report_ctx *c)
 {
+	static const char *const verdicts[] = {"regressed", "improved", "changed", "inconclusive",
+					       "unchanged"};
 	json_object *cmps = get_array(c->result, "comparisons");
-	size_t n = cmps ? json_object_array_length(cmps) : 0;
+	size_t n = cmps ? json_object_array_length(cmps) : 0, folded = 0;
+	size_t counts[ELEMENTSOF(verdicts)] = {0};
 
 	html_buf_puts(o, "<section id=\"comparisons\">\n<h2>Comparison with the baseline");
 	if (c->baseline) {
@@ -575,59 +628,50 @@ static void section_comparisons(struct html_buf *o, struct report_ctx *c)
 			      "the baseline and another variant.</p>\n</section>\n");
 		return;
 	}
-	html_buf_puts(
-	    o, "<p class=\"muted\">Medians over the ok runs; change = candidate \xe2\x88\x92 "
-	       "baseline; 95% CI of the change; p from a two-sided Mann\xe2\x80\x93Whitney "
-	       "U test; n = ok runs of baseline/candidate. Rows marked <span "
-	       "class=\"tag\">gate</span> "
-	       "decide the verdict.</p>\n"
-	       "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
-	       "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
-	       "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
-	       "<th class=\"num\">p</th><th class=\"num\">n</th><th>verdict</th></tr>\n");
-	/* Gated rows first: they are why the verdict is what it is. */
-	for (int pass = 0; pass < 2; pass++) {
+	for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
+		json_object *cmp = json_object_array_get_idx(cmps, i);
+		const char *v = report_str(cmp, "verdict");
+		for (size_t k = 0; v && k < ELEMENTSOF(verdicts); k++)
+			counts[k] += strcmp(v, verdicts[k]) == 0;
+		folded += per_thread_metric(report_str(cmp, "metric"));
+	}
+	html_buf_puts(o, "<p>");
+	for (size_t k = 0, shown = 0; k < ELEMENTSOF(verdicts); k++) {
+		if (!counts[k])
+			continue;
+		if (shown++)
+			html_buf_puts(o, " ");
+		html_buf_printf(o, "%zu ", counts[k]);
+		report_badge(o, verdicts[k]);
+	}
+	html_buf_puts(o, "</p>\n<p class=\"muted\">Medians over the ok runs; change = candidate "
+			 "\xe2\x88\x92 baseline; 95% CI of the change; p from a two-sided "
+			 "Mann\xe2\x80\x93Whitney U test; n = ok runs of baseline/candidate. Rows "
+			 "marked <span class=\"tag\">gate</span> decide the verdict.</p>\n");
+	html_buf_puts(o, comparison_head);
+	/* Gated rows first: they are why the verdict is what it is. Then the
+	 * rest, then the per-thread rows folded away. */
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 2) {
+			html_buf_puts(o, "</table>\n");
+			if (folded == 0)
+				break;
+			html_buf_printf(o, "<details>\n<summary>%zu per-thread rows</summary>\n%s",
+					folded, comparison_head);
+		}
 		for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
 			json_object *cmp = json_object_array_get_idx(cmps, i);
 			json_object *gated = get(cmp, "gated");
 			bool g = gated && json_object_get_boolean(gated);
-			const char *better = report_str(cmp, "better");
-			double nb = 0, nc = 0;
+			bool thread = per_thread_metric(report_str(cmp, "metric"));
+			int row_pass = g ? 0 : thread ? 2 : 1;
 
-			if (g != (pass == 0))
-				continue;
-			html_buf_printf(o, "<tr%s><td>", g ? " class=\"gated\"" : "");
-			put_str_or_dash(o, report_str(cmp, "variant"));
-			html_buf_puts(o, "</td><td>");
-			put_str_or_dash(o, report_str(cmp, "workload"));
-			html_buf_puts(o, "</td><td><code>");
-			put_str_or_dash(o, report_str(cmp, "metric"));
-			html_buf_puts(o, "</code>");
-			if (g)
-				html_buf_puts(o, "<span class=\"tag\">gate</span>");
-			if (better &&
-			    (strcmp(better, "lower") == 0 || strcmp(better, "higher") == 0))
-				html_buf_printf(
-				    o, " <span class=\"muted\" title=\"%s is better\">%s</span>",
-				    better, better[0] == 'l' ? "\xe2\x86\x93" : "\xe2\x86\x91");
-			html_buf_puts(o, "</td><td class=\"num\">");
-			put_value(o, get(cmp, "baseline"), "median");
-			html_buf_puts(o, "</td><td class=\"num\">");
-			put_value(o, get(cmp, "candidate"), "median");
-			html_buf_puts(o, "</td><td class=\"num\">");
-			put_change(o, cmp);
-			html_buf_puts(o, "</td><td class=\"num\">");
-			put_ci(o, cmp);
-			html_buf_puts(o, "</td><td class=\"num\">");
-			put_value(o, cmp, "p_value");
-			report_num(get(cmp, "baseline"), "n", &nb);
-			report_num(get(cmp, "candidate"), "n", &nc);
-			html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td>", nb, nc);
-			report_badge(o, report_str(cmp, "verdict"));
-			html_buf_puts(o, "</td></tr>\n");
+			if (row_pass == pass)
+				put_comparison_row(o, cmp, g);
 		}
+		if (pass == 2)
+			html_buf_puts(o, "</table>\n</details>\n");
 	}
-	html_buf_puts(o, "</table>\n");
 	if (n > REPORT_MAX_ROWS)
 		html_buf_printf(o, "<p class=\"muted\">The first %d of %zu rows.</p>\n",
 				REPORT_MAX_ROWS, n);

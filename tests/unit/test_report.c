@@ -56,10 +56,11 @@ static size_t count(const char *hay, const char *needle)
 static void assert_only_report_markup(const char *html)
 {
 	static const char *const allowed[] = {
-	    "html", "head", "meta", "title", "style", "body",	"main",	    "header",  "div",
-	    "h1",   "h2",   "h3",   "p",     "ul",    "li",	"section",  "table",   "tr",
-	    "th",   "td",   "span", "code",  "b",     "br",	"pre",	    "figure",  "figcaption",
-	    "svg",  "rect", "text", "line",  "path",  "circle", "polyline", "polygon", "g",
+	    "html",   "head",	  "meta",	"title", "style",   "body",    "main", "header",
+	    "div",    "h1",	  "h2",		"h3",	 "p",	    "ul",      "li",   "section",
+	    "table",  "tr",	  "th",		"td",	 "span",    "code",    "b",    "br",
+	    "pre",    "figure",	  "figcaption", "svg",	 "rect",    "text",    "line", "path",
+	    "circle", "polyline", "polygon",	"g",	 "details", "summary",
 	};
 
 	for (const char *p = html; (p = strchr(p, '<')); p++) {
@@ -146,6 +147,11 @@ static void test_example_result(void **state)
 	assert_only_report_markup(html);
 	assert_int_equal(count(html, "<svg "), 3);
 	assert_non_null(strstr(html, "cyclictest latency per run"));
+	/* Per-thread rows are folded away, the overall ones are not. */
+	const char *fold = strstr(html, "per-thread rows</summary>");
+	assert_non_null(fold);
+	assert_non_null(strstr(fold, "latency_us.t0."));
+	assert_true(strstr(html, "latency_us.t0.") > fold);
 	assert_non_null(strstr(html, "Every run and every workload in it finished ok."));
 }
 
