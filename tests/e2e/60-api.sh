@@ -17,6 +17,16 @@ API_LOG=$E2E_TMP/serve.log
 api_start "$E2E_TMP/state" config.json
 trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; _api_cleanup' EXIT
 
+# The API description is valid YAML and names the schemas it references.
+python3 - "$E2E_ROOT/results-schema" <<'PY' || e2e_fail "openapi.yaml is broken"
+import os, sys, yaml
+d = yaml.safe_load(open(os.path.join(sys.argv[1], "openapi.yaml")))
+assert d["openapi"].startswith("3.1"), d["openapi"]
+text = open(os.path.join(sys.argv[1], "openapi.yaml")).read()
+for ref in ("job.schema.json", "result.schema.json"):
+    assert ref in text and os.path.exists(os.path.join(sys.argv[1], ref)), ref
+print("openapi paths:", sorted(d["paths"]))
+PY
 TOKEN= api_expect 200 GET /v1/health
 [ "$(api_json 'j["status"]')" = ok ] || e2e_fail "health is not ok"
 

@@ -84,7 +84,7 @@ find "$E2E_TMP" -name passwd | grep . && e2e_fail "a file named passwd was creat
 # build runs, cancel, and check that its domains are gone.
 api_expect 202 POST /v1/jobs "${J[@]}" --data-binary "@$E2E_ROOT/examples/seed-reproduction-short.json"
 id=$(api_json 'j["id"]')
-api_wait_status "$id" building booting running 1800
+api_wait_status "$id" booting running 2400
 api_expect 202 DELETE "/v1/jobs/$id"
 [ "$(api_json 'j["cancel_requested"]')" = True ] || e2e_fail "cancel was not requested"
 api_wait_status "$id" cancelled 120
