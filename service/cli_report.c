@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonschema.h"
 #include "report.h"
+#include "schema.h"
 #include "trend.h"
 #include "util/fs.h"
 
@@ -39,10 +41,9 @@ int cli_report(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL;
-	_cleanup_free_ char *text = NULL, *html = NULL;
+	_cleanup_free_ char *html = NULL;
 	_cleanup_json_ json_object *result = NULL;
 	struct sl_error err = {0};
-	size_t len = 0;
 	int c;
 
 	optind = 1;
@@ -63,24 +64,20 @@ int cli_report(int argc, char **argv)
 		report_usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (fs_read_file(argv[optind], RESULT_MAX_BYTES, &text, &len, &err) < 0) {
+	if (schema_read_json_file(argv[optind], RESULT_MAX_BYTES, &result, &err) < 0) {
 		fprintf(stderr, "schedlab report: %s\n", err.message);
 		return EXIT_ERROR;
 	}
-	json_tokener *tok = json_tokener_new();
-	if (!tok) {
-		fprintf(stderr, "schedlab report: out of memory.\n");
-		return EXIT_ERROR;
-	}
-	result = json_tokener_parse_ex(tok, text, (int)len);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t offset = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!result || jerr != json_tokener_success) {
-		fprintf(stderr, "schedlab report: '%s' is not valid JSON: %s at byte %zu.\n",
-			argv[optind], json_tokener_error_desc(jerr), offset);
-		return EXIT_ERROR;
-	}
+	/* The report shows whatever it can of any result; a result that does
+	 * not match the schema is worth a warning, not a refusal. */
+	_cleanup_json_ json_object *schema = NULL;
+	if (schema_load("result", &schema, NULL) == 0 &&
+	    jsonschema_validate(schema, result, &err) < 0)
+		fprintf(stderr,
+			"schedlab report: warning: '%s' does not match result.schema.json: %s "
+			"Rendering it anyway.\n",
+			argv[optind], err.message);
+	memset(&err, 0, sizeof(err));
 	if (report_html(result, &html, &err) < 0 || write_output(out, html, &err) < 0) {
 		fprintf(stderr, "schedlab report: %s\n", err.message);
 		return EXIT_ERROR;

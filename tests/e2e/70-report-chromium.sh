@@ -33,8 +33,18 @@ chromium_run() {
 		--disable-quic --user-data-dir="$profile" "$@" 2>>chromium.log
 }
 
-"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/result.json" -o report.html
-"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/hostile.json" -o hostile.html
+"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/result.json" -o report.html 2>report.err
+# The golden result follows the schema: no warning.
+grep -q warning report.err && e2e_fail "the golden result: $(cat report.err)"
+"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/hostile.json" -o hostile.html 2>hostile.err
+grep -q "does not match result.schema.json" hostile.err ||
+	e2e_fail "the hostile result was rendered without a schema warning"
+printf '{"schema": ' >cut.json
+set +e
+"$SCHEDLAB" report cut.json -o cut.html 2>cut.err
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "is not valid JSON" cut.err || e2e_fail "a cut result: exit $rc, $(cat cut.err)"
 
 # Self-contained: the only URL is the SVG namespace, nothing to fetch.
 if grep -oE '(https?|ftp)://[^"<> ]+' report.html | grep -v '^http://www.w3.org/2000/svg$'; then
