@@ -1,0 +1,144 @@
+/* The service config file: defaults, every setting, and the errors that
+ * must not be silent (unknown keys, short tokens, unknown roles, limits out
+ * of range, bad JSON); token roles matched in constant time by digest. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "service_config.h"
+#include "util/fs.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_http_config.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fs_rm_rf(dir, NULL);
+	return 0;
+}
+
+static int load(const char *text, struct service_config **ret, struct sl_error *err)
+{
+	_cleanup_free_ char *path = fs_path_join(dir, "config.json");
+	assert_int_equal(fs_write_file_atomic(path, text, strlen(text), NULL), 0);
+	return service_config_load(path, ret, err);
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	assert_int_equal(service_config_new(&c, NULL), 0);
+	assert_string_equal(c->listen, "127.0.0.1:8080");
+	assert_int_equal(c->max_body_bytes, 8 * 1024 * 1024);
+	assert_int_equal(c->workers, 2);
+	assert_int_equal(c->build_slots, 1);
+	assert_true(c->guest_slots >= 1);
+	assert_int_equal(c->n_tokens, 0);
+	assert_int_equal(c->limits.max_vcpus, job_default_limits()->max_vcpus);
+	assert_int_equal(service_config_token_roles(c, "anything-at-all-here"), 0);
+	service_config_free(c);
+	service_config_free(NULL);
+}
+
+static void test_full(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	int r =
+	    load("{\"listen\":\"0.0.0.0:9000\","
+		 "\"tokens\":[{\"token\":\"submitter-token-0123456789\",\"roles\":[\"submit\"]},"
+		 "{\"token\":\"reader-token-0123456789ab\",\"roles\":[\"read\"]},"
+		 "{\"token\":\"default-roles-0123456789\"}],"
+		 "\"limits\":{\"max_body_bytes\":2048,\"max_vcpus\":4,\"max_repeat\":5,"
+		 "\"max_patches\":2,\"max_patch_bytes\":100,\"max_guest_seconds\":60},"
+		 "\"workers\":3,\"build_slots\":2,\"guest_slots\":4,\"cache_dir\":\"/c\","
+		 "\"libvirt_uri\":\"qemu+tcp://h/system\",\"accelerator\":\"tcg\"}",
+		 &c, &err);
+	if (r < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(c->listen, "0.0.0.0:9000");
+	assert_int_equal(c->max_body_bytes, 2048);
+	assert_int_equal(c->limits.max_vcpus, 4);
+	assert_int_equal(c->limits.max_repeat, 5);
+	assert_int_equal(c->limits.max_patches, 2);
+	assert_int_equal(c->limits.max_patch_bytes, 100);
+	assert_int_equal(c->limits.max_guest_seconds, 60);
+	assert_int_equal(c->workers, 3);
+	assert_int_equal(c->build_slots, 2);
+	assert_int_equal(c->guest_slots, 4);
+	assert_string_equal(c->cache_dir, "/c");
+	assert_string_equal(c->libvirt_uri, "qemu+tcp://h/system");
+	assert_string_equal(c->accelerator, "tcg");
+	assert_int_equal(c->n_tokens, 3);
+	assert_int_equal(service_config_token_roles(c, "submitter-token-0123456789"),
+			 SERVICE_ROLE_SUBMIT);
+	assert_int_equal(service_config_token_roles(c, "reader-token-0123456789ab"),
+			 SERVICE_ROLE_READ);
+	assert_int_equal(service_config_token_roles(c, "default-roles-0123456789"),
+			 SERVICE_ROLE_SUBMIT | SERVICE_ROLE_READ);
+	/* Prefixes, extensions and case changes match nothing. */
+	assert_int_equal(service_config_token_roles(c, "reader-token-0123456789a"), 0);
+	assert_int_equal(service_config_token_roles(c, "reader-token-0123456789abc"), 0);
+	assert_int_equal(service_config_token_roles(c, "READER-token-0123456789ab"), 0);
+	assert_int_equal(service_config_token_roles(c, ""), 0);
+	assert_int_equal(service_config_token_roles(c, NULL), 0);
+	/* Tokens are kept as digests only. */
+	for (size_t i = 0; i < c->n_tokens; i++)
+		assert_int_equal(strlen(c->tokens[i].sha256), 64);
+	service_config_free(c);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	if (load(text, &c, &err) == 0)
+		fail_msg("config %s was accepted", text);
+	assert_null(c);
+	if (!strstr(err.message, needle))
+		fail_msg("message '%s' lacks '%s'", err.message, needle);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("{\"listen\":", "not valid JSON");
+	expect_error("[]", "must be a JSON object");
+	expect_error("{\"tokenz\":[]}", "Unknown setting 'tokenz'");
+	expect_error("{\"limits\":{\"max_cpus\":2}}", "Unknown setting 'limits.max_cpus'");
+	expect_error("{\"limits\":{\"max_body_bytes\":1}}", "outside");
+	expect_error("{\"limits\":{\"max_repeat\":\"5\"}}", "must be an integer");
+	expect_error("{\"workers\":0}", "outside");
+	expect_error("{\"tokens\":[{\"token\":\"short\"}]}", "at least 16");
+	expect_error("{\"tokens\":[{\"token\":\"long-enough-token-000\",\"roles\":[\"admin\"]}]}",
+		     "Role 'admin'");
+	expect_error("{\"tokens\":{}}", "must be an array");
+	expect_error("{\"accelerator\":\"hvf\"}", "not auto, kvm or tcg");
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_true(service_config_load("/nonexistent/schedlab.json", &c, &err) < 0);
+	assert_int_equal(err.kind, ERR_NOT_FOUND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
