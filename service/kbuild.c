@@ -1490,7 +1490,10 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	json_object_object_add(m, "patches", pa);
 	json_object_object_add(m, "config_sha256", json_object_new_string(k->config_sha));
 	json_object_object_add(m, "compiler", json_object_new_string(k->compiler));
-	json_object_object_add(m, "build_seconds", json_object_new_double(seconds));
+	/* one decimal: json-c would otherwise print all 17 digits */
+	char secs[32];
+	snprintf(secs, sizeof(secs), "%.1f", seconds);
+	json_object_object_add(m, "build_seconds", json_object_new_double_s(seconds, secs));
 	return m;
 }
 
