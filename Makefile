@@ -79,7 +79,8 @@ check-unit: $(UNIT_BINS) all
 check-e2e: all
 	@tests/run.sh --e2e
 
-check: setup
+check:
+	@scripts/setup.sh --with-tests
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@tests/run.sh --all
 

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Installs what schedlab needs on a Debian bookworm host and starts libvirt.
 # Idempotent: a second call on a ready machine takes well under a second.
-# Usage: scripts/setup.sh [--packages-only] [--extra PKG...]
+# Usage: scripts/setup.sh [--packages-only] [--with-tests] [--extra PKG...]
+#   --with-tests  also install scripts/packages-test.txt (make check does)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 packages_only=0
+with_tests=0
 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--packages-only) packages_only=1 ;;
+	--with-tests) with_tests=1 ;;
 	--extra) shift; while [ $# -gt 0 ]; do extra+=("$1"); shift; done; break ;;
-	-h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,5p' "$0"; exit 0 ;;
 	*) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 
-mapfile -t pkgs < <(grep -v '^\s*#' "$here/packages.txt" | sed '/^\s*$/d')
+lists=("$here/packages.txt")
+[ "$with_tests" = 1 ] && lists+=("$here/packages-test.txt")
+mapfile -t pkgs < <(cat "${lists[@]}" | grep -v '^\s*#' | sed '/^\s*$/d')
 pkgs+=("${extra[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
