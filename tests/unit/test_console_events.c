@@ -82,6 +82,21 @@ static void test_real_panic(void **state)
 	json_object_put(ev);
 }
 
+static void test_real_panic_schedlab(void **state)
+{
+	(void)state;
+	struct console_events *ce;
+	json_object *ev = scan("panic-crashme-schedlab.txt", 512, &ce);
+	assert_int_equal(json_object_array_length(ev), 1);
+	assert_string_equal(field(ev, 0, "kind"), "panic");
+	const char *ex = field(ev, 0, "excerpt");
+	assert_non_null(strstr(ex, "running workload 0 'crashme'"));
+	assert_non_null(strstr(ex, "Kernel Offset: disabled"));
+	assert_false(console_events_saw_halt(ce));
+	console_events_free(ce);
+	json_object_put(ev);
+}
+
 static void test_chunking_does_not_matter(void **state)
 {
 	(void)state;
