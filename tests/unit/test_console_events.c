@@ -214,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clean_boot_has_no_events),
 	    cmocka_unit_test(test_real_panic),
+	    cmocka_unit_test(test_real_panic_schedlab),
 	    cmocka_unit_test(test_chunking_does_not_matter),
 	    cmocka_unit_test(test_documented_samples),
 	    cmocka_unit_test(test_line_kinds),
