@@ -73,7 +73,9 @@ demo: setup
 	$(BUILD)/schedlab run examples/seed-reproduction.json -o $(BUILD)/demo-result.json; \
 	  rc=$$?; echo "result: $(BUILD)/demo-result.json (exit $$rc)"; [ $$rc -le 1 ] || [ $$rc -eq 3 ]
 
-check-unit: $(UNIT_BINS) all
+check-unit:
+	@scripts/setup.sh --with-tests --packages-only
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@tests/run.sh --unit
 
 check-e2e: all

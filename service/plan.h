@@ -2,6 +2,7 @@
  * expanded job spec and one variant. Pure: no I/O, unit-tested. */
 #pragma once
 
+#include <stdbool.h>
 #include "util/error.h"
 
 /* Guest path of a tool's binary, or NULL for an unknown tool. */
