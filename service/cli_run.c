@@ -9,6 +9,8 @@
 
 #include "cli.h"
 #include "job.h"
+#include "junit.h"
+#include "report.h"
 #include "runner.h"
 #include "summary.h"
 #include "util/fs.h"
@@ -58,6 +60,8 @@ static void usage(FILE *f)
 	    "      --accel MODE      auto (probe KVM, else TCG), kvm or tcg (default: the job's)\n"
 	    "      --uri URI         libvirt connection URI (default: qemu:///system)\n"
 	    "      --jobs N          make -jN for kernel builds (default: all cores)\n"
+	    "      --junit FILE      also write JUnit XML (a testcase per comparison and run)\n"
+	    "      --report FILE     also write the self-contained HTML report\n"
 	    "  -q, --quiet           no progress on stderr\n"
 	    "  -h, --help            this text\n\n"
 	    "Exit status: 0 pass, 1 fail (a gated regression or a failed candidate run),\n"
@@ -74,10 +78,12 @@ int cli_run(int argc, char **argv)
 	    {"uri", required_argument, NULL, 'u'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"junit", required_argument, NULL, 'J'},
+	    {"report", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *output = NULL, *job_dir_arg = NULL;
+	const char *output = NULL, *job_dir_arg = NULL, *junit_path = NULL, *report_path = NULL;
 	struct runner_config cfg = {0};
 	bool quiet = false;
 	int c;
@@ -109,6 +115,12 @@ int cli_run(int argc, char **argv)
 			break;
 		case 'j':
 			cfg.build_jobs = atoi(optarg);
+			break;
+		case 'J':
+			junit_path = optarg;
+			break;
+		case 'R':
+			report_path = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -180,6 +192,24 @@ int cli_run(int argc, char **argv)
 	if (fs_write_file_atomic(output, js, strlen(js), &err) < 0) {
 		fprintf(stderr, "schedlab run: %s\n", err.message);
 		return EXIT_ERROR;
+	}
+	if (junit_path) {
+		_cleanup_free_ char *xml = NULL;
+		if (junit_from_result(result, &xml) < 0 ||
+		    fs_write_file_atomic(junit_path, xml, strlen(xml), &err) < 0) {
+			fprintf(stderr, "schedlab run: cannot write JUnit XML to '%s'.\n",
+				junit_path);
+			return EXIT_ERROR;
+		}
+	}
+	if (report_path) {
+		_cleanup_free_ char *html = NULL;
+		if (report_html(result, &html, &err) < 0 ||
+		    fs_write_file_atomic(report_path, html, strlen(html), &err) < 0) {
+			fprintf(stderr, "schedlab run: cannot write the report to '%s': %s\n",
+				report_path, err.message);
+			return EXIT_ERROR;
+		}
 	}
 	summary_print(stdout, result);
 	printf("result: %s\n", output);
