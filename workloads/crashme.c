@@ -8,6 +8,8 @@
  *   crashme garbage [DEV]  write non-frame bytes and broken frames to DEV
  *                          (default /dev/ttyS1), then exit 0
  *   crashme exit N         exit with status N
+ *   crashme flood BYTES    write BYTES of text to stdout (at most 1 GiB), then
+ *                          a last line "crashme flood end"
  *
  * Before acting it prints one JSON object naming the action, so a run that
  * gets that far shows it in its captured stdout. */
@@ -24,7 +26,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: crashme panic | hang | spin-rt [SECONDS] | garbage [DEVICE] | exit N\n"
+	fprintf(f, "Usage: crashme panic | hang | spin-rt [SECONDS] | garbage [DEVICE] | exit N |\n"
+		   "               flood BYTES\n"
 		   "\n"
 		   "A test payload for schedlab's failure handling; see the source header.\n");
 }
@@ -152,6 +155,25 @@ int main(int argc, char **argv)
 		json_object_object_add(d, "code", json_object_new_int((int)code));
 		announce(action, d);
 		return (int)code;
+	}
+	if (strcmp(action, "flood") == 0 && argc == 3) {
+		unsigned long bytes;
+		char line[64];
+		if (wl_parse_uint(argv[2], 1UL << 30, &bytes) < 0) {
+			usage(stderr);
+			return 2;
+		}
+		announce(action, NULL);
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\n';
+		while (bytes > 0) {
+			size_t n = bytes < sizeof(line) ? bytes : sizeof(line);
+			if (write_all(STDOUT_FILENO, line, n) < 0)
+				return 1;
+			bytes -= n;
+		}
+		printf("crashme flood end\n");
+		return 0;
 	}
 	usage(stderr);
 	return 2;

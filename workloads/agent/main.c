@@ -148,6 +148,10 @@ static int open_serial(struct agent *a)
 	/* raw: the tty layer must not turn "\n" into "\r\n" */
 	if (tcgetattr(fd, &t) == 0) {
 		cfmakeraw(&t);
+		/* no modem lines or flow control: nothing may block a write */
+		t.c_cflag &= ~(tcflag_t)CRTSCTS;
+		t.c_cflag |= CLOCAL;
+		t.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
 		cfsetispeed(&t, B115200);
 		cfsetospeed(&t, B115200);
 		tcsetattr(fd, TCSANOW, &t);
@@ -536,6 +540,8 @@ int main(int argc, char **argv)
 	else if (r < 0)
 		agent_error_add(a.errors, "the plan '%s' could not be read: %s", plan_path,
 				strerror(-r));
+	/* without the SIGCHLD signalfd no workload can be supervised: the plan
+	 * is not run, and the summary carries that error */
 	else if (a.sigfd >= 0 && agent_plan_parse(text, len, &plan, msg, sizeof(msg)) < 0)
 		agent_error_add(a.errors, "the plan '%s' is invalid: %s", plan_path, msg);
 
