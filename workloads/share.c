@@ -126,12 +126,15 @@ static int parse_cpus(const char *s, cpu_set_t *set)
 
 static int read_uint_file(const char *path, unsigned long *ret)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	FILE *f = fopen(path, "re");
 	unsigned long v;
+	int n;
 
 	if (!f)
 		return -errno;
-	if (fscanf(f, "%lu", &v) != 1)
+	n = fscanf(f, "%lu", &v);
+	fclose(f);
+	if (n != 1)
 		return -EINVAL;
 	*ret = v;
 	return 0;

@@ -128,13 +128,16 @@ static double percentile_us(const long long *v, size_t n, double p)
 static int read_ll(const char *dir, const char *name, long long *ret)
 {
 	char path[512];
-	_cleanup_fclose_ FILE *f = NULL;
+	FILE *f;
+	int n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "re");
-	if (!f || fscanf(f, "%lld", ret) != 1)
+	if (!f)
 		return -ENOENT;
-	return 0;
+	n = fscanf(f, "%lld", ret);
+	fclose(f);
+	return n == 1 ? 0 : -ENOENT;
 }
 
 int main(int argc, char **argv)
