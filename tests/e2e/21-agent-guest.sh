@@ -10,11 +10,13 @@
 #   - a workload run as uid 1000, one killed at its timeout, garbage written
 #     on the frame port not hiding the frames after it;
 #   - `slice` predicting its slice from the real tunables;
+#   - Debian's dynamic cyclictest and rt-migrate-test running under the agent,
+#     their --json files returned;
 #   - the guest powering itself off.
 # QEMU is driven directly: libvirt is the guest module's business (and tests).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-e2e_need qemu-system-x86_64 cpio gzip timeout python3
+e2e_need qemu-system-x86_64 cpio gzip timeout python3 ldd cyclictest rt-migrate-test
 e2e_tmpdir
 cd "$E2E_ROOT"
 make -s build/agent build/workloads/share build/workloads/slice build/workloads/crashme
@@ -25,6 +27,17 @@ root=$E2E_TMP/root
 mkdir -p "$root/schedlab/bin"
 cp build/agent "$root/init"
 cp build/workloads/share build/workloads/slice build/workloads/crashme "$root/schedlab/bin/"
+# Debian's rt-tests are dynamic: copy them with their libraries (the product's
+# initramfs module does this with its own ELF reader; ldd is enough here)
+for tool in cyclictest rt-migrate-test; do
+	bin=$(command -v "$tool")
+	mkdir -p "$root$(dirname "$bin")"
+	cp "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
 cat >"$root/schedlab/plan.json" <<'EOF'
 {"run_id": "r-e2e-guest",
  "features": ["NO_HRTICK", "HRTICK", "NO_RT_PUSH", "SCHEDLAB_NOT_A_FEATURE"],
@@ -35,9 +48,12 @@ cat >"$root/schedlab/plan.json" <<'EOF'
   {"name": "exit-as-1000", "argv": ["/schedlab/bin/crashme", "exit", "3"], "uid": 1000, "timeout_s": 20},
   {"name": "hang", "argv": ["/schedlab/bin/crashme", "hang"], "timeout_s": 2},
   {"name": "garbage", "argv": ["/schedlab/bin/crashme", "garbage", "/dev/ttyS1"], "timeout_s": 20},
-  {"name": "slice", "argv": ["/schedlab/bin/slice", "--threads", "2", "--seconds", "2", "--cpu", "1", "--gap-us", "200"], "timeout_s": 60}
+  {"name": "slice", "argv": ["/schedlab/bin/slice", "--threads", "2", "--seconds", "2", "--cpu", "1", "--gap-us", "200"], "timeout_s": 60},
+  {"name": "cyclictest", "argv": ["CYCLICTEST", "-t1", "-p", "90", "-i", "1000", "-l", "500", "-q", "--json=/tmp/c.json"], "json_out": "/tmp/c.json", "timeout_s": 60},
+  {"name": "rt-migrate-test", "argv": ["RTMIGRATE", "--json=/tmp/r.json", "-p", "60", "-l", "5", "3"], "json_out": "/tmp/r.json", "timeout_s": 60}
  ]}
 EOF
+sed -i "s|CYCLICTEST|$(command -v cyclictest)|; s|RTMIGRATE|$(command -v rt-migrate-test)|" "$root/schedlab/plan.json"
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$E2E_TMP/initrd.gz"
 
 start=$(date +%s)
@@ -66,7 +82,7 @@ def check(cond, what):
         sys.exit(1)
 
 kinds = [k for k, _ in frames]
-check(kinds == ["hello"] + ["workload"] * 5 + ["summary"], "frame kinds %r" % kinds)
+check(kinds == ["hello"] + ["workload"] * 7 + ["summary"], "frame kinds %r" % kinds)
 hello, s = frames[0][1], frames[-1][1]
 check(hello["uname"].startswith("6.1."), "hello uname %r" % hello["uname"])
 w = {p["name"]: p for k, p in frames if k == "workload"}
@@ -103,6 +119,12 @@ print("slice:", json.dumps(r["metrics"]), "predicted", r["details"]["predicted_s
 check(r["details"]["latency_ns"] == 12000000, "slice read the real latency_ns %r" % r["details"])
 check(r["details"]["predicted_slice_us"] == 6000, "predicted max(12 ms / 2, min_granularity)")
 check(r["metrics"]["segments"] > 10, "slice saw segments")
+for name in ("cyclictest", "rt-migrate-test"):
+    rt = w[name]
+    check(rt["exit_code"] == 0 and rt["error"] is None and rt["json_file"], "%s ran: %r" % (name, rt))
+    j = json.loads(rt["json_file"])  # rt-tests write it by hand; it must still be JSON
+    check(isinstance(j, dict) and j, "%s json_out %r" % (name, rt["json_file"][:200]))
+    print(name + ": json_out of", len(rt["json_file"]), "bytes, keys", sorted(j)[:6])
 print("frames: ok")
 EOF
 grep -q "frame errors" "$E2E_TMP/decode.err" || e2e_fail "the garbage did not register as frame errors"
