@@ -1364,7 +1364,7 @@ static int tree_configure(struct build_ctx *b, struct sl_error *err)
 		else
 			trunc_printf(msg, sizeof(msg),
 				     "config option '%s' from '%s' became '%s=%s' after Kconfig "
-				     "(unmet dependencies or a choice?)",
+				     "(unmet dependencies, a range or a choice?)",
 				     asked, base_name(b->s->config), frag[i].name, actual);
 		build_log(b, "%s", msg);
 		if (!bad++)
