@@ -8,7 +8,8 @@
  *  - regressed / improved: the whole CI lies beyond thr on the worse / better
  *    side (so the CI excludes 0 and the change exceeds thr); for metrics with
  *    no better direction either side is "changed";
- *  - inconclusive: thr > 0 and the CI reaches below -thr and above +thr;
+ *  - inconclusive: a gated metric whose CI reaches below -thr and above +thr
+ *    (thr > 0);
  *  - otherwise unchanged.
  *
  * Overall: fail if a candidate run is not ok or a gated metric regressed;
@@ -72,36 +73,33 @@ static void fmt(char *buf, size_t sz, double v)
 	snprintf(buf, sz, "%.6g", v);
 }
 
-/* The default threshold of a metric with no gate (or a gate without one).
- * Chosen from the A/A spread under TCG in DESIGN.md: minimum and average
- * latencies vary by about 20 to 50 % between boots, the maximum by 2.5x. */
-static void default_threshold(const char *metric, bool *relative, double *thr)
+/* The default threshold of a metric with no gate (or a gate without one):
+ * max(floor, rel x |baseline median|). Chosen from the A/A spread under TCG
+ * in DESIGN.md: minimum and average latencies vary by about 20 to 50 % between
+ * boots of one kernel, the maximum by 2.5x (docs/statistics.md). */
+static void default_threshold(const char *metric, double *floor_abs, double *rel)
 {
 	size_t len = strlen(metric);
+	bool is_max, is_p99;
 #define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
+	is_max = ENDS_WITH(".max") || ENDS_WITH(".p99.9");
+	is_p99 = ENDS_WITH(".p99");
+#undef ENDS_WITH
+	/* A relative threshold must stay well below 100 %: a lower-is-better
+	 * metric cannot improve by more than its whole value. */
+	*floor_abs = 0;
+	*rel = is_max || is_p99 ? 0.5 : 0.25;
 	if (strcmp(metric, "inversions") == 0) {
-		*relative = false;
-		*thr = 0;
+		*rel = 0;
 	} else if (strcmp(metric, "inversion_max_us") == 0 ||
 		   strncmp(metric, "start_delay_us.", 15) == 0) {
 		/* rt-migrate-test's own maxerr: below 1 ms a start delay is not news. */
-		*relative = false;
-		*thr = RTMIGRATE_DEFAULT_MAXERR_US;
+		*floor_abs = RTMIGRATE_DEFAULT_MAXERR_US;
 	} else if (strncmp(metric, "cpu_fraction.", 13) == 0 ||
 		   strcmp(metric, "share_error") == 0) {
-		*relative = false;
-		*thr = 0.05;
-	} else if (ENDS_WITH(".max") || ENDS_WITH(".p99.9")) {
-		*relative = true;
-		*thr = 1.0;
-	} else if (ENDS_WITH(".p99")) {
-		*relative = true;
-		*thr = 0.5;
-	} else {
-		*relative = true;
-		*thr = 0.25;
+		*floor_abs = 0.05;
+		*rel = 0;
 	}
-#undef ENDS_WITH
 }
 
 static json_object *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
@@ -180,7 +178,8 @@ static json_object *sample_json(const double *v, size_t n)
 }
 
 /* Decides one comparison; see the rules at the top. */
-static const char *decide(const char *better, size_t na, size_t nb, const double ci[2], double thr)
+static const char *decide(const char *better, size_t na, size_t nb, const double ci[2], double thr,
+			  bool gated)
 {
 	if (na < 2 || nb < 2)
 		return "inconclusive";
@@ -200,7 +199,9 @@ static const char *decide(const char *better, size_t na, size_t nb, const double
 		if (below)
 			return "regressed";
 	}
-	if (thr > 0 && lo < -thr && hi > thr)
+	/* Too wide to decide matters only where a decision is asked for: an
+	 * ungated metric without a shown change is simply unchanged. */
+	if (gated && thr > 0 && lo < -thr && hi > thr)
 		return "inconclusive";
 	return "unchanged";
 }
@@ -216,17 +217,19 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 		return 0;
 
 	json_object *gate = find_gate(c, workload, metric);
-	bool relative;
-	double thr;
-	default_threshold(metric, &relative, &thr);
+	double floor_abs, rel;
+	default_threshold(metric, &floor_abs, &rel);
 	if (gate && get(gate, "threshold")) {
-		thr = json_object_get_double(get(gate, "threshold"));
-		relative = json_object_get_boolean(get(gate, "relative"));
+		double t = json_object_get_double(get(gate, "threshold"));
+		bool gate_rel = json_object_get_boolean(get(gate, "relative"));
+		floor_abs = gate_rel ? 0 : t;
+		rel = gate_rel ? t : 0;
 	}
+	bool relative = rel > 0;
 	struct stats_summary sa, sb;
 	stats_summarize(a, na, &sa);
 	stats_summarize(b, nb, &sb);
-	double abs_thr = relative ? thr * fabs(sa.median) : thr;
+	double abs_thr = fmax(floor_abs, rel * fabs(sa.median));
 	double change = sb.median - sa.median;
 
 	char key[512];
@@ -237,7 +240,8 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	    stats_bootstrap_median_diff_ci(a, na, b, nb, stats_seed_from_string(key), ci) == 0;
 	bool have_p = na >= 2 && nb >= 2 && stats_mann_whitney(a, na, b, nb, &p) == 0;
 	const char *better = metrics_better(tool, metric);
-	const char *verdict = have_ci ? decide(better, na, nb, ci, abs_thr) : "inconclusive";
+	const char *verdict =
+	    have_ci ? decide(better, na, nb, ci, abs_thr, gate != NULL) : "inconclusive";
 
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "variant", json_object_new_string(vname));

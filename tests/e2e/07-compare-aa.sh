@@ -67,7 +67,10 @@ for c in r["comparisons"]:
     a = values(r, base, c["workload"], c["metric"])
     b = values(r, c["variant"], c["workload"], c["metric"])
     problems = []
-    if sorted(a) != sorted(c["baseline"]["values"]) or sorted(b) != sorted(c["candidate"]["values"]):
+    # Comparisons print numbers with 10 significant digits.
+    def same(x, y):
+        return len(x) == len(y) and all(close(i, j, 1e-9) for i, j in zip(sorted(x), sorted(y)))
+    if not same(a, c["baseline"]["values"]) or not same(b, c["candidate"]["values"]):
         problems.append("values differ from the runs")
     for side, v in (("baseline", a), ("candidate", b)):
         s = sorted(v)
@@ -86,7 +89,8 @@ for c in r["comparisons"]:
         # Every bootstrap median difference lies between these two.
         lo_b, hi_b = min(b) - max(a), max(b) - min(a)
         lo, hi = c["ci95"]
-        if not (lo_b - 1e-9 <= lo <= hi <= hi_b + 1e-9):
+        eps = 1e-9 * max(1.0, abs(lo_b), abs(hi_b))
+        if not (lo_b - eps <= lo <= hi <= hi_b + eps):
             problems.append(f"ci95 {c['ci95']} outside [{lo_b}, {hi_b}]")
         thr, better = c["threshold"], c["better"]
         above, below = lo > thr, hi < -thr
@@ -97,7 +101,7 @@ for c in r["comparisons"]:
         else:
             want = "improved" if above else "regressed" if below else None
         if want is None:
-            want = "inconclusive" if thr > 0 and lo < -thr and hi > thr else "unchanged"
+            want = "inconclusive" if c["gated"] and thr > 0 and lo < -thr and hi > thr else "unchanged"
     else:
         want = "inconclusive"
     if c["verdict"] != want:
