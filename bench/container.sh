@@ -16,7 +16,7 @@ case "${1:-}" in --with-base) with_base=1 ;; "") ;; -h|--help) sed -n '2,7p' "$0
 work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-bench-container.XXXXXX")
 name=schedlab-bench-$$
 image=localhost/schedlab:bench
-cleanup() { podman rm -f -t 5 "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
+cleanup() { podman rm -f -i -v -t 5 "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 container_podman_conf "$work"
 container_run_privileges
@@ -58,5 +58,5 @@ for i in 1 2 3; do
 		podman logs "$name" 2>&1 | tail -10 >&2
 		echo "start_to_healthy_s[$i]: not healthy within 60 s"
 	fi
-	podman rm -f -t 5 "$name" >/dev/null
+	podman rm -f -v -t 5 "$name" >/dev/null
 done

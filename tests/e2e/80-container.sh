@@ -29,7 +29,7 @@ smoke=schedlab-e2e-smoke-$$
 volume=schedlab-e2e-state-$$
 image=localhost/schedlab:e2e
 cleanup() {
-	podman rm -f -t 5 "$name" "$smoke" >/dev/null 2>&1 || true
+	podman rm -f -i -v -t 5 "$name" "$smoke" >/dev/null 2>&1 || true
 	podman volume rm -f "$volume" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
@@ -103,7 +103,7 @@ podman healthcheck run "$smoke" >/dev/null || fail "the image's HEALTHCHECK fail
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
 	-H "Authorization: Bearer wrong-$token" --data '{}' "http://127.0.0.1:$port/v1/jobs")
 [ "$code" = 401 ] || fail "a wrong token got HTTP $code, not 401"
-podman rm -f -t 10 "$smoke" >/dev/null
+podman rm -f -v -t 10 "$smoke" >/dev/null
 
 # The host's kernel cache (fs_default_cache_dir()), so the kernel built by the
 # kernel e2e test is reused; it is root-owned, hence SCHEDLAB_USER=root.
