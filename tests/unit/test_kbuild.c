@@ -211,6 +211,48 @@ static void test_key_inputs(void **state)
 	assert_string_equal(k1, k2);
 }
 
+/* git sources: the key follows the commit the ref names, not the ref's name. */
+static void test_git_source(void **state)
+{
+	struct fixture *fx = *state;
+	char cmd[1024];
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "set -e; cd %s && git init -q tree && cd tree && "
+	    "git -c user.name=t -c user.email=t@t commit -q --allow-empty -m one && "
+	    "git tag v1 && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m two",
+	    fx->dir);
+	if (system(cmd) != 0)
+		skip();
+	char json[512], k_head[65], k_v1[65], k_again[65];
+	snprintf(json, sizeof(json),
+		 "{\"source\":\"git:%s/tree@HEAD\",\"patches\":[],\"config\":\"frag.config\"}",
+		 fx->dir);
+	key_of(fx, json, k_head);
+	snprintf(json, sizeof(json),
+		 "{\"source\":\"git:%s/tree@v1\",\"patches\":[],\"config\":\"frag.config\"}",
+		 fx->dir);
+	key_of(fx, json, k_v1);
+	assert_string_not_equal(k_head, k_v1);
+	snprintf(json, sizeof(json),
+		 "{\"source\":\"git:%s/tree@HEAD~1\",\"patches\":[],\"config\":\"frag.config\"}",
+		 fx->dir);
+	key_of(fx, json, k_again);
+	assert_string_equal(k_v1, k_again);
+
+	snprintf(
+	    json, sizeof(json),
+	    "{\"source\":\"git:%s/tree@no-such-ref\",\"patches\":[],\"config\":\"frag.config\"}",
+	    fx->dir);
+	struct kernel_spec *s = spec_from(fx, json);
+	struct sl_error err = {0};
+	char key[65];
+	assert_true(kbuild_key_in(fx->cache, s, key, &err) < 0);
+	assert_int_equal(err.kind, ERR_NOT_FOUND);
+	assert_non_null(strstr(err.message, "'no-such-ref'"));
+	kernel_spec_free(s);
+}
+
 static int fake_build(void *ud, const struct kernel_spec *s, const char *out_dir,
 		      struct sl_error *err)
 {
@@ -360,6 +402,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_spec_parse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_sources, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_key_inputs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_git_source, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),
