@@ -8,6 +8,8 @@ source tests/e2e/lib.sh
 e2e_need_schedlab
 e2e_tmpdir
 T=$E2E_TMP
+cp "$SCHEDLAB" "$T/schedlab" # immune to a concurrent relink
+SCHEDLAB=$T/schedlab
 export SCHEDLAB_DATA_DIR=$E2E_ROOT
 
 expect() { # expect RC FILE-ARGS... ; prints output
