@@ -55,8 +55,9 @@ podman run --rm --entrypoint sh "$image" -c \
 	fail "the data dir \$SCHEDLAB_DATA_DIR lacks guest-kernel/, results-schema/ or build/agent"
 
 step "libvirtd and a QEMU domain inside, run with: ${CONTAINER_PRIVS[*]:-podman defaults}"
-# A diskless TCG domain: SeaBIOS runs, which is enough to prove that libvirt
-# can create, start and destroy a QEMU guest under these privileges.
+# A diskless TCG domain: SeaBIOS runs, which is enough to prove that the
+# service user can have libvirt create, start and destroy a QEMU guest (run as
+# that user too) under these privileges.
 cat >"$work/domain.xml" <<'XML'
 <domain type='qemu'>
   <name>schedlab-e2e-probe</name>
@@ -70,13 +71,16 @@ XML
 podman run --rm "${CONTAINER_PRIVS[@]}" -v "$work/domain.xml:/tmp/domain.xml:ro" \
 	"$image" bash -c '
 	set -e
-	virsh -q -c qemu:///system version
+	# As the service user: libvirtd socket access through group libvirt.
+	virsh() { setpriv --reuid=schedlab --regid=schedlab --init-groups virsh -q -c qemu:///system "$@"; }
+	virsh version
 	s=$(date +%s.%N)
-	virsh -q -c qemu:///system create /tmp/domain.xml
+	virsh create /tmp/domain.xml
 	e=$(date +%s.%N)
-	virsh -q -c qemu:///system domstate schedlab-e2e-probe | grep -qx running
-	virsh -q -c qemu:///system destroy schedlab-e2e-probe
-	echo "domain start: $(echo "$e - $s" | bc) s"' >"$work/libvirt.log" 2>&1 ||
+	virsh domstate schedlab-e2e-probe | grep -qx running
+	ps -o user= -C qemu-system-x86_64 | grep -qx schedlab
+	virsh destroy schedlab-e2e-probe
+	echo "domain start: $(echo "$e - $s" | bc) s (QEMU as user schedlab)"' >"$work/libvirt.log" 2>&1 ||
 	{ cat "$work/libvirt.log"; fail "libvirt could not run a QEMU domain in the container"; }
 cat "$work/libvirt.log"
 
