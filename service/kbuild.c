@@ -1397,6 +1397,9 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	b->percent = 0;
 	b->last_error[0] = '\0';
 	build_log(b, "building bzImage with %d jobs", jobs);
+	/* only a build from an empty object dir is a good estimate for the next cold one */
+	_cleanup_free_ char *vmlinux = fs_path_join(b->obj, "vmlinux");
+	bool full = !fs_exists(vmlinux);
 	char *const argv[] = {"make", oarg, jarg, "CC=ccache gcc", "bzImage", NULL};
 	int ex = 0;
 	int r = build_run(b, argv, b->src, KBUILD_MAKE_TIMEOUT_S, &ex, NULL, err);
@@ -1408,8 +1411,7 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		snprintf(err->code, sizeof(err->code), "kernel_build_failed");
 		return r;
 	}
-	/* a cold build is the estimate for the next one */
-	if (b->objects > 100) {
+	if (full && b->objects > 100) {
 		char n[32];
 		snprintf(n, sizeof(n), "%lu\n", b->objects);
 		write_text(est_path, n, &ignored);
