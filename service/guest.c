@@ -53,7 +53,7 @@ struct run {
 	struct stream_ref sref[N_STREAMS];
 
 	/* Written by callbacks, read by the caller, all under lock. */
-	bool stopped, crashed_event, eof[N_STREAMS];
+	bool stopped, shutdown, crashed_event, eof[N_STREAMS];
 	bool closed; /* the outcome was taken: late callbacks change nothing */
 	char *tail;  /* ring of GUEST_CONSOLE_TAIL_MAX bytes */
 	size_t tail_pos, tail_len;
@@ -367,6 +367,8 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 		r->stopped = true;
 		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
 			r->crashed_event = true;
+	} else if (event == VIR_DOMAIN_EVENT_SHUTDOWN) {
+		r->shutdown = true;
 	} else if (event == VIR_DOMAIN_EVENT_CRASHED) {
 		r->crashed_event = true;
 	}
@@ -669,7 +671,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	virDomainPtr dom = NULL;
 	virStreamPtr st[N_STREAMS] = {NULL, NULL};
 	int cb_id = -1, rc = 0;
-	bool hung = false, cancelled = false;
+	bool hung = false, cancelled = false, powered_off = false;
 	_cleanup_free_ char *stage = NULL, *kernel = NULL, *initrd = NULL, *cmdline = NULL,
 			    *xml = NULL;
 	char name[128];
@@ -759,6 +761,13 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 				break;
 		} else if (s->probe && (r->saw_linux || r->hello)) {
 			break;
+		} else if (r->shutdown && r->summary) {
+			/* The guest powered off after its summary, so everything it
+			 * had to say has arrived. libvirt's teardown of QEMU takes
+			 * another 1-2 s (on_poweroff=destroy); the domain is paused
+			 * meanwhile and goes away on its own. */
+			powered_off = true;
+			break;
 		} else if (console_events_saw_halt(r->ce) && !t_halt) {
 			t_halt = t;
 		} else if (t_halt && t - t_halt > HALT_GRACE_S) {
@@ -797,7 +806,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	bool stopped = r->stopped;
 	pthread_mutex_unlock(&r->lock);
 
-	if (!stopped) {
+	if (!stopped && !powered_off) {
 		virDomainDestroy(dom); /* hung, cancelled or probe done */
 		virResetLastError();
 	}

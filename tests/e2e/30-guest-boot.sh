@@ -47,5 +47,10 @@ PY
 grep -q "Run /init as init process" console.log || e2e_fail "the console log misses the boot"
 cache=${SCHEDLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlab}
 [ -s "$cache/accel.json" ] || e2e_fail "the accelerator probe was not cached in $cache/accel.json"
+# After a power-off libvirt finishes tearing QEMU down on its own (1-2 s).
+for _ in $(seq 1 50); do
+	virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || break
+	sleep 0.2
+done
 ! virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
 echo "ok"

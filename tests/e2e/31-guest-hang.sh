@@ -35,5 +35,10 @@ assert "deadline" in o["reason"], o["reason"]
 assert [f["kind"] for f in o["frames"]] == ["hello"], o["frames"]
 assert "running workload 0 'crashme'" in o["console_excerpt"], o["console_excerpt"][-1500:]
 PY
+# After a power-off libvirt finishes tearing QEMU down on its own (1-2 s).
+for _ in $(seq 1 50); do
+	virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || break
+	sleep 0.2
+done
 ! virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
 echo "ok"
