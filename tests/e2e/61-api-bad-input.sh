@@ -26,16 +26,15 @@ api_expect 400 POST /v1/jobs "${J[@]}" --data-binary '{"name": "x"} trailing'
 api_expect 400 POST /v1/jobs "${J[@]}" --data-binary '[]'
 api_expect 400 POST /v1/jobs "${J[@]}" --data-binary '{"name": 17}'
 api_expect 400 POST /v1/jobs "${J[@]}" --data-binary @- <<'EOF'
-{"name": "t", "base": {"source": "debian:linux-source-6.1"}, "repeat": "three",
+{"name": "t", "base": {"source": "debian:linux-source-6.1"}, "patches": [], "repeat": "three",
  "workloads": [{"tool": "rt-migrate-test", "args": ["3"]}]}
 EOF
-echo "wrong type at: $(api_json 'j["error"].get("path")')"
+[ "$(api_json 'j["error"].get("path")')" = '$.repeat' ] || e2e_fail "wrong type: path is not \$.repeat"
 api_expect 400 POST /v1/jobs "${J[@]}" --data-binary @- <<'EOF'
-{"name": "t", "base": {"source": "debian:linux-source-6.1"}, "surprise": 1,
+{"name": "t", "base": {"source": "debian:linux-source-6.1"}, "patches": [], "surprise": 1,
  "workloads": [{"tool": "rt-migrate-test", "args": ["3"]}]}
 EOF
-echo "unknown field at: $(api_json 'j["error"].get("path")')"
-[ -n "$(api_json 'j["error"].get("path") or ""')" ] || e2e_fail "unknown field: no path"
+[ "$(api_json 'j["error"].get("path")')" = '$.surprise' ] || e2e_fail "unknown field: path is not \$.surprise"
 
 # Size and type limits (max_body_bytes is 1 MiB in this config).
 head -c 2000000 /dev/zero | tr '\0' ' ' >huge.json
@@ -85,16 +84,26 @@ find "$E2E_TMP" -name passwd | grep . && e2e_fail "a file named passwd was creat
 api_expect 202 POST /v1/jobs "${J[@]}" --data-binary "@$E2E_ROOT/examples/seed-reproduction-short.json"
 id=$(api_json 'j["id"]')
 api_wait_status "$id" booting running 2400
+# A guest is up once its run directory exists (named by the run id).
+ours=()
+for i in $(seq 1 600); do
+	for d in "$E2E_TMP"/state/jobs/"$id"/runs/*/; do
+		[ -d "$d" ] && ours+=("schedlab-$(basename "$d")")
+	done
+	[ ${#ours[@]} -gt 0 ] && break
+	sleep 0.1
+done
+[ ${#ours[@]} -gt 0 ] || e2e_fail "no run of job $id started within 60 s"
+sleep 1
+virsh -c qemu:///system list --name | grep -x "${ours[0]}" || echo "(domain ${ours[0]} not up yet)"
 api_expect 202 DELETE "/v1/jobs/$id"
 [ "$(api_json 'j["cancel_requested"]')" = True ] || e2e_fail "cancel was not requested"
 api_wait_status "$id" cancelled 120
 api_expect 409 DELETE "/v1/jobs/$id"
 api_expect 409 GET "/v1/jobs/$id/result"
 # The run ids of this job name its domains: none may still run.
-sleep 2
-for d in "$E2E_TMP"/state/jobs/"$id"/runs/*/; do
-	[ -d "$d" ] || continue
-	dom=schedlab-$(basename "$d")
+# (captured before the cancel: the runner may remove a cancelled run's directory)
+for dom in "${ours[@]}"; do
 	virsh -c qemu:///system list --name | grep -qx "$dom" && e2e_fail "domain $dom still runs"
 	echo "domain $dom is gone"
 done
