@@ -155,6 +155,21 @@ static void test_example_result(void **state)
 	assert_non_null(strstr(html, "Every run and every workload in it finished ok."));
 }
 
+static void test_real_result(void **state)
+{
+	(void)state;
+	/* A real result of the short seed reproduction (rt-migrate-test only,
+	 * TCG, two repeats), as the runner wrote it. */
+	_cleanup_free_ char *html = render("data/report/real-rtmigrate.json");
+
+	assert_only_report_markup(html);
+	assert_int_equal(count(html, "<svg "), 2);
+	assert_int_equal(count(html, ">prio 6"), 3);
+	assert_non_null(strstr(html, "Start delay of each priority\xe2\x80\x99s task in every"));
+	assert_non_null(strstr(html, "maxerr 1000 \xc2\xb5s"));
+	assert_non_null(strstr(html, "0004-sched-rt-add-the-RT_CPUPRI-sched-feature.patch"));
+}
+
 static void test_hostile(void **state)
 {
 	(void)state;
@@ -555,6 +570,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sections),
 	    cmocka_unit_test(test_example_result),
+	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_shared_priorities),
