@@ -275,6 +275,17 @@ static int find_lib(const char *const *dirs, const char *name, char **ret)
 	return -ENOENT;
 }
 
+/* 1 if an entry of s is an absolute path whose last component is name. */
+static int interp_named(const struct strset *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const char *base = strrchr(s->v[i], '/');
+		if (base && strcmp(base + 1, name) == 0 && strncmp(name, "ld-linux", 8) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -320,6 +331,10 @@ int elfdeps_resolve(const char *const *binaries, const char *const *dirs, char *
 		}
 		for (size_t i = 0; i < info->n_needed; i++) {
 			char *path = NULL;
+			/* libc names the dynamic loader; the interpreter already is it
+			 * (ld.so matches its own soname), so no second copy. */
+			if (interp_named(&libs, info->needed[i]))
+				continue;
 			if (find_lib(dirs, info->needed[i], &path) < 0) {
 				r = error_set(err, ERR_NOT_FOUND, ENOENT,
 					      "The library '%s' needed by '%s' was not found in "
