@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The per-job report in a real browser: render the golden result
 # (tests/data/report/result.json) with `schedlab report`, load it in headless
-# Chromium, and check that
+# Chromium (and a real result of the runner), and check that
 #   - the screenshot is not blank and shows the charts' colours,
 #   - the DOM holds exactly the expected number of <svg> charts (5: start
 #     delay, inversions, cyclictest histogram, share, slice), the same as the file,
@@ -147,6 +147,12 @@ grep -q '<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>' hostile-dom.html ||
 	e2e_fail "the hostile job name is not shown as text in the DOM"
 grep -q '<title>schedlab: &lt;script&gt;' hostile-dom.html ||
 	e2e_fail "the hostile job name is not text in the title"
+# A real result of the runner (tests/data/report/real-rtmigrate.json): two charts.
+"$SCHEDLAB" report "$E2E_ROOT/tests/data/report/real-rtmigrate.json" -o real.html
+chromium_run --dump-dom "file://$PWD/real.html" >real-dom.html
+real_svgs=$(grep -o '<svg ' real-dom.html | wc -l)
+[ "$real_svgs" -eq 2 ] || e2e_fail "the real result's report has $real_svgs charts in the DOM, expected 2"
+
 # A real result, when `make demo` has left one: it must render with charts.
 demo="$E2E_ROOT/build/demo-result.json"
 if [ -s "$demo" ]; then
