@@ -4,10 +4,11 @@
 #     changes, the exact/normal Mann-Whitney p, the CI's bounds and the verdict
 #     rule of docs/statistics.md) of every comparison in a result;
 #  2. a real A/A job: one kernel, two variants with identical settings, repeat
-#     3, rt-migrate-test and cyclictest in TCG guests. Every comparison must be
-#     unchanged (or inconclusive when a side has too few values) and the
-#     verdict pass. The re-computation runs on the example result first and on
-#     this job's result after.
+#     3, rt-migrate-test and cyclictest in TCG guests. No comparison may show
+#     a change and the verdict may not be fail; a gated metric may be
+#     inconclusive on a noisy host (then pass/inconclusive is the verdict).
+#     The re-computation runs on the example result first and on this job's
+#     result after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/e2e/lib.sh
@@ -152,10 +153,18 @@ print("verdict:", r["verdict"], r["verdict_reasons"])
 for c in r["comparisons"]:
     print(f'  {c["workload"]:4} {c["metric"]:28} {c["baseline"]["values"]} vs {c["candidate"]["values"]} '
           f'ci95={c["ci95"]} thr={c["threshold"]:.4g} {c["verdict"]}')
-odd = [c for c in r["comparisons"] if c["verdict"] not in ("unchanged", "inconclusive")]
-assert len(r["comparisons"]) >= 10, "expected comparisons for both workloads"
-assert not odd, "A/A came out changed: " + ", ".join(c["metric"] for c in odd)
-assert r["verdict"] == "pass", r["verdict"]
-print("ok: A/A unchanged on every metric")
+assert len(r["comparisons"]) >= 20, "expected comparisons for both workloads"
+# An A/A job never shows a change and never fails. A gated metric may be
+# inconclusive when the host is noisy (a CI wider than +-threshold is the
+# honest answer at repeat 3); ungated metrics are then still unchanged.
+odd = [c for c in r["comparisons"]
+       if c["verdict"] not in ("unchanged", "inconclusive")
+       or (c["verdict"] == "inconclusive" and not c["gated"])]
+assert not odd, "A/A came out changed: " + ", ".join(f'{c["metric"]} {c["verdict"]}' for c in odd)
+assert r["verdict"] in ("pass", "inconclusive"), r["verdict"]
+if r["verdict"] == "inconclusive":
+    gated = [c for c in r["comparisons"] if c["verdict"] == "inconclusive"]
+    assert gated and all(any(f"'{c['metric']}'" in s for s in r["verdict_reasons"]) for c in gated)
+print(f"ok: A/A shows no change on any metric (verdict {r['verdict']})")
 PYEOF
-[ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]
