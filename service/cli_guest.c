@@ -2,6 +2,7 @@
  * build the base initramfs, or clean up leftover domains. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,20 @@ struct opts {
 	char *cache, *agent, *workloads;
 	int vcpus, memory_mb, deadline_s, force;
 };
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The guest_spec cancel hook: SIGINT or SIGTERM destroys the domain. */
+static int stop_requested(void *userdata)
+{
+	(void)userdata;
+	return stop_signal != 0;
+}
 
 static int parse_int(const char *s, int lo, int hi, int *ret)
 {
@@ -155,7 +170,11 @@ static int cmd_run(struct opts *o)
 	    .accel = accel,
 	    .deadline_s = o->deadline_s,
 	    .console_log_path = o->console_log,
+	    .cancelled = stop_requested,
 	};
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (guest_run(h, &s, &out, &err) < 0)
 		goto out;
 	j = guest_outcome_to_json(out);
