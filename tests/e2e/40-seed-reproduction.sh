@@ -5,21 +5,10 @@
 # scheduler none, the verdict on `inversions` is `improved`, and the result
 # validates against the schema (our validator and python3-jsonschema).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$(mktemp -d /tmp/schedlab-e2e-seed.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-
-set +e
-build/schedlab run examples/seed-reproduction-short.json -o "$out/result.json" --job-dir "$out/job"
-rc=$?
-set -e
-echo "schedlab run exited $rc"
-[ -f "$out/result.json" ] || { echo "no result written"; exit 1; }
-build/schedlab validate --result "$out/result.json"
-tests/tools/check-schema.py result "$out/result.json"
-
-python3 - "$out/result.json" <<'PY'
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_job.sh"
+e2e_run_example seed-reproduction-short.json seed-short 'pass'
+python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 def inversions(variant):
@@ -42,4 +31,6 @@ assert r["environment"]["accelerator"] in ("kvm", "tcg")
 order = r["order"]
 assert order[0].split("#")[0] != order[1].split("#")[0], "variants must interleave"
 PY
-[ "$rc" -eq 0 ]
+grep -q '<testsuite' "$E2E_TMP/junit.xml"
+grep -q '<svg' "$E2E_TMP/report.html"
+[ "$E2E_RUN_RC" -eq 0 ]

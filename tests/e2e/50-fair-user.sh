@@ -4,26 +4,11 @@
 # least 0.65; with equal or 2:1 cpu_share groups each split is within 10% of
 # the expected one (share_error <= 0.10).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$(mktemp -d /tmp/schedlab-e2e-fair.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-python3 - examples/fair-user.json "$out/job.json" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-j["name"] = "fair-user-short"
-j["repeat"] = 2
-j["workloads"][0]["args"] = ["--uids", "1000:1,1001:3", "--seconds", "3", "--cpus", "0"]
-json.dump(j, open(sys.argv[2], "w"))
-PY
-set +e
-build/schedlab run "$out/job.json" -o "$out/result.json" --job-dir "$out/job"
-rc=$?
-set -e
-echo "schedlab run exited $rc"
-build/schedlab validate --result "$out/result.json"
-tests/tools/check-schema.py result "$out/result.json"
-python3 - "$out/result.json" <<'PY'
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_job.sh"
+e2e_run_example fair-user.json fair-user-short \
+	'j["repeat"] = 2; j["workloads"][0]["args"] = ["--uids", "1000:1,1001:3", "--seconds", "3", "--cpus", "0"]'
+python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 def metrics(variant):

@@ -3,26 +3,11 @@
 # short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. The
 # HRTICK variant's slice_us.max is below NO_HRTICK's, with verdict improved.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$(mktemp -d /tmp/schedlab-e2e-hrtick.XXXXXX)
-trap 'rm -rf "$out"' EXIT
-python3 - examples/hrtick.json "$out/job.json" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-j["name"] = "hrtick-short"
-j["repeat"] = 2
-j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "3", "--cpu", "0"]
-json.dump(j, open(sys.argv[2], "w"))
-PY
-set +e
-build/schedlab run "$out/job.json" -o "$out/result.json" --job-dir "$out/job"
-rc=$?
-set -e
-echo "schedlab run exited $rc"
-build/schedlab validate --result "$out/result.json"
-tests/tools/check-schema.py result "$out/result.json"
-python3 - "$out/result.json" <<'PY'
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_job.sh"
+e2e_run_example hrtick.json hrtick-short \
+	'j["repeat"] = 2; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "3", "--cpu", "0"]'
+python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 for v in ("no-hrtick", "hrtick"):
