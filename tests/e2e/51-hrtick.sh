@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
 e2e_run_example hrtick.json hrtick-short \
-	'j["repeat"] = 2; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "3", "--cpu", "0"]'
+	'j["repeat"] = 2; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "3", "--cpu", "1", "--gap-us", "500"]'
 python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

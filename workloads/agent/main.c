@@ -556,6 +556,10 @@ int main(int argc, char **argv)
 	r = summary_error_count(summary) + a.workload_errors > 0 ? 1 : 0;
 	agent_plan_free(plan);
 	agent_log("done");
+	/* Every byte of the summary must leave the UART before power-off: the
+	 * 16550 drains at about 40 KB/s, and reboot() does not wait for it. */
+	if (isatty(a.frame_fd))
+		tcdrain(a.frame_fd);
 	if (a.poweroff)
 		power_off();
 	if (a.frame_fd > STDERR_FILENO)
