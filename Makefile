@@ -70,8 +70,10 @@ setup:
 
 demo: setup
 	@$(MAKE) --no-print-directory all
-	$(BUILD)/schedlab run examples/seed-reproduction.json -o $(BUILD)/demo-result.json; \
-	  rc=$$?; echo "result: $(BUILD)/demo-result.json (exit $$rc)"; [ $$rc -le 1 ] || [ $$rc -eq 3 ]
+	@rc=0; $(BUILD)/schedlab run examples/seed-reproduction.json -o $(BUILD)/demo-result.json \
+	  --report $(BUILD)/demo-report.html --junit $(BUILD)/demo-junit.xml || rc=$$?; \
+	  echo "result: $(BUILD)/demo-result.json  report: $(BUILD)/demo-report.html (exit $$rc)"; \
+	  [ $$rc -ne 2 ]
 
 check-unit:
 	@scripts/setup.sh --with-tests --packages-only
