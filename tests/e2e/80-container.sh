@@ -44,6 +44,8 @@ step "podman build"
 b0=$(date +%s)
 container_image_build "$image" . "$work/build.log" || { tail -40 "$work/build.log"; fail "podman build"; }
 step "built in $(($(date +%s) - b0))s, $(podman image inspect -f '{{.Size}}' "$image") bytes"
+# Superseded builds' untagged images; the layers of the current one stay cached.
+podman image prune -f >/dev/null 2>&1 || true
 [ "$(podman image inspect -f '{{.Config.Healthcheck.Test}}' "$image")" != "[]" ] ||
 	fail "the image has no HEALTHCHECK (was it built with --format docker?)"
 
