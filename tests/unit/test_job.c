@@ -149,6 +149,26 @@ static void test_errors_name_the_path(void **state)
 		     JOB_ORIGIN_SERVICE, "$.bogus", "not an allowed member");
 }
 
+static void test_variant_settings_are_checked(void **state)
+{
+	(void)state;
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"uid_shares\":"
+			 "{\"70000\":1024}}}",
+			 ""),
+		     JOB_ORIGIN_SERVICE, "$.variants.b.uid_shares.70000", "70000");
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"uid_shares\":"
+			 "{\"1000\":0}}}",
+			 ""),
+		     JOB_ORIGIN_SERVICE, "$.variants.b.uid_shares.1000", NULL);
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"sched_tunables\":"
+			 "{\"bogus_ns\":1}}}",
+			 ""),
+		     JOB_ORIGIN_SERVICE, "$.variants.b.sched_tunables.bogus_ns", "bogus_ns");
+	expect_error(
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"hrtick\":\"yes\"}}", ""),
+	    JOB_ORIGIN_SERVICE, "$.variants.b.hrtick", NULL);
+}
+
 static void test_guest_time_budget(void **state)
 {
 	(void)state;
@@ -172,6 +192,7 @@ int main(void)
 	    cmocka_unit_test(test_shorthand_and_defaults),
 	    cmocka_unit_test(test_cli_path_is_inlined),
 	    cmocka_unit_test(test_errors_name_the_path),
+	    cmocka_unit_test(test_variant_settings_are_checked),
 	    cmocka_unit_test(test_guest_time_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
