@@ -13,7 +13,7 @@ ENV DEBIAN_FRONTEND=noninteractive
 WORKDIR /opt/schedlab
 COPY scripts/setup.sh scripts/packages.txt scripts/
 RUN printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d \
- && scripts/setup.sh --packages-only --extra tini \
+ && scripts/setup.sh --packages-only --extra tini curl \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 # The service user: in group libvirt for the libvirtd socket and kvm for
