@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "metrics.h"
@@ -13,6 +15,15 @@ static json_object *get(json_object *o, const char *key)
 {
 	json_object *v = NULL;
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+json_object *metrics_number(double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_object_new_int64((int64_t)v);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	return json_object_new_double_s(v, buf);
 }
 
 bool metrics_name_ok(const char *name)
@@ -115,7 +126,7 @@ int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **r
 		json_object_object_add(metrics, name,
 				       json_object_is_type(val, json_type_int)
 					   ? json_object_new_int64(json_object_get_int64(val))
-					   : json_object_new_double(json_object_get_double(val)));
+					   : metrics_number(json_object_get_double(val)));
 	}
 	json_object *details = NULL;
 	json_object *d = get(doc, "details");

@@ -54,6 +54,9 @@ int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **r
 
 #define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
 
+/* A metric value for JSON: integral values as integers, others with 10
+ * significant digits (no 4859.5200000000004 in results). */
+json_object *metrics_number(double v);
 /* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
 bool metrics_name_ok(const char *name);
 /* Parses text (len bytes, untrusted) as exactly one JSON object; what names

@@ -64,18 +64,18 @@ static void add_set(json_object *m, const char *prefix, double min, double avg, 
 {
 	char name[64];
 	snprintf(name, sizeof(name), "%s.min", prefix);
-	json_object_object_add(m, name, json_object_new_double(min));
+	json_object_object_add(m, name, metrics_number(min));
 	snprintf(name, sizeof(name), "%s.avg", prefix);
-	json_object_object_add(m, name, json_object_new_double(avg));
+	json_object_object_add(m, name, metrics_number(avg));
 	snprintf(name, sizeof(name), "%s.max", prefix);
-	json_object_object_add(m, name, json_object_new_double(max));
+	json_object_object_add(m, name, metrics_number(max));
 	if (!hist)
 		return;
 	for (size_t k = 0; k < ELEMENTSOF(ct_quantiles); k++) {
 		snprintf(name, sizeof(name), "%s.%s", prefix, ct_quantiles[k].suffix);
-		json_object_object_add(m, name,
-				       json_object_new_double(hist_quantile(hist, len, total, max,
-									    ct_quantiles[k].q)));
+		json_object_object_add(
+		    m, name,
+		    metrics_number(hist_quantile(hist, len, total, max, ct_quantiles[k].q)));
 	}
 }
 

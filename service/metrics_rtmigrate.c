@@ -258,7 +258,7 @@ static int rtm_check_json(struct rtm *p, const char *json_text, json_object *det
 
 static void add_num(json_object *m, const char *name, double v)
 {
-	json_object_object_add(m, name, json_object_new_double(v));
+	json_object_object_add(m, name, metrics_number(v));
 }
 
 int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
