@@ -899,7 +899,8 @@ static const char *const implemented[] = {
     "examples",
 };
 
-static int check_kw(json_object *schema, const char *where, int depth, struct sl_error *err)
+static int check_kw(json_object *root, json_object *schema, const char *where, int depth,
+		    struct sl_error *err)
 {
 	char p[JS_PATH_MAX];
 	if (depth > JS_MAX_DEPTH)
@@ -936,20 +937,29 @@ static int check_kw(json_object *schema, const char *where, int depth, struct sl
 							      "The pattern '%s' is not a valid "
 							      "POSIX extended regular expression.",
 							      sk);
-				if ((r = check_kw(sv, sp, depth + 1, err)) < 0)
+				if ((r = check_kw(root, sv, sp, depth + 1, err)) < 0)
 					return r;
 			}
 		} else if (strcmp(key, "additionalProperties") == 0 ||
 			   strcmp(key, "propertyNames") == 0 || strcmp(key, "items") == 0 ||
 			   strcmp(key, "not") == 0) {
-			r = check_kw(val, p, depth + 1, err);
+			r = check_kw(root, val, p, depth + 1, err);
 		} else if (strcmp(key, "oneOf") == 0 || strcmp(key, "anyOf") == 0 ||
 			   strcmp(key, "allOf") == 0) {
 			for (size_t i = 0; i < json_object_array_length(val) && r == 0; i++) {
 				char sp[JS_PATH_MAX];
 				path_index(sp, p, i);
-				r = check_kw(json_object_array_get_idx(val, i), sp, depth + 1, err);
+				r = check_kw(root, json_object_array_get_idx(val, i), sp, depth + 1,
+					     err);
 			}
+		} else if (strcmp(key, "$ref") == 0 &&
+			   !resolve_ref(root, json_object_get_string(val)
+						  ? json_object_get_string(val)
+						  : "")) {
+			return error_set_path(err, ERR_INTERNAL, p,
+					      "The $ref '%s' at %s does not resolve to a local "
+					      "definition.",
+					      json_object_get_string(val), where);
 		} else if (strcmp(key, "pattern") == 0 &&
 			   js_re_match(json_object_get_string(val), "", 0) < 0) {
 			return error_set_path(err, ERR_INTERNAL, p,
@@ -965,5 +975,5 @@ static int check_kw(json_object *schema, const char *where, int depth, struct sl
 
 int jsonschema_check_keywords(json_object *schema, struct sl_error *err)
 {
-	return check_kw(schema, "#", 0, err);
+	return check_kw(schema, schema, "#", 0, err);
 }

@@ -236,6 +236,10 @@ static void test_keyword_audit(void **state)
 	    parse("{\"properties\": {\"a\": {\"items\": {\"prefixItems\": [true]}}}}");
 	assert_true(jsonschema_check_keywords(bad, &err) < 0);
 	assert_non_null(strstr(err.message, "'prefixItems'"));
+	_cleanup_json_ json_object *badref =
+	    parse("{\"$defs\": {\"a\": {}}, \"items\": {\"$ref\": \"#/$defs/b\"}}");
+	assert_true(jsonschema_check_keywords(badref, &err) < 0);
+	assert_non_null(strstr(err.message, "'#/$defs/b'"));
 	_cleanup_json_ json_object *badre = parse("{\"pattern\": \"a(\"}");
 	assert_true(jsonschema_check_keywords(badre, &err) < 0);
 	/* Property names that look like keywords are not keywords. */
