@@ -166,7 +166,12 @@ print("runs:", len(runs), "statuses:", sorted({run["status"] for run in runs}), 
 PY
 
 step "restart on the same state volume"
+s0=$(date +%s)
 podman stop -t 20 "$name" >/dev/null
+# tini passes SIGTERM on to the service, which stops at once; a stop that
+# takes the whole grace period means the signal went nowhere and podman
+# had to SIGKILL.
+[ $(($(date +%s) - s0)) -lt 15 ] || fail "the container took $(($(date +%s) - s0)) s to stop on SIGTERM"
 podman start "$name" >/dev/null
 start_service
 st=$(job_status) || fail "GET /v1/jobs/$id failed after the restart"
