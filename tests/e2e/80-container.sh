@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The container, for real: makes the local debian:bookworm base image with
 # debootstrap, builds the project's Dockerfile with podman, checks the image
-# (schedlab --help, tini as PID 1, libvirtd and a QEMU domain inside, the
-# HEALTHCHECK), runs the service in it with the host's kernel cache mounted,
-# submits the short seed-reproduction job over HTTP, validates its result, then
-# restarts the container on the same state volume and checks the job and its
-# result are still there. Leaves no container or volume behind; images stay
-# cached (a warm run takes well under a minute plus the job).
+# (schedlab --help, libvirtd and a QEMU domain inside), runs the service with
+# the image's defaults (uid 990 under tini, HEALTHCHECK, token; a cache volume
+# seeded with the host's built kernels) and then with the host's own kernel
+# cache mounted, submits the short seed-reproduction job over HTTP to each,
+# validates the results, then restarts the second container on the same state
+# volume and checks the job and its result are still there. Leaves no
+# container or volume behind; images stay cached (a warm run takes about 2
+# minutes, most of it the two jobs).
 # Environment: SCHEDLAB_E2E_JOB_TIMEOUT (seconds, default 1200).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,10 +29,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-e2e-container.XXXXXX")
 name=schedlab-e2e-$$
 smoke=schedlab-e2e-smoke-$$
 volume=schedlab-e2e-state-$$
+cvolume=schedlab-e2e-cache-$$
 image=localhost/schedlab:e2e
 cleanup() {
 	podman rm -f -i -v -t 5 "$name" "$smoke" >/dev/null 2>&1 || true
 	podman volume rm -f "$volume" >/dev/null 2>&1 || true
+	podman volume rm -f "$cvolume" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,13 +101,75 @@ fi
 
 token=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 auth=(-H "Authorization: Bearer $token")
+job=examples/seed-reproduction-short.json
+[ -f "$job" ] || fail "'$job' is missing"
+# The host's kernel cache (fs_default_cache_dir()): the kernel built by the
+# kernel e2e test is reused (same Debian gcc, so the same cache key).
+cache=${SCHEDLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlab}
+mkdir -p "$cache"
 
-step "service as the unprivileged user on a fresh state volume"
+# wait_healthy CONTAINER PORT
+wait_healthy() {
+	container_wait_healthy "http://127.0.0.1:$2/v1/health" 120 ||
+		{ podman logs "$1" 2>&1 | tail -40; fail "the service in '$1' did not become healthy within 120 s"; }
+}
+# job_status PORT ID: prints the job's status
+job_status() {
+	curl -fsS "${auth[@]}" "http://127.0.0.1:$1/v1/jobs/$2" >"$work/job.json" || return 1
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$work/job.json"
+}
+# run_job CONTAINER PORT RESULT: submits $job, waits for done, fetches and
+# checks the result; sets $id.
+run_job() {
+	local ctr=$1 p=$2 out=$3 st last= deadline
+	step "$ctr: submitting '$job'"
+	curl -sS "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$job" \
+		-o "$work/submit.json" -w '%{http_code}' "http://127.0.0.1:$p/v1/jobs" >"$work/code" || true
+	[ "$(cat "$work/code")" = 202 ] ||
+		fail "POST /v1/jobs answered HTTP $(cat "$work/code"): $(cat "$work/submit.json" 2>/dev/null)"
+	id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/submit.json")
+	[[ "$id" =~ ^[0-9a-f]{32}$ ]] || fail "job id '$id' is not 32 hex digits"
+	deadline=$(($(date +%s) + ${SCHEDLAB_E2E_JOB_TIMEOUT:-1200}))
+	while :; do
+		st=$(job_status "$p" "$id") || st=unreachable
+		[ "$st" != "$last" ] && step "$ctr: job $id: $st" && last=$st
+		case "$st" in
+		done) break ;;
+		failed|cancelled) podman logs "$ctr" 2>&1 | tail -40; cat "$work/job.json"; fail "job ended '$st'" ;;
+		esac
+		[ "$(date +%s)" -lt "$deadline" ] ||
+			{ podman logs "$ctr" 2>&1 | tail -40; fail "job not done in time (last status '$st')"; }
+		sleep 3
+	done
+	curl -fsS "${auth[@]}" "http://127.0.0.1:$p/v1/jobs/$id/result" >"$out" ||
+		fail "GET /v1/jobs/$id/result failed"
+	build/schedlab validate --result "$out" || fail "the result of job $id does not validate"
+	python3 - "$out" <<'PY' || fail "the runs of job $id are not all 'ok'"
+import json, sys
+r = json.load(open(sys.argv[1]))
+runs = [run for v in r["variants"].values() for run in v["runs"]]
+print("runs:", len(runs), "statuses:", sorted({run["status"] for run in runs}),
+      "accelerator:", sorted({run["accelerator"] for run in runs}), "verdict:", r["verdict"])
+assert runs and all(run["status"] == "ok" for run in runs)
+PY
+}
+
+# 1. The image's defaults: the service as uid 990, anonymous state volume, and
+# a cache volume seeded with the host's finished kernels (owned by 990).
+step "service as the unprivileged user"
+podman volume create "$cvolume" >/dev/null
+cdir=$(podman volume inspect -f '{{.Mountpoint}}' "$cvolume")
+seeded=0
+for k in "$cache"/kernels/*/; do
+	[ -f "$k/meta.json" ] || continue
+	mkdir -p "$cdir/kernels" && cp -a "$k" "$cdir/kernels/" && seeded=$((seeded + 1))
+done
+[ -f "$cache/accel.json" ] && cp "$cache/accel.json" "$cdir/"
+chown -R 990:990 "$cdir"
 port=$(container_free_port)
 podman run -d --name "$smoke" "${CONTAINER_PRIVS[@]}" -p "127.0.0.1:$port:8080" \
-	-e SCHEDLAB_TOKEN="$token" "$image" >/dev/null
-container_wait_healthy "http://127.0.0.1:$port/v1/health" 60 ||
-	{ podman logs "$smoke" | tail -30; fail "the service did not become healthy within 60 s"; }
+	-e SCHEDLAB_TOKEN="$token" -v "$cvolume:/var/cache/schedlab" "$image" >/dev/null
+wait_healthy "$smoke" "$port"
 [ "$(podman exec "$smoke" cat /proc/1/comm)" = tini ] || fail "PID 1 is not tini"
 serve_uid=$(podman exec "$smoke" sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = schedlab ] && stat -c %u $p && break; done')
 [ "$serve_uid" = 990 ] || fail "schedlab serve runs as uid '$serve_uid', not 990 (schedlab)"
@@ -111,59 +177,23 @@ podman healthcheck run "$smoke" >/dev/null || fail "the image's HEALTHCHECK fail
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
 	-H "Authorization: Bearer wrong-$token" --data '{}' "http://127.0.0.1:$port/v1/jobs")
 [ "$code" = 401 ] || fail "a wrong token got HTTP $code, not 401"
+if [ "$seeded" -gt 0 ]; then
+	run_job "$smoke" "$port" "$work/result-user.json"
+else
+	step "no finished kernel in '$cache' to seed: no job as the unprivileged user (it would build one for 5+ minutes)"
+fi
 podman rm -f -v -t 10 "$smoke" >/dev/null
+podman volume rm -f "$cvolume" >/dev/null
 
-# The host's kernel cache (fs_default_cache_dir()), so the kernel built by the
-# kernel e2e test is reused; it is root-owned, hence SCHEDLAB_USER=root.
-cache=${SCHEDLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlab}
-mkdir -p "$cache"
-podman volume create "$volume" >/dev/null
-start_service() {
-	container_wait_healthy "http://127.0.0.1:$port/v1/health" 120 ||
-		{ podman logs "$name" | tail -40; fail "the service did not become healthy within 120 s"; }
-}
+# 2. The host's own kernel cache mounted: it is root-owned, hence SCHEDLAB_USER=root.
 step "service with the host's kernel cache '$cache'"
+podman volume create "$volume" >/dev/null
+port=$(container_free_port)
 podman run -d --name "$name" "${CONTAINER_PRIVS[@]}" -p "127.0.0.1:$port:8080" \
 	-e SCHEDLAB_TOKEN="$token" -e SCHEDLAB_USER=root \
 	-v "$volume:/var/lib/schedlab" -v "$cache:/var/cache/schedlab" "$image" >/dev/null
-start_service
-
-job=examples/seed-reproduction-short.json
-[ -f "$job" ] || fail "'$job' is missing"
-step "submitting '$job'"
-curl -fsS "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$job" \
-	"http://127.0.0.1:$port/v1/jobs" >"$work/submit.json" ||
-	fail "POST /v1/jobs failed: $(cat "$work/submit.json" 2>/dev/null)"
-id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/submit.json")
-[[ "$id" =~ ^[0-9a-f]{32}$ ]] || fail "job id '$id' is not 32 hex digits"
-
-job_status() {
-	curl -fsS "${auth[@]}" "http://127.0.0.1:$port/v1/jobs/$id" >"$work/job.json" || return 1
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$work/job.json"
-}
-deadline=$(($(date +%s) + ${SCHEDLAB_E2E_JOB_TIMEOUT:-1200}))
-last=
-while :; do
-	st=$(job_status) || st=unreachable
-	[ "$st" != "$last" ] && step "job $id: $st" && last=$st
-	case "$st" in
-	done) break ;;
-	failed|cancelled) podman logs "$name" | tail -40; cat "$work/job.json"; fail "job ended '$st'" ;;
-	esac
-	[ "$(date +%s)" -lt "$deadline" ] || { podman logs "$name" | tail -40; fail "job not done in time (last status '$st')"; }
-	sleep 3
-done
-curl -fsS "${auth[@]}" "http://127.0.0.1:$port/v1/jobs/$id/result" >"$work/result.json" ||
-	fail "GET /v1/jobs/$id/result failed"
-build/schedlab validate --result "$work/result.json" || fail "the result does not validate"
-python3 - "$work/result.json" <<'PY' || fail "the result's runs are not as expected"
-import json, sys
-r = json.load(open(sys.argv[1]))
-runs = [run for v in r["variants"].values() for run in v["runs"]]
-assert runs, "no runs"
-accel = {run["accelerator"] for run in runs}
-print("runs:", len(runs), "statuses:", sorted({run["status"] for run in runs}), "accelerator:", accel, "verdict:", r["verdict"])
-PY
+wait_healthy "$name" "$port"
+run_job "$name" "$port" "$work/result.json"
 
 step "restart on the same state volume"
 s0=$(date +%s)
@@ -173,8 +203,8 @@ podman stop -t 20 "$name" >/dev/null
 # had to SIGKILL.
 [ $(($(date +%s) - s0)) -lt 15 ] || fail "the container took $(($(date +%s) - s0)) s to stop on SIGTERM"
 podman start "$name" >/dev/null
-start_service
-st=$(job_status) || fail "GET /v1/jobs/$id failed after the restart"
+wait_healthy "$name" "$port"
+st=$(job_status "$port" "$id") || fail "GET /v1/jobs/$id failed after the restart"
 [ "$st" = done ] || fail "after the restart job $id is '$st', not 'done'"
 curl -fsS "${auth[@]}" "http://127.0.0.1:$port/v1/jobs/$id/result" >"$work/result2.json" ||
 	fail "GET /v1/jobs/$id/result failed after the restart"
