@@ -789,8 +789,11 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			last_poll = t;
 			pthread_mutex_unlock(&r->lock);
 			int active = virDomainIsActive(dom);
+			/* A transient domain that ended is gone: no such domain. */
+			bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
+			virResetLastError();
 			pthread_mutex_lock(&r->lock);
-			if (active == 0)
+			if (active == 0 || gone)
 				r->stopped = true;
 			continue;
 		}
