@@ -6,8 +6,8 @@
 #                               inside this namespace pair), and starts
 #                               libvirtd in it under its own mount namespace,
 #                               with private /etc/libvirt, /run/libvirt,
-#                               /var/lib/libvirt, /var/cache/libvirt and
-#                               /var/log/libvirt under DIR. Sets REMOTE_URI
+#                               /var/lib/libvirt, /var/cache/libvirt,
+#                               /var/log/libvirt and /run/lock under DIR. Sets REMOTE_URI
 #                               (qemu+tcp://ADDR/system), REMOTE_ADDR, REMOTE_NS.
 #   remote_libvirtd_kill        kills the remote daemon (SIGKILL), like a host
 #                               that drops; its QEMUs go too
@@ -34,7 +34,7 @@ remote_libvirtd_start() {
 	ip netns exec "$REMOTE_NS" ip link set "$nsveth" up
 	ip netns exec "$REMOTE_NS" ip link set lo up
 
-	for d in etc run lib cache log; do
+	for d in etc run lib cache log lock; do
 		mkdir -p "$dir/$d"
 	done
 	cp -a /etc/libvirt/. "$dir/etc/"
@@ -56,6 +56,9 @@ CONF
 		mount --bind "$d/lib" /var/lib/libvirt
 		mount --bind "$d/cache" /var/cache/libvirt
 		mount --bind "$d/log" /var/log/libvirt
+		# Console pty lock files (LCK.._pts_N): a killed daemon leaves its
+		# own behind, which must not block the host daemon from that pty.
+		mount --bind "$d/lock" /run/lock
 		exec libvirtd -d --listen --config "$d/libvirtd.conf" -p "$d/libvirtd.pid"
 	' sh "$dir" || return 1
 	REMOTE_URI="qemu+tcp://$REMOTE_ADDR/system"
@@ -70,12 +73,12 @@ CONF
 
 remote_libvirtd_kill() {
 	[ -n "$REMOTE_NS" ] || return 0
-	local p
+	local p=
 	p=$(cat "$REMOTE_DIR/libvirtd.pid" 2>/dev/null) || true
-	[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+	[ -n "$p" ] && { kill -KILL "$p" 2>/dev/null || true; }
 	# QEMU does not die with libvirtd; a dropped host loses its guests too.
 	for p in $(ip netns pids "$REMOTE_NS" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null || true
 	done
 	return 0
 }
@@ -84,8 +87,8 @@ remote_libvirtd_stop() {
 	[ -n "$REMOTE_NS" ] || return 0
 	remote_libvirtd_kill
 	sleep 0.3
-	ip link del "$_remote_veth" 2>/dev/null
-	ip netns del "$REMOTE_NS" 2>/dev/null
+	ip link del "$_remote_veth" 2>/dev/null || true
+	ip netns del "$REMOTE_NS" 2>/dev/null || true
 	REMOTE_NS=
 	return 0
 }
