@@ -59,6 +59,8 @@ static void usage(FILE *f)
 	    "                        ~/.cache/schedlab)\n"
 	    "      --accel MODE      auto (probe KVM, else TCG), kvm or tcg (default: the job's)\n"
 	    "      --uri URI         libvirt connection URI (default: qemu:///system)\n"
+	    "      --hypervisors FILE  a JSON array of hosts {uri, slots, labels} to run the\n"
+	    "                        guests on (docs/scale-out.md; replaces --uri)\n"
 	    "      --jobs N          make -jN for kernel builds (default: all cores)\n"
 	    "      --junit FILE      also write JUnit XML (a testcase per comparison and run)\n"
 	    "      --report FILE     also write the self-contained HTML report\n"
@@ -76,6 +78,7 @@ int cli_run(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, 'c'},
 	    {"accel", required_argument, NULL, 'a'},
 	    {"uri", required_argument, NULL, 'u'},
+	    {"hypervisors", required_argument, NULL, 'H'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"junit", required_argument, NULL, 'J'},
@@ -85,6 +88,7 @@ int cli_run(int argc, char **argv)
 	};
 	const char *output = NULL, *job_dir_arg = NULL, *junit_path = NULL, *report_path = NULL;
 	struct runner_config cfg = {0};
+	_cleanup_json_ json_object *hypervisors = NULL;
 	bool quiet = false;
 	int c;
 	optind = 1;
@@ -112,6 +116,16 @@ int cli_run(int argc, char **argv)
 			break;
 		case 'u':
 			cfg.libvirt_uri = optarg;
+			break;
+		case 'H':
+			hypervisors = json_object_from_file(optarg);
+			if (!hypervisors) {
+				fprintf(stderr,
+					"schedlab run: --hypervisors '%s' is not a JSON file.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			cfg.hypervisors = hypervisors;
 			break;
 		case 'j':
 			cfg.build_jobs = atoi(optarg);

@@ -172,6 +172,7 @@ int cli_serve(int argc, char **argv)
 		    .accel = cfg->accelerator,
 		    .build_slots = cfg->build_slots,
 		    .guest_slots = cfg->guest_slots,
+		    .hostpool = cfg->hostpool,
 		},
 	    .workers = cfg->workers,
 	    .log = serve_log,

@@ -691,9 +691,16 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		cmdline = NULL;
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	}
-	rc = stage_files(s, &stage, &kernel, &initrd, err);
-	if (rc < 0)
-		return rc;
+	if (s->files_on_host) {
+		kernel = strdup(s->kernel);
+		initrd = strdup(s->initrd);
+		if (!kernel || !initrd)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	} else {
+		rc = stage_files(s, &stage, &kernel, &initrd, err);
+		if (rc < 0)
+			return rc;
+	}
 	struct guest_xml_params xp = {
 	    .name = name,
 	    .accel = s->accel,

@@ -57,6 +57,9 @@ struct guest_spec {
 	 * run with ERR_CANCELLED. May be NULL. */
 	int (*cancelled)(void *userdata);
 	void *userdata;
+	/* kernel and initrd are paths on the hypervisor's host (storage volumes,
+	 * volume.h), used as they are: no local staging copy. */
+	bool files_on_host;
 	/* Probe mode (accel.c): the run ends, status ok, at the first sign of a
 	 * kernel that boots: a "Linux version" console line or the hello frame. */
 	bool probe;

@@ -397,6 +397,14 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	    out, "accelerator",
 	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));
 
+	/* Scale-out (hostpool.h): where the runs go; the schema checks values. */
+	json_object *placement = obj_get(full, "placement");
+	json_object *host_labels = obj_get(full, "host_labels");
+	if (placement)
+		json_object_object_add(out, "placement", json_object_get(placement));
+	if (host_labels)
+		json_object_object_add(out, "host_labels", json_object_get(host_labels));
+
 	long long budget = (long long)repeat * json_object_object_length(variants) *
 			   (wl_seconds + BOOT_ALLOWANCE_S);
 	if (budget > limits->max_guest_seconds)

@@ -11,10 +11,12 @@
 #include "compare.h"
 #include "environment.h"
 #include "guest.h"
+#include "hostpool.h"
 #include "initramfs.h"
 #include "kbuild.h"
 #include "plan.h"
 #include "run_record.h"
+#include "volume.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -58,6 +60,14 @@ struct runner {
 	const char *cache_dir;
 	const char *data_dir;
 	int run_index, run_total;
+	/* Placement (hostpool.h): the job's host unless spread, the hosts
+	 * dropped during this job, and how many runs were retried. */
+	struct hostpool *pool;
+	struct hostpool_constraints cons;
+	bool spread;
+	int job_host;
+	bool excluded[HOSTPOOL_MAX_HOSTS];
+	int retries;
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -297,10 +307,36 @@ static void run_id_for(const char *job_dir, const char *key, char out[40])
 	snprintf(out, 40, "%.16s", h);
 }
 
-static json_object *run_one(struct runner *r, struct guest_host *host, const char *variant,
-			    int repeat, const char *key, const char *base_initrd,
-			    struct kbuild_artifact *art, const char *accel, struct sl_error *err)
+/* A guest run's cancel check: the job's, or its host dropping, which ends
+ * the run at once (it is retried elsewhere, never reported as a result). */
+struct run_ctx {
+	struct runner *r;
+	size_t host;
+};
+
+static int run_cancelled_cb(void *userdata)
 {
+	struct run_ctx *c = userdata;
+	return cancelled_cb(c->r) || !hostpool_is_up(c->r->pool, c->host);
+}
+
+/* The kernel and the run's initrd as volumes on a remote host. */
+static int upload_files(virConnectPtr conn, const char *kernel, const char *initrd,
+			struct volume_ref *kv, struct volume_ref *iv, struct sl_error *err)
+{
+	int rc = volume_upload(conn, kernel, "kernel", NULL, kv, err);
+	if (rc >= 0)
+		rc = volume_upload(conn, initrd, "initrd", NULL, iv, err);
+	return rc;
+}
+
+static json_object *run_one(struct runner *r, size_t hidx, const char *variant, int repeat,
+			    const char *key, const char *base_initrd, struct kbuild_artifact *art,
+			    const char *accel, bool *ret_dropped, struct sl_error *err)
+{
+	const char *uri = hostpool_uri(r->pool, hidx);
+	bool local = hostpool_is_local(r->pool, hidx);
+	*ret_dropped = false;
 	char run_id[40], started[32];
 	run_id_for(r->job_dir, key, run_id);
 	now_iso(started);
@@ -309,7 +345,7 @@ static json_object *run_one(struct runner *r, struct guest_host *host, const cha
 	json_object_object_add(run, "run_id", json_object_new_string(run_id));
 	json_object_object_add(run, "repeat", json_object_new_int(repeat));
 	json_object_object_add(run, "status", json_object_new_string("ok"));
-	json_object_object_add(run, "host", json_object_new_string("local"));
+	json_object_object_add(run, "host", json_object_new_string(uri));
 	json_object_object_add(run, "started_at", json_object_new_string(started));
 
 	_cleanup_json_ json_object *plan = NULL;
@@ -335,6 +371,7 @@ static json_object *run_one(struct runner *r, struct guest_host *host, const cha
 			*c = '-';
 	_cleanup_free_ char *console = fs_path_join(r->job_dir, console_name);
 	json_object *guest = get(r->spec, "guest");
+	struct run_ctx ctx = {.r = r, .host = hidx};
 	struct guest_spec gs = {
 	    .run_id = run_id,
 	    .kernel = art->bzimage,
@@ -344,15 +381,83 @@ static json_object *run_one(struct runner *r, struct guest_host *host, const cha
 	    .accel = accel,
 	    .deadline_s = plan_deadline_s(plan, strcmp(accel, "tcg") == 0),
 	    .console_log_path = console,
-	    .cancelled = cancelled_cb,
-	    .userdata = r,
+	    .cancelled = run_cancelled_cb,
+	    .userdata = &ctx,
 	};
-	progress(r, "booting", -1, "run %d/%d: %s (%s)", r->run_index, r->run_total, key, variant);
-	slot_acquire(&guest_slots, r->cfg->guest_slots);
+	progress(r, "booting", -1, "run %d/%d: %s (%s) on '%s'", r->run_index, r->run_total, key,
+		 variant, uri);
+	struct guest_host *host = NULL;
+	virConnectPtr conn = NULL;
+	struct volume_ref kv = {0}, iv = {0};
 	struct guest_outcome *out = NULL;
+	int rc = hostpool_acquire(r->pool, hidx, cancelled_cb, r);
+	if (rc == -ECANCELED) {
+		error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
+		json_object_put(run);
+		fs_rm_rf(run_dir, NULL);
+		return NULL;
+	}
+	if (rc < 0) {
+		*ret_dropped = true;
+		error_set(err, ERR_INFRA, EHOSTDOWN, "The hypervisor host '%s' is down.", uri);
+		json_object_put(run);
+		fs_rm_rf(run_dir, NULL);
+		return NULL;
+	}
+	rc = hostpool_connect(r->pool, hidx, &host, &conn, err);
+	if (rc < 0)
+		*ret_dropped = true;
+	if (rc >= 0 && !local) {
+		/* A remote host boots what libvirt uploaded into its pool. */
+		rc = upload_files(conn, art->bzimage, initrd, &kv, &iv, err);
+		gs.kernel = kv.path;
+		gs.initrd = iv.path;
+		gs.files_on_host = true;
+	}
 	double t0 = now_s();
-	int rc = guest_run(host, &gs, &out, err);
-	slot_release(&guest_slots);
+	if (rc >= 0) {
+		if (local)
+			slot_acquire(&guest_slots, r->cfg->guest_slots);
+		rc = guest_run(host, &gs, &out, err);
+		if (local)
+			slot_release(&guest_slots);
+	}
+	/* A host that dropped during the run makes whatever came back (a broken
+	 * stream, a cancel) an infrastructure failure, not a kernel's result. */
+	if (!cancelled_cb(r) && !hostpool_is_up(r->pool, hidx)) {
+		*ret_dropped = true;
+		guest_outcome_free(out);
+		out = NULL;
+		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
+			       "The hypervisor host '%s' dropped during run '%s'.", uri, key);
+	}
+	if (!local && conn && !*ret_dropped) {
+		/* The run's initrd is used once; old kernels go by LRU. */
+		const char *keep[] = {kv.name, NULL};
+		if (iv.path)
+			volume_delete(conn, iv.name, NULL);
+		volume_evict(conn, VOLUME_KEEP_DEFAULT, keep, NULL);
+	}
+	if (!local && rc >= 0) {
+		/* What the upload cost, for bench/scaleout.sh and the curious. */
+		json_object *vols = json_object_new_object();
+		const struct volume_ref *refs[] = {&kv, &iv};
+		for (size_t i = 0; i < ELEMENTSOF(refs); i++) {
+			json_object *v = json_object_new_object();
+			json_object_object_add(v, "volume", json_object_new_string(refs[i]->name));
+			json_object_object_add(v, "uploaded",
+					       json_object_new_boolean(refs[i]->uploaded));
+			json_object_object_add(v, "bytes",
+					       json_object_new_int64((int64_t)refs[i]->bytes));
+			json_object_object_add(v, "seconds",
+					       json_object_new_double(refs[i]->seconds));
+			json_object_object_add(vols, i == 0 ? "kernel" : "initrd", v);
+		}
+		json_object_object_add(run, "volumes", vols);
+	}
+	volume_ref_clear(&kv);
+	volume_ref_clear(&iv);
+	hostpool_release(r->pool, hidx);
 	if (rc < 0) {
 		json_object_put(run);
 		fs_rm_rf(run_dir, NULL);
@@ -407,9 +512,71 @@ static json_object *run_order(json_object *spec)
 	return order;
 }
 
-static int run_all(struct runner *r, struct guest_host *host, json_object *result,
-		   struct built_kernel *built, size_t n_built, const char *base_initrd,
-		   const char *accel, struct sl_error *err)
+/* Runs key on the job's host (or, spread, the round's host), and retries it
+ * on another host when its host drops: the run then counts once. */
+static json_object *run_placed(struct runner *r, const char *variant, int repeat, const char *key,
+			       const char *base_initrd, struct kbuild_artifact *art,
+			       const char *accel, struct sl_error *err)
+{
+	for (size_t attempt = 0; attempt <= hostpool_size(r->pool); attempt++) {
+		int h = r->spread
+			    ? hostpool_choose_spread(r->pool, &r->cons, repeat, r->excluded, err)
+			    : r->job_host;
+		if (h < 0)
+			return NULL;
+		bool dropped = false;
+		json_object *run = run_one(r, (size_t)h, variant, repeat, key, base_initrd, art,
+					   accel, &dropped, err);
+		if (run || !dropped)
+			return run;
+		progress(r, "running", -1, "run %d/%d: %s: %s Retrying on another host.",
+			 r->run_index, r->run_total, key, err ? err->message : "");
+		r->excluded[h] = true;
+		r->retries++;
+		if (!r->spread) {
+			hostpool_job_placed(r->pool, (size_t)h, -1);
+			r->job_host = hostpool_choose(r->pool, &r->cons, r->excluded, err);
+			if (r->job_host < 0)
+				return NULL;
+			hostpool_job_placed(r->pool, (size_t)r->job_host, 1);
+		}
+	}
+	error_set(err, ERR_INFRA, EHOSTUNREACH, "Run '%s' found no hypervisor host that stayed up.",
+		  key);
+	return NULL;
+}
+
+/* result.placement: how runs were spread, on which hosts, and whether a
+ * comparison crossed hosts (then differences between hosts may be in it). */
+static void placement_describe(struct runner *r, json_object *result)
+{
+	json_object *p = json_object_new_object(), *hosts = json_object_new_array();
+	json_object_object_foreach(get(result, "variants"), vname, vo)
+	{
+		(void)vname;
+		json_object *runs = get(vo, "runs");
+		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+			const char *h =
+			    json_object_get_string(get(json_object_array_get_idx(runs, i), "host"));
+			bool seen = false;
+			for (size_t k = 0; h && k < json_object_array_length(hosts); k++)
+				seen |= strcmp(h, json_object_get_string(
+						      json_object_array_get_idx(hosts, k))) == 0;
+			if (h && !seen)
+				json_object_array_add(hosts, json_object_new_string(h));
+		}
+	}
+	json_object_object_add(p, "mode",
+			       json_object_new_string(r->spread ? "spread" : "together"));
+	json_object_object_add(p, "crossed_hosts",
+			       json_object_new_boolean(json_object_array_length(hosts) > 1));
+	json_object_object_add(p, "hosts", hosts);
+	json_object_object_add(p, "retried_runs", json_object_new_int(r->retries));
+	json_object_object_add(result, "placement", p);
+}
+
+static int run_all(struct runner *r, json_object *result, struct built_kernel *built,
+		   size_t n_built, const char *base_initrd, const char *accel, struct sl_error *err)
 {
 	json_object *order = run_order(r->spec);
 	json_object_object_add(result, "order", order);
@@ -450,7 +617,7 @@ static int run_all(struct runner *r, struct guest_host *host, json_object *resul
 		json_object *vspec = get(get(r->spec, "variants"), variant);
 		struct kbuild_artifact *art =
 		    built_find(built, n_built, json_object_get_string(get(vspec, "kernel")));
-		run = run_one(r, host, variant, repeat, key, base_initrd, art, accel, err);
+		run = run_placed(r, variant, repeat, key, base_initrd, art, accel, err);
 		if (!run) {
 			rc = -EIO;
 			break;
@@ -463,6 +630,7 @@ static int run_all(struct runner *r, struct guest_host *host, json_object *resul
 			r->hooks->run_done(r->hooks->userdata, key, run);
 		json_object_array_add(runs, run);
 	}
+	placement_describe(r, result);
 	return rc;
 }
 
@@ -484,18 +652,65 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	const char *want = acc ? json_object_get_string(acc) : "auto";
 	if (strcmp(want, "auto") == 0 && r->cfg->accel)
 		want = r->cfg->accel;
-	struct guest_host *host = guest_host_open(r->cfg->libvirt_uri, err);
-	if (!host)
-		return -EIO;
+	struct hostpool *own = NULL;
+	r->pool = r->cfg->hostpool;
+	if (!r->pool) {
+		_cleanup_json_ json_object *one = NULL;
+		json_object *hv = r->cfg->hypervisors;
+		if (!hv) {
+			/* One host, bounded only by guest_slots as before. */
+			one = json_object_new_array();
+			json_object *h = json_object_new_object();
+			json_object_object_add(h, "uri",
+					       json_object_new_string(r->cfg->libvirt_uri
+									  ? r->cfg->libvirt_uri
+									  : HOSTPOOL_LOCAL_URI));
+			json_object_object_add(h, "slots", json_object_new_int(HOSTPOOL_MAX_SLOTS));
+			json_object_array_add(one, h);
+			hv = one;
+		}
+		rc = hostpool_from_json(hv, "hypervisors", &own, err);
+		if (rc < 0)
+			return rc;
+		r->pool = own;
+	}
+	/* The accelerator probe boots local files: on the first local host. A
+	 * pool of remote hosts only runs TCG unless the job names kvm. */
+	int probe_host = -1;
+	for (size_t i = 0; i < hostpool_size(r->pool) && probe_host < 0; i++)
+		if (hostpool_is_local(r->pool, i))
+			probe_host = (int)i;
 	char accel[8];
-	progress(r, "booting", -1, "choosing the accelerator (%s)", want);
-	rc =
-	    accel_resolve(host, r->cache_dir, want, built[0].art->bzimage, base_initrd, accel, err);
+	struct guest_host *host = NULL;
+	rc = hostpool_connect(r->pool, probe_host >= 0 ? (size_t)probe_host : 0, &host, NULL, err);
+	if (rc >= 0 && probe_host >= 0) {
+		progress(r, "booting", -1, "choosing the accelerator (%s)", want);
+		rc = accel_resolve(host, r->cache_dir, want, built[0].art->bzimage, base_initrd,
+				   accel, err);
+	} else if (rc >= 0) {
+		snprintf(accel, sizeof(accel), "%s", strcmp(want, "kvm") == 0 ? "kvm" : "tcg");
+	}
+	json_object *placement = get(r->spec, "placement");
+	r->spread = placement && strcmp(json_object_get_string(placement), "spread") == 0;
+	const char *labels[HOSTPOOL_MAX_LABELS + 1] = {NULL};
+	json_object *jl = get(r->spec, "host_labels");
+	for (size_t i = 0; jl && i < json_object_array_length(jl) && i < HOSTPOOL_MAX_LABELS; i++)
+		labels[i] = json_object_get_string(json_object_array_get_idx(jl, i));
+	r->cons = (struct hostpool_constraints){.accel = accel, .labels = labels};
+	r->job_host = -1;
+	if (rc >= 0 && !r->spread) {
+		rc = r->job_host = hostpool_choose(r->pool, &r->cons, NULL, err);
+		if (rc >= 0)
+			hostpool_job_placed(r->pool, (size_t)r->job_host, 1);
+	}
 	if (rc >= 0) {
 		json_object_object_add(result, "environment", environment_describe(host, accel));
-		rc = run_all(r, host, result, built, n_built, base_initrd, accel, err);
+		rc = run_all(r, result, built, n_built, base_initrd, accel, err);
 	}
-	guest_host_free(host);
+	if (r->job_host >= 0)
+		hostpool_job_placed(r->pool, (size_t)r->job_host, -1);
+	r->pool = NULL;
+	hostpool_free(own);
 	if (rc < 0)
 		return rc;
 

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include "util/error.h"
 
+struct hostpool;
+
 struct runner_config {
 	const char *cache_dir;   /* kernels, initramfs images, ccache; NULL: fs_default_cache_dir() */
 	const char *data_dir;    /* repo/data root; NULL: fs_data_dir() */
@@ -17,6 +19,12 @@ struct runner_config {
 	int build_jobs;          /* make -jN; <= 0: number of online CPUs */
 	int build_slots;         /* kernel builds at once in this process; <= 0: 1 */
 	int guest_slots;         /* guests at once in this process; <= 0: max(1, cores / 2) */
+	/* The hypervisor hosts (hostpool.h, docs/scale-out.md): a pool shared by
+	 * the service's workers; or NULL to make one for the job from
+	 * hypervisors (a "hypervisors" array, borrowed); or with both NULL, the
+	 * one host libvirt_uri. guest_slots bounds the guests on local hosts. */
+	struct hostpool *hostpool;
+	json_object *hypervisors;
 };
 
 struct runner_progress {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "service_config.h"
+#include "hostpool.h"
 #include "util/fs.h"
 
 #define CONFIG_MAX_BYTES  (1024 * 1024)
@@ -46,6 +47,7 @@ void service_config_free(struct service_config *c)
 	free(c->cache_dir);
 	free(c->libvirt_uri);
 	free(c->accelerator);
+	hostpool_free(c->hostpool);
 	free(c);
 }
 
@@ -216,6 +218,12 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 				    "Setting 'accelerator' is '%s', not auto, kvm or "
 				    "tcg.",
 				    c->accelerator);
+		} else if (strcmp(key, "hypervisors") == 0) {
+			struct hostpool *p = NULL;
+			if ((r = hostpool_from_json(v, key, &p, err)) >= 0) {
+				hostpool_free(c->hostpool);
+				c->hostpool = p;
+			}
 		} else
 			r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.", key);
 		if (r < 0)

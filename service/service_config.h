@@ -6,7 +6,8 @@
  *               "max_patches": 200, "max_patch_bytes": 4194304,
  *               "max_guest_seconds": 7200},
  *    "workers": 2, "build_slots": 1, "guest_slots": 1,
- *    "cache_dir": "...", "libvirt_uri": "qemu:///system", "accelerator": "auto"}
+ *    "cache_dir": "...", "libvirt_uri": "qemu:///system", "accelerator": "auto",
+ *    "hypervisors": [{"uri": "qemu:///system", "slots": 1, "labels": ["kvm"]}]}
  *
  * Every key is optional; unknown keys are an error (a typo must not turn a
  * limit off). Tokens are kept only as SHA-256 digests and compared in
@@ -19,6 +20,8 @@
 #include "job.h"
 #include "util/error.h"
 #include "util/hash.h"
+
+struct hostpool;
 
 enum {
 	SERVICE_ROLE_SUBMIT = 1 << 0, /* POST and DELETE jobs */
@@ -42,6 +45,9 @@ struct service_config {
 	char *cache_dir;	  /* NULL: the runner's default */
 	char *libvirt_uri;	  /* NULL: the runner's default */
 	char *accelerator;	  /* NULL: "auto" */
+	/* From "hypervisors" (hostpool.h, docs/scale-out.md); NULL: the runner's
+	 * one host libvirt_uri. Shared by every worker's runner_config. */
+	struct hostpool *hostpool;
 };
 
 /* A configuration with every default. */
