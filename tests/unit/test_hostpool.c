@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "hostpool.h"
+#include "service_config.h"
 
 static struct hostpool *pool_from(const char *text)
 {
@@ -248,13 +249,38 @@ static void test_uri_is_local(void **state)
 	assert_false(hostpool_uri_is_local(NULL));
 }
 
+/* The service config carries the same list under "hypervisors". */
+static void test_service_config(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(service_config_new(&c, &err), 0);
+	assert_null(c->hostpool);
+	json_object *o =
+	    json_tokener_parse("{\"hypervisors\":[{\"uri\":\"qemu:///system\",\"slots\":2},"
+			       "{\"uri\":\"qemu+tls://hv2/system\",\"labels\":[\"kvm\"]}]}");
+	assert_int_equal(service_config_apply(c, o, &err), 0);
+	json_object_put(o);
+	assert_non_null(c->hostpool);
+	assert_int_equal(hostpool_size(c->hostpool), 2);
+	assert_int_equal(hostpool_slots(c->hostpool, 0), 2);
+	o = json_tokener_parse("{\"hypervisors\":[{\"uri\":\"x\"}]}");
+	assert_true(service_config_apply(c, o, &err) < 0);
+	assert_string_equal(err.path, "hypervisors[0].uri");
+	json_object_put(o);
+	assert_int_equal(hostpool_size(c->hostpool), 2); /* the old list stays */
+	service_config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_default), cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_invalid), cmocka_unit_test(test_choose),
-	    cmocka_unit_test(test_spread),  cmocka_unit_test(test_slots),
-	    cmocka_unit_test(test_connect), cmocka_unit_test(test_uri_is_local),
+	    cmocka_unit_test(test_default),	   cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_invalid),	   cmocka_unit_test(test_choose),
+	    cmocka_unit_test(test_spread),	   cmocka_unit_test(test_slots),
+	    cmocka_unit_test(test_connect),	   cmocka_unit_test(test_uri_is_local),
+	    cmocka_unit_test(test_service_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
