@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "http.h"
+#include "hostpool.h"
 #include "report.h"
 #include "util/fs.h"
 
@@ -920,6 +921,9 @@ static enum MHD_Result h_metrics(struct http_server *srv, struct MHD_Connection 
 			 build_bounds, ELEMENTSOF(build_bounds));
 	metric_histogram(f, "schedlab_boot_seconds", "Guest boot time per run.", boots, boot_bounds,
 			 ELEMENTSOF(boot_bounds));
+	/* Hypervisor hosts' state and slots, when the config lists them. */
+	if (srv->opts.config->hostpool)
+		hostpool_write_metrics(srv->opts.config->hostpool, f);
 	fclose(f);
 	return respond_buf(conn, req, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text,
 			   len, MHD_RESPMEM_MUST_FREE);
