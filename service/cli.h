@@ -20,11 +20,11 @@ struct cli_command {
 	int (*fn)(int argc, char **argv);
 };
 
-int cli_run(int argc, char **argv);      /* cli_run.c */
-int cli_kernel(int argc, char **argv);   /* cli_kernel.c */
-int cli_serve(int argc, char **argv);    /* cli_serve.c */
-int cli_submit(int argc, char **argv);   /* cli_submit.c */
-int cli_report(int argc, char **argv);   /* cli_report.c */
-int cli_trend(int argc, char **argv);    /* cli_report.c */
+int cli_run(int argc, char **argv);	 /* cli_run.c */
+int cli_kernel(int argc, char **argv);	 /* cli_kernel.c */
+int cli_serve(int argc, char **argv);	 /* cli_serve.c */
+int cli_submit(int argc, char **argv);	 /* cli_submit.c */
+int cli_report(int argc, char **argv);	 /* cli_report.c */
+int cli_trend(int argc, char **argv);	 /* cli_report.c */
 int cli_validate(int argc, char **argv); /* cli_validate.c */
-int cli_guest(int argc, char **argv);    /* cli_guest.c */
+int cli_guest(int argc, char **argv);	 /* cli_guest.c */

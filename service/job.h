@@ -14,16 +14,16 @@
 #include "util/error.h"
 
 enum job_origin {
-	JOB_ORIGIN_CLI,     /* local files may be named, relative to base_dir */
+	JOB_ORIGIN_CLI,	    /* local files may be named, relative to base_dir */
 	JOB_ORIGIN_SERVICE, /* untrusted: no local paths, only built-ins and inline content */
 };
 
 struct job_limits {
-	int max_vcpus;          /* 64 */
-	int max_repeat;         /* 50 */
-	int max_patches;        /* 200 */
+	int max_vcpus;		/* 64 */
+	int max_repeat;		/* 50 */
+	int max_patches;	/* 200 */
 	size_t max_patch_bytes; /* 4 MiB each */
-	int max_guest_seconds;  /* total guest time budget per job (repeat x variants x timeouts) */
+	int max_guest_seconds;	/* total guest time budget per job (repeat x variants x timeouts) */
 };
 
 /* The defaults above. */

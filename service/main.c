@@ -17,14 +17,14 @@
 #pragma weak cli_guest
 
 static const struct cli_command commands[] = {
-	{"run", "run a job in-process and write its result", cli_run},
-	{"kernel", "build kernels (kernel build SPEC.json)", cli_kernel},
-	{"serve", "run the HTTP service", cli_serve},
-	{"submit", "submit a job to a service and optionally gate on it", cli_submit},
-	{"report", "render a result as a self-contained HTML report", cli_report},
-	{"trend", "render the nightly trend report from a service's store", cli_trend},
-	{"validate", "validate a job or result file against its schema", cli_validate},
-	{"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
+    {"run", "run a job in-process and write its result", cli_run},
+    {"kernel", "build kernels (kernel build SPEC.json)", cli_kernel},
+    {"serve", "run the HTTP service", cli_serve},
+    {"submit", "submit a job to a service and optionally gate on it", cli_submit},
+    {"report", "render a result as a self-contained HTML report", cli_report},
+    {"trend", "render the nightly trend report from a service's store", cli_trend},
+    {"validate", "validate a job or result file against its schema", cli_validate},
+    {"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
 };
 
 static void usage(FILE *f)

@@ -12,13 +12,13 @@
 struct hostpool;
 
 struct runner_config {
-	const char *cache_dir;   /* kernels, initramfs images, ccache; NULL: fs_default_cache_dir() */
-	const char *data_dir;    /* repo/data root; NULL: fs_data_dir() */
+	const char *cache_dir; /* kernels, initramfs images, ccache; NULL: fs_default_cache_dir() */
+	const char *data_dir;  /* repo/data root; NULL: fs_data_dir() */
 	const char *libvirt_uri; /* NULL: "qemu:///system" */
-	const char *accel;       /* "auto" (probe), "kvm" or "tcg"; NULL: "auto" */
-	int build_jobs;          /* make -jN; <= 0: number of online CPUs */
-	int build_slots;         /* kernel builds at once in this process; <= 0: 1 */
-	int guest_slots;         /* guests at once in this process; <= 0: max(1, cores / 2) */
+	const char *accel;	 /* "auto" (probe), "kvm" or "tcg"; NULL: "auto" */
+	int build_jobs;		 /* make -jN; <= 0: number of online CPUs */
+	int build_slots;	 /* kernel builds at once in this process; <= 0: 1 */
+	int guest_slots;	 /* guests at once in this process; <= 0: max(1, cores / 2) */
 	/* The hypervisor hosts (hostpool.h, docs/scale-out.md): a pool shared by
 	 * the service's workers; or NULL to make one for the job from
 	 * hypervisors (a "hypervisors" array, borrowed); or with both NULL, the
@@ -29,8 +29,8 @@ struct runner_config {
 
 struct runner_progress {
 	const char *phase; /* "building", "booting", "running", "comparing" */
-	double percent;    /* of the phase, 0..100, or -1 when unknown */
-	int run_index;     /* 1-based index of the run in progress, 0 outside runs */
+	double percent;	   /* of the phase, 0..100, or -1 when unknown */
+	int run_index;	   /* 1-based index of the run in progress, 0 outside runs */
 	int run_total;
 	const char *message; /* one human-readable line */
 };
@@ -54,6 +54,6 @@ struct runner_hooks {
  * *ret_result is a new reference to the result document, whose "verdict" is
  * pass, fail or inconclusive; hung or panicked runs are results, not errors.
  * Errors are infrastructure failures or cancellation. */
-int runner_run_job(const struct runner_config *cfg, json_object *expanded_spec,
-		   const char *job_dir, const struct runner_hooks *hooks,
-		   json_object **ret_result, struct sl_error *err);
+int runner_run_job(const struct runner_config *cfg, json_object *expanded_spec, const char *job_dir,
+		   const struct runner_hooks *hooks, json_object **ret_result,
+		   struct sl_error *err);

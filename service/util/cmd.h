@@ -10,11 +10,12 @@
 #include "util/error.h"
 
 struct cmd_opts {
-	const char *cwd;           /* NULL: inherit */
-	char *const *env_extra;    /* NULL-terminated "K=V" added to the environment, or NULL */
-	int timeout_s;             /* <= 0: none; on expiry SIGTERM the process group, then SIGKILL after 5 s */
-	int log_fd;                /* >= 0: stdout+stderr are also appended here */
-	size_t capture_max;        /* bytes of combined stdout+stderr kept in *ret_output (tail); 0: none */
+	const char *cwd;	/* NULL: inherit */
+	char *const *env_extra; /* NULL-terminated "K=V" added to the environment, or NULL */
+	int timeout_s; /* <= 0: none; on expiry SIGTERM the process group, then SIGKILL after 5 s */
+	int log_fd;    /* >= 0: stdout+stderr are also appended here */
+	size_t
+	    capture_max; /* bytes of combined stdout+stderr kept in *ret_output (tail); 0: none */
 	/* Called with each complete output line (without '\n'), e.g. for progress; may be NULL. */
 	void (*on_line)(void *userdata, const char *line);
 	void *userdata;

@@ -9,18 +9,18 @@ static const struct {
 	int status;
 	int default_errno;
 } kinds[] = {
-	[ERR_INTERNAL] = {"internal", 500, EIO},
-	[ERR_INVALID] = {"invalid", 400, EINVAL},
-	[ERR_NOT_FOUND] = {"not_found", 404, ENOENT},
-	[ERR_CONFLICT] = {"conflict", 409, EBUSY},
-	[ERR_TOO_LARGE] = {"too_large", 413, E2BIG},
-	[ERR_UNSUPPORTED] = {"unsupported_media_type", 415, ENOTSUP},
-	[ERR_UNAUTHORIZED] = {"unauthorized", 401, EACCES},
-	[ERR_FORBIDDEN] = {"forbidden", 403, EPERM},
-	[ERR_BUILD] = {"build_failed", 422, EINVAL},
-	[ERR_INFRA] = {"infrastructure", 503, EIO},
-	[ERR_CANCELLED] = {"cancelled", 409, ECANCELED},
-	[ERR_TIMEOUT] = {"timeout", 504, ETIMEDOUT},
+    [ERR_INTERNAL] = {"internal", 500, EIO},
+    [ERR_INVALID] = {"invalid", 400, EINVAL},
+    [ERR_NOT_FOUND] = {"not_found", 404, ENOENT},
+    [ERR_CONFLICT] = {"conflict", 409, EBUSY},
+    [ERR_TOO_LARGE] = {"too_large", 413, E2BIG},
+    [ERR_UNSUPPORTED] = {"unsupported_media_type", 415, ENOTSUP},
+    [ERR_UNAUTHORIZED] = {"unauthorized", 401, EACCES},
+    [ERR_FORBIDDEN] = {"forbidden", 403, EPERM},
+    [ERR_BUILD] = {"build_failed", 422, EINVAL},
+    [ERR_INFRA] = {"infrastructure", 503, EIO},
+    [ERR_CANCELLED] = {"cancelled", 409, ECANCELED},
+    [ERR_TIMEOUT] = {"timeout", 504, ETIMEDOUT},
 };
 
 static int kind_errno(enum error_kind kind, int errnum)
@@ -103,9 +103,9 @@ const char *error_kind_name(enum error_kind kind)
 json_object *error_to_json(const struct sl_error *err)
 {
 	json_object *e = json_object_new_object();
-	json_object_object_add(e, "code",
-			       json_object_new_string(err->code[0] ? err->code
-								   : error_kind_name(err->kind)));
+	json_object_object_add(
+	    e, "code",
+	    json_object_new_string(err->code[0] ? err->code : error_kind_name(err->kind)));
 	json_object_object_add(e, "message", json_object_new_string(err->message));
 	if (err->path[0])
 		json_object_object_add(e, "path", json_object_new_string(err->path));

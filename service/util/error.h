@@ -10,30 +10,30 @@
 
 enum error_kind {
 	ERR_INTERNAL = 0, /* a bug or an unexpected system failure: 500 */
-	ERR_INVALID,      /* bad input (request field, spec, patch): 400 */
-	ERR_NOT_FOUND,    /* 404 */
-	ERR_CONFLICT,     /* 409 */
-	ERR_TOO_LARGE,    /* 413 */
+	ERR_INVALID,	  /* bad input (request field, spec, patch): 400 */
+	ERR_NOT_FOUND,	  /* 404 */
+	ERR_CONFLICT,	  /* 409 */
+	ERR_TOO_LARGE,	  /* 413 */
 	ERR_UNSUPPORTED,  /* 415 */
 	ERR_UNAUTHORIZED, /* 401 */
-	ERR_FORBIDDEN,    /* 403 */
-	ERR_BUILD,        /* a kernel did not patch, configure or build: 422 */
-	ERR_INFRA,        /* libvirt, QEMU or the host failed: 503 */
-	ERR_CANCELLED,    /* the job was cancelled */
+	ERR_FORBIDDEN,	  /* 403 */
+	ERR_BUILD,	  /* a kernel did not patch, configure or build: 422 */
+	ERR_INFRA,	  /* libvirt, QEMU or the host failed: 503 */
+	ERR_CANCELLED,	  /* the job was cancelled */
 	ERR_TIMEOUT,
 };
 
 struct sl_error {
 	enum error_kind kind;
-	int errnum;       /* positive errno, or 0 */
+	int errnum; /* positive errno, or 0 */
 	char message[1024];
-	char path[256];   /* JSON path ("$.variants.x.vcpus") or field name; may be empty */
-	char code[48];    /* machine-readable code, e.g. "invalid_field"; may be empty */
+	char path[256]; /* JSON path ("$.variants.x.vcpus") or field name; may be empty */
+	char code[48];	/* machine-readable code, e.g. "invalid_field"; may be empty */
 };
 
 /* Fills err (if not NULL) and returns -errnum (or -EINVAL when errnum is 0). */
 int error_set(struct sl_error *err, enum error_kind kind, int errnum, const char *fmt, ...)
-	_printf_(4, 5);
+    _printf_(4, 5);
 /* Like error_set, with a JSON path or field name attached. */
 int error_set_path(struct sl_error *err, enum error_kind kind, const char *path, const char *fmt,
 		   ...) _printf_(4, 5);

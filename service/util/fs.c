@@ -94,8 +94,8 @@ int fs_mkdir_p(const char *path, struct sl_error *err)
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return error_set(err, ERR_INTERNAL, errno, "Cannot create directory '%s': %s.",
-					 buf, strerror(errno));
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot create directory '%s': %s.", buf, strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
