@@ -86,7 +86,7 @@ check-e2e: all
 check:
 	@scripts/setup.sh --with-tests
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@tests/run.sh --all
+	@SCHEDLAB_E2E_STRICT=1 tests/run.sh --all
 
 # The container, built and run for real with podman (tests/e2e/80-container.sh).
 .PHONY: check-container

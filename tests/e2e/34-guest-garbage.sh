@@ -3,11 +3,8 @@
 # "error" with a reason, while the real frames after them are still read.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-e2e_need_schedlab
-e2e_need virsh
-[ -x "$E2E_ROOT/build/workloads/crashme" ] || e2e_skip "build/workloads/crashme is not built (run make)"
-virsh -c qemu:///system version >/dev/null 2>&1 || e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
-k=$(e2e_kernel) && [ -f "$k" ] || e2e_skip "the schedlab kernel could not be built"
+e2e_need_guest
+k=$E2E_KERNEL
 e2e_tmpdir
 cd "$E2E_TMP"
 id="e2e-garbage-$$"

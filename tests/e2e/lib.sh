@@ -6,6 +6,9 @@
 #   e2e_fail MSG    exit 1 with MSG
 #   e2e_need CMD... skip unless every command exists
 #   e2e_tmpdir      a fresh directory removed when the test exits
+#   e2e_need_guest  the CLI, agent, workloads and libvirtd are there, and
+#                   E2E_KERNEL holds the schedlab kernel (built if need be;
+#                   a failed build fails the test)
 #   e2e_kernel      prints the bzImage path of the schedlab guest kernel
 #                   (guest-kernel/linux-6.1/kernel.json), building it on the
 #                   first call and taking it from the cache afterwards
@@ -15,7 +18,13 @@ E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SCHEDLAB=${SCHEDLAB:-$E2E_ROOT/build/schedlab}
 E2E_KERNEL_SPEC=${E2E_KERNEL_SPEC:-$E2E_ROOT/guest-kernel/linux-6.1/kernel.json}
 
+# Under `make check` (SCHEDLAB_E2E_STRICT=1) a missing prerequisite is a
+# failure: the check installs everything, so a skip there would hide a bug.
 e2e_skip() {
+	if [ "${SCHEDLAB_E2E_STRICT:-0}" = 1 ]; then
+		echo "FAIL: a full check may not skip: $*" >&2
+		exit 1
+	fi
 	echo "$*"
 	exit 77
 }
@@ -62,4 +71,14 @@ e2e_kernel() {
 		return 1
 	}
 	printf '%s\n' "$out" | sed -n 's/^bzImage: //p'
+}
+
+e2e_need_guest() {
+	e2e_need_schedlab
+	e2e_need virsh
+	[ -x "$E2E_ROOT/build/agent" ] || e2e_skip "build/agent is not built (run make)"
+	[ -x "$E2E_ROOT/build/workloads/crashme" ] || e2e_skip "build/workloads/crashme is not built (run make)"
+	virsh -c qemu:///system version >/dev/null 2>&1 ||
+		e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
+	E2E_KERNEL=$(e2e_kernel) && [ -f "$E2E_KERNEL" ] || e2e_fail "the schedlab kernel could not be built"
 }
