@@ -12,6 +12,8 @@
 #   SCHEDLAB_USER    the user the service runs as: schedlab (default) or root.
 #                    root is for a mounted kernel cache owned by root (e.g. the
 #                    host's own cache); see docs/container.md.
+# The service is the only libvirt user in here, so it may destroy any
+# leftover schedlab- domain at start (--cleanup-domains).
 # Arguments starting with '-' are passed on to `schedlab serve` after the
 # defaults; any other arguments are a command to run instead of the service,
 # with libvirtd already up (e.g. `virsh -c qemu:///system list`).
@@ -103,6 +105,6 @@ if [ "$user" = schedlab ]; then
 	fi
 	export HOME=/var/lib/schedlab USER=schedlab LOGNAME=schedlab
 	exec setpriv --reuid=schedlab --regid=schedlab --init-groups \
-		schedlab serve --listen 0.0.0.0:8080 --state "$state" --config "$config" "$@"
+		schedlab serve --listen 0.0.0.0:8080 --state "$state" --config "$config" --cleanup-domains "$@"
 fi
-exec schedlab serve --listen 0.0.0.0:8080 --state "$state" --config "$config" "$@"
+exec schedlab serve --listen 0.0.0.0:8080 --state "$state" --config "$config" --cleanup-domains "$@"
