@@ -78,6 +78,7 @@ int cli_serve(int argc, char **argv)
 	    {"config", required_argument, NULL, 'c'},
 	    {"workers", required_argument, NULL, 'w'},
 	    {"port-file", required_argument, NULL, 'p'},
+	    {"cleanup-domains", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
