@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue #5, the high-resolution preemption tick (seed 010), end to end in
 # short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. HRTICK
-# ends slices on time, so the gated slice_overrun_us.p99 comes out improved
-# and the mean slice is shorter. slice_us.max is printed, not asserted: under
-# TCG on a 2-core host it is set by emulation stalls (measured: 12.8 ms
-# against 12.9 ms in one run, while p99 overrun went from 5.0 to 3.6 ms).
+# ends slices on time, so the gated slice_overrun_us.mean comes out improved
+# and the mean slice is shorter. slice_us.max and the p99 overrun are printed,
+# not asserted: under TCG on a loaded 2-core host they are set by emulation
+# stalls. A CI run measured p99 overrun 5292 -> 3775 us with per-run values
+# from 348 to 5241 us under HRTICK (verdict unchanged), while the mean slice
+# went 7020 -> 4044 us in every run.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
@@ -20,9 +22,9 @@ for v in ("no-hrtick", "hrtick"):
         print(v, {k: round(x, 1) for k, x in m.items()})
 def cmp(metric):
     return [c for c in r["comparisons"] if c["variant"] == "hrtick" and c["metric"] == metric][0]
-for m in ("slice_us.max", "slice_us.mean", "slice_overrun_us.p99"):
+for m in ("slice_us.max", "slice_us.mean", "slice_overrun_us.p99", "slice_overrun_us.p50", "slice_overrun_us.mean"):
     c = cmp(m)
     print(f"{m}: {c['baseline']['median']} -> {c['candidate']['median']} {c['verdict']} {c['ci95']}")
 assert cmp("slice_us.mean")["candidate"]["median"] < cmp("slice_us.mean")["baseline"]["median"]
-assert cmp("slice_overrun_us.p99")["verdict"] == "improved"
+assert cmp("slice_overrun_us.mean")["verdict"] == "improved"
 PY
