@@ -18,6 +18,7 @@
 #include "http.h"
 #include "hostpool.h"
 #include "report.h"
+#include "trend.h"
 #include "util/fs.h"
 
 #define RESULT_MAX_BYTES (64u * 1024 * 1024)
@@ -613,6 +614,28 @@ static enum MHD_Result h_report(struct http_server *srv, struct MHD_Connection *
 			   MHD_RESPMEM_MUST_FREE);
 }
 
+/* ---- GET /v1/trend ---- */
+
+/* The nightly trend page, the same one `schedlab trend` writes, over
+ * ?since= (default 30d) read from this service's own store. */
+static enum MHD_Result h_trend(struct http_server *srv, struct MHD_Connection *conn,
+			       struct request *req)
+{
+	struct sl_error err = {0};
+	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
+	long seconds = 30L * 86400;
+	if (since && (strlen(since) > 32 || trend_parse_duration(since, &seconds) < 0))
+		return respond_errorf(conn, req, ERR_INVALID, "since",
+				      "Query parameter 'since' is '%.32s', not a duration such as "
+				      "'30d', '12h', '90m' or '3600s'.",
+				      since);
+	char *html = NULL;
+	if (trend_html(store_state_dir(srv->opts.store), seconds, &html, &err) < 0)
+		return respond_error(conn, req, &err);
+	return respond_buf(conn, req, MHD_HTTP_OK, "text/html; charset=utf-8", html, strlen(html),
+			   MHD_RESPMEM_MUST_FREE);
+}
+
 /* ---- GET /v1/jobs/{id}/log ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -942,6 +965,7 @@ static const struct route routes[] = {
     {"GET", "/v1/jobs/{id}/log", SERVICE_ROLE_READ, h_log},
     {"GET", "/v1/jobs/{id}/events", SERVICE_ROLE_READ, h_events},
     {"GET", "/v1/jobs/{id}/report", SERVICE_ROLE_READ, h_report},
+    {"GET", "/v1/trend", SERVICE_ROLE_READ, h_trend},
 };
 
 size_t http_route_count(void)

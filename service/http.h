@@ -9,6 +9,7 @@
  *   GET    /v1/jobs/{id}/log        build and console logs, text/plain
  *   GET    /v1/jobs/{id}/events     Server-Sent Events (Last-Event-ID resumes)
  *   GET    /v1/jobs/{id}/report     HTML report
+ *   GET    /v1/trend                the nightly trend page (?since=30d)
  *   GET    /v1/health               liveness
  *   GET    /metrics                 Prometheus text format 0.0.4
  *
@@ -36,7 +37,7 @@ struct http_server_opts {
 	struct store *store;		     /* borrowed */
 	struct queue *queue;		     /* borrowed */
 	http_expand_fn expand;		     /* NULL: job_expand */
-	http_report_fn report;		     /* NULL: report_html (501 when absent) */
+	http_report_fn report;		     /* NULL: report_html */
 	void (*log)(const char *line);	     /* NULL: stderr */
 };
 

@@ -2,7 +2,8 @@
 # The HTTP API end to end with the real service, runner, kernel and guests:
 # start `schedlab serve` on a free loopback port, submit the short seed
 # reproduction, follow its Server-Sent Events to the end, fetch status,
-# result (validated with `schedlab validate --result`), log, report and
+# result (validated with `schedlab validate --result`), log, report, the
+# trend page over the real store (served, and `schedlab trend --state`), and
 # metrics; then the CI client: `schedlab submit --gate --junit` of a one-repeat
 # copy, whose exit code must match the verdict and whose JUnit XML must parse.
 set -uo pipefail
@@ -73,12 +74,34 @@ api_expect 200 GET "/v1/jobs/$id/log"
 grep -q '^==> .*\.log <==' "$API_BODY" || e2e_fail "the log has no file headers"
 echo "log: $(wc -c <"$API_BODY") bytes, $(grep -c '^==> ' "$API_BODY") files"
 
-st=$(api_call GET "/v1/jobs/$id/report")
-case "$st" in
-200) grep -qi '<html' "$API_BODY" || e2e_fail "report is not HTML" ;;
-501) echo "report: not in this build" ;;
-*) e2e_fail "report: HTTP $st" ;;
-esac
+api_expect 200 GET "/v1/jobs/$id/report"
+grep -qi '<html' "$API_BODY" || e2e_fail "report is not HTML"
+grep -q '<svg ' "$API_BODY" || e2e_fail "report has no chart"
+
+# The trend page, from the store this real job was indexed into: served by the
+# service, and written by `schedlab trend` from the same state directory while
+# the service holds it open (WAL readers do not block).
+job_name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$job")
+api_expect 200 GET "/v1/trend?since=1d"
+cp "$API_BODY" trend-served.html
+"$SCHEDLAB" trend --state "$E2E_TMP/state" --since 1d -o trend-cli.html ||
+	e2e_fail "schedlab trend on the live store failed"
+for f in trend-served.html trend-cli.html; do
+	grep -q "$job_name" "$f" || e2e_fail "$f does not name the job '$job_name'"
+	grep -q 'inversions' "$f" || e2e_fail "$f has no inversions series"
+	[ "$(grep -o '<svg ' "$f" | wc -l)" -ge 1 ] || e2e_fail "$f has no chart"
+done
+python3 - result.json trend-cli.html <<'PY' || e2e_fail "the trend page does not chart every comparison"
+import html, json, sys
+r = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+metrics = {c["metric"] for c in r["comparisons"]}
+missing = [m for m in metrics if html.escape(m) not in page]
+assert not missing, missing
+print(f"trend: {len(metrics)} metrics charted from the store")
+PY
+api_expect 400 GET "/v1/trend?since=forever"
+[ "$(api_json 'j["error"]["path"]')" = since ] || e2e_fail "a bad window does not name 'since'"
 
 api_expect 200 GET /metrics
 grep -q '^schedlab_jobs{status="done"} 1$' "$API_BODY" || e2e_fail "metrics: no done job"

@@ -67,6 +67,16 @@ static int fake_runner(const struct runner_config *cfg, json_object *spec, const
 	json_object *result = json_object_new_object();
 	json_object_object_add(result, "schema", json_object_new_string("schedlab.result/v1"));
 	json_object_object_add(result, "verdict", json_object_new_string("pass"));
+	/* One comparison, so that the store indexes it and GET /v1/trend shows it. */
+	json_object_object_add(result, "job",
+			       json_tokener_parse("{\"name\": \"nightly-<b>\"}"));
+	json_object_object_add(
+	    result, "comparisons",
+	    json_tokener_parse("[{\"variant\": \"patched\", \"workload\": \"cyclictest\", "
+			       "\"metric\": \"latency_us.p99\", \"baseline\": {\"median\": 80}, "
+			       "\"candidate\": {\"median\": 60}, \"change\": -20, "
+			       "\"ci95\": [-30, -10], \"p_value\": 0.05, "
+			       "\"verdict\": \"improved\"}]"));
 	*ret_result = result;
 	return 0;
 }
@@ -347,6 +357,20 @@ static void test_submit_follow_result(void **state)
 	assert_non_null(strstr(r.content_type, "text/html"));
 	assert_string_equal(r.body, "pass");
 	httpclient_response_clear(&r);
+
+	/* The trend page reads the comparisons that the queue indexed in the store. */
+	assert_int_equal(
+	    httpclient_request(f->read, "GET", "/v1/trend?since=30d", NULL, NULL, 0, &r, NULL),
+	    0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.content_type, "text/html"));
+	assert_non_null(strstr(r.body, "nightly-&lt;b&gt;"));
+	assert_non_null(strstr(r.body, "latency_us.p99"));
+	assert_null(strstr(r.body, "nightly-<b>"));
+	httpclient_response_clear(&r);
+	_cleanup_json_ json_object *terr = NULL;
+	assert_int_equal(req(f->read, "GET", "/v1/trend?since=soon", NULL, NULL, &terr), 400);
+	assert_string_equal(jstr(terr, "error", "path"), "since");
 
 	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &r, NULL),
 			 0);
