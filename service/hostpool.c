@@ -598,7 +598,7 @@ int hostpool_down_count(struct hostpool *p, size_t i)
 
 int hostpool_write_metrics(struct hostpool *p, FILE *f)
 {
-	bool up[HOSTPOOL_MAX_HOSTS];
+	bool up[HOSTPOOL_MAX_HOSTS] = {0};
 	for (size_t i = 0; i < p->n; i++)
 		up[i] = hostpool_is_up(p, i);
 	pthread_mutex_lock(&p->lock);

@@ -396,7 +396,7 @@ int initramfs_write_plan(int fd, json_object *plan, struct sl_error *err)
 	}
 	r = write_header(a, "schedlab", AE_IFDIR, 0755, 0, 0, err);
 	if (r >= 0)
-		r = write_header(a, INITRAMFS_PLAN_PATH + 1, AE_IFREG, 0644, (int64_t)len, 0, err);
+		r = write_header(a, &INITRAMFS_PLAN_PATH[1], AE_IFREG, 0644, (int64_t)len, 0, err);
 	if (r >= 0 && archive_write_data(a, text, len) != (la_ssize_t)len)
 		r = archive_fail(a, INITRAMFS_PLAN_PATH, err);
 	if (r >= 0 && archive_write_close(a) != ARCHIVE_OK)

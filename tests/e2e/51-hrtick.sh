@@ -2,11 +2,12 @@
 # Issue #5, the high-resolution preemption tick (seed 010), end to end in
 # short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. HRTICK
 # ends slices on time, so the gated slice_overrun_us.mean comes out improved
-# and the mean slice is shorter. slice_us.max and the p99 overrun are printed,
-# not asserted: under TCG on a loaded 2-core host they are set by emulation
-# stalls. A CI run measured p99 overrun 5292 -> 3775 us with per-run values
-# from 348 to 5241 us under HRTICK (verdict unchanged), while the mean slice
-# went 7020 -> 4044 us in every run.
+# and the mean slice and the median boot's longest slice are shorter. The
+# verdicts on slice_us.max and the p99 overrun are printed, not asserted:
+# under TCG on a loaded 2-core host they are set by emulation stalls. A CI
+# run measured p99 overrun 5292 -> 3775 us with per-run values from 348 to
+# 5241 us under HRTICK (verdict unchanged), while the mean slice went
+# 7020 -> 4044 us in every run.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
@@ -27,4 +28,7 @@ for m in ("slice_us.max", "slice_us.mean", "slice_overrun_us.p99", "slice_overru
     print(f"{m}: {c['baseline']['median']} -> {c['candidate']['median']} {c['verdict']} {c['ci95']}")
 assert cmp("slice_us.mean")["candidate"]["median"] < cmp("slice_us.mean")["baseline"]["median"]
 assert cmp("slice_overrun_us.mean")["verdict"] == "improved"
+# The seed's claim on the longest slice, on the median boot: one stalled boot
+# may set a variant's max, two of three would have to.
+assert cmp("slice_us.max")["candidate"]["median"] < cmp("slice_us.max")["baseline"]["median"]
 PY

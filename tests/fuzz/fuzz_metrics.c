@@ -1,0 +1,73 @@
+/* libFuzzer target: the workload output parsers (service/metrics*.c). The
+ * first byte picks the tool; for the rt-tests parsers the rest is split at
+ * the first NUL into the tool's stdout and its JSON file. A parser either
+ * fails with ERR_INVALID and a message, or returns metrics whose names are
+ * valid and whose values are finite numbers. */
+#include <assert.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	int tool = data[0] % 3;
+	long maxerr = 100 + (data[0] >> 2) * 1000;
+	data++, size--;
+	/* stdout: bytes up to the first NUL; the JSON file: the rest, as a C string. */
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t out_len = nul ? (size_t)(nul - data) : size;
+	char *out = malloc(out_len + 1);
+	char *json = NULL;
+	if (!out)
+		return 0;
+	memcpy(out, data, out_len);
+	out[out_len] = '\0';
+	if (nul) {
+		size_t jl = size - out_len - 1;
+		json = malloc(jl + 1);
+		if (!json) {
+			free(out);
+			return 0;
+		}
+		memcpy(json, nul + 1, jl);
+		json[jl] = '\0';
+	}
+
+	json_object *metrics = NULL, *details = NULL;
+	struct sl_error err = {0};
+	int r;
+	if (tool == 0)
+		r = metrics_rtmigrate(out, out_len, json, maxerr, &metrics, &details, &err);
+	else if (tool == 1)
+		r = metrics_cyclictest(out, out_len, json, &metrics, &details, &err);
+	else
+		r = metrics_own_tool(out, out_len, &metrics, &details, &err);
+
+	if (r < 0) {
+		assert(!metrics && !details);
+		assert(err.message[0] != '\0');
+	} else {
+		assert(metrics && json_object_is_type(metrics, json_type_object));
+		assert(json_object_object_length(metrics) <= METRICS_MAX_COUNT);
+		json_object_object_foreach(metrics, name, val)
+		{
+			assert(metrics_name_ok(name));
+			assert(json_object_is_type(val, json_type_int) ||
+			       json_object_is_type(val, json_type_double));
+			assert(isfinite(json_object_get_double(val)));
+		}
+	}
+	json_object_put(metrics);
+	json_object_put(details);
+	free(out);
+	free(json);
+	return 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer target in build/fuzz/ for a while, from seeds built out
+# of the repository's own test data (docs/fuzzing.md). Fails if a target
+# finds a crash, a sanitizer report, a failed assertion, a leak or a timeout;
+# the input is left in build/fuzz/artifacts/ and the target's log is printed.
+# Committed reproducers in tests/fuzz/regress/<target>/ are replayed first.
+# Usage: tests/fuzz/run.sh [SECONDS-PER-TARGET] [TARGET-FILTER]   (default 30)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+case "${1:-}" in -h|--help) sed -n '2,7p' "$0"; exit 0 ;; esac
+secs=${1:-${FUZZ_SECONDS:-30}}
+filter=${2:-}
+[[ "$secs" =~ ^[0-9]+$ ]] || { echo "run.sh: SECONDS must be a number, not '$secs'" >&2; exit 2; }
+BUILD=${BUILD:-build}
+out=$BUILD/fuzz
+export SCHEDLAB_DATA_DIR=$PWD
+mkdir -p "$out/artifacts"
+
+# Seeds: libFuzzer keeps what it learns in $out/corpus/<target>, so a second
+# run on the same machine starts where the first stopped.
+seed() { # target name < bytes
+	mkdir -p "$out/corpus/$1"
+	cat >"$out/corpus/$1/seed-$2"
+}
+python3 - "$out/corpus/fuzz_frame" <<'PY'
+import os, sys, zlib
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+def frame(kind, payload):
+    return b"\nSLFRAME v1 %s %d %08x\n" % (kind, len(payload), zlib.crc32(payload)) + payload + b"\nSLEND\n"
+seeds = {
+    "one": frame(b"hello", b'{"agent":"schedlab"}'),
+    "noise": b"[    1.000000] Linux version 6.1\r\n" + frame(b"workload", b'{"stdout":"x"}') + b"tail",
+    "two": frame(b"a", b"") + frame(b"result-1", b"z" * 300),
+    "badcrc": b"\nSLFRAME v1 x 3 00000000\nabc\nSLEND\n",
+    "cut": frame(b"log", b"0123456789")[:30],
+}
+for name, data in seeds.items():
+    # The first byte picks the feeding chunk size.
+    open(os.path.join(d, "seed-" + name), "wb").write(b"\x07" + data)
+PY
+for f in tests/data/console/*.txt; do printf '\x1f' | cat - "$f" | seed fuzz_console "$(basename "$f" .txt)"; done
+for f in tests/data/rt-tests/rtmigrate-*.stdout; do
+	{ printf '\x00'; cat "$f"; printf '\x00'; cat "${f%.stdout}.json"; } | seed fuzz_metrics "$(basename "$f" .stdout)"
+done
+for f in tests/data/rt-tests/cyclictest-*.stdout; do
+	{ printf '\x01'; head -c 4000 "$f"; printf '\x00'; cat "${f%.stdout}.json"; } | seed fuzz_metrics "$(basename "$f" .stdout)"
+done
+printf '\x02{"tool":"slice","metrics":{"slice_us.mean":4044.5,"slice_us.max":8461},"details":{}}\n' |
+	seed fuzz_metrics own-tool
+for f in examples/*.json; do seed fuzz_job "$(basename "$f" .json)" <"$f"; done
+
+passed=0 failed=0
+for bin in "$out"/fuzz_*; do
+	[ -x "$bin" ] && [ -f "$bin" ] || continue
+	t=$(basename "$bin")
+	[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
+	log=$out/$t.log
+	regress=()
+	[ -d "tests/fuzz/regress/$t" ] && regress=("tests/fuzz/regress/$t"/*)
+	if [ ${#regress[@]} -gt 0 ] && ! "$bin" "${regress[@]}" >"$log.regress" 2>&1; then
+		echo "FAIL $t: a committed reproducer fails again; see $log.regress"
+		tail -n 40 "$log.regress" | sed 's/^/    /'
+		failed=$((failed + 1))
+		continue
+	fi
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "$out/corpus/$t" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok   $t: ${runs:-?} inputs in ${secs}s, ${cov:-cov: ?}, corpus $(ls "$out/corpus/$t" | wc -l)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $t (exit $rc); input in $out/artifacts/; last lines of $log:"
+		grep -vE '^#[0-9]+' "$log" | tail -n 40 | sed 's/^/    /'
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
