@@ -252,7 +252,7 @@ static int check_spec_names(json_object *spec, struct sl_error *err)
 	return 0;
 }
 
-static json_object *parse_json(const char *text, size_t len, const char *what, struct sl_error *err)
+json_object *http_parse_json(const char *text, size_t len, const char *what, struct sl_error *err)
 {
 	json_tokener *tok = json_tokener_new_ex(64);
 	if (!tok) {
@@ -439,7 +439,7 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 				      "The form has %zu patches, over the limit of %d.", patches,
 				      lim->max_patches);
 	_cleanup_json_ json_object *spec =
-	    parse_json(job->data ? job->data : "", job->len, "job part", err);
+	    http_parse_json(job->data ? job->data : "", job->len, "job part", err);
 	if (!spec)
 		return -EINVAL;
 	if (!json_object_is_type(spec, json_type_object))
@@ -467,7 +467,8 @@ static enum MHD_Result h_submit(struct http_server *srv, struct MHD_Connection *
 		if (spec_from_multipart(srv, req, &spec, &err) < 0)
 			return respond_error(conn, req, &err);
 	} else {
-		spec = parse_json(req->body ? req->body : "", req->body_len, "request body", &err);
+		spec = http_parse_json(req->body ? req->body : "", req->body_len, "request body",
+				       &err);
 		if (!spec)
 			return respond_error(conn, req, &err);
 		if (!json_object_is_type(spec, json_type_object))
@@ -604,7 +605,7 @@ static enum MHD_Result h_report(struct http_server *srv, struct MHD_Connection *
 	size_t len = 0;
 	if (read_result(srv, req->id, &text, &len, &err) < 0)
 		return respond_error(conn, req, &err);
-	_cleanup_json_ json_object *result = parse_json(text, len, "stored result", &err);
+	_cleanup_json_ json_object *result = http_parse_json(text, len, "stored result", &err);
 	if (!result)
 		return respond_error(conn, req, &err);
 	char *html = NULL;

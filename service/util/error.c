@@ -32,10 +32,8 @@ static int kind_errno(enum error_kind kind, int errnum)
 	return EIO;
 }
 
-static int error_vset(struct sl_error *err, enum error_kind kind, int errnum, const char *path,
-		      const char *fmt, va_list ap) _printf_(5, 0);
-static int error_vset(struct sl_error *err, enum error_kind kind, int errnum, const char *path,
-		      const char *fmt, va_list ap)
+_printf_(5, 0) static int error_vset(struct sl_error *err, enum error_kind kind, int errnum,
+				     const char *path, const char *fmt, va_list ap)
 {
 	int e = kind_errno(kind, errnum);
 	if (!err)

@@ -1,5 +1,6 @@
-/* libFuzzer target: what POST /v1/jobs does with a body. The bytes are parsed
- * as strict JSON; an object goes through job_expand() as an untrusted service
+/* libFuzzer target: what POST /v1/jobs does with a body. The bytes go through
+ * the service's own body parser (http_parse_json); a value goes through
+ * job_expand() as an untrusted service
  * job, and every variant of an accepted job through plan_build(). Checks:
  * a rejected job carries a message; an accepted one expands again to the
  * same document (the stored "spec as run" is itself a valid job), and every
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http.h"
 #include "job.h"
 #include "plan.h"
 
@@ -39,17 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 256 * 1024)
 		return 0;
-	json_tokener *tok = json_tokener_new_ex(64);
-	if (!tok)
+	struct sl_error err = {0};
+	json_object *spec = http_parse_json((const char *)data, size, "request body", &err);
+	if (!spec) {
+		assert(err.message[0] != '\0');
 		return 0;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	json_object *spec = json_tokener_parse_ex(tok, (const char *)data, (int)size);
-	json_tokener_free(tok);
-	if (!spec)
-		return 0;
+	}
 
 	json_object *expanded = NULL;
-	struct sl_error err = {0};
 	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &expanded, &err) < 0) {
 		assert(err.message[0] != '\0');
 		assert(!expanded);
