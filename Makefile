@@ -23,7 +23,7 @@ ifeq ($(SANITIZER),address)
 endif
 TEST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-LIB_SRCS   := $(filter-out service/main.c,$(wildcard service/*.c service/util/*.c)) workloads/proto/frame.c
+LIB_SRCS   := $(filter-out service/main.c,$(wildcard service/*/*.c)) workloads/proto/frame.c
 LIB_SRCS   := $(sort $(wildcard $(LIB_SRCS)))
 LIB_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 TLIB_OBJS  := $(patsubst %.c,$(BUILD)/tobj/%.o,$(LIB_SRCS))
@@ -100,6 +100,7 @@ demo: setup
 check-unit:
 	@scripts/setup.sh --with-tests --packages-only
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/tools/check-layers.py
 	@tests/run.sh --unit
 
 check-e2e: all
@@ -123,7 +124,7 @@ format:
 # unit tests and fuzz targets checks those paths for real.
 lint: $(BUILD)/schedlab
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	  --suppress=memleak:service/kbuild.c -Iservice -Iworkloads service workloads
+	  --suppress=memleak:service/kernel/kbuild.c -Iservice -Iworkloads service workloads
 
 clean:
 	rm -rf $(BUILD)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Weak, so a build without one subcommand's module still links; main()
  * reports such a command as unavailable instead of crashing. */

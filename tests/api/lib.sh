@@ -33,7 +33,7 @@ trap _api_cleanup EXIT
 api_need_runner() {
 	e2e_need_schedlab
 	nm "$SCHEDLAB" 2>/dev/null | grep ' T runner_run_job$' >/dev/null ||
-		e2e_skip "this build has no job runner (service/runner.c), so 'serve' cannot run jobs"
+		e2e_skip "this build has no job runner (service/run/runner.c), so 'serve' cannot run jobs"
 }
 
 api_config() {

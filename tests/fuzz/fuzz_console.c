@@ -1,4 +1,4 @@
-/* libFuzzer target: the console event scanner (service/console_events.c) on
+/* libFuzzer target: the console event scanner (service/guest/console_events.c) on
  * arbitrary guest console bytes, fed in chunks whose size the first byte
  * picks. Checks the bounds its header promises: at most CONSOLE_EVENTS_MAX
  * events kept, each with a line of at most CONSOLE_LINE_MAX bytes that
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "console_events.h"
+#include "guest/console_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "http.h"
-#include "job.h"
-#include "plan.h"
+#include "server/http.h"
+#include "job/job.h"
+#include "run/run_plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "jsonschema.h"
-#include "schema.h"
+#include "compare/compare.h"
+#include "job/jsonschema.h"
+#include "job/schema_files.h"
 #include "util/fs.h"
 
 static json_object *get(json_object *o, const char *k)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "console_events.h"
+#include "guest/console_events.h"
 #include "util/fs.h"
 
 static char *load(const char *name, size_t *len)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "elfdeps.h"
+#include "kernel/elfdeps.h"
 #include "util/fs.h"
 
 #define CYCLICTEST "/usr/bin/cyclictest"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest_xml.h"
+#include "guest/domain_xml.h"
 #include "util/fs.h"
 
 static void assert_golden(const char *xml, const char *name)

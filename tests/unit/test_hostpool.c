@@ -13,8 +13,8 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "hostpool.h"
-#include "service_config.h"
+#include "guest/hostpool.h"
+#include "server/config.h"
 
 static struct hostpool *pool_from(const char *text)
 {

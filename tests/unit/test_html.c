@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "html.h"
+#include "report/html.h"
 
 static void check_escape(const char *in, const char *want)
 {

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "http.h"
-#include "httpclient.h"
+#include "server/http.h"
+#include "cli/httpclient.h"
 #include "util/fs.h"
 
 #define TOKEN_ALL  "test-token-all-roles-0123456789"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "service_config.h"
+#include "server/config.h"
 #include "util/fs.h"
 
 static char dir[64];

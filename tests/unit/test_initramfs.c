@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
-#include "initramfs.h"
+#include "kernel/initramfs.h"
 #include "util/fs.h"
 
 struct fixture {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "job.h"
+#include "job/job.h"
 #include "util/fs.h"
 
 static json_object *field(json_object *o, const char *k)

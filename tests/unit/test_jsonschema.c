@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jsonschema.h"
-#include "schema.h"
+#include "job/jsonschema.h"
+#include "job/schema_files.h"
 #include "util/fs.h"
 
 static json_object *parse(const char *text)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "junit.h"
+#include "report/junit.h"
 
 static const char *RESULT =
     "{\"job\":{\"name\":\"ci<&>\"},"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "kbuild.h"
+#include "kernel/kbuild.h"
 #include "util/fs.h"
 
 struct fixture {

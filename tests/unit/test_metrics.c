@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "util/fs.h"
 
 static char *golden(const char *name)

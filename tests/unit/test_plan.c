@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
+#include "run/run_plan.h"
 
 static const char *spec_text =
     "{\"variants\":{"

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "queue.h"
+#include "server/queue.h"
 #include "util/fs.h"
 
 static atomic_int runs_executed;

@@ -13,9 +13,9 @@
 #include <sqlite3.h>
 #include <cmocka.h>
 
-#include "report.h"
-#include "store.h"
-#include "trend.h"
+#include "report/report.h"
+#include "server/store.h"
+#include "report/trend.h"
 #include "util/fs.h"
 
 static json_object *load(const char *path)

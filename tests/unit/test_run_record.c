@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "run_record.h"
+#include "run/run_record.h"
 #include "util/fs.h"
 
 static json_object *get(json_object *o, const char *k)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "compare/stats.h"
 #include "util/macro.h"
 
 #define assert_close(a, b, eps)                                                                    \

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "store.h"
+#include "server/store.h"
 #include "util/fs.h"
 
 struct fixture {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "svg.h"
+#include "report/svg.h"
 #include "util/fs.h"
 
 static void check_golden(const char *name, const char *svg)

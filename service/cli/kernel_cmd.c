@@ -1,0 +1,216 @@
+/* `schedlab kernel build SPEC.json`: builds (or takes from the cache) one
+ * kernel and prints its key and artifact paths. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kernel/kbuild.h"
+#include "util/fs.h"
+
+static void kernel_usage(FILE *f)
+{
+	fputs("Usage: schedlab kernel build SPEC.json [--cache-dir DIR] [--jobs N]\n"
+	      "                             [--cache-max-bytes N] [--json] [--quiet]\n"
+	      "       schedlab kernel key SPEC.json [--cache-dir DIR]\n"
+	      "\n"
+	      "SPEC.json: {\"source\": \"debian:linux-source-6.1\" | \"tarball:PATH\" | "
+	      "\"git:PATH@REF\",\n"
+	      "            \"series\": \"series\" and/or \"patches\": [\"a.patch\", ...],\n"
+	      "            \"config\": \"fragment.config\"}   (paths relative to SPEC.json)\n"
+	      "e.g. guest-kernel/linux-6.1/kernel.json\n"
+	      "\n"
+	      "  --cache-dir DIR        the cache (default $SCHEDLAB_CACHE or ~/.cache/schedlab)\n"
+	      "  --jobs N               make -jN (default: all CPUs)\n"
+	      "  --cache-max-bytes N    evict least recently used kernels above N bytes\n"
+	      "  --json                 print the artifact as JSON on stdout\n"
+	      "  --quiet                no progress on stderr\n"
+	      "Exit status: 0 built or cached, 1 the kernel did not patch/configure/build,\n"
+	      "2 usage or other error.\n",
+	      f);
+}
+
+struct progress_state {
+	int last_percent;
+	int quiet;
+};
+
+static void on_progress(void *ud, double percent, const char *line)
+{
+	struct progress_state *p = ud;
+	if (p->quiet)
+		return;
+	/* our own step lines, and a percent line whenever it moves */
+	if (strncmp(line, "schedlab: ", 10) == 0)
+		fprintf(stderr, "%s\n", line);
+	int pc = (int)percent;
+	if (pc != p->last_percent && strncmp(line, "  ", 2) == 0) {
+		p->last_percent = pc;
+		fprintf(stderr, "kernel build: %3d%% %s\n", pc, line + 2);
+	}
+}
+
+static int load_spec(const char *path, struct kernel_spec **ret, struct sl_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = fs_read_file(path, 1024 * 1024, &text, NULL, err);
+	if (r < 0)
+		return r;
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	json_object *spec = json_tokener_parse_ex(tok, text, (int)strlen(text));
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t off = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!spec || jerr != json_tokener_success) {
+		json_object_put(spec);
+		return error_set(err, ERR_INVALID, EINVAL,
+				 "Kernel spec '%s' is not valid JSON at byte %zu: %s.", path, off,
+				 json_tokener_error_desc(jerr));
+	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	r = kernel_spec_from_json(spec, dir, ret, err);
+	json_object_put(spec);
+	if (r < 0)
+		return error_prefix(err, "Kernel spec '%s'", path);
+	return 0;
+}
+
+int cli_kernel(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"cache-dir", required_argument, NULL, 'c'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"cache-max-bytes", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	const char *cache_dir = NULL;
+	int jobs = 0, json_out = 0, quiet = 0;
+	unsigned long long max_bytes = 0;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		kernel_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_ERROR : EXIT_PASS;
+	}
+	const char *verb = argv[1];
+	if (strcmp(verb, "build") != 0 && strcmp(verb, "key") != 0) {
+		fprintf(stderr, "schedlab kernel: unknown command '%s' (try --help).\n", verb);
+		return EXIT_ERROR;
+	}
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:Jqh", longopts, NULL)) != -1) {
+		char *end = NULL;
+		switch (c) {
+		case 'c':
+			cache_dir = optarg;
+			break;
+		case 'j':
+			errno = 0;
+			long j = strtol(optarg, &end, 10);
+			if (errno || *end || j < 1 || j > 1024) {
+				fprintf(stderr, "schedlab kernel: --jobs '%s' is not 1..1024.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			jobs = (int)j;
+			break;
+		case 'm':
+			errno = 0;
+			max_bytes = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-') {
+				fprintf(stderr,
+					"schedlab kernel: --cache-max-bytes '%s' is not a "
+					"number.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			break;
+		case 'J':
+			json_out = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			kernel_usage(stdout);
+			return EXIT_PASS;
+		default:
+			return EXIT_ERROR;
+		}
+	}
+	if (optind + 1 != argc - 1) {
+		fprintf(stderr, "schedlab kernel %s: give exactly one SPEC.json (try --help).\n",
+			verb);
+		return EXIT_ERROR;
+	}
+	const char *spec_path = argv[1 + optind];
+
+	struct sl_error err = {0};
+	struct kernel_spec *spec = NULL;
+	int r = load_spec(spec_path, &spec, &err);
+	if (r < 0) {
+		fprintf(stderr, "schedlab kernel: %s\n", err.message);
+		return EXIT_ERROR;
+	}
+	if (strcmp(verb, "key") == 0) {
+		char key[65];
+		r = kbuild_key_in(cache_dir, spec, key, &err);
+		kernel_spec_free(spec);
+		if (r < 0) {
+			fprintf(stderr, "schedlab kernel: %s\n", err.message);
+			return EXIT_ERROR;
+		}
+		printf("%s\n", key);
+		return EXIT_PASS;
+	}
+
+	struct progress_state ps = {.last_percent = -1, .quiet = quiet};
+	struct kbuild_opts o = {
+	    .cache_dir = cache_dir,
+	    .jobs = jobs,
+	    .cache_max_bytes = max_bytes,
+	    .log_fd = -1,
+	    .progress = on_progress,
+	    .userdata = &ps,
+	};
+	struct kbuild_artifact *a = NULL;
+	r = kbuild_build(&o, spec, &a, &err);
+	kernel_spec_free(spec);
+	if (r < 0) {
+		fprintf(stderr, "schedlab kernel: %s\n", err.message);
+		if (json_out) {
+			_cleanup_json_ json_object *e = error_to_json(&err);
+			printf("%s\n", json_object_to_json_string_ext(e, JSON_C_TO_STRING_PRETTY));
+		}
+		return err.kind == ERR_BUILD ? EXIT_FAIL : EXIT_ERROR;
+	}
+	if (json_out) {
+		_cleanup_json_ json_object *j = json_object_new_object();
+		json_object_object_add(j, "key", json_object_new_string(a->key));
+		json_object_object_add(j, "cached", json_object_new_boolean(a->cached));
+		json_object_object_add(j, "dir", json_object_new_string(a->dir));
+		json_object_object_add(j, "bzimage", json_object_new_string(a->bzimage));
+		json_object_object_add(j, "config", json_object_new_string(a->config));
+		json_object_object_add(j, "log", json_object_new_string(a->log));
+		json_object_object_add(j, "meta_path", json_object_new_string(a->meta_path));
+		json_object_object_add(j, "meta", json_object_get(a->meta));
+		printf("%s\n", json_object_to_json_string_ext(
+				   j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else {
+		printf("key: %s\ncached: %s\nbzImage: %s\nconfig: %s\nlog: %s\nmeta: %s\n", a->key,
+		       a->cached ? "yes" : "no", a->bzimage, a->config, a->log, a->meta_path);
+	}
+	kbuild_artifact_free(a);
+	return EXIT_PASS;
+}

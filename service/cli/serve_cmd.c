@@ -1,0 +1,225 @@
+/* schedlab serve: the HTTP service over the job store and queue. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "guest/guest.h"
+#include "server/http.h"
+#include "server/queue.h"
+#include "server/config.h"
+#include "server/store.h"
+#include "util/fs.h"
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One timestamped line per event on stderr, serialized across threads. */
+static void serve_log(const char *line)
+{
+	char ts[32];
+	store_now_iso(ts);
+	pthread_mutex_lock(&log_lock);
+	fprintf(stderr, "%s schedlab: %s\n", ts, line);
+	fflush(stderr);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: schedlab serve --state DIR [--listen HOST:PORT] [--config FILE]\n"
+		   "                      [--workers N] [--port-file FILE]\n\n"
+		   "Runs the REST API (see docs/service.md and results-schema/openapi.yaml).\n\n"
+		   "  --listen HOST:PORT  address to bind (default from the config, else\n"
+		   "                      127.0.0.1:8080; port 0 picks a free port)\n"
+		   "  --state DIR         job store (SQLite) and per-job files\n"
+		   "  --config FILE       JSON config: tokens, limits, workers, slots, ...\n"
+		   "  --workers N         job workers (overrides the config)\n"
+		   "  --port-file FILE    write the bound port here once listening\n"
+		   "  --cleanup-domains   destroy every running 'schedlab-' domain at start\n"
+		   "                      (only where this service is libvirt's sole schedlab\n"
+		   "                      user, e.g. its container)\n\n"
+		   "Without tokens in the config only loopback addresses are allowed.\n"
+		   "SIGTERM or SIGINT stops it; running jobs are re-queued for the next start.\n");
+}
+
+/* Destroys schedlab- domains a previous instance left behind. Opt-in: guests
+ * are started with VIR_DOMAIN_START_AUTODESTROY, so libvirt already ends the
+ * domains of a service that died; run ids do not say which process started a
+ * domain, so a blanket cleanup would also end the guests of a concurrent
+ * `schedlab run` or a second service on the same host. */
+static void cleanup_leftover_domains(const struct service_config *cfg)
+{
+	struct sl_error err = {0};
+	struct guest_host *h = guest_host_open(cfg->libvirt_uri, &err);
+	if (!h) {
+		char line[1200];
+		snprintf(line, sizeof(line), "cannot clean up leftover domains: %s", err.message);
+		serve_log(line);
+		return;
+	}
+	int n = guest_cleanup_leftovers(h, GUEST_DOMAIN_PREFIX, &err);
+	char line[1200];
+	if (n < 0)
+		snprintf(line, sizeof(line), "cannot clean up leftover domains: %s", err.message);
+	else
+		snprintf(line, sizeof(line), "destroyed %d leftover schedlab- domain(s)", n);
+	serve_log(line);
+	guest_host_free(h);
+}
+
+int cli_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"listen", required_argument, NULL, 'l'},
+	    {"state", required_argument, NULL, 's'},
+	    {"config", required_argument, NULL, 'c'},
+	    {"workers", required_argument, NULL, 'w'},
+	    {"port-file", required_argument, NULL, 'p'},
+	    {"cleanup-domains", no_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	const char *listen = NULL, *state = NULL, *config_path = NULL, *port_file = NULL;
+	int workers = 0, c;
+	bool cleanup_domains = false;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:s:c:w:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen = optarg;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'c':
+			config_path = optarg;
+			break;
+		case 'w': {
+			char *end = NULL;
+			long n = strtol(optarg, &end, 10);
+			if (!*optarg || *end || n < 1 || n > 64) {
+				fprintf(stderr, "schedlab serve: --workers '%s' is not 1..64.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			workers = (int)n;
+			break;
+		}
+		case 'p':
+			port_file = optarg;
+			break;
+		case 'C':
+			cleanup_domains = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_PASS;
+		default:
+			usage(stderr);
+			return EXIT_ERROR;
+		}
+	}
+	if (!state || optind != argc) {
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	struct sl_error err = {0};
+	struct service_config *cfg = NULL;
+	struct store *store = NULL;
+	struct queue *queue = NULL;
+	struct http_server *srv = NULL;
+	int ret = EXIT_ERROR;
+	if ((config_path ? service_config_load(config_path, &cfg, &err)
+			 : service_config_new(&cfg, &err)) < 0)
+		goto fail;
+	if (listen) {
+		free(cfg->listen);
+		cfg->listen = strdup(listen);
+	}
+	if (workers)
+		cfg->workers = workers;
+
+	/* Signals go to sigwait() below, not to the worker threads. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (store_open(state, &store, &err) < 0)
+		goto fail;
+	int requeued = 0;
+	if (store_requeue_interrupted(store, &requeued, &err) < 0)
+		goto fail;
+	if (requeued) {
+		char line[128];
+		snprintf(line, sizeof(line), "re-queued %d interrupted job(s) at the front",
+			 requeued);
+		serve_log(line);
+	}
+	if (cleanup_domains)
+		cleanup_leftover_domains(cfg);
+	struct queue_opts qo = {
+	    .store = store,
+	    .runner = runner_run_job,
+	    .runner_cfg =
+		{
+		    .cache_dir = cfg->cache_dir,
+		    .libvirt_uri = cfg->libvirt_uri,
+		    .accel = cfg->accelerator,
+		    .build_slots = cfg->build_slots,
+		    .guest_slots = cfg->guest_slots,
+		    .hostpool = cfg->hostpool,
+		},
+	    .workers = cfg->workers,
+	    .log = serve_log,
+	};
+	if (queue_new(&qo, &queue, &err) < 0)
+		goto fail;
+	struct http_server_opts ho = {
+	    .config = cfg,
+	    .store = store,
+	    .queue = queue,
+	    .log = serve_log,
+	};
+	if (http_server_new(&ho, &srv, &err) < 0)
+		goto fail;
+	if (queue_start(queue, &err) < 0)
+		goto fail;
+	{
+		char line[256];
+		snprintf(line, sizeof(line),
+			 "listening on '%s' (port %u), state '%s', %d worker(s), %zu queued job(s)",
+			 cfg->listen, http_server_port(srv), state, cfg->workers,
+			 queue_depth(queue));
+		serve_log(line);
+	}
+	if (port_file) {
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "%u\n", http_server_port(srv));
+		if (fs_write_file_atomic(port_file, buf, (size_t)n, &err) < 0)
+			goto fail;
+	}
+	int sig = 0;
+	sigwait(&set, &sig);
+	{
+		char line[96];
+		snprintf(line, sizeof(line), "signal %d: stopping (running jobs are re-queued)",
+			 sig);
+		serve_log(line);
+	}
+	ret = EXIT_PASS;
+	goto out;
+fail:
+	fprintf(stderr, "schedlab serve: %s\n", err.message);
+out:
+	http_server_free(srv);
+	queue_free(queue);
+	store_free(store);
+	service_config_free(cfg);
+	return ret;
+}

@@ -1,0 +1,485 @@
+/* Comparisons and verdicts. The rules (docs/statistics.md):
+ *
+ *  - values: one per ok run whose workload is ok and reported the metric;
+ *  - change = median(candidate) - median(baseline); ci95 = bootstrap CI of it;
+ *  - thr = the gate's threshold, or the metric's default (below); relative
+ *    thresholds are multiplied by |median(baseline)|;
+ *  - with fewer than 2 values on either side: inconclusive;
+ *  - regressed / improved: the whole CI lies beyond thr on the worse / better
+ *    side (so the CI excludes 0 and the change exceeds thr); for metrics with
+ *    no better direction either side is "changed";
+ *  - inconclusive: a gated metric whose CI reaches below -thr and above +thr
+ *    (thr > 0);
+ *  - otherwise unchanged.
+ *
+ * Overall: fail if a candidate run is not ok or a gated metric regressed;
+ * inconclusive if a gated metric is inconclusive or has no values; else pass. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare/compare.h"
+#include "metrics/metrics.h"
+#include "compare/stats.h"
+
+struct cmp_ctx {
+	json_object *spec, *variants, *gates;
+	const char *baseline;
+	json_object *comparisons, *reasons;
+	bool fail, inconclusive;
+};
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static void reason(struct cmp_ctx *c, const char *fmt, ...) _printf_(2, 3);
+static void reason(struct cmp_ctx *c, const char *fmt, ...)
+{
+	char buf[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_object_array_add(c->reasons, json_object_new_string(buf));
+}
+
+/* A number for JSON: integral values as integers, others with 10 significant
+ * digits, so reports do not show 0.10000000000000001. */
+static json_object *jnum(double v)
+{
+	if (!isfinite(v))
+		return NULL;
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_object_new_int64((int64_t)v);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	return json_object_new_double_s(v, buf);
+}
+
+static void fmt(char *buf, size_t sz, double v)
+{
+	snprintf(buf, sz, "%.6g", v);
+}
+
+/* The default threshold of a metric with no gate (or a gate without one):
+ * max(floor, rel x |baseline median|). Chosen from the A/A spread under TCG
+ * in DESIGN.md: minimum and average latencies vary by about 20 to 50 % between
+ * boots of one kernel, the maximum by 2.5x (docs/statistics.md). */
+static void default_threshold(const char *metric, double *floor_abs, double *rel)
+{
+	size_t len = strlen(metric);
+	bool is_max, is_p99;
+#define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
+	is_max = ENDS_WITH(".max") || ENDS_WITH(".p99.9");
+	is_p99 = ENDS_WITH(".p99");
+#undef ENDS_WITH
+	/* A relative threshold must stay well below 100 %: a lower-is-better
+	 * metric cannot improve by more than its whole value. */
+	*floor_abs = 0;
+	*rel = is_max || is_p99 ? 0.5 : 0.25;
+	if (strcmp(metric, "inversions") == 0) {
+		*rel = 0;
+	} else if (strcmp(metric, "inversion_max_us") == 0 ||
+		   strncmp(metric, "start_delay_us.", 15) == 0) {
+		/* rt-migrate-test's own maxerr: below 1 ms a start delay is not news. */
+		*floor_abs = RTMIGRATE_DEFAULT_MAXERR_US;
+	} else if (strncmp(metric, "cpu_fraction.", 13) == 0 ||
+		   strcmp(metric, "share_error") == 0) {
+		*floor_abs = 0.05;
+		*rel = 0;
+	}
+}
+
+static json_object *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
+{
+	for (size_t i = 0; c->gates && i < json_object_array_length(c->gates); i++) {
+		json_object *g = json_object_array_get_idx(c->gates, i);
+		const char *w = get_str(g, "workload"), *m = get_str(g, "metric");
+		if (w && m && strcmp(w, workload) == 0 && strcmp(m, metric) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static json_object *find_workload(json_object *run, const char *name)
+{
+	json_object *wls = get(run, "workloads");
+	for (size_t i = 0;
+	     json_object_is_type(wls, json_type_array) && i < json_object_array_length(wls); i++) {
+		json_object *w = json_object_array_get_idx(wls, i);
+		const char *n = get_str(w, "name");
+		if (n && strcmp(n, name) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+static bool run_ok(json_object *run)
+{
+	const char *s = get_str(run, "status");
+	return s && strcmp(s, "ok") == 0;
+}
+
+/* The values of one metric over a variant's ok runs; returns the count. */
+static size_t collect(json_object *variant, const char *workload, const char *metric, double *out,
+		      size_t max)
+{
+	size_t n = 0;
+	json_object *runs = get(variant, "runs");
+	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
+			   i < json_object_array_length(runs) && n < max;
+	     i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		if (!run_ok(run))
+			continue;
+		json_object *w = find_workload(run, workload);
+		const char *ws = get_str(w, "status");
+		if (!w || (ws && strcmp(ws, "ok") != 0))
+			continue;
+		json_object *v = get(get(w, "metrics"), metric);
+		if (!json_object_is_type(v, json_type_int) &&
+		    !json_object_is_type(v, json_type_double))
+			continue;
+		double d = json_object_get_double(v);
+		if (isfinite(d))
+			out[n++] = d;
+	}
+	return n;
+}
+
+static json_object *sample_json(const double *v, size_t n)
+{
+	json_object *o = json_object_new_object();
+	struct stats_summary s = {0};
+	bool have = n > 0 && stats_summarize(v, n, &s) == 0;
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)n));
+	json_object_object_add(o, "median", have ? jnum(s.median) : NULL);
+	json_object_object_add(o, "iqr", have ? jnum(s.iqr) : NULL);
+	json_object_object_add(o, "mean", have ? jnum(s.mean) : NULL);
+	json_object_object_add(o, "min", have ? jnum(s.min) : NULL);
+	json_object_object_add(o, "max", have ? jnum(s.max) : NULL);
+	json_object *vals = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(vals, jnum(v[i]));
+	json_object_object_add(o, "values", vals);
+	return o;
+}
+
+/* Decides one comparison; see the rules at the top. */
+static const char *decide(const char *better, size_t na, size_t nb, const double ci[2], double thr,
+			  bool gated)
+{
+	if (na < 2 || nb < 2)
+		return "inconclusive";
+	double lo = ci[0], hi = ci[1];
+	bool above = lo > thr, below = hi < -thr;
+	if (strcmp(better, "none") == 0) {
+		if (above || below)
+			return "changed";
+	} else if (strcmp(better, "lower") == 0) {
+		if (below)
+			return "improved";
+		if (above)
+			return "regressed";
+	} else {
+		if (above)
+			return "improved";
+		if (below)
+			return "regressed";
+	}
+	/* Too wide to decide matters only where a decision is asked for: an
+	 * ungated metric without a shown change is simply unchanged. */
+	if (gated && thr > 0 && lo < -thr && hi > thr)
+		return "inconclusive";
+	return "unchanged";
+}
+
+static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *cand,
+			  json_object *base, const char *workload, const char *tool,
+			  const char *metric)
+{
+	double a[STATS_MAX_VALUES], b[STATS_MAX_VALUES];
+	size_t na = collect(base, workload, metric, a, STATS_MAX_VALUES);
+	size_t nb = collect(cand, workload, metric, b, STATS_MAX_VALUES);
+	if (na == 0 || nb == 0)
+		return 0;
+
+	json_object *gate = find_gate(c, workload, metric);
+	double floor_abs, rel;
+	default_threshold(metric, &floor_abs, &rel);
+	if (gate && get(gate, "threshold")) {
+		double t = json_object_get_double(get(gate, "threshold"));
+		bool gate_rel = json_object_get_boolean(get(gate, "relative"));
+		floor_abs = gate_rel ? 0 : t;
+		rel = gate_rel ? t : 0;
+	}
+	bool relative = rel > 0;
+	struct stats_summary sa, sb;
+	stats_summarize(a, na, &sa);
+	stats_summarize(b, nb, &sb);
+	double abs_thr = fmax(floor_abs, rel * fabs(sa.median));
+	double change = sb.median - sa.median;
+
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s/%s", vname, workload, metric);
+	double ci[2] = {NAN, NAN}, p = NAN;
+	bool have_ci =
+	    na >= 2 && nb >= 2 &&
+	    stats_bootstrap_median_diff_ci(a, na, b, nb, stats_seed_from_string(key), ci) == 0;
+	bool have_p = na >= 2 && nb >= 2 && stats_mann_whitney(a, na, b, nb, &p) == 0;
+	const char *better = metrics_better(tool, metric);
+	const char *verdict =
+	    have_ci ? decide(better, na, nb, ci, abs_thr, gate != NULL) : "inconclusive";
+
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "variant", json_object_new_string(vname));
+	json_object_object_add(o, "workload", json_object_new_string(workload));
+	json_object_object_add(o, "metric", json_object_new_string(metric));
+	json_object_object_add(o, "baseline", sample_json(a, na));
+	json_object_object_add(o, "candidate", sample_json(b, nb));
+	json_object_object_add(o, "change", jnum(change));
+	json_object_object_add(o, "change_pct",
+			       sa.median != 0 ? jnum(100.0 * change / fabs(sa.median)) : NULL);
+	if (have_ci) {
+		json_object *jci = json_object_new_array_ext(2);
+		json_object_array_add(jci, jnum(ci[0]));
+		json_object_array_add(jci, jnum(ci[1]));
+		json_object_object_add(o, "ci95", jci);
+	} else
+		json_object_object_add(o, "ci95", NULL);
+	json_object_object_add(o, "p_value", have_p ? jnum(p) : NULL);
+	json_object_object_add(o, "better", json_object_new_string(better));
+	json_object_object_add(o, "gated", json_object_new_boolean(gate != NULL));
+	json_object_object_add(o, "threshold", jnum(abs_thr));
+	json_object_object_add(o, "relative", json_object_new_boolean(relative));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict));
+	json_object_array_add(c->comparisons, o);
+
+	if (!gate)
+		return 0;
+	char m0[32], m1[32], lo[32], hi[32], t[32];
+	fmt(m0, sizeof(m0), sa.median);
+	fmt(m1, sizeof(m1), sb.median);
+	fmt(lo, sizeof(lo), ci[0]);
+	fmt(hi, sizeof(hi), ci[1]);
+	fmt(t, sizeof(t), abs_thr);
+	if (strcmp(verdict, "regressed") == 0) {
+		c->fail = true;
+		reason(c,
+		       "Gated metric '%s' of workload '%s' regressed in variant '%s': median %s "
+		       "against %s in '%s' (95%% CI of the change [%s, %s], threshold %s).",
+		       metric, workload, vname, m1, m0, c->baseline, lo, hi, t);
+	} else if (strcmp(verdict, "inconclusive") == 0) {
+		c->inconclusive = true;
+		if (!have_ci)
+			reason(
+			    c,
+			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
+			    "it has %zu value(s) against %zu in '%s', and at least 2 on each "
+			    "side are needed.",
+			    metric, workload, vname, nb, na, c->baseline);
+		else
+			reason(
+			    c,
+			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
+			    "the 95%% CI of the change [%s, %s] reaches past both -%s and +%s; "
+			    "more repeats would narrow it.",
+			    metric, workload, vname, lo, hi, t, t);
+	} else if (strcmp(verdict, "improved") == 0) {
+		reason(c,
+		       "Gated metric '%s' of workload '%s' improved in variant '%s': median %s "
+		       "against %s in '%s' (95%% CI of the change [%s, %s]).",
+		       metric, workload, vname, m1, m0, c->baseline, lo, hi);
+	}
+	return 0;
+}
+
+/* Metric names of workload w in a variant's ok runs, in first-seen order, as
+ * the keys of a new object. */
+static json_object *metric_names(json_object *variant, const char *workload)
+{
+	json_object *names = json_object_new_object();
+	json_object *runs = get(variant, "runs");
+	for (size_t i = 0;
+	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
+	     i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		if (!run_ok(run))
+			continue;
+		json_object *m = get(find_workload(run, workload), "metrics");
+		if (!json_object_is_type(m, json_type_object))
+			continue;
+		json_object_object_foreach(m, k, v_unused)
+		{
+			(void)v_unused;
+			if (!get(names, k) && json_object_object_length(names) < METRICS_MAX_COUNT)
+				json_object_object_add(names, k, json_object_new_boolean(1));
+		}
+	}
+	return names;
+}
+
+/* ": why." or "." for the end of a sentence about a run. */
+static void why_tail(char *buf, size_t sz, const char *why)
+{
+	if (!why || !*why) {
+		snprintf(buf, sz, ".");
+		return;
+	}
+	size_t l = strlen(why);
+	snprintf(buf, sz, ": %.400s%s", why, why[l - 1] == '.' ? "" : ".");
+}
+
+static void check_runs(struct cmp_ctx *c, const char *vname, json_object *variant, bool candidate)
+{
+	json_object *runs = get(variant, "runs");
+	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		const char *key = get_str(run, "key"), *status = get_str(run, "status");
+		char tail[512];
+		if (run_ok(run))
+			continue;
+		why_tail(tail, sizeof(tail), get_str(run, "reason"));
+		if (candidate) {
+			c->fail = true;
+			reason(c, "Run '%s' of variant '%s' ended with status '%s'%s",
+			       key ? key : "?", vname, status ? status : "unknown", tail);
+		} else
+			reason(c,
+			       "Baseline run '%s' ended with status '%s', so its values are left "
+			       "out%s",
+			       key ? key : "?", status ? status : "unknown", tail);
+	}
+	if (n == 0) {
+		c->inconclusive = true;
+		reason(c, "Variant '%s' has no runs.", vname);
+	}
+}
+
+/* The workloads to compare: the spec's, in order, else whatever the runs name. */
+static json_object *workload_list(struct cmp_ctx *c, json_object *base)
+{
+	json_object *list = json_object_new_object(); /* name -> tool */
+	json_object *ws = get(c->spec, "workloads");
+	for (size_t i = 0;
+	     json_object_is_type(ws, json_type_array) && i < json_object_array_length(ws); i++) {
+		json_object *w = json_object_array_get_idx(ws, i);
+		const char *n = get_str(w, "name"), *t = get_str(w, "tool");
+		if (n)
+			json_object_object_add(list, n, json_object_new_string(t ? t : ""));
+	}
+	if (json_object_object_length(list) > 0)
+		return list;
+	json_object *runs = get(base, "runs");
+	for (size_t i = 0;
+	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
+	     i++) {
+		json_object *wls = get(json_object_array_get_idx(runs, i), "workloads");
+		for (size_t j = 0;
+		     json_object_is_type(wls, json_type_array) && j < json_object_array_length(wls);
+		     j++) {
+			json_object *w = json_object_array_get_idx(wls, j);
+			const char *n = get_str(w, "name"), *t = get_str(w, "tool");
+			if (n && !get(list, n))
+				json_object_object_add(list, n, json_object_new_string(t ? t : ""));
+		}
+	}
+	return list;
+}
+
+int compare_result(json_object *expanded_spec, json_object *variants, json_object **ret_comparisons,
+		   char ret_verdict[16], json_object **ret_reasons, struct sl_error *err)
+{
+	struct cmp_ctx c = {.spec = expanded_spec, .variants = variants};
+	c.baseline = get_str(expanded_spec, "baseline");
+	if (!c.baseline)
+		c.baseline = "baseline";
+	c.gates = get(expanded_spec, "gates");
+	if (!json_object_is_type(variants, json_type_object))
+		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
+	json_object *base = get(variants, c.baseline);
+	if (!json_object_is_type(base, json_type_object))
+		return error_set_path(
+		    err, ERR_INVALID, "$.baseline",
+		    "The baseline variant '%s' is not among the result's variants.", c.baseline);
+
+	_cleanup_json_ json_object *comparisons = json_object_new_array();
+	_cleanup_json_ json_object *reasons = json_object_new_array();
+	_cleanup_json_ json_object *wl = workload_list(&c, base);
+	c.comparisons = comparisons;
+	c.reasons = reasons;
+
+	check_runs(&c, c.baseline, base, false);
+	int ncand = 0;
+	json_object_object_foreach(variants, vname, variant)
+	{
+		if (strcmp(vname, c.baseline) == 0)
+			continue;
+		ncand++;
+		check_runs(&c, vname, variant, true);
+		json_object_object_foreach(wl, wname, jtool)
+		{
+			const char *tool = json_object_get_string(jtool);
+			_cleanup_json_ json_object *names = metric_names(base, wname);
+			json_object_object_foreach(names, metric, unused)
+			{
+				(void)unused;
+				compare_metric(&c, vname, variant, base, wname, tool, metric);
+			}
+		}
+		/* A gate with nothing to compare cannot pass. */
+		for (size_t i = 0; c.gates && i < json_object_array_length(c.gates); i++) {
+			json_object *g = json_object_array_get_idx(c.gates, i);
+			const char *w = get_str(g, "workload"), *m = get_str(g, "metric");
+			bool found = false;
+			for (size_t j = 0; j < json_object_array_length(comparisons); j++) {
+				json_object *cmp = json_object_array_get_idx(comparisons, j);
+				if (strcmp(get_str(cmp, "variant"), vname) == 0 &&
+				    strcmp(get_str(cmp, "workload"), w ? w : "") == 0 &&
+				    strcmp(get_str(cmp, "metric"), m ? m : "") == 0)
+					found = true;
+			}
+			if (!found) {
+				c.inconclusive = true;
+				reason(
+				    &c,
+				    "Gated metric '%s' of workload '%s' has no values in both "
+				    "variant '%s' and the baseline '%s', so it cannot be judged.",
+				    m ? m : "?", w ? w : "?", vname, c.baseline);
+			}
+		}
+	}
+	if (ncand == 0)
+		reason(&c,
+		       "The job has only the baseline variant '%s'; there is nothing to "
+		       "compare it with.",
+		       c.baseline);
+
+	const char *verdict = c.fail ? "fail" : c.inconclusive ? "inconclusive" : "pass";
+	if (!c.fail && !c.inconclusive) {
+		size_t ng = c.gates ? json_object_array_length(c.gates) : 0;
+		if (ng == 0)
+			reason(&c, "No metric is gated and every run of the candidate variants "
+				   "was ok.");
+		else
+			reason(&c, "No gated metric regressed and every run of the candidate "
+				   "variants was ok.");
+	}
+	snprintf(ret_verdict, 16, "%s", verdict);
+	*ret_comparisons = TAKE_PTR(comparisons);
+	*ret_reasons = TAKE_PTR(reasons);
+	return 0;
+}

@@ -1,0 +1,140 @@
+/* The domain XML of a schedlab guest: see guest_xml.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "guest/domain_xml.h"
+
+char *guest_xml_escape(const char *s)
+{
+	size_t n = 1;
+	for (const char *c = s; *c; c++)
+		n += strchr("&<>'\"", *c) ? 6 : 1;
+	char *out = malloc(n), *o = out;
+	if (!out)
+		abort();
+	for (const char *c = s; *c; c++) {
+		const char *rep = NULL;
+		switch (*c) {
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '\'':
+			rep = "&apos;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		}
+		if (rep) {
+			strcpy(o, rep);
+			o += strlen(rep);
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 100)
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
+	       n;
+}
+
+/* 1 if s holds a control character (XML 1.0 cannot carry most of them). */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20)
+			return 1;
+	return 0;
+}
+
+int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_error *err)
+{
+	const char *type;
+
+	if (!p->name || !valid_name(p->name))
+		return error_set_path(err, ERR_INVALID, "name",
+				      "The domain name '%s' is not 1 to 100 characters of letters, "
+				      "digits, '_', '.' and '-'.",
+				      p->name ? p->name : "");
+	if (p->accel && strcmp(p->accel, "tcg") == 0)
+		type = "qemu";
+	else if (p->accel && strcmp(p->accel, "kvm") == 0)
+		type = "kvm";
+	else
+		return error_set_path(err, ERR_INVALID, "accel",
+				      "The accelerator '%s' is not 'tcg' or 'kvm'.",
+				      p->accel ? p->accel : "");
+	if (p->vcpus < 1 || p->vcpus > GUEST_MAX_VCPUS)
+		return error_set_path(err, ERR_INVALID, "vcpus",
+				      "The vCPU count %d is not between 1 and %d.", p->vcpus,
+				      GUEST_MAX_VCPUS);
+	if (p->memory_mb < GUEST_MIN_MEMORY_MB || p->memory_mb > GUEST_MAX_MEMORY_MB)
+		return error_set_path(err, ERR_INVALID, "memory_mb",
+				      "The memory size %d MiB is not between %d and %d MiB.",
+				      p->memory_mb, GUEST_MIN_MEMORY_MB, GUEST_MAX_MEMORY_MB);
+	if (!p->kernel || !p->initrd || !p->cmdline || p->kernel[0] != '/' || p->initrd[0] != '/' ||
+	    has_control(p->kernel) || has_control(p->initrd) || has_control(p->cmdline))
+		return error_set(err, ERR_INVALID, EINVAL,
+				 "The kernel and initrd must be absolute paths and the command "
+				 "line must be one line of text.");
+
+	_cleanup_free_ char *kernel = guest_xml_escape(p->kernel);
+	_cleanup_free_ char *initrd = guest_xml_escape(p->initrd);
+	_cleanup_free_ char *cmdline = guest_xml_escape(p->cmdline);
+	char *xml = NULL;
+	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
+	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes
+	 * libvirt run QEMU with -no-reboot, so a panic (panic=-1) ends it. */
+	int n = asprintf(&xml,
+			 "<domain type='%s'>\n"
+			 "  <name>%s</name>\n"
+			 "  <memory unit='MiB'>%d</memory>\n"
+			 "  <vcpu placement='static'>%d</vcpu>\n"
+			 "  <os>\n"
+			 "    <type arch='x86_64' machine='pc'>hvm</type>\n"
+			 "    <kernel>%s</kernel>\n"
+			 "    <initrd>%s</initrd>\n"
+			 "    <cmdline>%s</cmdline>\n"
+			 "  </os>\n"
+			 "  <features>\n"
+			 "    <acpi/>\n"
+			 "  </features>\n"
+			 "%s"
+			 "  <clock offset='utc'/>\n"
+			 "  <on_poweroff>destroy</on_poweroff>\n"
+			 "  <on_reboot>destroy</on_reboot>\n"
+			 "  <on_crash>destroy</on_crash>\n"
+			 "  <devices>\n"
+			 "    <controller type='usb' model='none'/>\n"
+			 "    <serial type='pty'>\n"
+			 "      <target port='0'/>\n"
+			 "    </serial>\n"
+			 "    <serial type='pty'>\n"
+			 "      <target port='1'/>\n"
+			 "    </serial>\n"
+			 "    <console type='pty'>\n"
+			 "      <target type='serial' port='0'/>\n"
+			 "    </console>\n"
+			 "    <memballoon model='none'/>\n"
+			 "  </devices>\n"
+			 "</domain>\n",
+			 type, p->name, p->memory_mb, p->vcpus, kernel, initrd, cmdline,
+			 strcmp(type, "kvm") == 0 ? "  <cpu mode='host-passthrough'/>\n" : "");
+	if (n < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	*ret_xml = xml;
+	return 0;
+}

@@ -1,0 +1,419 @@
+/* Job specs: schema validation, the CI shorthand, defaults, cross-references
+ * and limits. The output ("expanded spec") is self-contained: local patch
+ * files are read and inlined, so the same document can be stored, resumed
+ * after a restart and shown in a result. */
+#include <errno.h>
+#include <libgen.h>
+#include <string.h>
+
+#include "job/job.h"
+#include "job/jsonschema.h"
+#include "job/schema_files.h"
+#include "util/fs.h"
+
+#define DEFAULT_VCPUS	       2
+#define DEFAULT_MEMORY_MB      512
+#define DEFAULT_REPEAT	       3
+#define DEFAULT_TIMEOUT_S      120
+#define BOOT_ALLOWANCE_S       60
+#define DEFAULT_BUILTIN_SERIES "linux-6.1"
+
+static const struct job_limits default_limits = {
+    .max_vcpus = 64,
+    .max_repeat = 50,
+    .max_patches = 200,
+    .max_patch_bytes = 4 * 1024 * 1024,
+    .max_guest_seconds = 6 * 3600,
+};
+
+const struct job_limits *job_default_limits(void)
+{
+	return &default_limits;
+}
+
+static json_object *obj_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static int get_int(json_object *o, const char *key, int def)
+{
+	json_object *v = obj_get(o, key);
+	return v ? json_object_get_int(v) : def;
+}
+
+/* A name that is safe as a file name component: the schema's pattern, checked
+ * again here because patch names become file names. */
+static bool safe_name(const char *s)
+{
+	if (!s || !*s || strlen(s) > 128 || s[0] == '.')
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-' || *p == '+'))
+			return false;
+	return true;
+}
+
+/* Turns one patch or config item into its expanded form: built-ins stay
+ * references, local paths become inline content (CLI only). */
+static int expand_file_item(json_object *item, enum job_origin origin, const char *base_dir,
+			    const struct job_limits *limits, const char *path, json_object **ret,
+			    struct sl_error *err)
+{
+	json_object *p = obj_get(item, "path");
+	if (!p) {
+		json_object *name = obj_get(item, "name");
+		if (name && !safe_name(json_object_get_string(name)))
+			return error_set_path(err, ERR_INVALID, path,
+					      "File name '%s' may hold only letters, digits and "
+					      "'._-+', and must not start with a dot.",
+					      json_object_get_string(name));
+		json_object *content = obj_get(item, "content");
+		if (content &&
+		    (size_t)json_object_get_string_len(content) > limits->max_patch_bytes)
+			return error_set_path(err, ERR_TOO_LARGE, path,
+					      "File '%s' is larger than the limit of %zu bytes.",
+					      json_object_get_string(name),
+					      limits->max_patch_bytes);
+		*ret = json_object_get(item);
+		return 0;
+	}
+	if (origin != JOB_ORIGIN_CLI)
+		return error_set_path(err, ERR_INVALID, path,
+				      "Local file paths are not accepted by the service; send the "
+				      "file's content inline or as a multipart upload.");
+	const char *rel = json_object_get_string(p);
+	_cleanup_free_ char *full =
+	    rel[0] == '/' ? strdup(rel) : fs_path_join(base_dir ? base_dir : ".", rel);
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	int r = fs_read_file(full, limits->max_patch_bytes, &data, &len, err);
+	if (r < 0) {
+		snprintf(err->path, sizeof(err->path), "%s", path);
+		err->kind = err->kind == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_INVALID;
+		return r;
+	}
+	if (strlen(data) != len)
+		return error_set_path(err, ERR_INVALID, path, "File '%s' contains NUL bytes.", rel);
+	_cleanup_free_ char *copy = strdup(rel);
+	const char *base = basename(copy);
+	if (!safe_name(base))
+		return error_set_path(err, ERR_INVALID, path,
+				      "File name '%s' may hold only letters, digits and '._-+'.",
+				      base);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(base));
+	json_object_object_add(o, "content", json_object_new_string_len(data, (int)len));
+	*ret = o;
+	return 0;
+}
+
+static int expand_kernel(json_object *k, enum job_origin origin, const char *base_dir,
+			 const struct job_limits *limits, const char *path, int *n_patches,
+			 json_object **ret, struct sl_error *err)
+{
+	char sub[256];
+	_cleanup_json_ json_object *out = json_object_new_object();
+	json_object *src = obj_get(k, "source");
+	json_object_object_add(
+	    out, "source",
+	    json_object_new_string(src ? json_object_get_string(src) : "debian:linux-source-6.1"));
+	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7))
+		return error_set_path(err, ERR_INVALID, path,
+				      "The service builds only Debian's packaged sources "
+				      "('debian:linux-source-6.1'); local tarballs and git trees "
+				      "are for the CLI.");
+	json_object *patches = json_object_new_array();
+	json_object_object_add(out, "patches", patches);
+	json_object *in = obj_get(k, "patches");
+	size_t n = in ? json_object_array_length(in) : 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s.patches[%zu]", path, i);
+		json_object *item = NULL;
+		int r = expand_file_item(json_object_array_get_idx(in, i), origin, base_dir, limits,
+					 sub, &item, err);
+		if (r < 0)
+			return r;
+		json_object_array_add(patches, item);
+		if (++*n_patches > limits->max_patches)
+			return error_set_path(err, ERR_TOO_LARGE, sub,
+					      "A job may carry at most %d patches.",
+					      limits->max_patches);
+	}
+	json_object *cfg = obj_get(k, "config");
+	json_object *cfg_out = NULL;
+	if (cfg) {
+		snprintf(sub, sizeof(sub), "%s.config", path);
+		int r = expand_file_item(cfg, origin, base_dir, limits, sub, &cfg_out, err);
+		if (r < 0)
+			return r;
+	} else {
+		cfg_out = json_object_new_object();
+		json_object_object_add(cfg_out, "builtin",
+				       json_object_new_string(DEFAULT_BUILTIN_SERIES));
+	}
+	json_object_object_add(out, "config", cfg_out);
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+/* CI shorthand {base, patches} -> kernels base/patched, variants baseline/patched. */
+static json_object *expand_shorthand(json_object *spec)
+{
+	json_object *full = json_object_new_object();
+	json_object_object_foreach(spec, key, val)
+	{
+		if (strcmp(key, "base") && strcmp(key, "patches"))
+			json_object_object_add(full, key, json_object_get(val));
+	}
+	json_object *base = obj_get(spec, "base");
+	json_object *kernels = json_object_new_object();
+	json_object_object_add(kernels, "base", json_object_get(base));
+	json_object *patched = NULL;
+	json_object_deep_copy(base, &patched, NULL);
+	json_object *patches = obj_get(patched, "patches");
+	if (!patches) {
+		patches = json_object_new_array();
+		json_object_object_add(patched, "patches", patches);
+	}
+	json_object *extra = obj_get(spec, "patches");
+	for (size_t i = 0; extra && i < json_object_array_length(extra); i++)
+		json_object_array_add(patches,
+				      json_object_get(json_object_array_get_idx(extra, i)));
+	json_object_object_add(kernels, "patched", patched);
+	json_object_object_add(full, "kernels", kernels);
+
+	json_object *variants = json_object_new_object();
+	json_object *vb = json_object_new_object();
+	json_object_object_add(vb, "kernel", json_object_new_string("base"));
+	json_object *vp = json_object_new_object();
+	json_object_object_add(vp, "kernel", json_object_new_string("patched"));
+	json_object_object_add(variants, "baseline", vb);
+	json_object_object_add(variants, "patched", vp);
+	json_object_object_add(full, "variants", variants);
+	json_object_object_add(full, "baseline", json_object_new_string("baseline"));
+	return full;
+}
+
+static int expand_variants(json_object *in, json_object *kernels, const char *baseline,
+			   json_object **ret, struct sl_error *err)
+{
+	char path[256];
+	_cleanup_json_ json_object *out = json_object_new_object();
+	bool have_baseline = false;
+	json_object_object_foreach(in, name, v)
+	{
+		snprintf(path, sizeof(path), "$.variants.%s", name);
+		if (!safe_name(name))
+			return error_set_path(err, ERR_INVALID, path,
+					      "Variant name '%s' may hold only letters, digits and "
+					      "'._-'.",
+					      name);
+		const char *kernel = json_object_get_string(obj_get(v, "kernel"));
+		if (!kernel || !obj_get(kernels, kernel))
+			return error_set_path(err, ERR_INVALID, path,
+					      "Variant '%s' names kernel '%s', which the job does "
+					      "not define.",
+					      name, kernel ? kernel : "");
+		json_object *copy = NULL;
+		json_object_deep_copy(v, &copy, NULL);
+		if (!obj_get(copy, "features"))
+			json_object_object_add(copy, "features", json_object_new_array());
+		json_object_object_add(out, name, copy);
+		if (strcmp(name, baseline) == 0)
+			have_baseline = true;
+	}
+	if (!have_baseline)
+		return error_set_path(err, ERR_INVALID, "$.baseline",
+				      "The baseline variant '%s' is not among the job's variants.",
+				      baseline);
+	if (json_object_object_length(out) < 2)
+		return error_set_path(err, ERR_INVALID, "$.variants",
+				      "A job needs the baseline and at least one other variant to "
+				      "compare with it.");
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds,
+			    struct sl_error *err)
+{
+	char path[128];
+	_cleanup_json_ json_object *out = json_object_new_array();
+	int seconds = 0;
+	size_t n = json_object_array_length(in);
+	for (size_t i = 0; i < n; i++) {
+		json_object *w = json_object_array_get_idx(in, i);
+		snprintf(path, sizeof(path), "$.workloads[%zu]", i);
+		json_object *copy = NULL;
+		json_object_deep_copy(w, &copy, NULL);
+		json_object_array_add(out, copy);
+		const char *tool = json_object_get_string(obj_get(copy, "tool"));
+		if (!obj_get(copy, "name"))
+			json_object_object_add(copy, "name", json_object_new_string(tool));
+		if (!obj_get(copy, "args"))
+			json_object_object_add(copy, "args", json_object_new_array());
+		if (!obj_get(copy, "timeout_s"))
+			json_object_object_add(copy, "timeout_s",
+					       json_object_new_int(DEFAULT_TIMEOUT_S));
+		if (!obj_get(copy, "uid"))
+			json_object_object_add(copy, "uid", json_object_new_int(0));
+		const char *name = json_object_get_string(obj_get(copy, "name"));
+		if (!safe_name(name))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Workload name '%s' may hold only letters, digits and "
+			    "'._-'.",
+			    name);
+		for (size_t j = 0; j < i; j++) {
+			json_object *o = json_object_array_get_idx(out, j);
+			if (strcmp(json_object_get_string(obj_get(o, "name")), name) == 0)
+				return error_set_path(err, ERR_INVALID, path,
+						      "Workload name '%s' is used twice; give "
+						      "each workload a distinct 'name'.",
+						      name);
+		}
+		seconds += get_int(copy, "timeout_s", DEFAULT_TIMEOUT_S);
+	}
+	*ret_seconds = seconds;
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+static int check_gates(json_object *gates, json_object *workloads, struct sl_error *err)
+{
+	char path[128];
+	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		const char *wl = json_object_get_string(obj_get(g, "workload"));
+		snprintf(path, sizeof(path), "$.gates[%zu].workload", i);
+		bool found = false;
+		for (size_t j = 0; j < json_object_array_length(workloads); j++) {
+			json_object *w = json_object_array_get_idx(workloads, j);
+			if (wl && strcmp(json_object_get_string(obj_get(w, "name")), wl) == 0)
+				found = true;
+		}
+		if (!found)
+			return error_set_path(err, ERR_INVALID, path,
+					      "Gate %zu names workload '%s', which the job does "
+					      "not run.",
+					      i, wl ? wl : "");
+	}
+	return 0;
+}
+
+int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
+	       const struct job_limits *limits, json_object **ret_expanded, struct sl_error *err)
+{
+	if (!limits)
+		limits = &default_limits;
+	if (!spec || !json_object_is_type(spec, json_type_object))
+		return error_set_path(err, ERR_INVALID, "$", "A job must be a JSON object.");
+
+	_cleanup_json_ json_object *schema = NULL;
+	int r = schema_load("job", &schema, err);
+	if (r < 0)
+		return r;
+	r = jsonschema_validate(schema, spec, err);
+	if (r < 0)
+		return r;
+
+	_cleanup_json_ json_object *full =
+	    obj_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
+	_cleanup_json_ json_object *out = json_object_new_object();
+	json_object_object_add(out, "name", json_object_get(obj_get(full, "name")));
+	if (obj_get(full, "description"))
+		json_object_object_add(out, "description",
+				       json_object_get(obj_get(full, "description")));
+
+	/* Kernels. */
+	json_object *kernels = json_object_new_object();
+	json_object_object_add(out, "kernels", kernels);
+	int n_patches = 0;
+	json_object_object_foreach(obj_get(full, "kernels"), kname, k)
+	{
+		char path[192];
+		snprintf(path, sizeof(path), "$.kernels.%s", kname);
+		if (!safe_name(kname))
+			return error_set_path(err, ERR_INVALID, path,
+					      "Kernel name '%s' may hold only letters, digits and "
+					      "'._-'.",
+					      kname);
+		json_object *ko = NULL;
+		r = expand_kernel(k, origin, base_dir, limits, path, &n_patches, &ko, err);
+		if (r < 0)
+			return r;
+		json_object_object_add(kernels, kname, ko);
+	}
+
+	/* Guest shape. */
+	json_object *guest_in = obj_get(full, "guest");
+	int vcpus = get_int(guest_in, "vcpus", DEFAULT_VCPUS);
+	int memory = get_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
+	if (vcpus < 1 || vcpus > limits->max_vcpus)
+		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
+				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
+				      vcpus);
+	json_object *guest = json_object_new_object();
+	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
+	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
+	json_object_object_add(out, "guest", guest);
+
+	/* Variants and baseline. */
+	json_object *bl = obj_get(full, "baseline");
+	const char *baseline = bl ? json_object_get_string(bl) : "baseline";
+	json_object *variants = NULL;
+	r = expand_variants(obj_get(full, "variants"), kernels, baseline, &variants, err);
+	if (r < 0)
+		return r;
+	json_object_object_add(out, "variants", variants);
+	json_object_object_add(out, "baseline", json_object_new_string(baseline));
+
+	/* Workloads, repeat, gates. */
+	json_object *workloads = NULL;
+	int wl_seconds = 0;
+	r = expand_workloads(obj_get(full, "workloads"), &workloads, &wl_seconds, err);
+	if (r < 0)
+		return r;
+	json_object_object_add(out, "workloads", workloads);
+	int repeat = get_int(full, "repeat", DEFAULT_REPEAT);
+	if (repeat < 1 || repeat > limits->max_repeat)
+		return error_set_path(err, ERR_INVALID, "$.repeat",
+				      "repeat must be between 1 and %d, not %d.",
+				      limits->max_repeat, repeat);
+	json_object_object_add(out, "repeat", json_object_new_int(repeat));
+	json_object *gates = obj_get(full, "gates");
+	r = check_gates(gates, workloads, err);
+	if (r < 0)
+		return r;
+	json_object_object_add(out, "gates",
+			       gates ? json_object_get(gates) : json_object_new_array());
+	json_object *accel = obj_get(full, "accelerator");
+	json_object_object_add(
+	    out, "accelerator",
+	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));
+
+	/* Scale-out (hostpool.h): where the runs go; the schema checks values. */
+	json_object *placement = obj_get(full, "placement");
+	json_object *host_labels = obj_get(full, "host_labels");
+	if (placement)
+		json_object_object_add(out, "placement", json_object_get(placement));
+	if (host_labels)
+		json_object_object_add(out, "host_labels", json_object_get(host_labels));
+
+	long long budget = (long long)repeat * json_object_object_length(variants) *
+			   (wl_seconds + BOOT_ALLOWANCE_S);
+	if (budget > limits->max_guest_seconds)
+		return error_set_path(err, ERR_INVALID, "$.repeat",
+				      "The job could keep guests busy for up to %lld s (repeat x "
+				      "variants x (workload timeouts + %d s boot)), over the limit "
+				      "of %d s.",
+				      budget, BOOT_ALLOWANCE_S, limits->max_guest_seconds);
+
+	*ret_expanded = TAKE_PTR(out);
+	return 0;
+}

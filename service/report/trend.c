@@ -1,0 +1,496 @@
+/* The trend report: comparisons from the store, grouped into one chart per
+ * job name, workload and metric, with each variant's candidate median, its
+ * band and the baseline median over time. */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/svg.h"
+#include "report/trend.h"
+#include "util/fs.h"
+
+#define TREND_MAX_VARIANTS 6
+#define TEXT_MAX	   256 /* bytes kept of each name read from the store */
+
+struct point {
+	time_t t;
+	double base, cand, change, ci_lo, ci_hi, p;
+	char verdict[16];
+	char job_id[80];
+	char variant[TEXT_MAX];
+};
+
+/* One chart: all points of one (job name, workload, metric). */
+struct series_group {
+	char job_name[TEXT_MAX], workload[TEXT_MAX], metric[TEXT_MAX];
+	struct point *pts;
+	size_t n, cap;
+	size_t regressions;
+};
+
+struct trend {
+	struct series_group *g;
+	size_t n, cap;
+	size_t rows;
+};
+
+static void trend_free(struct trend *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->g[i].pts);
+	free(t->g);
+}
+
+int trend_parse_duration(const char *s, long *ret_seconds)
+{
+	char *end = NULL;
+	long mult = 1;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || v <= 0)
+		return -EINVAL;
+	if (*end) {
+		switch (*end) {
+		case 'd':
+			mult = 86400;
+			break;
+		case 'h':
+			mult = 3600;
+			break;
+		case 'm':
+			mult = 60;
+			break;
+		case 's':
+			mult = 1;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (end[1])
+			return -EINVAL;
+	}
+	if (v > 3650L * 86400 / mult)
+		return -EINVAL;
+	*ret_seconds = v * mult;
+	return 0;
+}
+
+int trend_parse_time(const char *s, time_t *ret)
+{
+	struct tm tm = {0};
+	int n = 0;
+
+	if (!s || sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return -EINVAL;
+	s += n;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	if (strcmp(s, "Z") != 0 && strcmp(s, "+00:00") != 0 && *s)
+		return -EINVAL;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -EINVAL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*ret = timegm(&tm);
+	return 0;
+}
+
+static void copy_text(char *dst, size_t size, const unsigned char *src)
+{
+	size_t n = src ? strnlen((const char *)src, size - 1) : 0;
+
+	/* Do not cut a UTF-8 sequence in half. */
+	while (n > 0 && n == size - 1 && (src[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(dst, src ? (const char *)src : "", n);
+	dst[n] = '\0';
+}
+
+static double column_num(sqlite3_stmt *st, int i)
+{
+	int type = sqlite3_column_type(st, i);
+
+	if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+static bool column_time(sqlite3_stmt *st, int i, time_t *ret)
+{
+	int type = sqlite3_column_type(st, i);
+
+	if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+		double v = sqlite3_column_double(st, i);
+		if (v > 1e12) /* milliseconds */
+			v /= 1000;
+		*ret = (time_t)v;
+		return true;
+	}
+	if (type == SQLITE_TEXT)
+		return trend_parse_time((const char *)sqlite3_column_text(st, i), ret) == 0;
+	return false;
+}
+
+static struct series_group *group_for(struct trend *t, const char *job, const char *wl,
+				      const char *metric)
+{
+	/* Rows arrive ordered by these keys, so the last group is the only
+	 * candidate. */
+	if (t->n > 0) {
+		struct series_group *g = &t->g[t->n - 1];
+		if (strcmp(g->job_name, job) == 0 && strcmp(g->workload, wl) == 0 &&
+		    strcmp(g->metric, metric) == 0)
+			return g;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct series_group *g = realloc(t->g, cap * sizeof(*g));
+		if (!g)
+			abort();
+		t->g = g;
+		t->cap = cap;
+	}
+	struct series_group *g = &t->g[t->n++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->job_name, sizeof(g->job_name), "%s", job);
+	snprintf(g->workload, sizeof(g->workload), "%s", wl);
+	snprintf(g->metric, sizeof(g->metric), "%s", metric);
+	return g;
+}
+
+static int trend_load(struct trend *t, const char *db_path, time_t since, struct sl_error *err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int r = 0, rc;
+
+	rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		r = error_set(err, ERR_INTERNAL, EIO, "Cannot open the store '%s' read-only: %s.",
+			      db_path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto cleanup;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	rc = sqlite3_prepare_v2(db,
+				"SELECT job_id, job_name, finished_at, variant, workload, metric, "
+				"baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, "
+				"verdict FROM comparisons "
+				"ORDER BY job_name, workload, metric, finished_at, variant LIMIT ?",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = error_set(err, ERR_INVALID, EINVAL,
+			      "The store '%s' has no readable comparisons table: %s.", db_path,
+			      sqlite3_errmsg(db));
+		goto cleanup;
+	}
+	sqlite3_bind_int(st, 1, TREND_MAX_ROWS);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX];
+		struct point p = {0};
+
+		if (!column_time(st, 2, &p.t) || p.t < since)
+			continue;
+		copy_text(p.job_id, sizeof(p.job_id), sqlite3_column_text(st, 0));
+		copy_text(job, sizeof(job), sqlite3_column_text(st, 1));
+		copy_text(p.variant, sizeof(p.variant), sqlite3_column_text(st, 3));
+		copy_text(wl, sizeof(wl), sqlite3_column_text(st, 4));
+		copy_text(metric, sizeof(metric), sqlite3_column_text(st, 5));
+		p.base = column_num(st, 6);
+		p.cand = column_num(st, 7);
+		p.change = column_num(st, 8);
+		p.ci_lo = column_num(st, 9);
+		p.ci_hi = column_num(st, 10);
+		p.p = column_num(st, 11);
+		copy_text(p.verdict, sizeof(p.verdict), sqlite3_column_text(st, 12));
+
+		struct series_group *g = group_for(t, job, wl, metric);
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? g->cap * 2 : 16;
+			struct point *pts = realloc(g->pts, cap * sizeof(*pts));
+			if (!pts)
+				abort();
+			g->pts = pts;
+			g->cap = cap;
+		}
+		g->pts[g->n++] = p;
+		t->rows++;
+	}
+	if (rc != SQLITE_DONE)
+		r = error_set(err, ERR_INTERNAL, EIO, "Reading the comparisons of '%s' failed: %s.",
+			      db_path, sqlite3_errmsg(db));
+cleanup:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return r;
+}
+
+/* A regression "appears" at a point whose verdict is regressed while the
+ * same variant's previous point (in time) was not. */
+static bool first_regressed(const struct series_group *g, size_t i)
+{
+	if (strcmp(g->pts[i].verdict, "regressed") != 0)
+		return false;
+	for (size_t j = i; j-- > 0;)
+		if (strcmp(g->pts[j].variant, g->pts[i].variant) == 0)
+			return strcmp(g->pts[j].verdict, "regressed") != 0;
+	return true;
+}
+
+static void put_date(struct html_buf *o, time_t t)
+{
+	struct tm tm;
+	char s[32];
+
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M", &tm);
+	html_buf_puts(o, s);
+}
+
+static void chart(struct html_buf *o, const struct series_group *g, int *chart_id)
+{
+	_cleanup_svg_plot_ struct svg_plot *p = svg_plot_new(1080, 280);
+	char variants[TREND_MAX_VARIANTS][TEXT_MAX];
+	size_t n_var = 0;
+	_cleanup_free_ char *title = NULL;
+	_cleanup_free_ double *x = calloc(g->n, sizeof(double));
+	_cleanup_free_ double *y = calloc(g->n, sizeof(double));
+	_cleanup_free_ double *lo = calloc(g->n, sizeof(double));
+	_cleanup_free_ double *hi = calloc(g->n, sizeof(double));
+
+	if (!x || !y || !lo || !hi)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < n_var; k++)
+			seen = seen || strcmp(variants[k], g->pts[i].variant) == 0;
+		if (!seen && n_var < TREND_MAX_VARIANTS)
+			strcpy(variants[n_var++], g->pts[i].variant);
+	}
+	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", g->job_name, g->workload,
+		     g->metric) < 0)
+		abort();
+	svg_plot_title(p, title);
+	svg_plot_x_axis(p, SVG_TIME, "finished (UTC)");
+	svg_plot_y_axis(p, SVG_LINEAR, g->metric);
+
+	/* The baseline median once per job run (the first variant's row). */
+	int sb = svg_plot_add_series(p, "baseline median", 0, true);
+	size_t nb = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->pts[i].variant, variants[0]) == 0 && isfinite(g->pts[i].base)) {
+			x[nb] = (double)g->pts[i].t;
+			y[nb++] = g->pts[i].base;
+		}
+	svg_plot_line(p, sb, x, y, nb);
+
+	for (size_t k = 0; k < n_var; k++) {
+		char name[TEXT_MAX + 32];
+		size_t n = 0, nband = 0;
+		snprintf(name, sizeof(name), "%s median, 95%% CI", variants[k]);
+		int s = svg_plot_add_series(p, name, (int)(k % 6) + 1, false);
+		for (size_t i = 0; i < g->n; i++) {
+			const struct point *pt = &g->pts[i];
+			if (strcmp(pt->variant, variants[k]) != 0 || !isfinite(pt->cand))
+				continue;
+			x[n] = (double)pt->t;
+			y[n] = pt->cand;
+			/* ci is the interval of the change; around the baseline
+			 * median it is the plausible range of the candidate's. */
+			if (isfinite(pt->base) && isfinite(pt->ci_lo) && isfinite(pt->ci_hi)) {
+				lo[n] = pt->base + pt->ci_lo;
+				hi[n] = pt->base + pt->ci_hi;
+				nband++;
+			} else {
+				lo[n] = hi[n] = pt->cand;
+			}
+			n++;
+		}
+		if (nband)
+			svg_plot_band(p, s, x, lo, hi, n);
+		svg_plot_line(p, s, x, y, n);
+	}
+	if (g->regressions) {
+		int sr = svg_plot_add_series(p, "regression first seen", 5, false);
+		size_t n = 0;
+		for (size_t i = 0; i < g->n; i++)
+			if (first_regressed(g, i) && isfinite(g->pts[i].cand)) {
+				x[n] = (double)g->pts[i].t;
+				y[n++] = g->pts[i].cand;
+			}
+		svg_plot_points(p, sr, x, y, n, SVG_MARK_TRIANGLE);
+	}
+	html_buf_printf(o, "<figure id=\"trend-%d\">\n", ++*chart_id);
+	svg_plot_render_to(p, o);
+	html_buf_printf(o, "<figcaption>%zu comparisons", g->n);
+	if (g->regressions)
+		html_buf_printf(o, "; %zu regression%s first seen (\xe2\x96\xb2)", g->regressions,
+				g->regressions == 1 ? "" : "s");
+	html_buf_puts(o, ".</figcaption>\n</figure>\n");
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+	int r;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	r = strcmp(x->variant, y->variant);
+	return r ? r : strcmp(x->job_id, y->job_id);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct series_group *x = a, *y = b;
+	int r = strcmp(x->job_name, y->job_name);
+
+	if (r)
+		return r;
+	/* Within a job, metrics that regressed come first. */
+	if ((x->regressions > 0) != (y->regressions > 0))
+		return x->regressions > 0 ? -1 : 1;
+	r = strcmp(x->workload, y->workload);
+	return r ? r : strcmp(x->metric, y->metric);
+}
+
+static void render(struct html_buf *o, struct trend *t, long since_seconds, time_t now)
+{
+	size_t total_regressions = 0, charts = 0;
+	int chart_id = 0;
+	time_t since = now - since_seconds;
+
+	for (size_t i = 0; i < t->n; i++) {
+		/* SQLite orders integer times before text ones; order by the
+		 * parsed time here. */
+		qsort(t->g[i].pts, t->g[i].n, sizeof(struct point), cmp_point);
+		for (size_t j = 0; j < t->g[i].n; j++)
+			if (first_regressed(&t->g[i], j))
+				t->g[i].regressions++;
+		total_regressions += t->g[i].regressions;
+	}
+	if (t->n > 1)
+		qsort(t->g, t->n, sizeof(*t->g), cmp_group);
+
+	html_buf_printf(
+	    o,
+	    "<header class=\"top\" id=\"verdict\">\n<div class=\"badge big v-%s\">%s</div>\n"
+	    "<div>\n<h1>schedlab trend</h1>\n<p class=\"meta\">",
+	    total_regressions ? "fail" : "pass",
+	    total_regressions ? "REGRESSIONS" : "NO REGRESSIONS");
+	put_date(o, since);
+	html_buf_puts(o, " \xe2\x80\x93 ");
+	put_date(o, now);
+	html_buf_printf(o, " UTC \xc2\xb7 %zu comparisons in %zu series</p>\n</div>\n</header>\n",
+			t->rows, t->n);
+
+	html_buf_puts(o, "<section id=\"regressions\">\n<h2>Regressions</h2>\n");
+	if (total_regressions == 0) {
+		html_buf_puts(o, "<p>No metric regressed in this window.</p>\n");
+	} else {
+		html_buf_puts(o, "<p class=\"muted\">Each regression is listed once, on the first "
+				 "job run where it appeared (a later run that regressed again "
+				 "continues it).</p>\n<table>\n<tr><th>first seen (UTC)</th>"
+				 "<th>job</th><th>variant</th><th>workload</th><th>metric</th>"
+				 "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
+				 "<th class=\"num\">change</th><th>job id</th></tr>\n");
+		for (size_t i = 0; i < t->n; i++) {
+			const struct series_group *g = &t->g[i];
+			for (size_t j = 0; j < g->n; j++) {
+				const struct point *pt = &g->pts[j];
+				char a[HTML_NUM_MAX], b[HTML_NUM_MAX], c[HTML_NUM_MAX];
+				if (!first_regressed(g, j))
+					continue;
+				html_buf_puts(o, "<tr><td>");
+				put_date(o, pt->t);
+				html_buf_puts(o, "</td><td>");
+				html_buf_escape(o, g->job_name);
+				html_buf_puts(o, "</td><td>");
+				html_buf_escape(o, pt->variant);
+				html_buf_puts(o, "</td><td>");
+				html_buf_escape(o, g->workload);
+				html_buf_puts(o, "</td><td><code>");
+				html_buf_escape(o, g->metric);
+				html_buf_printf(
+				    o,
+				    "</code></td><td class=\"num\">%s</td>"
+				    "<td class=\"num\">%s</td><td class=\"num\">%s%s</td>"
+				    "<td><code>",
+				    html_fmt_value(pt->base, a), html_fmt_value(pt->cand, b),
+				    pt->change > 0 ? "+" : "", html_fmt_value(pt->change, c));
+				html_buf_escape(o, pt->job_id);
+				html_buf_puts(o, "</code></td></tr>\n");
+			}
+		}
+		html_buf_puts(o, "</table>\n");
+	}
+	html_buf_puts(o, "</section>\n");
+
+	const char *job = NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct series_group *g = &t->g[i];
+		if (!job || strcmp(job, g->job_name) != 0) {
+			if (job)
+				html_buf_puts(o, "</section>\n");
+			job = g->job_name;
+			html_buf_puts(o, "<section class=\"job\">\n<h2>");
+			html_buf_escape(o, job);
+			html_buf_puts(o, "</h2>\n");
+		}
+		if (charts >= TREND_MAX_CHARTS)
+			continue;
+		chart(o, g, &chart_id);
+		charts++;
+	}
+	if (job)
+		html_buf_puts(o, "</section>\n");
+	if (charts < t->n)
+		html_buf_printf(o,
+				"<p class=\"muted\">%zu of %zu series are drawn (at most %d "
+				"charts; regressed metrics first within each job).</p>\n",
+				charts, t->n, TREND_MAX_CHARTS);
+	if (t->n == 0)
+		html_buf_puts(o, "<p>The store holds no comparisons in this window.</p>\n");
+}
+
+int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **ret_html,
+		  struct sl_error *err)
+{
+	_cleanup_free_ char *db_path = NULL;
+	struct trend t = {0};
+	int r;
+
+	if (!state_dir || since_seconds <= 0)
+		return error_set(err, ERR_INVALID, EINVAL,
+				 "The trend report needs a state directory and a positive window.");
+	db_path = fs_path_join(state_dir, "schedlab.db");
+	if (!fs_exists(db_path))
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
+				 db_path);
+	r = trend_load(&t, db_path, now - since_seconds, err);
+	if (r < 0) {
+		trend_free(&t);
+		return r;
+	}
+	struct html_buf *o = html_buf_new();
+	report_page_begin(o, "schedlab trend");
+	render(o, &t, since_seconds, now);
+	report_page_end(o);
+	trend_free(&t);
+	*ret_html = html_buf_steal(o);
+	return 0;
+}
+
+int trend_html(const char *state_dir, long since_seconds, char **ret_html, struct sl_error *err)
+{
+	return trend_html_at(state_dir, since_seconds, time(NULL), ret_html, err);
+}

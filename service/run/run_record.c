@@ -1,0 +1,143 @@
+#include <string.h>
+#include <stdbool.h>
+
+#include "run/run_record.h"
+#include "metrics/metrics.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+void run_record_fail(json_object *run, const char *status, const char *reason)
+{
+	const char *cur = get_str(run, "status");
+	if (cur && strcmp(cur, "ok") != 0)
+		return;
+	json_object_object_add(run, "status", json_object_new_string(status));
+	json_object_object_add(run, "reason", json_object_new_string(reason));
+}
+
+static json_object *find_frame(json_object *frames, const char *kind, int index)
+{
+	for (size_t i = 0; frames && i < json_object_array_length(frames); i++) {
+		json_object *f = json_object_array_get_idx(frames, i);
+		const char *k = get_str(f, "kind");
+		if (!k || strcmp(k, kind) != 0)
+			continue;
+		json_object *p = get(f, "payload");
+		if (index < 0)
+			return p;
+		json_object *idx = get(p, "index");
+		if (idx && json_object_get_int(idx) == index)
+			return p;
+	}
+	return NULL;
+}
+
+/* One workload's record from its frame; returns false (with *why) when it failed. */
+static json_object *workload_record(json_object *w, json_object *payload, int index, char *why,
+				    size_t why_len)
+{
+	const char *name = get_str(w, "name");
+	const char *tool = get_str(w, "tool");
+	json_object *rec = json_object_new_object();
+	json_object_object_add(rec, "name", json_object_new_string(name ? name : "?"));
+	json_object_object_add(rec, "tool", json_object_new_string(tool ? tool : "?"));
+	why[0] = '\0';
+	if (!payload) {
+		snprintf(why, why_len, "workload %d '%s' sent no result frame", index, name);
+		json_object_object_add(rec, "status", json_object_new_string("missing"));
+		return rec;
+	}
+	json_object *ec = get(payload, "exit_code");
+	int exit_code = ec ? json_object_get_int(ec) : -1;
+	json_object_object_add(rec, "exit_code", json_object_new_int(exit_code));
+	json_object *to = get(payload, "timed_out");
+	const char *agent_err = get_str(payload, "error");
+	if (to && json_object_get_boolean(to)) {
+		snprintf(why, why_len, "workload '%s' timed out", name);
+		json_object_object_add(rec, "status", json_object_new_string("timeout"));
+	} else if (agent_err) {
+		snprintf(why, why_len, "workload '%s' could not run: %s", name, agent_err);
+		json_object_object_add(rec, "status", json_object_new_string("error"));
+	} else if (exit_code != 0) {
+		snprintf(why, why_len, "workload '%s' exited with status %d", name, exit_code);
+		json_object_object_add(rec, "status", json_object_new_string("failed"));
+	}
+	if (why[0]) {
+		const char *se = get_str(payload, "stderr");
+		if (se)
+			json_object_object_add(
+			    rec, "stderr_tail",
+			    json_object_new_string(se +
+						   (strlen(se) > 2048 ? strlen(se) - 2048 : 0)));
+		return rec;
+	}
+	json_object *metrics = NULL, *details = NULL;
+	struct sl_error err = {0};
+	if (metrics_from_workload(tool, payload, w, &metrics, &details, &err) < 0) {
+		/* The message is for people: a cut-off tail is acceptable. */
+		int n = snprintf(why, why_len, "output of workload '%s' does not parse: ", name);
+		if (n > 0 && (size_t)n < why_len)
+			snprintf(why + n, why_len - (size_t)n, "%.400s", err.message);
+		json_object_object_add(rec, "status", json_object_new_string("error"));
+		return rec;
+	}
+	json_object_object_add(rec, "status", json_object_new_string("ok"));
+	json_object_object_add(rec, "metrics", metrics);
+	json_object_object_add(rec, "details", details ? details : json_object_new_object());
+	return rec;
+}
+
+void run_record_fill(json_object *run, json_object *spec, json_object *frames)
+{
+	char why[512];
+	json_object *summary = find_frame(frames, "summary", -1);
+	json_object *wls = json_object_new_array();
+	json_object_object_add(run, "workloads", wls);
+	json_object *ws = get(spec, "workloads");
+	for (size_t i = 0; ws && i < json_object_array_length(ws); i++) {
+		json_object *payload = find_frame(frames, "workload", (int)i);
+		json_object *rec = workload_record(json_object_array_get_idx(ws, i), payload,
+						   (int)i, why, sizeof(why));
+		json_object_array_add(wls, rec);
+		if (why[0])
+			run_record_fail(run, "error", why);
+	}
+	if (!summary) {
+		run_record_fail(run, "error", "the agent sent no summary frame");
+		return;
+	}
+	json_object *features = get(summary, "features");
+	json_object *applied = get(features, "applied");
+	json_object_object_add(run, "features_applied",
+			       applied ? json_object_get(applied) : json_object_new_array());
+	json_object *errors = json_object_new_array();
+	const char *sections[] = {"features", "tunables", "cgroups"};
+	for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
+		json_object *e = get(get(summary, sections[s]), "errors");
+		for (size_t i = 0; e && i < json_object_array_length(e); i++)
+			json_object_array_add(errors,
+					      json_object_get(json_object_array_get_idx(e, i)));
+	}
+	json_object *top = get(summary, "errors");
+	for (size_t i = 0; top && i < json_object_array_length(top); i++)
+		json_object_array_add(errors, json_object_get(json_object_array_get_idx(top, i)));
+	if (json_object_array_length(errors) > 0) {
+		snprintf(why, sizeof(why), "the agent reported: %s",
+			 json_object_get_string(json_object_array_get_idx(errors, 0)));
+		run_record_fail(run, "error", why);
+	}
+	json_object_object_add(run, "agent_errors", errors);
+	json_object *uname = get(summary, "uname");
+	if (uname)
+		json_object_object_add(run, "guest_kernel", json_object_get(uname));
+}

@@ -1,0 +1,331 @@
+/* The service configuration; see service_config.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/config.h"
+#include "guest/hostpool.h"
+#include "util/fs.h"
+
+#define CONFIG_MAX_BYTES  (1024 * 1024)
+#define CONFIG_MAX_TOKENS 256
+
+static void tokener_freep(json_tokener **t)
+{
+	if (*t)
+		json_tokener_free(*t);
+}
+
+int service_config_new(struct service_config **ret_config, struct sl_error *err)
+{
+	struct service_config *c = calloc(1, sizeof(*c));
+	if (!c)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	c->listen = strdup("127.0.0.1:8080");
+	c->max_body_bytes = 8 * 1024 * 1024;
+	c->limits = *job_default_limits();
+	c->workers = 2;
+	c->build_slots = 1;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	c->guest_slots = cores >= 4 ? (int)(cores / 2) : 1;
+	*ret_config = c;
+	return 0;
+}
+
+void service_config_free(struct service_config *c)
+{
+	if (!c)
+		return;
+	free(c->listen);
+	/* The digests are not secrets the way tokens are, but wipe them anyway. */
+	if (c->tokens)
+		explicit_bzero(c->tokens, c->n_tokens * sizeof(*c->tokens));
+	free(c->tokens);
+	free(c->cache_dir);
+	free(c->libvirt_uri);
+	free(c->accelerator);
+	hostpool_free(c->hostpool);
+	free(c);
+}
+
+static int get_int(json_object *v, const char *path, long min, long max, long *ret,
+		   struct sl_error *err)
+{
+	if (!json_object_is_type(v, json_type_int))
+		return error_set_path(err, ERR_INVALID, path, "Setting '%s' must be an integer.",
+				      path);
+	int64_t n = json_object_get_int64(v);
+	if (n < min || n > max)
+		return error_set_path(err, ERR_INVALID, path,
+				      "Setting '%s' is %lld, outside %ld..%ld.", path, (long long)n,
+				      min, max);
+	*ret = (long)n;
+	return 0;
+}
+
+static int get_str(json_object *v, const char *path, char **ret, struct sl_error *err)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return error_set_path(err, ERR_INVALID, path, "Setting '%s' must be a string.",
+				      path);
+	free(*ret);
+	*ret = strdup(json_object_get_string(v));
+	return 0;
+}
+
+static int apply_limits(struct service_config *c, json_object *o, struct sl_error *err)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return error_set_path(err, ERR_INVALID, "limits",
+				      "Setting 'limits' must be an object.");
+	json_object_object_foreach(o, key, v)
+	{
+		char path[96];
+		snprintf(path, sizeof(path), "limits.%s", key);
+		long n;
+		int r;
+		if (strcmp(key, "max_body_bytes") == 0) {
+			if ((r = get_int(v, path, 1024, 1L << 30, &n, err)) < 0)
+				return r;
+			c->max_body_bytes = (size_t)n;
+		} else if (strcmp(key, "max_vcpus") == 0) {
+			if ((r = get_int(v, path, 1, 1024, &n, err)) < 0)
+				return r;
+			c->limits.max_vcpus = (int)n;
+		} else if (strcmp(key, "max_repeat") == 0) {
+			if ((r = get_int(v, path, 1, 10000, &n, err)) < 0)
+				return r;
+			c->limits.max_repeat = (int)n;
+		} else if (strcmp(key, "max_patches") == 0) {
+			if ((r = get_int(v, path, 0, 100000, &n, err)) < 0)
+				return r;
+			c->limits.max_patches = (int)n;
+		} else if (strcmp(key, "max_patch_bytes") == 0) {
+			if ((r = get_int(v, path, 1, 1L << 30, &n, err)) < 0)
+				return r;
+			c->limits.max_patch_bytes = (size_t)n;
+		} else if (strcmp(key, "max_guest_seconds") == 0) {
+			if ((r = get_int(v, path, 1, INT_MAX, &n, err)) < 0)
+				return r;
+			c->limits.max_guest_seconds = (int)n;
+		} else
+			return error_set_path(err, ERR_INVALID, path, "Unknown setting '%s'.",
+					      path);
+	}
+	return 0;
+}
+
+static int apply_tokens(struct service_config *c, json_object *o, struct sl_error *err)
+{
+	if (!json_object_is_type(o, json_type_array))
+		return error_set_path(err, ERR_INVALID, "tokens",
+				      "Setting 'tokens' must be an array.");
+	size_t n = json_object_array_length(o);
+	if (n > CONFIG_MAX_TOKENS)
+		return error_set_path(err, ERR_INVALID, "tokens", "More than %d tokens.",
+				      CONFIG_MAX_TOKENS);
+	struct service_token *t = calloc(n ? n : 1, sizeof(*t));
+	if (!t)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(o, i), *tok = NULL, *roles = NULL;
+		char path[64];
+		snprintf(path, sizeof(path), "tokens[%zu]", i);
+		if (!json_object_is_type(e, json_type_object) ||
+		    !json_object_object_get_ex(e, "token", &tok) ||
+		    !json_object_is_type(tok, json_type_string) ||
+		    json_object_get_string_len(tok) < 16) {
+			free(t);
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Setting '%s' needs a \"token\" string of at least 16 "
+			    "characters.",
+			    path);
+		}
+		hash_buf_hex(json_object_get_string(tok), (size_t)json_object_get_string_len(tok),
+			     t[i].sha256);
+		if (!json_object_object_get_ex(e, "roles", &roles)) {
+			t[i].roles = SERVICE_ROLE_SUBMIT | SERVICE_ROLE_READ;
+			continue;
+		}
+		size_t nr = json_object_is_type(roles, json_type_array)
+				? json_object_array_length(roles)
+				: 0;
+		if (!json_object_is_type(roles, json_type_array)) {
+			free(t);
+			return error_set_path(err, ERR_INVALID, path,
+					      "Setting '%s.roles' must be an array.", path);
+		}
+		for (size_t k = 0; k < nr; k++) {
+			const char *role =
+			    json_object_get_string(json_object_array_get_idx(roles, k));
+			if (role && strcmp(role, "submit") == 0)
+				t[i].roles |= SERVICE_ROLE_SUBMIT;
+			else if (role && strcmp(role, "read") == 0)
+				t[i].roles |= SERVICE_ROLE_READ;
+			else {
+				free(t);
+				return error_set_path(err, ERR_INVALID, path,
+						      "Role '%s' in '%s' is not submit or read.",
+						      role ? role : "", path);
+			}
+		}
+	}
+	free(c->tokens);
+	c->tokens = t;
+	c->n_tokens = n;
+	return 0;
+}
+
+int service_config_apply(struct service_config *c, json_object *o, struct sl_error *err)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return error_set(err, ERR_INVALID, EINVAL,
+				 "The configuration must be a JSON object.");
+	json_object_object_foreach(o, key, v)
+	{
+		long n;
+		int r = 0;
+		if (strcmp(key, "listen") == 0)
+			r = get_str(v, key, &c->listen, err);
+		else if (strcmp(key, "tokens") == 0)
+			r = apply_tokens(c, v, err);
+		else if (strcmp(key, "limits") == 0)
+			r = apply_limits(c, v, err);
+		else if (strcmp(key, "workers") == 0) {
+			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
+				c->workers = (int)n;
+		} else if (strcmp(key, "build_slots") == 0) {
+			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
+				c->build_slots = (int)n;
+		} else if (strcmp(key, "guest_slots") == 0) {
+			if ((r = get_int(v, key, 1, 256, &n, err)) >= 0)
+				c->guest_slots = (int)n;
+		} else if (strcmp(key, "cache_dir") == 0)
+			r = get_str(v, key, &c->cache_dir, err);
+		else if (strcmp(key, "libvirt_uri") == 0)
+			r = get_str(v, key, &c->libvirt_uri, err);
+		else if (strcmp(key, "accelerator") == 0) {
+			if ((r = get_str(v, key, &c->accelerator, err)) >= 0 &&
+			    strcmp(c->accelerator, "auto") != 0 &&
+			    strcmp(c->accelerator, "kvm") != 0 &&
+			    strcmp(c->accelerator, "tcg") != 0)
+				r = error_set_path(
+				    err, ERR_INVALID, key,
+				    "Setting 'accelerator' is '%s', not auto, kvm or "
+				    "tcg.",
+				    c->accelerator);
+		} else if (strcmp(key, "hypervisors") == 0) {
+			struct hostpool *p = NULL;
+			if ((r = hostpool_from_json(v, key, &p, err)) >= 0) {
+				hostpool_free(c->hostpool);
+				c->hostpool = p;
+			}
+		} else
+			r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.", key);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int service_config_load(const char *path, struct service_config **ret_config, struct sl_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_(tokener_freep) json_tokener *tok = json_tokener_new();
+	_cleanup_json_ json_object *o = NULL;
+	struct service_config *c = NULL;
+	size_t len = 0;
+	int r = service_config_new(&c, err);
+	if (r < 0)
+		return r;
+	if ((r = fs_read_file(path, CONFIG_MAX_BYTES, &text, &len, err)) < 0)
+		goto fail;
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		r = error_set(err, ERR_INVALID, EINVAL,
+			      "Configuration '%s' is not valid JSON at offset %zu: %s.", path,
+			      json_tokener_get_parse_end(tok),
+			      json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto fail;
+	}
+	if ((r = service_config_apply(c, o, err)) < 0) {
+		error_prefix(err, "Configuration '%s'", path);
+		goto fail;
+	}
+	*ret_config = c;
+	return 0;
+fail:
+	service_config_free(c);
+	return r;
+}
+
+int service_config_parse_listen(const char *listen, struct sockaddr_storage *ret_addr,
+				socklen_t *ret_len, bool *ret_loopback, struct sl_error *err)
+{
+	char host[64];
+	const char *port_s;
+	if (listen[0] == '[') {
+		const char *end = strchr(listen, ']');
+		if (!end || end[1] != ':' || (size_t)(end - listen - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, listen + 1, (size_t)(end - listen - 1));
+		host[end - listen - 1] = '\0';
+		port_s = end + 2;
+	} else {
+		const char *colon = strrchr(listen, ':');
+		if (!colon || (size_t)(colon - listen) >= sizeof(host))
+			goto bad;
+		memcpy(host, listen, (size_t)(colon - listen));
+		host[colon - listen] = '\0';
+		port_s = colon + 1;
+	}
+	char *end = NULL;
+	errno = 0;
+	long port = strtol(port_s, &end, 10);
+	if (!*port_s || *end || errno || port < 0 || port > 65535)
+		goto bad;
+	memset(ret_addr, 0, sizeof(*ret_addr));
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ret_addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ret_addr;
+	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a4);
+		*ret_loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a6);
+		*ret_loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+		return 0;
+	}
+bad:
+	return error_set_path(err, ERR_INVALID, "listen",
+			      "Listen address '%s' is not IPV4:PORT or [IPV6]:PORT.", listen);
+}
+
+unsigned service_config_token_roles(const struct service_config *c, const char *token)
+{
+	if (!token)
+		return 0;
+	char digest[HASH_HEX_LEN];
+	/* Comparing digests of equal length removes the length leak; the loop
+	 * visits every token and every byte whatever matches. */
+	hash_buf_hex(token, strlen(token), digest);
+	unsigned roles = 0;
+	for (size_t i = 0; i < c->n_tokens; i++) {
+		unsigned char diff = 0;
+		for (size_t k = 0; k < HASH_HEX_LEN - 1; k++)
+			diff |= (unsigned char)(digest[k] ^ c->tokens[i].sha256[k]);
+		/* 0 when diff is 0, all ones otherwise, without a branch on diff. */
+		unsigned mask = ((unsigned)diff - 1u) >> 8 & 1u;
+		roles |= c->tokens[i].roles & (0u - mask);
+	}
+	return roles;
+}

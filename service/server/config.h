@@ -1,0 +1,68 @@
+/* The service's configuration file (JSON), one table of settings:
+ *
+ *   {"listen": "127.0.0.1:8080",
+ *    "tokens": [{"token": "...", "roles": ["submit", "read"]}],
+ *    "limits": {"max_body_bytes": 8388608, "max_vcpus": 64, "max_repeat": 50,
+ *               "max_patches": 200, "max_patch_bytes": 4194304,
+ *               "max_guest_seconds": 7200},
+ *    "workers": 2, "build_slots": 1, "guest_slots": 1,
+ *    "cache_dir": "...", "libvirt_uri": "qemu:///system", "accelerator": "auto",
+ *    "hypervisors": [{"uri": "qemu:///system", "slots": 1, "labels": ["kvm"]}]}
+ *
+ * Every key is optional; unknown keys are an error (a typo must not turn a
+ * limit off). Tokens are kept only as SHA-256 digests and compared in
+ * constant time. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include "job/job.h"
+#include "util/error.h"
+#include "util/hash.h"
+
+struct hostpool;
+
+enum {
+	SERVICE_ROLE_SUBMIT = 1 << 0, /* POST and DELETE jobs */
+	SERVICE_ROLE_READ = 1 << 1,   /* GET jobs, results, logs, events, metrics */
+};
+
+struct service_token {
+	char sha256[HASH_HEX_LEN];
+	unsigned roles;
+};
+
+struct service_config {
+	char *listen; /* "HOST:PORT" or "[V6]:PORT"; numeric hosts only */
+	struct service_token *tokens;
+	size_t n_tokens;
+	size_t max_body_bytes;	  /* request body cap, default 8 MiB */
+	struct job_limits limits; /* passed to job_expand */
+	int workers;		  /* job workers, default 2 */
+	int build_slots;	  /* default 1 */
+	int guest_slots;	  /* default max(1, cores / 2) */
+	char *cache_dir;	  /* NULL: the runner's default */
+	char *libvirt_uri;	  /* NULL: the runner's default */
+	char *accelerator;	  /* NULL: "auto" */
+	/* From "hypervisors" (hostpool.h, docs/scale-out.md); NULL: the runner's
+	 * one host libvirt_uri. Shared by every worker's runner_config. */
+	struct hostpool *hostpool;
+};
+
+/* A configuration with every default. */
+int service_config_new(struct service_config **ret_config, struct sl_error *err);
+/* Defaults, then the settings of the JSON file at path. */
+int service_config_load(const char *path, struct service_config **ret_config, struct sl_error *err);
+/* Applies a parsed JSON config object (borrowed) over c. */
+int service_config_apply(struct service_config *c, json_object *o, struct sl_error *err);
+/* Frees c. NULL is a no-op. */
+void service_config_free(struct service_config *c);
+
+/* Parses c->listen-style text into a socket address; *ret_loopback tells
+ * whether it is 127.0.0.0/8 or ::1. Port 0 asks the kernel for a free one. */
+int service_config_parse_listen(const char *listen, struct sockaddr_storage *ret_addr,
+				socklen_t *ret_len, bool *ret_loopback, struct sl_error *err);
+/* The roles of a presented bearer token, or 0 when it matches none. Every
+ * configured token is compared, in constant time, whatever matches. */
+unsigned service_config_token_roles(const struct service_config *c, const char *token);
