@@ -23,12 +23,14 @@
 
 #include "compare/compare.h"
 #include "metrics/metrics.h"
+#include "compare/sequential.h"
 #include "compare/stats.h"
 
 struct cmp_ctx {
 	json_object *spec, *variants, *gates;
 	const char *baseline;
 	json_object *comparisons, *reasons;
+	double alpha; /* the level a test must reach for a change to count */
 	bool fail, inconclusive;
 };
 
@@ -177,31 +179,47 @@ static json_object *sample_json(const double *v, size_t n)
 	return o;
 }
 
-/* Decides one comparison; see the rules at the top. */
-static const char *decide(const char *better, size_t na, size_t nb, const double ci[2], double thr,
-			  bool gated)
+/* The evidence one comparison is decided on. */
+struct decision_input {
+	const char *better;
+	size_t na, nb;
+	double ci[2], thr;
+	double p, alpha; /* the Mann-Whitney p (NAN: none) and the level it must reach */
+	bool gated;
+};
+
+/* Decides one comparison; see the rules at the top. *ret_undecided is set
+ * when the interval lies beyond the threshold but the test did not reach
+ * alpha (at this n it may not be able to). */
+static const char *decide(const struct decision_input *in, bool *ret_undecided)
 {
-	if (na < 2 || nb < 2)
+	*ret_undecided = false;
+	if (in->na < 2 || in->nb < 2)
 		return "inconclusive";
-	double lo = ci[0], hi = ci[1];
+	double lo = in->ci[0], hi = in->ci[1], thr = in->thr;
 	bool above = lo > thr, below = hi < -thr;
-	if (strcmp(better, "none") == 0) {
+	const char *shown = NULL;
+	if (strcmp(in->better, "none") == 0) {
 		if (above || below)
-			return "changed";
-	} else if (strcmp(better, "lower") == 0) {
-		if (below)
-			return "improved";
-		if (above)
-			return "regressed";
+			shown = "changed";
+	} else if (strcmp(in->better, "lower") == 0) {
+		shown = below ? "improved" : above ? "regressed" : NULL;
 	} else {
-		if (above)
-			return "improved";
-		if (below)
-			return "regressed";
+		shown = above ? "improved" : below ? "regressed" : NULL;
+	}
+	if (shown) {
+		if (isfinite(in->p) && in->p <= in->alpha)
+			return shown;
+		/* The interval alone is not a test: with 3 runs a side it excludes 0
+		 * whenever the samples separate, which two identical variants do
+		 * one time in ten. Undecided is not unchanged where a decision is
+		 * asked for. */
+		*ret_undecided = true;
+		return in->gated ? "inconclusive" : "unchanged";
 	}
 	/* Too wide to decide matters only where a decision is asked for: an
 	 * ungated metric without a shown change is simply unchanged. */
-	if (gated && thr > 0 && lo < -thr && hi > thr)
+	if (in->gated && thr > 0 && lo < -thr && hi > thr)
 		return "inconclusive";
 	return "unchanged";
 }
@@ -240,8 +258,13 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	    stats_bootstrap_median_diff_ci(a, na, b, nb, stats_seed_from_string(key), ci) == 0;
 	bool have_p = na >= 2 && nb >= 2 && stats_mann_whitney(a, na, b, nb, &p) == 0;
 	const char *better = metrics_better(tool, metric);
-	const char *verdict =
-	    have_ci ? decide(better, na, nb, ci, abs_thr, gate != NULL) : "inconclusive";
+	struct decision_input in = {.better = better, .na = na, .nb = nb, .ci = {ci[0], ci[1]},
+				    .thr = abs_thr, .p = have_p ? p : NAN, .alpha = c->alpha,
+				    .gated = gate != NULL};
+	bool undecided = false;
+	const char *verdict = have_ci ? decide(&in, &undecided) : "inconclusive";
+	double min_p = stats_mann_whitney_min_p(na, nb), delta = NAN;
+	bool have_delta = stats_cliffs_delta(a, na, b, nb, &delta) == 0;
 
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "variant", json_object_new_string(vname));
@@ -264,6 +287,13 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	json_object_object_add(o, "gated", json_object_new_boolean(gate != NULL));
 	json_object_object_add(o, "threshold", jnum(abs_thr));
 	json_object_object_add(o, "relative", json_object_new_boolean(relative));
+	json_object_object_add(o, "alpha", jnum(c->alpha));
+	json_object_object_add(o, "min_p", jnum(min_p));
+	json_object_object_add(o, "cliffs_delta", have_delta ? jnum(delta) : NULL);
+	/* The smallest change this comparison could have shown: the threshold,
+	 * or half the interval's width when the noise is wider than that. */
+	json_object_object_add(o, "detectable_change",
+			       have_ci ? jnum(fmax(abs_thr, (ci[1] - ci[0]) / 2)) : NULL);
 	json_object_object_add(o, "verdict", json_object_new_string(verdict));
 	json_object_array_add(c->comparisons, o);
 
@@ -279,8 +309,29 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 		c->fail = true;
 		reason(c,
 		       "Gated metric '%s' of workload '%s' regressed in variant '%s': median %s "
-		       "against %s in '%s' (95%% CI of the change [%s, %s], threshold %s).",
-		       metric, workload, vname, m1, m0, c->baseline, lo, hi, t);
+		       "against %s in '%s' (95%% CI of the change [%s, %s], threshold %s, "
+		       "Mann-Whitney p %.3g at level %.3g).",
+		       metric, workload, vname, m1, m0, c->baseline, lo, hi, t, p, c->alpha);
+	} else if (strcmp(verdict, "inconclusive") == 0 && undecided) {
+		c->inconclusive = true;
+		char ps[32], as[32], mps[32];
+		fmt(ps, sizeof(ps), p);
+		fmt(as, sizeof(as), c->alpha);
+		fmt(mps, sizeof(mps), min_p);
+		if (min_p > c->alpha)
+			reason(c,
+			       "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
+			       "95%% CI of the change [%s, %s] lies beyond the threshold %s, but %zu "
+			       "run(s) against %zu cannot reach the level %s (the smallest possible "
+			       "Mann-Whitney p is %s, this one %s); more repeats are needed.",
+			       metric, workload, vname, lo, hi, t, nb, na, as, mps, ps);
+		else
+			reason(c,
+			       "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
+			       "95%% CI of the change [%s, %s] lies beyond the threshold %s, but the "
+			       "Mann-Whitney p %s does not reach the level %s; more repeats would "
+			       "decide it.",
+			       metric, workload, vname, lo, hi, t, ps, as);
 	} else if (strcmp(verdict, "inconclusive") == 0) {
 		c->inconclusive = true;
 		if (!have_ci)
@@ -408,6 +459,7 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 	if (!c.baseline)
 		c.baseline = "baseline";
 	c.gates = get(expanded_spec, "gates");
+	c.alpha = compare_alpha(expanded_spec);
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
 	json_object *base = get(variants, c.baseline);

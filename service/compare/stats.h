@@ -36,3 +36,13 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, d
 /* A stable 64-bit seed from a string (FNV-1a), so every metric's bootstrap
  * is reproducible. */
 uint64_t stats_seed_from_string(const char *s);
+
+/* The smallest two-sided p-value that stats_mann_whitney() can return for
+ * samples of na and nb values: 2 / C(na + nb, na) (both complete separations
+ * out of every split), capped at 1. No data can do better, so a level below
+ * it cannot be reached at this n: 3 against 3 gives 0.1. */
+double stats_mann_whitney_min_p(size_t na, size_t nb);
+
+/* Cliff's delta of b against a: (#{b > a} - #{b < a}) / (na * nb), in
+ * [-1, 1]; 0 when the samples overlap evenly. Returns 0 or -EINVAL. */
+int stats_cliffs_delta(const double *a, size_t na, const double *b, size_t nb, double *ret_delta);

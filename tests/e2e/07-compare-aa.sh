@@ -104,6 +104,17 @@ for c in r["comparisons"]:
             want = "improved" if below else "regressed" if above else None
         else:
             want = "improved" if above else "regressed" if below else None
+        # A change counts only when the test reaches alpha too; at 3 runs a
+        # side it cannot (the smallest p is 0.1), so the interval alone never
+        # decides: gated it is undecided (inconclusive), ungated unchanged.
+        min_p = 2 / math.comb(len(a) + len(b), len(a))
+        if not close(c["min_p"], min(1.0, min_p)):
+            problems.append(f"min_p {c['min_p']} != {min_p}")
+        alpha = c["alpha"]
+        if want is not None and not p <= alpha:
+            want = "inconclusive" if c["gated"] else "unchanged"
+        if want in ("improved", "regressed", "changed") and not p <= alpha:
+            problems.append(f"{want} at p {p} above alpha {alpha}")
         if want is None:
             want = "inconclusive" if c["gated"] and thr > 0 and lo < -thr and hi > thr else "unchanged"
     else:

@@ -10,7 +10,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
-e2e_run_example seed-reproduction-short.json seed-short 'j["repeat"] = 3'
+e2e_run_example seed-reproduction-short.json seed-short 'j["repeat"] = 4'
 python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

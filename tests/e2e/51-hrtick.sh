@@ -12,7 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
 e2e_run_example hrtick.json hrtick-short \
-	'j["repeat"] = 3; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "5", "--cpu", "1", "--gap-us", "500"]'
+	'j["repeat"] = 5; j["workloads"][0]["args"] = ["--threads", "3", "--seconds", "5", "--cpu", "1", "--gap-us", "500"]'
 python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -102,8 +102,11 @@ static bool reasons_contain(json_object *reasons, const char *needle)
 	return false;
 }
 
-/* Seed 009 at repeat 2: baseline inversions 3 and 5, patched 0 and 0. */
-static void test_inversions_improved_at_repeat_2(void **state)
+/* Seed 009 at repeat 2: baseline inversions 3 and 5, patched 0 and 0. The
+ * interval lies beyond the threshold, but 2 runs against 2 cannot reach
+ * p <= 0.05 (the smallest p is 1/3): the gated metric is undecided, so the
+ * job is inconclusive, and the ungated one is not shown as changed. */
+static void test_inversions_undecided_at_repeat_2(void **state)
 {
 	(void)state;
 	_cleanup_json_ json_object *spec = spec_with_gates(
@@ -125,9 +128,9 @@ static void test_inversions_improved_at_repeat_2(void **state)
 	char verdict[16];
 	struct sl_error err = {0};
 	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
-	assert_string_equal(verdict, "pass");
-	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "improved");
-	assert_string_equal(verdict_of(cmps, "patched", "inversion_max_us"), "improved");
+	assert_string_equal(verdict, "inconclusive");
+	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "inconclusive");
+	assert_string_equal(verdict_of(cmps, "patched", "inversion_max_us"), "unchanged");
 	json_object *c = find_cmp(cmps, "patched", "inversions");
 	assert_true(json_object_get_boolean(get(c, "gated")));
 	assert_int_equal(json_object_get_int(get(c, "change")), -4);
@@ -135,9 +138,42 @@ static void test_inversions_improved_at_repeat_2(void **state)
 	assert_int_equal(json_object_get_int(json_object_array_get_idx(get(c, "ci95"), 0)), -5);
 	assert_int_equal(json_object_get_int(json_object_array_get_idx(get(c, "ci95"), 1)), -3);
 	assert_true(fabs(json_object_get_double(get(c, "p_value")) - 1.0 / 3) < 1e-9);
+	assert_true(fabs(json_object_get_double(get(c, "min_p")) - 1.0 / 3) < 1e-9);
+	assert_true(fabs(json_object_get_double(get(c, "alpha")) - 0.05) < 1e-12);
+	assert_true(json_object_get_double(get(c, "cliffs_delta")) == -1.0);
 	assert_string_equal(json_object_get_string(get(c, "better")), "lower");
 	assert_false(
 	    json_object_get_boolean(get(find_cmp(cmps, "patched", "inversion_max_us"), "gated")));
+	assert_true(reasons_contain(reasons, "'inversions' of workload 'rtm' in variant 'patched' "
+					     "is undecided"));
+	assert_true(reasons_contain(reasons, "the smallest possible Mann-Whitney p is 0.333333"));
+}
+
+/* The same effect at 4 runs a side reaches the level: improved. */
+static void test_inversions_improved_at_repeat_4(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec = spec_with_gates(
+	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	const double base[] = {3, 5, 11, 7}, cand[] = {0, 0, 1, 0};
+	for (int i = 0; i < 4; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(variants, "patched",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "pass");
+	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "improved");
+	json_object *c = find_cmp(cmps, "patched", "inversions");
+	assert_true(json_object_get_double(get(c, "p_value")) <= 0.05);
 	assert_true(reasons_contain(reasons, "'inversions' of workload 'rtm' improved"));
 }
 
@@ -147,8 +183,8 @@ static void test_regression_fails(void **state)
 	_cleanup_json_ json_object *spec =
 	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
-	const double base[] = {0, 0, 0}, cand[] = {2, 4, 3};
-	for (int i = 0; i < 3; i++) {
+	const double base[] = {0, 0, 0, 1, 0}, cand[] = {2, 4, 3, 3, 6};
+	for (int i = 0; i < 5; i++) {
 		char k[32];
 		snprintf(k, sizeof(k), "baseline#%d", i);
 		add_run(variants, "baseline",
@@ -172,6 +208,54 @@ static void test_regression_fails(void **state)
 	assert_int_equal(compare_result(spec5, variants, &cmps5, verdict, &reasons5, &err), 0);
 	assert_string_equal(verdict, "pass");
 	assert_string_equal(verdict_of(cmps5, "patched", "inversions"), "unchanged");
+
+	/* The first three runs alone: beyond the threshold, but 3 against 3
+	 * cannot reach 0.05. Undecided is never a pass. */
+	_cleanup_json_ json_object *v3 = json_object_new_object();
+	for (int i = 0; i < 3; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(v3, "baseline", run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(v3, "patched", run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
+	}
+	_cleanup_json_ json_object *cmps3 = NULL, *reasons3 = NULL;
+	assert_int_equal(compare_result(spec, v3, &cmps3, verdict, &reasons3, &err), 0);
+	assert_string_equal(verdict, "inconclusive");
+	assert_string_equal(verdict_of(cmps3, "patched", "inversions"), "inconclusive");
+	assert_true(reasons_contain(reasons3, "3 run(s) against 3 cannot reach the level 0.05"));
+}
+
+/* The A/A split that the percentile bootstrap alone calls a change one time
+ * in ten (tests/e2e/07-compare-aa.sh saw it): [7, 4, 6] against [2, 3, 3]. */
+static void test_aa_complete_separation_is_not_a_change(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec =
+	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	const double base[] = {7, 4, 6}, cand[] = {2, 3, 3};
+	for (int i = 0; i < 3; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 2, "inversions", base[i],
+			    "inversion_max_us", 20000.0 + base[i]));
+		snprintf(k, sizeof(k), "again#%d", i);
+		add_run(variants, "again",
+			run(k, "ok", "rtm", "rt-migrate-test", 2, "inversions", cand[i],
+			    "inversion_max_us", 20000.0 + cand[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict_of(cmps, "again", "inversions"), "inconclusive");
+	assert_string_not_equal(verdict, "fail");
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		const char *v = json_object_get_string(get(json_object_array_get_idx(cmps, i), "verdict"));
+		assert_true(strcmp(v, "improved") != 0 && strcmp(v, "regressed") != 0);
+	}
 }
 
 /* A/A: DESIGN.md's four boots of one stock kernel (cyclictest avg 169-257 us,
@@ -256,22 +340,24 @@ static void test_relative_gate_and_inconclusive(void **state)
 			    "\"threshold\": 0.1, \"relative\": true}]");
 	/* A clear 50 % regression against a 10 % gate. */
 	_cleanup_json_ json_object *v1 = json_object_new_object();
-	const double b1[] = {100, 102, 101}, c1[] = {150, 152, 151};
+	const double b1[] = {100, 102, 101, 99, 103}, c1[] = {150, 152, 151, 149, 153};
 	/* Far too noisy to tell: CI spans both -10 % and +10 %. */
 	_cleanup_json_ json_object *v2 = json_object_new_object();
 	const double b2[] = {100, 300, 200}, c2[] = {50, 400, 210};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		char k[32];
 		snprintf(k, sizeof(k), "baseline#%d", i);
 		add_run(v1, "baseline",
 			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", b1[i]));
-		add_run(v2, "baseline",
-			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", b2[i]));
+		if (i < 3)
+			add_run(v2, "baseline",
+				run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", b2[i]));
 		snprintf(k, sizeof(k), "patched#%d", i);
 		add_run(v1, "patched",
 			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", c1[i]));
-		add_run(v2, "patched",
-			run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", c2[i]));
+		if (i < 3)
+			add_run(v2, "patched",
+				run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", c2[i]));
 	}
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL, *cmps2 = NULL, *reasons2 = NULL;
 	char verdict[16];
@@ -296,8 +382,8 @@ static void test_missing_gate_metric_and_direction_none(void **state)
 	_cleanup_json_ json_object *spec =
 	    spec_with_gates("[{\"workload\": \"sh\", \"metric\": \"share_error\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
-	const double fb[] = {0.50, 0.51}, fc[] = {0.66, 0.67};
-	for (int i = 0; i < 2; i++) {
+	const double fb[] = {0.50, 0.51, 0.52, 0.49}, fc[] = {0.66, 0.67, 0.65, 0.68};
+	for (int i = 0; i < 4; i++) {
 		char k[32];
 		snprintf(k, sizeof(k), "baseline#%d", i);
 		add_run(variants, "baseline",
@@ -366,7 +452,9 @@ static void test_result_example(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_inversions_improved_at_repeat_2),
+	    cmocka_unit_test(test_inversions_undecided_at_repeat_2),
+	    cmocka_unit_test(test_inversions_improved_at_repeat_4),
+	    cmocka_unit_test(test_aa_complete_separation_is_not_a_change),
 	    cmocka_unit_test(test_regression_fails),
 	    cmocka_unit_test(test_aa_unchanged),
 	    cmocka_unit_test(test_candidate_run_failure_fails),
