@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compare/sequential.h"
 #include "compare/stats.h"
 #include "util/macro.h"
 
@@ -137,10 +138,67 @@ static void test_bootstrap(void **state)
 	assert_true(stats_seed_from_string("a") == 0xaf63dc4c8601ec8cULL);
 }
 
+/* min_p = 2 / C(n1 + n2, n1): 1/3 at 2+2, 0.1 at 3+3 (the A/A split of
+ * docs/statistics.md), 2/70 at 4+4, 2/252 at 5+5; and the exact test reaches
+ * it on a complete separation. */
+static void test_min_p_and_cliffs_delta(void **state)
+{
+	(void)state;
+	assert_close(stats_mann_whitney_min_p(2, 2), 1.0 / 3, 1e-12);
+	assert_close(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+	assert_close(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
+	assert_close(stats_mann_whitney_min_p(5, 5), 2.0 / 252, 1e-12);
+	assert_close(stats_mann_whitney_min_p(1, 1), 1.0, 0);
+	assert_close(stats_mann_whitney_min_p(0, 3), 1.0, 0);
+	const double a[] = {7, 4, 6}, b[] = {2, 3, 3};
+	double p, d;
+	assert_int_equal(stats_mann_whitney(a, 3, b, 3, &p), 0);
+	assert_close(p, stats_mann_whitney_min_p(3, 3), 1e-12);
+	assert_int_equal(stats_cliffs_delta(a, 3, b, 3, &d), 0);
+	assert_close(d, -1.0, 0);
+	/* By hand: pairs (c, b) of {1, 2} against {1, 3}: 1=1, 1<3, 2>1, 2<3: (1 - 2) / 4. */
+	const double x[] = {1, 3}, y[] = {1, 2};
+	assert_int_equal(stats_cliffs_delta(x, 2, y, 2, &d), 0);
+	assert_close(d, -0.25, 1e-12);
+	assert_int_equal(stats_cliffs_delta(x, 0, y, 2, &d), -EINVAL);
+}
+
+/* The look schedule of adaptive repeats and the level of each look. */
+static void test_sequential_looks(void **state)
+{
+	(void)state;
+	int looks[COMPARE_MAX_LOOKS];
+	size_t n = compare_look_schedule(3, 20, looks, COMPARE_MAX_LOOKS);
+	const int want[] = {3, 5, 8, 12, 18, 20};
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(looks[i], want[i]);
+	assert_int_equal(compare_look_schedule(4, 4, looks, COMPARE_MAX_LOOKS), 1);
+	assert_int_equal(compare_look_schedule(1, 2, looks, COMPARE_MAX_LOOKS), 2);
+	/* 3..20: the look at 3 cannot reject (min_p 0.1); the other five can
+	 * reach 0.05 / 5 = 0.01 (min_p at 5 is 0.0079). */
+	assert_close(compare_alpha_per_look(0.05, 3, 20), 0.01, 1e-12);
+	/* One look: alpha itself. */
+	assert_close(compare_alpha_per_look(0.05, 5, 5), 0.05, 0);
+	/* 3..4: only the look at 4 can reject (0.029 <= 0.05): K = 1. */
+	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.05, 0);
+	_cleanup_json_ json_object *spec = json_tokener_parse(
+	    "{\"alpha\": 0.1, \"repeat\": {\"min\": 3, \"max\": 20}}");
+	int lo, hi;
+	compare_repeat_bounds(spec, &lo, &hi);
+	assert_int_equal(lo, 3);
+	assert_int_equal(hi, 20);
+	assert_true(compare_alpha(spec) < 0.1);
+	_cleanup_json_ json_object *plain = json_tokener_parse("{\"repeat\": 4}");
+	assert_close(compare_alpha(plain), 0.05, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_min_p_and_cliffs_delta),
+	    cmocka_unit_test(test_sequential_looks),
 	    cmocka_unit_test(test_mann_whitney_exact),
 	    cmocka_unit_test(test_mann_whitney_normal),
 	    cmocka_unit_test(test_bootstrap),
