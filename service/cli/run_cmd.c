@@ -171,7 +171,7 @@ int cli_run(int argc, char **argv)
 	_cleanup_free_ char *path_copy = strdup(job_path);
 	const char *base_dir = dirname(path_copy);
 	_cleanup_json_ json_object *expanded = NULL;
-	if (job_expand(spec, JOB_ORIGIN_CLI, base_dir, NULL, &expanded, &err) < 0) {
+	if (job_expand_json(spec, JOB_ORIGIN_CLI, base_dir, NULL, &expanded, &err) < 0) {
 		fprintf(stderr, "schedlab run: %s: %s%s%s\n", job_path, err.path[0] ? err.path : "",
 			err.path[0] ? ": " : "", err.message);
 		return EXIT_ERROR;

@@ -77,8 +77,8 @@ int cli_validate(int argc, char **argv)
 	int r = jsonschema_validate(schema, doc, &err);
 	if (r == 0 && strcmp(kind, "job") == 0 && !schema_only) {
 		_cleanup_free_ char *copy = strdup(file);
-		r = job_expand(doc, JOB_ORIGIN_CLI, copy ? dirname(copy) : ".", NULL, &expanded,
-			       &err);
+		r = job_expand_json(doc, JOB_ORIGIN_CLI, copy ? dirname(copy) : ".", NULL,
+				    &expanded, &err);
 	}
 	if (r < 0) {
 		printf("invalid: %s%s%s\n", err.message, *err.path ? " path: " : "", err.path);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "job/job.h"
+#include "job/job-internal.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "util/fs.h"
@@ -31,20 +32,6 @@ const struct job_limits *job_default_limits(void)
 	return &default_limits;
 }
 
-static json_object *obj_get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-static int get_int(json_object *o, const char *key, int def)
-{
-	json_object *v = obj_get(o, key);
-	return v ? json_object_get_int(v) : def;
-}
-
 /* A name that is safe as a file name component: the schema's pattern, checked
  * again here because patch names become file names. */
 static bool safe_name(const char *s)
@@ -64,15 +51,15 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 			    const struct job_limits *limits, const char *path, json_object **ret,
 			    struct sl_error *err)
 {
-	json_object *p = obj_get(item, "path");
+	json_object *p = job_json_get(item, "path");
 	if (!p) {
-		json_object *name = obj_get(item, "name");
+		json_object *name = job_json_get(item, "name");
 		if (name && !safe_name(json_object_get_string(name)))
 			return error_set_path(err, ERR_INVALID, path,
 					      "File name '%s' may hold only letters, digits and "
 					      "'._-+', and must not start with a dot.",
 					      json_object_get_string(name));
-		json_object *content = obj_get(item, "content");
+		json_object *content = job_json_get(item, "content");
 		if (content &&
 		    (size_t)json_object_get_string_len(content) > limits->max_patch_bytes)
 			return error_set_path(err, ERR_TOO_LARGE, path,
@@ -118,7 +105,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 {
 	char sub[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
-	json_object *src = obj_get(k, "source");
+	json_object *src = job_json_get(k, "source");
 	json_object_object_add(
 	    out, "source",
 	    json_object_new_string(src ? json_object_get_string(src) : "debian:linux-source-6.1"));
@@ -129,7 +116,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 				      "are for the CLI.");
 	json_object *patches = json_object_new_array();
 	json_object_object_add(out, "patches", patches);
-	json_object *in = obj_get(k, "patches");
+	json_object *in = job_json_get(k, "patches");
 	size_t n = in ? json_object_array_length(in) : 0;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(sub, sizeof(sub), "%s.patches[%zu]", path, i);
@@ -144,7 +131,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 					      "A job may carry at most %d patches.",
 					      limits->max_patches);
 	}
-	json_object *cfg = obj_get(k, "config");
+	json_object *cfg = job_json_get(k, "config");
 	json_object *cfg_out = NULL;
 	if (cfg) {
 		snprintf(sub, sizeof(sub), "%s.config", path);
@@ -170,17 +157,17 @@ static json_object *expand_shorthand(json_object *spec)
 		if (strcmp(key, "base") && strcmp(key, "patches"))
 			json_object_object_add(full, key, json_object_get(val));
 	}
-	json_object *base = obj_get(spec, "base");
+	json_object *base = job_json_get(spec, "base");
 	json_object *kernels = json_object_new_object();
 	json_object_object_add(kernels, "base", json_object_get(base));
 	json_object *patched = NULL;
 	json_object_deep_copy(base, &patched, NULL);
-	json_object *patches = obj_get(patched, "patches");
+	json_object *patches = job_json_get(patched, "patches");
 	if (!patches) {
 		patches = json_object_new_array();
 		json_object_object_add(patched, "patches", patches);
 	}
-	json_object *extra = obj_get(spec, "patches");
+	json_object *extra = job_json_get(spec, "patches");
 	for (size_t i = 0; extra && i < json_object_array_length(extra); i++)
 		json_object_array_add(patches,
 				      json_object_get(json_object_array_get_idx(extra, i)));
@@ -213,15 +200,15 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 					      "Variant name '%s' may hold only letters, digits and "
 					      "'._-'.",
 					      name);
-		const char *kernel = json_object_get_string(obj_get(v, "kernel"));
-		if (!kernel || !obj_get(kernels, kernel))
+		const char *kernel = job_json_string(v, "kernel");
+		if (!kernel || !job_json_get(kernels, kernel))
 			return error_set_path(err, ERR_INVALID, path,
 					      "Variant '%s' names kernel '%s', which the job does "
 					      "not define.",
 					      name, kernel ? kernel : "");
 		json_object *copy = NULL;
 		json_object_deep_copy(v, &copy, NULL);
-		if (!obj_get(copy, "features"))
+		if (!job_json_get(copy, "features"))
 			json_object_object_add(copy, "features", json_object_new_array());
 		json_object_object_add(out, name, copy);
 		if (strcmp(name, baseline) == 0)
@@ -252,17 +239,17 @@ static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds
 		json_object *copy = NULL;
 		json_object_deep_copy(w, &copy, NULL);
 		json_object_array_add(out, copy);
-		const char *tool = json_object_get_string(obj_get(copy, "tool"));
-		if (!obj_get(copy, "name"))
+		const char *tool = job_json_string(copy, "tool");
+		if (!job_json_get(copy, "name"))
 			json_object_object_add(copy, "name", json_object_new_string(tool));
-		if (!obj_get(copy, "args"))
+		if (!job_json_get(copy, "args"))
 			json_object_object_add(copy, "args", json_object_new_array());
-		if (!obj_get(copy, "timeout_s"))
+		if (!job_json_get(copy, "timeout_s"))
 			json_object_object_add(copy, "timeout_s",
 					       json_object_new_int(DEFAULT_TIMEOUT_S));
-		if (!obj_get(copy, "uid"))
+		if (!job_json_get(copy, "uid"))
 			json_object_object_add(copy, "uid", json_object_new_int(0));
-		const char *name = json_object_get_string(obj_get(copy, "name"));
+		const char *name = job_json_string(copy, "name");
 		if (!safe_name(name))
 			return error_set_path(
 			    err, ERR_INVALID, path,
@@ -271,13 +258,13 @@ static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds
 			    name);
 		for (size_t j = 0; j < i; j++) {
 			json_object *o = json_object_array_get_idx(out, j);
-			if (strcmp(json_object_get_string(obj_get(o, "name")), name) == 0)
+			if (strcmp(job_json_string(o, "name"), name) == 0)
 				return error_set_path(err, ERR_INVALID, path,
 						      "Workload name '%s' is used twice; give "
 						      "each workload a distinct 'name'.",
 						      name);
 		}
-		seconds += get_int(copy, "timeout_s", DEFAULT_TIMEOUT_S);
+		seconds += job_json_int(copy, "timeout_s", DEFAULT_TIMEOUT_S);
 	}
 	*ret_seconds = seconds;
 	*ret = TAKE_PTR(out);
@@ -289,12 +276,12 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 	char path[128];
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		const char *wl = json_object_get_string(obj_get(g, "workload"));
+		const char *wl = job_json_string(g, "workload");
 		snprintf(path, sizeof(path), "$.gates[%zu].workload", i);
 		bool found = false;
 		for (size_t j = 0; j < json_object_array_length(workloads); j++) {
 			json_object *w = json_object_array_get_idx(workloads, j);
-			if (wl && strcmp(json_object_get_string(obj_get(w, "name")), wl) == 0)
+			if (wl && strcmp(job_json_string(w, "name"), wl) == 0)
 				found = true;
 		}
 		if (!found)
@@ -306,8 +293,9 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 	return 0;
 }
 
-int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
-	       const struct job_limits *limits, json_object **ret_expanded, struct sl_error *err)
+int job_expand_json(json_object *spec, enum job_origin origin, const char *base_dir,
+		    const struct job_limits *limits, json_object **ret_expanded,
+		    struct sl_error *err)
 {
 	if (!limits)
 		limits = &default_limits;
@@ -323,18 +311,18 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 		return r;
 
 	_cleanup_json_ json_object *full =
-	    obj_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
+	    job_json_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
 	_cleanup_json_ json_object *out = json_object_new_object();
-	json_object_object_add(out, "name", json_object_get(obj_get(full, "name")));
-	if (obj_get(full, "description"))
+	json_object_object_add(out, "name", json_object_get(job_json_get(full, "name")));
+	if (job_json_get(full, "description"))
 		json_object_object_add(out, "description",
-				       json_object_get(obj_get(full, "description")));
+				       json_object_get(job_json_get(full, "description")));
 
 	/* Kernels. */
 	json_object *kernels = json_object_new_object();
 	json_object_object_add(out, "kernels", kernels);
 	int n_patches = 0;
-	json_object_object_foreach(obj_get(full, "kernels"), kname, k)
+	json_object_object_foreach(job_json_get(full, "kernels"), kname, k)
 	{
 		char path[192];
 		snprintf(path, sizeof(path), "$.kernels.%s", kname);
@@ -351,9 +339,9 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	}
 
 	/* Guest shape. */
-	json_object *guest_in = obj_get(full, "guest");
-	int vcpus = get_int(guest_in, "vcpus", DEFAULT_VCPUS);
-	int memory = get_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
+	json_object *guest_in = job_json_get(full, "guest");
+	int vcpus = job_json_int(guest_in, "vcpus", DEFAULT_VCPUS);
+	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
 	if (vcpus < 1 || vcpus > limits->max_vcpus)
 		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
 				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
@@ -364,10 +352,10 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	json_object_object_add(out, "guest", guest);
 
 	/* Variants and baseline. */
-	json_object *bl = obj_get(full, "baseline");
+	json_object *bl = job_json_get(full, "baseline");
 	const char *baseline = bl ? json_object_get_string(bl) : "baseline";
 	json_object *variants = NULL;
-	r = expand_variants(obj_get(full, "variants"), kernels, baseline, &variants, err);
+	r = expand_variants(job_json_get(full, "variants"), kernels, baseline, &variants, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "variants", variants);
@@ -376,30 +364,30 @@ int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
 	/* Workloads, repeat, gates. */
 	json_object *workloads = NULL;
 	int wl_seconds = 0;
-	r = expand_workloads(obj_get(full, "workloads"), &workloads, &wl_seconds, err);
+	r = expand_workloads(job_json_get(full, "workloads"), &workloads, &wl_seconds, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "workloads", workloads);
-	int repeat = get_int(full, "repeat", DEFAULT_REPEAT);
+	int repeat = job_json_int(full, "repeat", DEFAULT_REPEAT);
 	if (repeat < 1 || repeat > limits->max_repeat)
 		return error_set_path(err, ERR_INVALID, "$.repeat",
 				      "repeat must be between 1 and %d, not %d.",
 				      limits->max_repeat, repeat);
 	json_object_object_add(out, "repeat", json_object_new_int(repeat));
-	json_object *gates = obj_get(full, "gates");
+	json_object *gates = job_json_get(full, "gates");
 	r = check_gates(gates, workloads, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "gates",
 			       gates ? json_object_get(gates) : json_object_new_array());
-	json_object *accel = obj_get(full, "accelerator");
+	json_object *accel = job_json_get(full, "accelerator");
 	json_object_object_add(
 	    out, "accelerator",
 	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));
 
 	/* Scale-out (hostpool.h): where the runs go; the schema checks values. */
-	json_object *placement = obj_get(full, "placement");
-	json_object *host_labels = obj_get(full, "host_labels");
+	json_object *placement = job_json_get(full, "placement");
+	json_object *host_labels = job_json_get(full, "host_labels");
 	if (placement)
 		json_object_object_add(out, "placement", json_object_get(placement));
 	if (host_labels)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "util/error.h"
 
 enum job_origin {
@@ -32,6 +33,143 @@ const struct job_limits *job_default_limits(void);
 /* Validates spec (borrowed) and returns, in *ret_expanded, a new reference to
  * the expanded spec: shorthand expanded, defaults filled in. On failure err
  * names the JSON path and the reason. base_dir is used only for
- * JOB_ORIGIN_CLI paths. */
+ * JOB_ORIGIN_CLI paths. This is the stored and served form of a job;
+ * job_expand() builds the typed form from it. */
+int job_expand_json(json_object *spec, enum job_origin origin, const char *base_dir,
+		    const struct job_limits *limits, json_object **ret_expanded,
+		    struct sl_error *err);
+
+/* ---- the typed job ----
+ *
+ * Every string and array below points into the expanded spec that struct job
+ * holds a reference to (job->spec): they live as long as the job, and
+ * nothing in it is to be freed separately. */
+
+/* A patch or config fragment after expansion: local paths have been read and
+ * inlined, so only built-ins and inline content remain. */
+enum job_file_kind {
+	JOB_FILE_BUILTIN, /* {"series": name} for a patch, {"builtin": name} for a config */
+	JOB_FILE_INLINE,  /* {"name": ..., "content": ...} */
+};
+
+struct job_file {
+	enum job_file_kind kind;
+	const char *builtin; /* JOB_FILE_BUILTIN: the series or fragment under guest-kernel/ */
+	const char *name;    /* JOB_FILE_INLINE: the file name; NULL for an unnamed config */
+	const char *content; /* JOB_FILE_INLINE: content_len bytes, NUL-terminated */
+	size_t content_len;
+};
+
+struct job_kernel {
+	const char *name;   /* the key in "kernels" */
+	const char *source; /* "debian:linux-source-6.1", or (CLI) a local tree or tarball */
+	struct job_file *patches;
+	size_t n_patches;
+	struct job_file config; /* default: the built-in "linux-6.1" fragment */
+};
+
+struct job_guest {
+	int vcpus;     /* default 2 */
+	int memory_mb; /* default 512 */
+};
+
+enum job_hrtick {
+	JOB_HRTICK_DEFAULT, /* unset: the kernel's default */
+	JOB_HRTICK_ON,
+	JOB_HRTICK_OFF,
+};
+
+struct job_uid_share {
+	unsigned uid; /* 0..65535 */
+	int share;    /* 1..262144; 1024 is the default weight */
+};
+
+struct job_tunable {
+	const char *name; /* a file under /sys/kernel/debug/sched/, e.g. "latency_ns" */
+	long long value;  /* 0..4294967295 */
+};
+
+struct job_variant {
+	const char *name;		 /* the key in "variants" */
+	const struct job_kernel *kernel; /* the kernel it boots (in job->kernels) */
+	const char **features;		 /* sched features in order, e.g. "NO_RT_PUSH" */
+	size_t n_features;
+	enum job_hrtick hrtick;
+	struct job_uid_share *uid_shares;
+	size_t n_uid_shares;
+	struct job_tunable *sched_tunables;
+	size_t n_sched_tunables;
+};
+
+struct job_workload {
+	const char *name; /* unique in the job; default: the tool's name */
+	const char *tool; /* "rt-migrate-test", "cyclictest", "share" or "slice" */
+	const char **args;
+	size_t n_args;
+	int timeout_s;	   /* default 120 */
+	int uid;	   /* default 0 (root) */
+	long maxerr_us;	   /* rt-migrate-test's --maxerr; -1 when the spec sets none */
+	json_object *spec; /* the workload's entry in the expanded spec (borrowed) */
+};
+
+struct job_gate {
+	const char *workload; /* a workload's name */
+	const char *metric;   /* e.g. "inversions", "latency_us.p99" */
+	bool has_threshold;   /* false: the metric's default threshold */
+	double threshold;
+	bool relative; /* threshold is a fraction of the baseline median */
+};
+
+enum job_placement {
+	JOB_PLACEMENT_TOGETHER, /* the default: every run of the job on one host */
+	JOB_PLACEMENT_SPREAD,	/* whole rounds of repeats to the hosts in turn */
+};
+
+struct job {
+	json_object *spec; /* the expanded spec (one reference, owned) */
+	const char *name;
+	const char *description; /* NULL if none */
+	struct job_kernel *kernels;
+	size_t n_kernels;
+	struct job_guest guest;
+	struct job_variant *variants;
+	size_t n_variants;
+	const struct job_variant *baseline; /* in variants */
+	struct job_workload *workloads;
+	size_t n_workloads;
+	int repeat; /* boots per variant, default 3 */
+	struct job_gate *gates;
+	size_t n_gates;
+	const char *accelerator; /* "auto" (the default), "kvm" or "tcg" */
+	bool has_placement;	 /* whether the spec names a placement */
+	enum job_placement placement;
+	const char **host_labels;
+	size_t n_host_labels;
+};
+
+/* Validates and expands spec (borrowed) as job_expand_json() does, and returns
+ * the typed job in *ret (owned by the caller, free with job_free()). The job
+ * holds the expanded spec as job->spec. On failure err names the JSON path
+ * and the reason and *ret is untouched. */
 int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
-	       const struct job_limits *limits, json_object **ret_expanded, struct sl_error *err);
+	       const struct job_limits *limits, struct job **ret, struct sl_error *err);
+
+/* Builds the typed job from an already expanded spec (borrowed; the job takes
+ * its own reference), e.g. one read back from the store. Does not validate
+ * against the schema again, but checks every member it reads: a spec that is
+ * not in the expanded form is ERR_INVALID, never a crash. */
+int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *err);
+
+/* Frees job and drops its reference to the spec. Accepts NULL; returns NULL. */
+struct job *job_free(struct job *job);
+
+/* The variant, kernel or workload of that name in job, or NULL. */
+const struct job_variant *job_find_variant(const struct job *job, const char *name);
+const struct job_kernel *job_find_kernel(const struct job *job, const char *name);
+const struct job_workload *job_find_workload(const struct job *job, const char *name);
+
+static inline void job_freep(struct job **job)
+{
+	job_free(*job);
+}
+#define _cleanup_job_ _cleanup_(job_freep)

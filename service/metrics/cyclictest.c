@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metrics-internal.h"
 
 #define CT_MAX_CYCLES 10000000000LL	/* a day at 10 us: more is garbage */
 #define CT_MAX_US     100000000.0	/* 100 s */
@@ -272,3 +273,18 @@ out:
 	free(th);
 	return r;
 }
+
+static int cyclictest_parse(const struct metrics_output *out, json_object *workload_spec,
+			    json_object **ret_metrics, json_object **ret_details,
+			    struct sl_error *err)
+{
+	(void)workload_spec;
+	return metrics_cyclictest(out->stdout_text, out->stdout_len, out->json_text, ret_metrics,
+				  ret_details, err);
+}
+
+const struct metrics_plugin metrics_plugin_cyclictest = {
+    .tool = "cyclictest",
+    .all_lower = true,
+    .parse = cyclictest_parse,
+};

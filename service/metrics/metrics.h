@@ -39,27 +39,3 @@ const char *metrics_better(const char *tool, const char *metric);
 
 /* rt-migrate-test's own --maxerr default in microseconds (rt-tests 2.4). */
 #define RTMIGRATE_DEFAULT_MAXERR_US 1000
-
-/* Per-tool parsers, exposed for the unit tests; same contract as above. */
-int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
-		      long maxerr_us, json_object **ret_metrics, json_object **ret_details,
-		      struct sl_error *err);
-int metrics_cyclictest(const char *stdout_text, size_t stdout_len, const char *json_text,
-		       json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
-/* share/slice: the tool printed one JSON object with a "metrics" object. */
-int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
-		     json_object **ret_details, struct sl_error *err);
-
-/* ---- helpers shared by the metrics_*.c parsers ---- */
-
-#define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
-
-/* A metric value for JSON: integral values as integers, others with 10
- * significant digits (no 4859.5200000000004 in results). */
-json_object *metrics_number(double v);
-/* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
-bool metrics_name_ok(const char *name);
-/* Parses text (len bytes, untrusted) as exactly one JSON object; what names
- * the text in error messages ("cyclictest's JSON file"). */
-int metrics_parse_json(const char *text, size_t len, const char *what, json_object **ret,
-		       struct sl_error *err);

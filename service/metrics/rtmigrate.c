@@ -16,12 +16,14 @@
  * Task t runs at priority base + t, so a higher column is a higher priority
  * (with -e several middle tasks share one). */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metrics-internal.h"
 
 #define RTM_MAX_TASKS 64
 #define RTM_MAX_LINE  4096
@@ -407,3 +409,51 @@ out:
 	rtm_done(&p);
 	return r;
 }
+
+/* The maxerr rt-migrate-test itself used: the spec's maxerr_us, else a -m/--maxerr in
+ * args, else the tool's default. */
+static long rtmigrate_maxerr(json_object *spec)
+{
+	json_object *v = metrics_get(spec, "maxerr_us");
+	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0 &&
+	    json_object_get_int64(v) <= 10000000)
+		return (long)json_object_get_int64(v);
+	json_object *args = metrics_get(spec, "args");
+	long found = RTMIGRATE_DEFAULT_MAXERR_US;
+	for (size_t i = 0;
+	     json_object_is_type(args, json_type_array) && i < json_object_array_length(args);
+	     i++) {
+		const char *a = json_object_get_string(json_object_array_get_idx(args, i));
+		const char *val = NULL;
+		if (!a)
+			continue;
+		if (strcmp(a, "-m") == 0 || strcmp(a, "--maxerr") == 0)
+			val = json_object_get_string(json_object_array_get_idx(args, i + 1));
+		else if (strncmp(a, "--maxerr=", 9) == 0)
+			val = a + 9;
+		else if (strncmp(a, "-m", 2) == 0)
+			val = a + 2;
+		if (val) {
+			char *end;
+			errno = 0;
+			long l = strtol(val, &end, 10);
+			if (!errno && end != val && *end == '\0' && l >= 0 && l <= 10000000)
+				found = l;
+		}
+	}
+	return found;
+}
+
+static int rtmigrate_parse(const struct metrics_output *out, json_object *workload_spec,
+			   json_object **ret_metrics, json_object **ret_details,
+			   struct sl_error *err)
+{
+	return metrics_rtmigrate(out->stdout_text, out->stdout_len, out->json_text,
+				 rtmigrate_maxerr(workload_spec), ret_metrics, ret_details, err);
+}
+
+const struct metrics_plugin metrics_plugin_rtmigrate = {
+    .tool = "rt-migrate-test",
+    .all_lower = true,
+    .parse = rtmigrate_parse,
+};

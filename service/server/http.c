@@ -488,7 +488,7 @@ static enum MHD_Result h_submit(struct http_server *srv, struct MHD_Connection *
 					      JOB_NAME_MAX);
 		name = json_object_get_string(name_o);
 	}
-	http_expand_fn expand = srv->opts.expand ? srv->opts.expand : job_expand;
+	http_expand_fn expand = srv->opts.expand ? srv->opts.expand : job_expand_json;
 	if (expand(spec, JOB_ORIGIN_SERVICE, NULL, &srv->opts.config->limits, &expanded, &err) < 0)
 		return respond_error(conn, req, &err);
 	char id[STORE_ID_LEN + 1];

@@ -1,10 +1,11 @@
 /* libFuzzer target: what POST /v1/jobs does with a body. The bytes go through
  * the service's own body parser (http_parse_json); a value goes through
- * job_expand() as an untrusted service
+ * job_expand_json() as an untrusted service
  * job, and every variant of an accepted job through plan_build(). Checks:
  * a rejected job carries a message; an accepted one expands again to the
- * same document (the stored "spec as run" is itself a valid job), and every
- * variant yields a plan with a positive deadline. Run with
+ * same document (the stored "spec as run" is itself a valid job), builds a
+ * typed job (job_from_expanded), and every variant yields a plan with a
+ * positive deadline. Run with
  * SCHEDLAB_DATA_DIR at the repository, where results-schema/ lives. */
 #include <assert.h>
 #include <json-c/json.h>
@@ -49,19 +50,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	json_object *expanded = NULL;
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &expanded, &err) < 0) {
+	if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &expanded, &err) < 0) {
 		assert(err.message[0] != '\0');
 		assert(!expanded);
 	} else {
 		assert(json_object_is_type(expanded, json_type_object));
 		json_object *again = NULL;
 		struct sl_error err2 = {0};
-		int r = job_expand(expanded, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err2);
+		int r = job_expand_json(expanded, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err2);
 		if (r < 0)
 			fprintf(stderr, "re-expansion failed: %s: %s\n", err2.path, err2.message);
 		assert(r == 0);
 		assert(json_object_equal(expanded, again));
 		check_plans(expanded);
+		/* The typed job builds from every expanded spec. */
+		struct job *job = NULL;
+		r = job_from_expanded(expanded, &job, &err2);
+		if (r < 0)
+			fprintf(stderr, "typed job failed: %s: %s\n", err2.path, err2.message);
+		assert(r == 0 && job->n_variants >= 2 && job->baseline);
+		job_free(job);
 		json_object_put(again);
 		json_object_put(expanded);
 	}

@@ -1,4 +1,4 @@
-/* libFuzzer target: the workload output parsers (service/metrics*.c). The
+/* libFuzzer target: the workload output parsers (service/metrics/). The
  * first byte picks the tool; for the rt-tests parsers the rest is split at
  * the first NUL into the tool's stdout and its JSON file. A parser either
  * fails with ERR_INVALID and a message, or returns metrics whose names are
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metrics-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,7 @@
-/* job_expand(): the examples, the CI shorthand, defaults, and the errors
- * that name a JSON path. Uses the real results-schema/job.schema.json. */
+/* job_expand_json(): the examples, the CI shorthand, defaults, and the errors
+ * that name a JSON path; job_expand() and job_from_expanded(): the typed job
+ * built from them. Uses the real results-schema/job.schema.json. */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,7 +35,7 @@ static void expect_error(const char *text, enum job_origin origin, const char *p
 	assert_non_null(spec);
 	json_object *out = NULL;
 	struct sl_error err = {0};
-	int r = job_expand(spec, origin, ".", NULL, &out, &err);
+	int r = job_expand_json(spec, origin, ".", NULL, &out, &err);
 	if (r == 0)
 		fail_msg("expected an error at %s for %s", path, text);
 	assert_null(out);
@@ -60,7 +62,7 @@ static void test_examples_expand(void **state)
 		json_object *spec = load_example(names[i]);
 		json_object *out = NULL;
 		struct sl_error err = {0};
-		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out, &err) < 0)
+		if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out, &err) < 0)
 			fail_msg("%s: %s: %s", names[i], err.path, err.message);
 		assert_non_null(field(out, "variants"));
 		assert_non_null(field(out, "baseline"));
@@ -78,7 +80,7 @@ static void test_shorthand_and_defaults(void **state)
 	    "\"content\":\"--- a/x\\n+++ b/x\\n\"}],\"workloads\":" WL "}");
 	json_object *out = NULL;
 	struct sl_error err = {0};
-	assert_int_equal(job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out, &err), 0);
+	assert_int_equal(job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out, &err), 0);
 	json_object *kernels = field(out, "kernels");
 	assert_int_equal(json_object_array_length(field(field(kernels, "base"), "patches")), 1);
 	json_object *pp = field(field(kernels, "patched"), "patches");
@@ -110,14 +112,14 @@ static void test_cli_path_is_inlined(void **state)
 					       "\"workloads\":" WL "}");
 	json_object *out = NULL;
 	struct sl_error err = {0};
-	assert_int_equal(job_expand(spec, JOB_ORIGIN_CLI, dir, NULL, &out, &err), 0);
+	assert_int_equal(job_expand_json(spec, JOB_ORIGIN_CLI, dir, NULL, &out, &err), 0);
 	json_object *pp = field(field(field(out, "kernels"), "patched"), "patches");
 	json_object *item = json_object_array_get_idx(pp, 1);
 	assert_string_equal(json_object_get_string(field(item, "name")), "my.patch");
 	assert_string_equal(json_object_get_string(field(item, "content")), "hello\n");
 	json_object_put(out);
 	/* The service never reads local files. */
-	assert_true(job_expand(spec, JOB_ORIGIN_SERVICE, dir, NULL, &out, &err) < 0);
+	assert_true(job_expand_json(spec, JOB_ORIGIN_SERVICE, dir, NULL, &out, &err) < 0);
 	assert_non_null(strstr(err.message, "Local file paths"));
 	json_object_put(spec);
 	fs_rm_rf(dir, NULL);
@@ -179,10 +181,209 @@ static void test_guest_time_budget(void **state)
 						   ",\"repeat\":2"));
 	json_object *out = NULL;
 	struct sl_error err = {0};
-	assert_true(job_expand(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &out, &err) < 0);
+	assert_true(job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &out, &err) < 0);
 	assert_string_equal(err.path, "$.repeat");
 	assert_non_null(strstr(err.message, "over the limit of 100 s"));
 	json_object_put(spec);
+}
+
+/* Every example in examples/ expands into a typed job that agrees with the
+ * expanded JSON it holds. */
+static void test_typed_examples(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *root = fs_data_dir();
+	_cleanup_free_ char *ex = fs_path_join(root, "examples");
+	DIR *d = opendir(ex);
+	assert_non_null(d);
+	int n_examples = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		n_examples++;
+		json_object *spec = load_example(e->d_name);
+		_cleanup_job_ struct job *job = NULL;
+		struct sl_error err = {0};
+		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+			fail_msg("%s: %s: %s", e->d_name, err.path, err.message);
+		json_object_put(spec);
+		json_object *x = job->spec;
+		assert_non_null(x);
+		assert_string_equal(job->name, json_object_get_string(field(x, "name")));
+		assert_int_equal(job->n_kernels, json_object_object_length(field(x, "kernels")));
+		assert_int_equal(job->n_variants, json_object_object_length(field(x, "variants")));
+		assert_int_equal(job->n_workloads, json_object_array_length(field(x, "workloads")));
+		assert_int_equal(job->n_gates, json_object_array_length(field(x, "gates")));
+		assert_string_equal(job->baseline->name,
+				    json_object_get_string(field(x, "baseline")));
+		assert_int_equal(job->repeat, json_object_get_int(field(x, "repeat")));
+		assert_int_equal(job->guest.vcpus,
+				 json_object_get_int(field(field(x, "guest"), "vcpus")));
+		for (size_t i = 0; i < job->n_variants; i++) {
+			const struct job_variant *v = &job->variants[i];
+			assert_ptr_equal(job_find_variant(job, v->name), v);
+			assert_ptr_equal(job_find_kernel(job, v->kernel->name), v->kernel);
+		}
+		for (size_t i = 0; i < job->n_kernels; i++) {
+			const struct job_kernel *k = &job->kernels[i];
+			assert_non_null(k->source);
+			for (size_t j = 0; j < k->n_patches; j++)
+				assert_true(k->patches[j].kind == JOB_FILE_BUILTIN
+						? k->patches[j].builtin != NULL
+						: k->patches[j].content != NULL);
+		}
+		for (size_t i = 0; i < job->n_gates; i++)
+			assert_non_null(job_find_workload(job, job->gates[i].workload));
+		/* The stored form builds the same job. */
+		_cleanup_job_ struct job *again = NULL;
+		assert_int_equal(job_from_expanded(job->spec, &again, &err), 0);
+		assert_int_equal(again->n_variants, job->n_variants);
+		assert_string_equal(again->baseline->name, job->baseline->name);
+	}
+	closedir(d);
+	assert_true(n_examples >= 6);
+}
+
+static void test_typed_shorthand(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(
+	    "{\"name\":\"ci\",\"base\":" KERNEL ",\"patches\":[{\"name\":\"fix.patch\","
+	    "\"content\":\"--- a/x\\n+++ b/x\\n\"}],\"workloads\":" WL "}");
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err), 0);
+	json_object_put(spec);
+
+	assert_string_equal(job->name, "ci");
+	assert_null(job->description);
+	assert_int_equal(job->n_kernels, 2);
+	const struct job_kernel *base = job_find_kernel(job, "base");
+	const struct job_kernel *patched = job_find_kernel(job, "patched");
+	assert_non_null(base);
+	assert_non_null(patched);
+	assert_string_equal(base->source, "debian:linux-source-6.1");
+	assert_int_equal(base->n_patches, 1);
+	assert_int_equal(base->patches[0].kind, JOB_FILE_BUILTIN);
+	assert_string_equal(base->patches[0].builtin, "linux-6.1");
+	assert_int_equal(patched->n_patches, 2);
+	assert_int_equal(patched->patches[1].kind, JOB_FILE_INLINE);
+	assert_string_equal(patched->patches[1].name, "fix.patch");
+	assert_int_equal(patched->patches[1].content_len, strlen("--- a/x\n+++ b/x\n"));
+	/* No config given: the built-in fragment. */
+	assert_int_equal(patched->config.kind, JOB_FILE_BUILTIN);
+	assert_string_equal(patched->config.builtin, "linux-6.1");
+
+	assert_int_equal(job->n_variants, 2);
+	assert_string_equal(job->baseline->name, "baseline");
+	assert_ptr_equal(job->baseline->kernel, base);
+	assert_ptr_equal(job_find_variant(job, "patched")->kernel, patched);
+	assert_int_equal(job->baseline->n_features, 0);
+	assert_int_equal(job->baseline->hrtick, JOB_HRTICK_DEFAULT);
+
+	assert_int_equal(job->n_workloads, 1);
+	const struct job_workload *w = &job->workloads[0];
+	assert_string_equal(w->name, "rt-migrate-test");
+	assert_string_equal(w->tool, "rt-migrate-test");
+	assert_int_equal(w->n_args, 3);
+	assert_string_equal(w->args[2], "3");
+	assert_int_equal(w->timeout_s, 120);
+	assert_int_equal(w->uid, 0);
+	assert_int_equal(w->maxerr_us, -1);
+	assert_int_equal(job->repeat, 3);
+	assert_int_equal(job->guest.vcpus, 2);
+	assert_int_equal(job->guest.memory_mb, 512);
+	assert_string_equal(job->accelerator, "auto");
+	assert_false(job->has_placement);
+	assert_int_equal(job->n_gates, 0);
+	assert_int_equal(job->n_host_labels, 0);
+	assert_null(job_find_workload(job, "cyclictest"));
+}
+
+static void test_typed_variant_settings(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(JOB(
+	    "{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"features\":[\"NO_RT_PUSH\","
+	    "\"HRTICK\"],\"hrtick\":false,\"uid_shares\":{\"1000\":2048,\"0\":512},"
+	    "\"sched_tunables\":{\"latency_ns\":4294967295}}}",
+	    ",\"gates\":[{\"workload\":\"rt-migrate-test\",\"metric\":\"inversions\","
+	    "\"threshold\":0.5,\"relative\":true},{\"workload\":\"rt-migrate-test\","
+	    "\"metric\":\"max_delay_us\"}],\"placement\":\"spread\",\"host_labels\":[\"cpu=epyc\"],"
+	    "\"accelerator\":\"tcg\",\"guest\":{\"vcpus\":4,\"memory_mb\":1024}"));
+	assert_non_null(spec);
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	json_object_put(spec);
+
+	const struct job_variant *b = job_find_variant(job, "b");
+	assert_non_null(b);
+	assert_int_equal(b->n_features, 2);
+	assert_string_equal(b->features[0], "NO_RT_PUSH");
+	assert_int_equal(b->hrtick, JOB_HRTICK_OFF);
+	assert_int_equal(b->n_uid_shares, 2);
+	assert_int_equal(b->uid_shares[0].uid, 1000);
+	assert_int_equal(b->uid_shares[0].share, 2048);
+	assert_int_equal(b->uid_shares[1].uid, 0);
+	assert_int_equal(b->n_sched_tunables, 1);
+	assert_string_equal(b->sched_tunables[0].name, "latency_ns");
+	assert_true(b->sched_tunables[0].value == 4294967295LL);
+	assert_string_equal(job->baseline->name, "a");
+
+	assert_int_equal(job->n_gates, 2);
+	assert_true(job->gates[0].has_threshold);
+	assert_true(job->gates[0].threshold == 0.5);
+	assert_true(job->gates[0].relative);
+	assert_false(job->gates[1].has_threshold);
+	assert_false(job->gates[1].relative);
+	assert_string_equal(job->gates[1].metric, "max_delay_us");
+	assert_true(job->has_placement);
+	assert_int_equal(job->placement, JOB_PLACEMENT_SPREAD);
+	assert_int_equal(job->n_host_labels, 1);
+	assert_string_equal(job->host_labels[0], "cpu=epyc");
+	assert_string_equal(job->accelerator, "tcg");
+	assert_int_equal(job->guest.vcpus, 4);
+	assert_int_equal(job->guest.memory_mb, 1024);
+}
+
+/* A stored spec that is not in the expanded form is an error, not a crash. */
+static void test_from_expanded_rejects_garbage(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+	    "[]",
+	    "{}",
+	    "{\"name\":\"x\"}",
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"patches\":[{}]}}}",
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"config\":{\"builtin\":\"b\"}}},"
+	    "\"guest\":{\"vcpus\":1,\"memory_mb\":128},\"variants\":{\"a\":{\"kernel\":\"k\","
+	    "\"features\":[1]}}}",
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"config\":{\"builtin\":\"b\"}}},"
+	    "\"guest\":{\"vcpus\":1,\"memory_mb\":128},\"variants\":{\"a\":{\"kernel\":\"k\","
+	    "\"uid_shares\":{\"x\":1}}}}",
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"config\":{\"builtin\":\"b\"}}},"
+	    "\"guest\":{\"vcpus\":1,\"memory_mb\":128},\"variants\":{\"a\":{\"kernel\":\"k\"}},"
+	    "\"baseline\":\"a\",\"workloads\":[{\"tool\":\"x\",\"name\":\"x\",\"timeout_s\":1,"
+	    "\"args\":[\"a\",null]}]}",
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"config\":{\"builtin\":\"b\"}}},"
+	    "\"guest\":{\"vcpus\":1,\"memory_mb\":128},\"variants\":{\"a\":{\"kernel\":\"k\"}},"
+	    "\"baseline\":\"a\",\"workloads\":[],\"repeat\":1,\"gates\":[{\"metric\":\"m\"}]}",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		json_object *o = json_tokener_parse(bad[i]);
+		struct job *job = NULL;
+		struct sl_error err = {0};
+		if (job_from_expanded(o, &job, &err) == 0)
+			fail_msg("accepted %s", bad[i]);
+		assert_null(job);
+		assert_true(err.message[0] != '\0');
+		json_object_put(o);
+	}
+	assert_null(job_free(NULL));
 }
 
 int main(void)
@@ -194,6 +395,10 @@ int main(void)
 	    cmocka_unit_test(test_errors_name_the_path),
 	    cmocka_unit_test(test_variant_settings_are_checked),
 	    cmocka_unit_test(test_guest_time_budget),
+	    cmocka_unit_test(test_typed_examples),
+	    cmocka_unit_test(test_typed_shorthand),
+	    cmocka_unit_test(test_typed_variant_settings),
+	    cmocka_unit_test(test_from_expanded_rejects_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

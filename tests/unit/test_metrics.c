@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metrics-internal.h"
 #include "util/fs.h"
 
 static char *golden(const char *name)
@@ -564,6 +565,11 @@ static void test_better(void **state)
 	assert_string_equal(metrics_better("slice", "segments"), "none");
 	assert_string_equal(metrics_better("slice", "slice_us.p99"), "lower");
 	assert_string_equal(metrics_better("slice", "wait_us.p99"), "lower");
+	/* slice's plug-in says every metric is better lower; share's does not. */
+	assert_string_equal(metrics_better("slice", "runs"), "lower");
+	assert_string_equal(metrics_better("share", "runs"), "none");
+	assert_string_equal(metrics_better("nope", "runs"), "none");
+	assert_string_equal(metrics_better(NULL, "max_delay_us"), "lower");
 }
 
 int main(void)

@@ -1,0 +1,394 @@
+/* The typed job: struct job built from an expanded spec, its accessors and
+ * the json-c accessors job.c shares (job-internal.h). See job.h.
+ *
+ * Strings point into the expanded spec, which the job holds a reference to;
+ * only the arrays of structs are allocated here. */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "job/job.h"
+#include "job/job-internal.h"
+
+json_object *job_json_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *job_json_string(json_object *o, const char *key)
+{
+	json_object *v = job_json_get(o, key);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int job_json_int(json_object *o, const char *key, int def)
+{
+	json_object *v = job_json_get(o, key);
+	return json_object_is_type(v, json_type_int) ? json_object_get_int(v) : def;
+}
+
+json_object *job_json_array(json_object *o, const char *key)
+{
+	json_object *v = job_json_get(o, key);
+	return json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+json_object *job_json_object(json_object *o, const char *key)
+{
+	json_object *v = job_json_get(o, key);
+	return json_object_is_type(v, json_type_object) ? v : NULL;
+}
+
+/* An error for a member of the expanded spec that is missing or mistyped. */
+static int job_bad(struct sl_error *err, const char *path, const char *what)
+{
+	return error_set_path(err, ERR_INVALID, path,
+			      "The expanded job has no valid %s at %s; expand the job again.", what,
+			      path);
+}
+
+static void *job_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/* Fills *f from one expanded patch or config item; builtin_key is "series"
+ * for a patch and "builtin" for a config. */
+static int job_file_from(json_object *item, const char *builtin_key, const char *path,
+			 struct job_file *f, struct sl_error *err)
+{
+	const char *builtin = job_json_string(item, builtin_key);
+	if (builtin) {
+		*f = (struct job_file){.kind = JOB_FILE_BUILTIN, .builtin = builtin};
+		return 0;
+	}
+	json_object *content = job_json_get(item, "content");
+	if (!json_object_is_type(content, json_type_string))
+		return job_bad(err, path, "built-in name or inline content");
+	*f = (struct job_file){
+	    .kind = JOB_FILE_INLINE,
+	    .name = job_json_string(item, "name"),
+	    .content = json_object_get_string(content),
+	    .content_len = (size_t)json_object_get_string_len(content),
+	};
+	return 0;
+}
+
+/* A NULL-free array of the strings in arr (borrowed), or -EINVAL. */
+static int job_strings(json_object *arr, const char *path, const char ***ret, size_t *ret_n,
+		       struct sl_error *err)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0;
+	const char **v = job_calloc(n, sizeof(*v));
+	if (!v)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(s, json_type_string)) {
+			free(v);
+			return job_bad(err, path, "list of strings");
+		}
+		v[i] = json_object_get_string(s);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int job_kernels_from(struct job *job, json_object *kernels, struct sl_error *err)
+{
+	char path[256];
+	if (!kernels)
+		return job_bad(err, "$.kernels", "kernels object");
+	job->kernels =
+	    job_calloc((size_t)json_object_object_length(kernels), sizeof(*job->kernels));
+	if (!job->kernels)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	json_object_object_foreach(kernels, kname, k)
+	{
+		struct job_kernel *kern = &job->kernels[job->n_kernels++];
+		snprintf(path, sizeof(path), "$.kernels.%s", kname);
+		kern->name = kname;
+		kern->source = job_json_string(k, "source");
+		if (!kern->source)
+			return job_bad(err, path, "source");
+		json_object *patches = job_json_array(k, "patches");
+		size_t n = patches ? json_object_array_length(patches) : 0;
+		kern->patches = job_calloc(n, sizeof(*kern->patches));
+		if (!kern->patches)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		for (size_t i = 0; i < n; i++) {
+			char sub[300];
+			snprintf(sub, sizeof(sub), "%s.patches[%zu]", path, i);
+			int r = job_file_from(json_object_array_get_idx(patches, i), "series", sub,
+					      &kern->patches[i], err);
+			if (r < 0)
+				return r;
+			kern->n_patches++;
+		}
+		snprintf(path, sizeof(path), "$.kernels.%s.config", kname);
+		int r = job_file_from(job_json_object(k, "config"), "builtin", path, &kern->config,
+				      err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int job_uid_shares_from(json_object *shares, const char *path, struct job_variant *var,
+			       struct sl_error *err)
+{
+	var->uid_shares = job_calloc(shares ? (size_t)json_object_object_length(shares) : 0,
+				     sizeof(*var->uid_shares));
+	if (!var->uid_shares)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (!shares) /* json_object_object_foreach() does not accept NULL */
+		return 0;
+	json_object_object_foreach(shares, uid, share)
+	{
+		char *end;
+		errno = 0;
+		unsigned long u = strtoul(uid, &end, 10);
+		if (errno || end == uid || *end || u > 65535 ||
+		    !json_object_is_type(share, json_type_int))
+			return job_bad(err, path, "uid_shares entry");
+		var->uid_shares[var->n_uid_shares++] =
+		    (struct job_uid_share){.uid = (unsigned)u, .share = json_object_get_int(share)};
+	}
+	return 0;
+}
+
+static int job_tunables_from(json_object *tun, const char *path, struct job_variant *var,
+			     struct sl_error *err)
+{
+	var->sched_tunables = job_calloc(tun ? (size_t)json_object_object_length(tun) : 0,
+					 sizeof(*var->sched_tunables));
+	if (!var->sched_tunables)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (!tun)
+		return 0;
+	json_object_object_foreach(tun, tname, tval)
+	{
+		if (!json_object_is_type(tval, json_type_int))
+			return job_bad(err, path, "sched_tunables entry");
+		var->sched_tunables[var->n_sched_tunables++] =
+		    (struct job_tunable){.name = tname, .value = json_object_get_int64(tval)};
+	}
+	return 0;
+}
+
+static int job_variant_from(struct job *job, const char *vname, json_object *v,
+			    struct job_variant *var, struct sl_error *err)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "$.variants.%s", vname);
+	var->name = vname;
+	const char *kernel = job_json_string(v, "kernel");
+	var->kernel = kernel ? job_find_kernel(job, kernel) : NULL;
+	if (!var->kernel)
+		return job_bad(err, path, "kernel that the job defines");
+	int r =
+	    job_strings(job_json_array(v, "features"), path, &var->features, &var->n_features, err);
+	if (r < 0)
+		return r;
+	json_object *h = job_json_get(v, "hrtick");
+	var->hrtick = !json_object_is_type(h, json_type_boolean) ? JOB_HRTICK_DEFAULT
+		      : json_object_get_boolean(h)		 ? JOB_HRTICK_ON
+								 : JOB_HRTICK_OFF;
+
+	r = job_uid_shares_from(job_json_object(v, "uid_shares"), path, var, err);
+	if (r < 0)
+		return r;
+	return job_tunables_from(job_json_object(v, "sched_tunables"), path, var, err);
+}
+
+static int job_workloads_from(struct job *job, json_object *workloads, struct sl_error *err)
+{
+	char path[128];
+	if (!workloads)
+		return job_bad(err, "$.workloads", "workloads list");
+	size_t n = json_object_array_length(workloads);
+	job->workloads = job_calloc(n, sizeof(*job->workloads));
+	if (!job->workloads)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < n; i++) {
+		json_object *w = json_object_array_get_idx(workloads, i);
+		struct job_workload *wl = &job->workloads[job->n_workloads++];
+		snprintf(path, sizeof(path), "$.workloads[%zu]", i);
+		wl->spec = w;
+		wl->tool = job_json_string(w, "tool");
+		wl->name = job_json_string(w, "name");
+		if (!wl->tool || !wl->name)
+			return job_bad(err, path, "tool and name");
+		int r = job_strings(job_json_array(w, "args"), path, &wl->args, &wl->n_args, err);
+		if (r < 0)
+			return r;
+		wl->timeout_s = job_json_int(w, "timeout_s", -1);
+		wl->uid = job_json_int(w, "uid", 0);
+		if (wl->timeout_s < 1)
+			return job_bad(err, path, "timeout_s");
+		json_object *m = job_json_get(w, "maxerr_us");
+		wl->maxerr_us = json_object_is_type(m, json_type_int) &&
+					json_object_get_int64(m) >= 0 &&
+					json_object_get_int64(m) <= LONG_MAX
+				    ? (long)json_object_get_int64(m)
+				    : -1;
+	}
+	return 0;
+}
+
+static int job_gates_from(struct job *job, json_object *gates, struct sl_error *err)
+{
+	char path[128];
+	size_t n = gates ? json_object_array_length(gates) : 0;
+	job->gates = job_calloc(n, sizeof(*job->gates));
+	if (!job->gates)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		struct job_gate *gate = &job->gates[job->n_gates++];
+		snprintf(path, sizeof(path), "$.gates[%zu]", i);
+		gate->workload = job_json_string(g, "workload");
+		gate->metric = job_json_string(g, "metric");
+		if (!gate->workload || !gate->metric)
+			return job_bad(err, path, "workload and metric");
+		json_object *t = job_json_get(g, "threshold");
+		gate->has_threshold = json_object_is_type(t, json_type_int) ||
+				      json_object_is_type(t, json_type_double);
+		gate->threshold = gate->has_threshold ? json_object_get_double(t) : 0;
+		json_object *rel = job_json_get(g, "relative");
+		gate->relative =
+		    json_object_is_type(rel, json_type_boolean) && json_object_get_boolean(rel);
+	}
+	return 0;
+}
+
+int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *err)
+{
+	if (!json_object_is_type(expanded, json_type_object))
+		return error_set_path(err, ERR_INVALID, "$", "A job must be a JSON object.");
+	_cleanup_job_ struct job *job = calloc(1, sizeof(*job));
+	if (!job)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	job->spec = json_object_get(expanded);
+
+	job->name = job_json_string(expanded, "name");
+	if (!job->name)
+		return job_bad(err, "$.name", "name");
+	job->description = job_json_string(expanded, "description");
+
+	int r = job_kernels_from(job, job_json_object(expanded, "kernels"), err);
+	if (r < 0)
+		return r;
+
+	json_object *guest = job_json_object(expanded, "guest");
+	job->guest.vcpus = job_json_int(guest, "vcpus", -1);
+	job->guest.memory_mb = job_json_int(guest, "memory_mb", -1);
+	if (job->guest.vcpus < 1 || job->guest.memory_mb < 1)
+		return job_bad(err, "$.guest", "vcpus and memory_mb");
+
+	json_object *variants = job_json_object(expanded, "variants");
+	if (!variants)
+		return job_bad(err, "$.variants", "variants object");
+	job->variants =
+	    job_calloc((size_t)json_object_object_length(variants), sizeof(*job->variants));
+	if (!job->variants)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	json_object_object_foreach(variants, vname, v)
+	{
+		r = job_variant_from(job, vname, v, &job->variants[job->n_variants], err);
+		job->n_variants++; /* counted before a failure too, so job_free() frees it */
+		if (r < 0)
+			return r;
+	}
+	const char *baseline = job_json_string(expanded, "baseline");
+	job->baseline = baseline ? job_find_variant(job, baseline) : NULL;
+	if (!job->baseline)
+		return job_bad(err, "$.baseline", "baseline variant");
+
+	r = job_workloads_from(job, job_json_array(expanded, "workloads"), err);
+	if (r < 0)
+		return r;
+	job->repeat = job_json_int(expanded, "repeat", -1);
+	if (job->repeat < 1)
+		return job_bad(err, "$.repeat", "repeat");
+	r = job_gates_from(job, job_json_array(expanded, "gates"), err);
+	if (r < 0)
+		return r;
+
+	job->accelerator = job_json_string(expanded, "accelerator");
+	if (!job->accelerator)
+		job->accelerator = "auto";
+	const char *placement = job_json_string(expanded, "placement");
+	job->has_placement = placement != NULL;
+	job->placement = placement && strcmp(placement, "spread") == 0 ? JOB_PLACEMENT_SPREAD
+								       : JOB_PLACEMENT_TOGETHER;
+	r = job_strings(job_json_array(expanded, "host_labels"), "$.host_labels", &job->host_labels,
+			&job->n_host_labels, err);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(job);
+	return 0;
+}
+
+int job_expand(json_object *spec, enum job_origin origin, const char *base_dir,
+	       const struct job_limits *limits, struct job **ret, struct sl_error *err)
+{
+	_cleanup_json_ json_object *expanded = NULL;
+	int r = job_expand_json(spec, origin, base_dir, limits, &expanded, err);
+	if (r < 0)
+		return r;
+	return job_from_expanded(expanded, ret, err);
+}
+
+struct job *job_free(struct job *job)
+{
+	if (!job)
+		return NULL;
+	for (size_t i = 0; i < job->n_kernels; i++)
+		free(job->kernels[i].patches);
+	free(job->kernels);
+	for (size_t i = 0; i < job->n_variants; i++) {
+		free(job->variants[i].features);
+		free(job->variants[i].uid_shares);
+		free(job->variants[i].sched_tunables);
+	}
+	free(job->variants);
+	for (size_t i = 0; i < job->n_workloads; i++)
+		free(job->workloads[i].args);
+	free(job->workloads);
+	free(job->gates);
+	free(job->host_labels);
+	json_object_put(job->spec);
+	free(job);
+	return NULL;
+}
+
+const struct job_variant *job_find_variant(const struct job *job, const char *name)
+{
+	for (size_t i = 0; job && name && i < job->n_variants; i++)
+		if (strcmp(job->variants[i].name, name) == 0)
+			return &job->variants[i];
+	return NULL;
+}
+
+const struct job_kernel *job_find_kernel(const struct job *job, const char *name)
+{
+	for (size_t i = 0; job && name && i < job->n_kernels; i++)
+		if (strcmp(job->kernels[i].name, name) == 0)
+			return &job->kernels[i];
+	return NULL;
+}
+
+const struct job_workload *job_find_workload(const struct job *job, const char *name)
+{
+	for (size_t i = 0; job && name && i < job->n_workloads; i++)
+		if (strcmp(job->workloads[i].name, name) == 0)
+			return &job->workloads[i];
+	return NULL;
+}

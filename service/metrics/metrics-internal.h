@@ -1,0 +1,62 @@
+/* What the metrics dispatcher (metrics.c) and its plug-ins share: the
+ * plug-in interface, the per-tool parsers (exposed for the unit tests and
+ * fuzz targets) and the helpers every parser uses. A plug-in is one file
+ * (rtmigrate.c, cyclictest.c, own_tool.c) defining a struct metrics_plugin
+ * that metrics.c lists in its table. Not for use outside service/metrics/
+ * and its tests; the stages above use metrics.h. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+#define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
+#define METRICS_MAX_NAME       128 /* bytes in a metric name */
+
+/* What one workload run left behind, as the agent reported it (all
+ * borrowed, untrusted). */
+struct metrics_output {
+	const char *stdout_text; /* stdout_len bytes; NUL bytes are the parser's to reject */
+	size_t stdout_len;
+	const char *json_text; /* the tool's --json file, or NULL */
+};
+
+/* One tool's parser. */
+struct metrics_plugin {
+	const char *tool; /* the job's workload "tool" */
+	bool all_lower;	  /* every metric but cpu_fraction.* and segments is better lower */
+	/* Same contract as metrics_from_workload(); workload_spec may be NULL. */
+	int (*parse)(const struct metrics_output *out, json_object *workload_spec,
+		     json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
+};
+
+extern const struct metrics_plugin metrics_plugin_rtmigrate;  /* rtmigrate.c */
+extern const struct metrics_plugin metrics_plugin_cyclictest; /* cyclictest.c */
+extern const struct metrics_plugin metrics_plugin_share;      /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_slice;      /* own_tool.c */
+
+/* Per-tool parsers, exposed for the unit tests; same contract as above. */
+int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
+		      long maxerr_us, json_object **ret_metrics, json_object **ret_details,
+		      struct sl_error *err);
+int metrics_cyclictest(const char *stdout_text, size_t stdout_len, const char *json_text,
+		       json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
+/* share/slice: the tool printed one JSON object with a "metrics" object. */
+int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
+		     json_object **ret_details, struct sl_error *err);
+
+/* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
+
+/* The member key of object o (borrowed), or NULL if o is not an object
+ * or has no such member. */
+json_object *metrics_get(json_object *o, const char *key);
+/* A metric value for JSON: integral values as integers, others with 10
+ * significant digits (no 4859.5200000000004 in results). */
+json_object *metrics_number(double v);
+/* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
+bool metrics_name_ok(const char *name);
+/* Parses text (len bytes, untrusted) as exactly one JSON object; what names
+ * the text in error messages ("cyclictest's JSON file"). */
+int metrics_parse_json(const char *text, size_t len, const char *what, json_object **ret,
+		       struct sl_error *err);

@@ -1,0 +1,91 @@
+/* The metrics plug-in for schedlab's own workloads (share, slice): the tool
+ * prints one JSON object with a "metrics" object of {name: number} and an
+ * optional "details" object. */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "metrics/metrics.h"
+#include "metrics/metrics-internal.h"
+
+int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
+		     json_object **ret_details, struct sl_error *err)
+{
+	/* The tool prints one JSON object; tolerate a banner before it by
+	 * taking the text from the last line that starts with '{'. */
+	size_t start = 0;
+	while (start < stdout_len && strchr(" \t\r\n", stdout_text[start]))
+		start++;
+	if (start < stdout_len && stdout_text[start] != '{') {
+		for (size_t i = stdout_len; i > 0; i--)
+			if (stdout_text[i - 1] == '\n' && i < stdout_len && stdout_text[i] == '{') {
+				start = i;
+				break;
+			}
+	}
+	if (start >= stdout_len)
+		return error_set(err, ERR_INVALID, 0, "The workload printed no JSON object.");
+
+	_cleanup_json_ json_object *doc = NULL;
+	int r = metrics_parse_json(stdout_text + start, stdout_len - start, "workload's output",
+				   &doc, err);
+	if (r < 0)
+		return r;
+	json_object *m = metrics_get(doc, "metrics");
+	if (!json_object_is_type(m, json_type_object))
+		return error_set(err, ERR_INVALID, 0,
+				 "The workload's output has no \"metrics\" object.");
+	if (json_object_object_length(m) > METRICS_MAX_COUNT)
+		return error_set(err, ERR_INVALID, 0,
+				 "The workload reported %d metrics; at most %d are accepted.",
+				 json_object_object_length(m), METRICS_MAX_COUNT);
+
+	_cleanup_json_ json_object *metrics = json_object_new_object();
+	json_object_object_foreach(m, name, val)
+	{
+		if (!metrics_name_ok(name))
+			return error_set(err, ERR_INVALID, 0,
+					 "The workload reported a metric named '%.64s', which is "
+					 "not of the form [a-z0-9_.]{1,128}.",
+					 name);
+		bool num = json_object_is_type(val, json_type_int) ||
+			   json_object_is_type(val, json_type_double);
+		if (!num || !isfinite(json_object_get_double(val)))
+			return error_set(err, ERR_INVALID, 0,
+					 "The workload's metric '%s' is not a finite number.",
+					 name);
+		json_object_object_add(metrics, name,
+				       json_object_is_type(val, json_type_int)
+					   ? json_object_new_int64(json_object_get_int64(val))
+					   : metrics_number(json_object_get_double(val)));
+	}
+	json_object *details = NULL;
+	json_object *d = metrics_get(doc, "details");
+	if (json_object_is_type(d, json_type_object))
+		details = json_object_get(d);
+	else
+		details = json_object_new_object();
+	*ret_metrics = TAKE_PTR(metrics);
+	*ret_details = details;
+	return 0;
+}
+
+static int own_tool_parse(const struct metrics_output *out, json_object *workload_spec,
+			  json_object **ret_metrics, json_object **ret_details,
+			  struct sl_error *err)
+{
+	(void)workload_spec;
+	return metrics_own_tool(out->stdout_text, out->stdout_len, ret_metrics, ret_details, err);
+}
+
+const struct metrics_plugin metrics_plugin_share = {
+    .tool = "share",
+    .all_lower = false,
+    .parse = own_tool_parse,
+};
+
+const struct metrics_plugin metrics_plugin_slice = {
+    .tool = "slice",
+    .all_lower = true,
+    .parse = own_tool_parse,
+};
