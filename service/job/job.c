@@ -368,12 +368,33 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "workloads", workloads);
-	int repeat = job_json_int(full, "repeat", DEFAULT_REPEAT);
-	if (repeat < 1 || repeat > limits->max_repeat)
+	/* repeat: n boots per variant, or {"min", "max"} for adaptive repeats
+	 * (compare/sequential.h); the budget below counts the maximum. */
+	json_object *rep_in = job_json_get(full, "repeat");
+	int repeat_min, repeat;
+	if (json_object_is_type(rep_in, json_type_object)) {
+		repeat_min = job_json_int(rep_in, "min", DEFAULT_REPEAT);
+		repeat = job_json_int(rep_in, "max", repeat_min);
+	} else
+		repeat_min = repeat = job_json_int(full, "repeat", DEFAULT_REPEAT);
+	if (repeat_min < 1 || repeat > limits->max_repeat)
 		return error_set_path(err, ERR_INVALID, "$.repeat",
 				      "repeat must be between 1 and %d, not %d.",
-				      limits->max_repeat, repeat);
-	json_object_object_add(out, "repeat", json_object_new_int(repeat));
+				      limits->max_repeat, repeat_min < 1 ? repeat_min : repeat);
+	if (repeat < repeat_min)
+		return error_set_path(err, ERR_INVALID, "$.repeat.max",
+				      "repeat.max (%d) must not be below repeat.min (%d).", repeat,
+				      repeat_min);
+	if (json_object_is_type(rep_in, json_type_object)) {
+		json_object *rep = json_object_new_object();
+		json_object_object_add(rep, "min", json_object_new_int(repeat_min));
+		json_object_object_add(rep, "max", json_object_new_int(repeat));
+		json_object_object_add(out, "repeat", rep);
+	} else
+		json_object_object_add(out, "repeat", json_object_new_int(repeat));
+	json_object *alpha = job_json_get(full, "alpha");
+	json_object_object_add(out, "alpha",
+			       alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
 	json_object *gates = job_json_get(full, "gates");
 	r = check_gates(gates, workloads, err);
 	if (r < 0)

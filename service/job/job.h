@@ -137,7 +137,8 @@ struct job {
 	const struct job_variant *baseline; /* in variants */
 	struct job_workload *workloads;
 	size_t n_workloads;
-	int repeat; /* boots per variant, default 3 */
+	int repeat;	/* boots per variant, default 3; with adaptive repeats the most */
+	int repeat_min; /* adaptive repeats: the fewest (compare/sequential.h); else repeat */
 	struct job_gate *gates;
 	size_t n_gates;
 	const char *accelerator; /* "auto" (the default), "kvm" or "tcg" */

@@ -313,8 +313,13 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 	r = job_workloads_from(job, job_json_array(expanded, "workloads"), err);
 	if (r < 0)
 		return r;
-	job->repeat = job_json_int(expanded, "repeat", -1);
-	if (job->repeat < 1)
+	json_object *rep = job_json_get(expanded, "repeat");
+	if (json_object_is_type(rep, json_type_object)) {
+		job->repeat_min = job_json_int(rep, "min", -1);
+		job->repeat = job_json_int(rep, "max", -1);
+	} else
+		job->repeat_min = job->repeat = job_json_int(expanded, "repeat", -1);
+	if (job->repeat_min < 1 || job->repeat < job->repeat_min)
 		return job_bad(err, "$.repeat", "repeat");
 	r = job_gates_from(job, job_json_array(expanded, "gates"), err);
 	if (r < 0)
