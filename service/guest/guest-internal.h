@@ -26,7 +26,8 @@
 #include "proto/frame.h"
 #include "util/error.h"
 
-#define GUEST_MAX_FRAMES 256 /* frames kept per run; later ones are counted, not kept */
+#define GUEST_MAX_FRAMES    256 /* frames kept per run; later ones are counted, not kept */
+#define GUEST_PAYLOAD_DEPTH 32	/* nesting of a frame's JSON payload */
 
 struct guest_spec;
 struct guest_outcome;
@@ -94,6 +95,10 @@ struct guest_state *guest_state_new(const char *log_path, struct sl_error *err);
 void guest_state_free(struct guest_state *s);
 /* Moves complete frames from the parser into s->frames. Under s->lock. */
 void guest_state_pop_frames(struct guest_state *s);
+/* A frame's payload parsed as strict JSON (UTF-8, at most
+ * GUEST_PAYLOAD_DEPTH deep, nothing after the value): a new reference, or
+ * NULL with a sentence in msg naming the frame, the byte offset and why. */
+json_object *guest_payload_parse(const struct frame *f, int index, char *msg, size_t msglen);
 /* Opens the guest's serial0 (GUEST_STREAM_CONSOLE) or serial1 (results)
  * console as a non-blocking stream read by the event loop into s. */
 int guest_stream_open(virConnectPtr conn, virDomainPtr dom, struct guest_state *s, int which,

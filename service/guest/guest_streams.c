@@ -96,6 +96,44 @@ static void console_bytes(struct guest_state *r, const char *buf, size_t n)
 	console_events_feed(r->ce, buf, n);
 }
 
+#define PAYLOAD_WHAT "The payload of frame %d ('%s')"
+
+/* The one place that parses what the guest says: keep it strict. */
+json_object *guest_payload_parse(const struct frame *f, int index, char *msg, size_t msglen)
+{
+	json_tokener *tok = json_tokener_new_ex(GUEST_PAYLOAD_DEPTH);
+	if (!tok) {
+		snprintf(msg, msglen, PAYLOAD_WHAT " could not be parsed: out of memory.", index,
+			 f->kind);
+		return NULL;
+	}
+	/* No json-c leniency (comments, single-quoted values, trailing commas or bytes;
+	 * json-c still takes a single-quoted key) and UTF-8 only:
+	 * the payload is untrusted and ends up in results and reports. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_object *o = json_tokener_parse_ex(tok, f->payload, (int)f->len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (o && e == json_tokener_success && end == f->len)
+		return o;
+	json_object_put(o);
+	if (e == json_tokener_continue)
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it ends inside a value.",
+			 index, f->kind);
+	else if (e != json_tokener_success)
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON at byte %zu: %s.", index,
+			 f->kind, end, json_tokener_error_desc(e));
+	else if (o)
+		snprintf(msg, msglen,
+			 PAYLOAD_WHAT " is not valid JSON: bytes follow its value at byte %zu.",
+			 index, f->kind, end);
+	else
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it is null.", index,
+			 f->kind);
+	return NULL;
+}
+
 /* Pops complete frames into r->frames. Called under r->lock. */
 void guest_state_pop_frames(struct guest_state *r)
 {
@@ -106,19 +144,10 @@ void guest_state_pop_frames(struct guest_state *r)
 			frame_clear(&f);
 			continue;
 		}
-		json_tokener *tok = json_tokener_new();
-		json_object *payload =
-		    tok ? json_tokener_parse_ex(tok, f.payload, (int)f.len) : NULL;
-		if (tok && (!payload || json_tokener_get_error(tok) != json_tokener_success ||
-			    tok->char_offset != (int)f.len)) {
-			json_object_put(payload);
-			payload = NULL;
+		json_object *payload = guest_payload_parse(&f, r->n_frames + 1, r->payload_error,
+							   sizeof(r->payload_error));
+		if (!payload)
 			r->payload_errors++;
-			snprintf(r->payload_error, sizeof(r->payload_error),
-				 "The payload of frame %d ('%s') is not valid JSON.",
-				 r->n_frames + 1, f.kind);
-		}
-		json_tokener_free(tok);
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "kind", json_object_new_string(f.kind));
 		json_object_object_add(o, "payload", payload);
