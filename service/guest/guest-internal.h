@@ -1,0 +1,117 @@
+/* What the guest_*.c family shares behind guest.h:
+ *
+ *   guest_host.c     the libvirt connection and the one process-wide event
+ *                    loop thread (with its barrier)
+ *   guest_streams.c  the event loop's side of a run: the two console streams
+ *                    (console bytes, frames) and the lifecycle events
+ *   guest_run.c      guest_run(): stage, create paused, attach, resume, wait
+ *   guest.c          the outcome: filled from a finished run, freed, as JSON
+ *
+ * Threads: guest_run() runs in its caller's thread and waits on a condition
+ * variable; the stream and lifecycle callbacks run in the event loop thread
+ * and share a struct guest_state with it under its lock.
+ *
+ * This header does not include guest.h (it declares the two structs it
+ * needs): guest.c includes it, and the include graph must stay acyclic. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <libvirt/libvirt.h>
+
+#include "guest/console_events.h"
+#include "proto/frame.h"
+#include "util/error.h"
+
+#define GUEST_MAX_FRAMES    256 /* frames kept per run; later ones are counted, not kept */
+#define GUEST_PAYLOAD_DEPTH 32	/* nesting of a frame's JSON payload */
+
+struct guest_spec;
+struct guest_outcome;
+
+struct guest_host {
+	virConnectPtr conn;
+	char *uri;
+};
+
+enum { GUEST_STREAM_CONSOLE, GUEST_STREAM_RESULTS, GUEST_N_STREAMS };
+
+struct guest_state;
+/* What a stream callback gets as its opaque: its run and which stream. */
+struct guest_stream_ref {
+	struct guest_state *state;
+	int which;
+};
+
+/* One running guest, shared by guest_run() and the event loop callbacks. */
+struct guest_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct guest_stream_ref sref[GUEST_N_STREAMS];
+
+	/* Written by callbacks, read by the caller, all under lock. */
+	bool stopped, shutdown, crashed_event, eof[GUEST_N_STREAMS];
+	bool closed; /* the outcome was taken: late callbacks change nothing */
+	char *tail;  /* ring of GUEST_CONSOLE_TAIL_MAX bytes */
+	size_t tail_pos, tail_len;
+	int log_fd;
+	size_t log_bytes;
+	struct console_events *ce;
+	struct frame_parser *fp;
+	json_object *frames;
+	int n_frames, payload_errors, dropped_frames;
+	char payload_error[256];
+	bool hello, summary, saw_linux;
+	double t_hello;
+	char line_start[16]; /* first bytes of the current console line, for "Linux version" */
+	size_t line_start_len;
+};
+
+/* Seconds on the monotonic clock. */
+static inline double guest_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* guest_host.c */
+
+/* The message of this thread's last libvirt error (borrowed, never NULL). */
+const char *guest_virt_error(void);
+/* true when the event loop ran a zero timeout within timeout_s: every
+ * callback in flight before the call has then returned. */
+bool guest_event_loop_barrier(double timeout_s);
+
+/* guest_streams.c */
+
+/* A new state whose console goes to log_path (NULL: no log). NULL on
+ * failure, with err filled. */
+struct guest_state *guest_state_new(const char *log_path, struct sl_error *err);
+/* NULL is fine. Only once no callback can touch s any more. */
+void guest_state_free(struct guest_state *s);
+/* Moves complete frames from the parser into s->frames. Under s->lock. */
+void guest_state_pop_frames(struct guest_state *s);
+/* A frame's payload parsed as strict JSON (UTF-8, at most
+ * GUEST_PAYLOAD_DEPTH deep, nothing after the value): a new reference, or
+ * NULL with a sentence in msg naming the frame, the byte offset and why. */
+json_object *guest_payload_parse(const struct frame *f, int index, char *msg, size_t msglen);
+/* Opens the guest's serial0 (GUEST_STREAM_CONSOLE) or serial1 (results)
+ * console as a non-blocking stream read by the event loop into s. */
+int guest_stream_open(virConnectPtr conn, virDomainPtr dom, struct guest_state *s, int which,
+		      virStreamPtr *ret, struct sl_error *err);
+/* Removes the stream's callback, ends it (finish after eof, else abort)
+ * and frees it. NULL is fine. */
+void guest_stream_close(virStreamPtr st, bool eof);
+/* The domain lifecycle callback; opaque is the struct guest_state. */
+int guest_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque);
+
+/* guest.c */
+
+/* Fills o from the finished run and closes s to late callbacks. Under
+ * s->lock. */
+void guest_outcome_fill(struct guest_state *s, struct guest_outcome *o, bool hung, int deadline_s,
+			bool probe);

@@ -1,0 +1,291 @@
+/* guest_run() (guest.h): checks the spec, stages the kernel and initrd,
+ * creates the domain paused, attaches both consoles and the lifecycle
+ * callback, resumes it and waits, bounded, for its end: power-off, halt,
+ * stop, deadline (hung) or cancel. The callbacks are in guest_streams.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "guest/domain_xml.h"
+#include "guest/guest-internal.h"
+#include "guest/guest.h"
+#include "util/fs.h"
+
+#define POLL_MS	     100
+#define HALT_GRACE_S 0.5 /* after "System halted", for the last frames to arrive */
+#define DRAIN_S	     3.0 /* after the domain stops, wait this long for the streams' ends */
+
+static int valid_run_id(const char *id)
+{
+	size_t n = id ? strlen(id) : 0;
+	return n > 0 && n <= 90 &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static int copy_into(const char *src, const char *dst, struct sl_error *err)
+{
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	struct stat st;
+	if (in < 0 || fstat(in, &st) < 0)
+		return error_set(err, ERR_NOT_FOUND, errno, "Cannot read '%s': %s.", src,
+				 strerror(errno));
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot create '%s': %s.", dst,
+				 strerror(errno));
+	off_t left = st.st_size;
+	while (left > 0) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return error_set(err, ERR_INTERNAL, n < 0 ? errno : EIO,
+					 "Cannot copy '%s' to '%s'.", src, dst);
+		left -= n;
+	}
+	return 0;
+}
+
+/* A 0755 directory under $TMPDIR (or /tmp) holding copies of the kernel and
+ * initrd: QEMU runs as its own user, which cannot enter a 0700 cache. */
+static int stage_files(const struct guest_spec *s, char **ret_dir, char **ret_kernel,
+		       char **ret_initrd, struct sl_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	_cleanup_free_ char *dir = NULL;
+	if (asprintf(&dir, "%s/schedlab-guest-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", s->run_id) <
+	    0) {
+		dir = NULL;
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	if (!mkdtemp(dir) || chmod(dir, 0755) < 0)
+		return error_set(err, ERR_INTERNAL, errno,
+				 "Cannot create a staging directory for run '%s': %s.", s->run_id,
+				 strerror(errno));
+	_cleanup_free_ char *k = fs_path_join(dir, "bzImage");
+	_cleanup_free_ char *i = fs_path_join(dir, "initrd");
+	int r = copy_into(s->kernel, k, err);
+	if (r >= 0)
+		r = copy_into(s->initrd, i, err);
+	if (r < 0) {
+		fs_rm_rf(dir, NULL);
+		return r;
+	}
+	*ret_dir = TAKE_PTR(dir);
+	*ret_kernel = TAKE_PTR(k);
+	*ret_initrd = TAKE_PTR(i);
+	return 0;
+}
+
+int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_outcome **ret,
+	      struct sl_error *err)
+{
+	struct guest_outcome *o = NULL;
+	struct guest_state *r = NULL;
+	virDomainPtr dom = NULL;
+	virStreamPtr st[GUEST_N_STREAMS] = {NULL, NULL};
+	int cb_id = -1, rc = 0;
+	bool hung = false, cancelled = false, powered_off = false;
+	_cleanup_free_ char *stage = NULL, *kernel = NULL, *initrd = NULL, *cmdline = NULL,
+			    *xml = NULL;
+	char name[128];
+
+	if (!valid_run_id(s->run_id))
+		return error_set_path(err, ERR_INVALID, "run_id",
+				      "The run id '%s' is not 1 to 90 characters of letters, "
+				      "digits, '_', '.' and '-'.",
+				      s->run_id ? s->run_id : "");
+	if (s->deadline_s < 1 || s->deadline_s > GUEST_MAX_DEADLINE_S)
+		return error_set_path(err, ERR_INVALID, "deadline_s",
+				      "The deadline %d s is not between 1 and %d s.", s->deadline_s,
+				      GUEST_MAX_DEADLINE_S);
+	snprintf(name, sizeof(name), GUEST_DOMAIN_PREFIX "%s", s->run_id);
+	if (asprintf(&cmdline, "%s%s%s", GUEST_BASE_CMDLINE, s->cmdline_extra ? " " : "",
+		     s->cmdline_extra ? s->cmdline_extra : "") < 0) {
+		cmdline = NULL;
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	if (s->files_on_host) {
+		kernel = strdup(s->kernel);
+		initrd = strdup(s->initrd);
+		if (!kernel || !initrd)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	} else {
+		rc = stage_files(s, &stage, &kernel, &initrd, err);
+		if (rc < 0)
+			return rc;
+	}
+	struct guest_xml_params xp = {
+	    .name = name,
+	    .accel = s->accel,
+	    .kernel = kernel,
+	    .initrd = initrd,
+	    .cmdline = cmdline,
+	    .vcpus = s->vcpus,
+	    .memory_mb = s->memory_mb,
+	};
+	rc = guest_xml_build(&xp, &xml, err);
+	if (rc < 0)
+		goto out;
+	r = guest_state_new(s->console_log_path, err);
+	if (!r) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		rc = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		goto out;
+	}
+	snprintf(o->accel, sizeof(o->accel), "%s", s->accel);
+	snprintf(o->domain, sizeof(o->domain), "%s", name);
+	o->boot_s = o->agent_start_s = -1;
+
+	double t_create = guest_now_s();
+	dom = virDomainCreateXML(h->conn, xml,
+				 VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+	if (!dom) {
+		rc = error_set(err, ERR_INFRA, EIO, "Cannot start the guest '%s': %s.", name,
+			       guest_virt_error());
+		goto out;
+	}
+	o->create_s = guest_now_s() - t_create;
+
+	cb_id = virConnectDomainEventRegisterAny(h->conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						 VIR_DOMAIN_EVENT_CALLBACK(guest_lifecycle_cb), r,
+						 NULL);
+	if (cb_id < 0) {
+		rc = error_set(err, ERR_INFRA, EIO, "Cannot watch the guest '%s': %s.", name,
+			       guest_virt_error());
+		goto out;
+	}
+	/* Both consoles before the first instruction, or the start is lost. */
+	for (int i = 0; i < GUEST_N_STREAMS && rc >= 0; i++)
+		rc = guest_stream_open(h->conn, dom, r, i, &st[i], err);
+	if (rc < 0)
+		goto out;
+	double t_resume = guest_now_s();
+	if (virDomainResume(dom) < 0) {
+		rc = error_set(err, ERR_INFRA, EIO, "Cannot resume the guest '%s': %s.", name,
+			       guest_virt_error());
+		goto out;
+	}
+
+	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		double t = guest_now_s();
+		if (r->stopped) {
+			if (!t_stop)
+				t_stop = t;
+			/* Wait for the streams' ends, which carry the last output. */
+			if ((r->eof[0] && r->eof[1]) || t - t_stop > DRAIN_S)
+				break;
+		} else if (s->probe && (r->saw_linux || r->hello)) {
+			break;
+		} else if (r->shutdown && r->summary) {
+			/* The guest powered off after its summary, so everything it
+			 * had to say has arrived. libvirt's teardown of QEMU takes
+			 * another 1-2 s (on_poweroff=destroy); the domain is paused
+			 * meanwhile and goes away on its own. */
+			powered_off = true;
+			break;
+		} else if (console_events_saw_halt(r->ce) && !t_halt) {
+			t_halt = t;
+		} else if (t_halt && t - t_halt > HALT_GRACE_S) {
+			/* A halted guest never stops by itself: end it like a power-off. */
+			pthread_mutex_unlock(&r->lock);
+			virDomainDestroy(dom);
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			r->stopped = true;
+			continue;
+		} else if (t >= deadline) {
+			hung = true;
+			break;
+		} else if (s->cancelled && s->cancelled(s->userdata)) {
+			cancelled = true;
+			break;
+		} else if (t - last_poll >= 1.0) {
+			/* In case a lifecycle event was missed (daemon restart). */
+			last_poll = t;
+			pthread_mutex_unlock(&r->lock);
+			int active = virDomainIsActive(dom);
+			/* A transient domain that ended is gone: no such domain. */
+			bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			if (active == 0 || gone)
+				r->stopped = true;
+			continue;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&r->cond, &r->lock, &ts);
+	}
+	bool stopped = r->stopped;
+	pthread_mutex_unlock(&r->lock);
+
+	if (!stopped && !powered_off) {
+		virDomainDestroy(dom); /* hung, cancelled or probe done */
+		virResetLastError();
+	}
+	for (int i = 0; i < GUEST_N_STREAMS; i++) {
+		pthread_mutex_lock(&r->lock);
+		bool eof = r->eof[i];
+		pthread_mutex_unlock(&r->lock);
+		guest_stream_close(st[i], eof);
+		st[i] = NULL;
+	}
+	virConnectDomainEventDeregisterAny(h->conn, cb_id);
+	cb_id = -1;
+	o->total_s = guest_now_s() - t_create;
+
+	if (cancelled) {
+		rc = error_set(err, ERR_CANCELLED, ECANCELED,
+			       "The guest '%s' was destroyed because its run was cancelled.", name);
+		goto out;
+	}
+	pthread_mutex_lock(&r->lock);
+	if (r->hello) {
+		o->boot_s = r->t_hello - t_create;
+		o->agent_start_s = r->t_hello - t_resume;
+	}
+	guest_outcome_fill(r, o, hung, s->deadline_s, s->probe);
+	pthread_mutex_unlock(&r->lock);
+	*ret = TAKE_PTR(o);
+	rc = 0;
+out:
+	for (int i = 0; i < GUEST_N_STREAMS; i++)
+		guest_stream_close(st[i], false);
+	if (cb_id >= 0)
+		virConnectDomainEventDeregisterAny(h->conn, cb_id);
+	if (dom) {
+		if (rc < 0 && virDomainIsActive(dom) == 1)
+			virDomainDestroy(dom);
+		virDomainFree(dom);
+	}
+	virResetLastError();
+	/* No callback may touch r after this; else leak it. */
+	if (r && guest_event_loop_barrier(5.0))
+		guest_state_free(r);
+	guest_outcome_free(o);
+	if (stage)
+		fs_rm_rf(stage, NULL);
+	return rc;
+}

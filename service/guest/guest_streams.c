@@ -1,0 +1,261 @@
+/* The event loop's side of a run (guest-internal.h): the guest's two serial
+ * consoles read as libvirt streams, serial0 into the console tail, log and
+ * event scanner and serial1 into frames, and the domain's lifecycle events.
+ * Everything here that touches a struct guest_state does so under its lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "guest/guest-internal.h"
+#include "guest/guest.h"
+
+#define STREAM_READ_ROUNDS 16 /* reads per callback, so one chatty guest cannot starve others */
+
+void guest_state_free(struct guest_state *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r->tail);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	console_events_free(r->ce);
+	frame_parser_free(r->fp);
+	json_object_put(r->frames);
+	free(r);
+}
+
+struct guest_state *guest_state_new(const char *log_path, struct sl_error *err)
+{
+	struct guest_state *r = calloc(1, sizeof(*r));
+	if (!r) {
+		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		return NULL;
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->log_fd = -1;
+	for (int i = 0; i < GUEST_N_STREAMS; i++)
+		r->sref[i] = (struct guest_stream_ref){.state = r, .which = i};
+	r->tail = malloc(GUEST_CONSOLE_TAIL_MAX);
+	r->ce = console_events_new();
+	r->fp = frame_parser_new(FRAME_MAX_PAYLOAD);
+	r->frames = json_object_new_array();
+	if (!r->tail || !r->ce || !r->fp || !r->frames) {
+		guest_state_free(r);
+		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		return NULL;
+	}
+	if (log_path) {
+		r->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (r->log_fd < 0) {
+			error_set(err, ERR_INTERNAL, errno,
+				  "Cannot create the console log '%s': %s.", log_path,
+				  strerror(errno));
+			guest_state_free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+/* Console bytes: the tail ring, the log, the event scanner, and (probe mode)
+ * a "Linux version" line. Called under r->lock. */
+static void console_bytes(struct guest_state *r, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		r->tail[r->tail_pos] = buf[i];
+		r->tail_pos = (r->tail_pos + 1) % GUEST_CONSOLE_TAIL_MAX;
+		if (r->tail_len < GUEST_CONSOLE_TAIL_MAX)
+			r->tail_len++;
+		if (buf[i] == '\n') {
+			r->line_start_len = 0;
+		} else if (r->line_start_len < sizeof(r->line_start) - 1) {
+			r->line_start[r->line_start_len++] = buf[i];
+			r->line_start[r->line_start_len] = '\0';
+			/* After the printk timestamp; "[    0.000000] Linux version". */
+			if (strstr(r->line_start, "] Linux versi") ||
+			    strncmp(r->line_start, "Linux version", 13) == 0)
+				r->saw_linux = true;
+		}
+	}
+	if (r->log_fd >= 0 && r->log_bytes < GUEST_CONSOLE_LOG_MAX) {
+		size_t w = n < GUEST_CONSOLE_LOG_MAX - r->log_bytes
+			       ? n
+			       : GUEST_CONSOLE_LOG_MAX - r->log_bytes;
+		if (write(r->log_fd, buf, w) == (ssize_t)w)
+			r->log_bytes += w;
+	}
+	console_events_feed(r->ce, buf, n);
+}
+
+#define PAYLOAD_WHAT "The payload of frame %d ('%s')"
+
+/* The one place that parses what the guest says: keep it strict. */
+json_object *guest_payload_parse(const struct frame *f, int index, char *msg, size_t msglen)
+{
+	json_tokener *tok = json_tokener_new_ex(GUEST_PAYLOAD_DEPTH);
+	if (!tok) {
+		snprintf(msg, msglen, PAYLOAD_WHAT " could not be parsed: out of memory.", index,
+			 f->kind);
+		return NULL;
+	}
+	/* No json-c leniency (comments, single-quoted values, trailing commas or bytes;
+	 * json-c still takes a single-quoted key) and UTF-8 only:
+	 * the payload is untrusted and ends up in results and reports. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_object *o = json_tokener_parse_ex(tok, f->payload, (int)f->len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (o && e == json_tokener_success && end == f->len)
+		return o;
+	json_object_put(o);
+	if (e == json_tokener_continue)
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it ends inside a value.",
+			 index, f->kind);
+	else if (e != json_tokener_success)
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON at byte %zu: %s.", index,
+			 f->kind, end, json_tokener_error_desc(e));
+	else if (o)
+		snprintf(msg, msglen,
+			 PAYLOAD_WHAT " is not valid JSON: bytes follow its value at byte %zu.",
+			 index, f->kind, end);
+	else
+		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it is null.", index,
+			 f->kind);
+	return NULL;
+}
+
+/* Pops complete frames into r->frames. Called under r->lock. */
+void guest_state_pop_frames(struct guest_state *r)
+{
+	struct frame f;
+	while (frame_parser_next(r->fp, &f) == 1) {
+		if (r->n_frames >= GUEST_MAX_FRAMES) {
+			r->dropped_frames++;
+			frame_clear(&f);
+			continue;
+		}
+		json_object *payload = guest_payload_parse(&f, r->n_frames + 1, r->payload_error,
+							   sizeof(r->payload_error));
+		if (!payload)
+			r->payload_errors++;
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "kind", json_object_new_string(f.kind));
+		json_object_object_add(o, "payload", payload);
+		json_object_array_add(r->frames, o);
+		r->n_frames++;
+		if (strcmp(f.kind, "hello") == 0 && !r->hello) {
+			r->hello = true;
+			r->t_hello = guest_now_s();
+		} else if (strcmp(f.kind, "summary") == 0 && payload) {
+			r->summary = true;
+		}
+		frame_clear(&f);
+	}
+}
+
+static void stream_cb(virStreamPtr st, int events, void *opaque)
+{
+	struct guest_stream_ref *sr = opaque;
+	struct guest_state *r = sr->state;
+	char buf[16384];
+	(void)events;
+
+	for (int round = 0; round < STREAM_READ_ROUNDS; round++) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+		if (n == -2)
+			return; /* nothing more for now */
+		pthread_mutex_lock(&r->lock);
+		if (r->closed) {
+			/* The outcome was taken; drop what still arrives. */
+		} else if (n > 0) {
+			if (sr->which == GUEST_STREAM_CONSOLE) {
+				console_bytes(r, buf, (size_t)n);
+			} else {
+				frame_parser_feed(r->fp, buf, (size_t)n);
+				guest_state_pop_frames(r);
+			}
+		} else {
+			/* 0: end of stream; -1: the domain went away under it. */
+			r->eof[sr->which] = true;
+		}
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+		if (n <= 0) {
+			/* Quiet the stream; guest_run() removes the callback. */
+			virStreamEventUpdateCallback(st, 0);
+			return;
+		}
+	}
+}
+
+int guest_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
+{
+	struct guest_state *r = opaque;
+	(void)conn;
+	(void)dom;
+	pthread_mutex_lock(&r->lock);
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		r->stopped = true;
+		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
+			r->crashed_event = true;
+	} else if (event == VIR_DOMAIN_EVENT_SHUTDOWN) {
+		r->shutdown = true;
+	} else if (event == VIR_DOMAIN_EVENT_CRASHED) {
+		r->crashed_event = true;
+	}
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* Tears a stream down; the callback's reference goes with libvirt's free callback. */
+void guest_stream_close(virStreamPtr st, bool eof)
+{
+	if (!st)
+		return;
+	virStreamEventRemoveCallback(st);
+	if (eof)
+		virStreamFinish(st);
+	else
+		virStreamAbort(st);
+	virStreamFree(st);
+	virResetLastError();
+}
+
+int guest_stream_open(virConnectPtr conn, virDomainPtr dom, struct guest_state *r, int which,
+		      virStreamPtr *ret, struct sl_error *err)
+{
+	const char *dev = which == GUEST_STREAM_CONSOLE ? "serial0" : "serial1";
+	virStreamPtr st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+	if (!st)
+		return error_set(err, ERR_INFRA, EIO, "Cannot create a libvirt stream: %s.",
+				 guest_virt_error());
+	if (virDomainOpenConsole(dom, dev, st, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+		int rr = error_set(err, ERR_INFRA, EIO, "Cannot open the guest's '%s' console: %s.",
+				   dev, guest_virt_error());
+		virStreamFree(st);
+		return rr;
+	}
+	if (virStreamEventAddCallback(
+		st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP,
+		stream_cb, &r->sref[which], NULL) < 0) {
+		int rr =
+		    error_set(err, ERR_INFRA, EIO, "Cannot watch the guest's '%s' console: %s.",
+			      dev, guest_virt_error());
+		virStreamAbort(st);
+		virStreamFree(st);
+		return rr;
+	}
+	*ret = st;
+	return 0;
+}
