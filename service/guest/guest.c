@@ -14,6 +14,7 @@ void guest_outcome_free(struct guest_outcome *o)
 	json_object_put(o->events);
 	free(o->console_tail);
 	json_object_put(o->frames);
+	json_object_put(o->interference);
 	free(o);
 }
 
@@ -51,6 +52,7 @@ json_object *guest_outcome_to_json(const struct guest_outcome *o)
 	json_object_object_add(j, "total_seconds", json_object_new_double(o->total_s));
 	json_object_object_add(j, "kernel_events", json_object_get(o->events));
 	json_object_object_add(j, "frames", json_object_get(o->frames));
+	json_object_object_add(j, "host_interference", json_object_get(o->interference));
 	char *ex = guest_tail_lines(o->console_tail, 60);
 	json_object_object_add(j, "console_excerpt", json_object_new_string(ex ? ex : ""));
 	free(ex);

@@ -76,6 +76,7 @@ struct guest_outcome {
 	double boot_s;		       /* create to the agent's hello frame, or -1 */
 	double agent_start_s;	       /* resume to the hello frame (kernel boot), or -1 */
 	double total_s;		       /* create to the end */
+	json_object *interference;     /* interference.h figures over the run, or NULL */
 	char accel[8];		       /* "tcg" or "kvm" as used */
 	char domain[128];	       /* the domain name */
 };

@@ -18,6 +18,7 @@
 #include "guest/domain_xml.h"
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
+#include "guest/interference.h"
 #include "util/fs.h"
 
 #define POLL_MS	     100
@@ -181,6 +182,11 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 
+	/* The host's part in what the guest measures (interference.h); a URI
+	 * without a host name is this machine. */
+	const char *uri = guest_host_uri(h);
+	struct interference itf;
+	interference_begin(&itf, dom, !uri || strstr(uri, ":///") != NULL);
 	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -220,6 +226,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			/* In case a lifecycle event was missed (daemon restart). */
 			last_poll = t;
 			pthread_mutex_unlock(&r->lock);
+			interference_poll(&itf, dom);
 			int active = virDomainIsActive(dom);
 			/* A transient domain that ended is gone: no such domain. */
 			bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
@@ -255,6 +262,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	cb_id = -1;
 	o->total_s = guest_now_s() - t_create;
+	o->interference = interference_to_json(&itf);
 
 	if (cancelled) {
 		rc = error_set(err, ERR_CANCELLED, ECANCELED,
