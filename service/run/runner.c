@@ -139,69 +139,46 @@ static int write_inline(const char *dir, int index, json_object *item, char **re
 	return 0;
 }
 
-static int strv_push(char ***v, size_t *n, char *s)
-{
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
-}
-
-/* Appends the built-in series' patch paths (guest-kernel/<name>/series). */
-static int push_series(struct runner *r, const char *series, char ***patches, size_t *n,
-		       struct sl_error *err)
-{
-	_cleanup_free_ char *gk = fs_path_join(r->data_dir, "guest-kernel");
-	_cleanup_free_ char *dir = fs_path_join(gk, series);
-	_cleanup_free_ char *file = fs_path_join(dir, "series");
-	_cleanup_free_ char *text = NULL;
-	int ret = fs_read_file(file, 1 << 20, &text, NULL, err);
-	if (ret < 0)
-		return error_prefix(err, "Built-in series '%s' cannot be read", series);
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (!*line || *line == '#')
-			continue;
-		if (strv_push(patches, n, fs_path_join(dir, line)) < 0)
-			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	}
-	return 0;
-}
-
-/* Turns the expanded kernel object into a kernel_spec with files on disk. */
+/* Turns the expanded kernel object into a kernel_spec through the kernel
+ * stage's builder (the same series parser as `schedlab kernel`): inline
+ * files are written under <job>/kernels/<kname>/, built-in series and
+ * fragments come from <data>/guest-kernel/, and every path is absolute, so
+ * the build does not depend on the current directory. */
 static int materialize_kernel(struct runner *r, const char *kname, json_object *k,
 			      struct kernel_spec **ret, struct sl_error *err)
 {
 	_cleanup_free_ char *kdir0 = fs_path_join(r->job_dir, "kernels");
-	_cleanup_free_ char *kdir = fs_path_join(kdir0, kname);
-	int ret_code = fs_mkdir_p(kdir, err);
+	_cleanup_free_ char *kdir_rel = fs_path_join(kdir0, kname);
+	int ret_code = fs_mkdir_p(kdir_rel, err);
 	if (ret_code < 0)
 		return ret_code;
-	struct kernel_spec *s = calloc(1, sizeof(*s));
-	if (!s)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	s->source = strdup(json_object_get_string(get(k, "source")));
-	size_t n = 0;
-	s->patches = calloc(1, sizeof(char *));
+	_cleanup_free_ char *kdir = realpath(kdir_rel, NULL);
+	if (!kdir)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot resolve the directory '%s': %s.",
+				 kdir_rel, strerror(errno));
+	_cleanup_free_ char *gk = fs_path_join(r->data_dir, "guest-kernel");
+	struct kernel_spec *s = NULL;
+	ret_code = kernel_spec_new(json_object_get_string(get(k, "source")), NULL, &s, err);
+	if (ret_code < 0)
+		return ret_code;
 	json_object *patches = get(k, "patches");
 	for (size_t i = 0; patches && i < json_object_array_length(patches); i++) {
 		json_object *item = json_object_array_get_idx(patches, i);
 		json_object *series = get(item, "series");
+		char field[300];
+		snprintf(field, sizeof(field), "$.kernels.%s.patches[%zu]", kname, i);
 		if (series) {
-			ret_code =
-			    push_series(r, json_object_get_string(series), &s->patches, &n, err);
+			const char *name = json_object_get_string(series);
+			_cleanup_free_ char *dir = fs_path_join(gk, name);
+			_cleanup_free_ char *file = fs_path_join(dir, "series");
+			ret_code = kernel_spec_add_series(s, NULL, file, field, err);
+			if (ret_code < 0)
+				error_prefix(err, "Built-in series '%s' cannot be used", name);
 		} else {
-			char *path = NULL;
+			_cleanup_free_ char *path = NULL;
 			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
 			if (ret_code == 0)
-				ret_code = strv_push(&s->patches, &n, path);
+				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
 		}
 		if (ret_code < 0) {
 			kernel_spec_free(s);
@@ -210,16 +187,17 @@ static int materialize_kernel(struct runner *r, const char *kname, json_object *
 	}
 	json_object *cfg = get(k, "config");
 	json_object *builtin = get(cfg, "builtin");
+	_cleanup_free_ char *cfg_path = NULL;
 	if (builtin) {
-		_cleanup_free_ char *gk = fs_path_join(r->data_dir, "guest-kernel");
 		_cleanup_free_ char *dir = fs_path_join(gk, json_object_get_string(builtin));
-		s->config = fs_path_join(dir, "schedlab.config");
-	} else {
-		ret_code = write_inline(kdir, 0, cfg, &s->config, err);
-		if (ret_code < 0) {
-			kernel_spec_free(s);
-			return ret_code;
-		}
+		cfg_path = fs_path_join(dir, "schedlab.config");
+	} else
+		ret_code = write_inline(kdir, 0, cfg, &cfg_path, err);
+	if (ret_code == 0)
+		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
+	if (ret_code < 0) {
+		kernel_spec_free(s);
+		return ret_code;
 	}
 	*ret = s;
 	return 0;

@@ -28,6 +28,8 @@ static pthread_mutex_t dry_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool dry_active;
 static char *dry_buf;
 static size_t dry_len;
+static cmd_dry_run_hook dry_hook;
+static void *dry_hook_userdata;
 
 static double now_s(void)
 {
@@ -90,10 +92,28 @@ char *cmd_dry_run_end(void)
 	dry_buf = NULL;
 	dry_len = 0;
 	dry_active = false;
+	dry_hook = NULL;
+	dry_hook_userdata = NULL;
 	pthread_mutex_unlock(&dry_lock);
 	if (!r)
 		abort();
 	return r;
+}
+
+bool cmd_dry_run_active(void)
+{
+	pthread_mutex_lock(&dry_lock);
+	bool active = dry_active;
+	pthread_mutex_unlock(&dry_lock);
+	return active;
+}
+
+void cmd_dry_run_set_hook(cmd_dry_run_hook hook, void *userdata)
+{
+	pthread_mutex_lock(&dry_lock);
+	dry_hook = hook;
+	dry_hook_userdata = userdata;
+	pthread_mutex_unlock(&dry_lock);
 }
 
 /* Returns true when the call was recorded instead of run. */
@@ -225,6 +245,63 @@ static char *out_take_tail(struct outbuf *ob)
 	return r;
 }
 
+static struct outbuf *outbuf_new(const struct cmd_opts *o)
+{
+	struct outbuf *ob = calloc(1, sizeof(*ob));
+	if (!ob)
+		return NULL;
+	ob->o = o;
+	if (o->capture_max > 0 && !(ob->tail = malloc(2 * o->capture_max))) {
+		free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+static void outbuf_free(struct outbuf *ob)
+{
+	if (!ob)
+		return;
+	free(ob->tail);
+	free(ob);
+}
+
+/* Sets *ret_output (when not NULL) to the captured tail, or "" without one. */
+static int outbuf_take(struct outbuf *ob, char **ret_output, struct sl_error *err)
+{
+	if (!ret_output)
+		return 0;
+	*ret_output = ob->tail ? out_take_tail(ob) : strdup("");
+	if (!*ret_output)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	return 0;
+}
+
+/* The dry run's stand-in for running argv: the hook's exit status, and its
+ * output fed through the same path as a real command's. */
+static int dry_reply(char *const argv[], const struct cmd_opts *o, int *ret_exit, char **ret_output,
+		     struct sl_error *err)
+{
+	pthread_mutex_lock(&dry_lock);
+	cmd_dry_run_hook hook = dry_hook;
+	void *userdata = dry_hook_userdata;
+	pthread_mutex_unlock(&dry_lock);
+	_cleanup_free_ char *text = NULL;
+	int ex = hook ? hook(userdata, argv, o->cwd, &text) : 0;
+	struct outbuf *ob = outbuf_new(o);
+	if (!ob)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory running '%s'.", argv[0]);
+	if (text)
+		out_feed(ob, text, strlen(text));
+	if (ob->line_len > 0)
+		out_line_flush(ob);
+	int r = outbuf_take(ob, ret_output, err);
+	outbuf_free(ob);
+	if (r >= 0 && ret_exit)
+		*ret_exit = ex;
+	return r;
+}
+
 __attribute__((noreturn)) static void child_exec(char *const argv[], const struct cmd_opts *o,
 						 char **env, int out_fd, int err_fd)
 {
@@ -260,26 +337,13 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
 
 	if (!argv || !argv[0])
 		return error_set(err, ERR_INTERNAL, EINVAL, "No command to run.");
-	if (dry_record(argv, o)) {
-		if (ret_output) {
-			*ret_output = strdup("");
-			if (!*ret_output)
-				return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-		}
-		if (ret_exit)
-			*ret_exit = 0;
-		return 0;
-	}
+	if (dry_record(argv, o))
+		return dry_reply(argv, o, ret_exit, ret_output, err);
 
-	struct outbuf *ob = calloc(1, sizeof(*ob));
+	struct outbuf *ob = outbuf_new(o);
 	_cleanup_free_ char **env = env_build(o->env_extra);
 	if (!ob || !env) {
-		free(ob);
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory running '%s'.", argv[0]);
-	}
-	ob->o = o;
-	if (o->capture_max > 0 && !(ob->tail = malloc(2 * o->capture_max))) {
-		free(ob);
+		outbuf_free(ob);
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory running '%s'.", argv[0]);
 	}
 
@@ -388,22 +452,14 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
 			      argv[0]);
 		goto cleanup;
 	}
-	if (ret_output) {
-		if (ob->tail)
-			*ret_output = out_take_tail(ob);
-		else
-			*ret_output = strdup("");
-		if (!*ret_output) {
-			r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-			goto cleanup;
-		}
-	}
+	r = outbuf_take(ob, ret_output, err);
+	if (r < 0)
+		goto cleanup;
 	if (ret_exit)
 		*ret_exit = WIFEXITED(status)	  ? WEXITSTATUS(status)
 			    : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 						  : 255;
 cleanup:
-	free(ob->tail);
-	free(ob);
+	outbuf_free(ob);
 	return r;
 }

@@ -4,6 +4,7 @@
  * vircommand). Every fd it opens is O_CLOEXEC; the child _exit()s on failure. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,7 +34,21 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
 
 /* Dry-run mode: while enabled, cmd_run() appends the shell-quoted command line
  * (with "cd DIR && " when cwd is set) plus '\n' to an internal buffer and
- * returns exit status 0 without running anything. */
+ * returns without running anything: exit status 0 and no output, or what the
+ * hook (cmd_dry_run_set_hook) says. */
 void cmd_dry_run_begin(void);
-/* Ends dry-run mode; returns the recorded text (caller frees). */
+/* Ends dry-run mode and clears the hook; returns the recorded text (caller frees). */
 char *cmd_dry_run_end(void);
+/* True while a dry run records (for callers that memoise command output). */
+bool cmd_dry_run_active(void);
+
+/* Answers one dry-run command (after libvirt's virCommandSetDryRun callback):
+ * returns the exit status it "had" and may set *ret_output to a malloc'd
+ * text it "printed" (handed to on_line, log_fd and the captured tail as a
+ * real run's output would be; freed by cmd_run). It may create files that
+ * stand for the command's effect. Called with no lock held, from the thread
+ * that called cmd_run(); it must not call cmd_run(). */
+typedef int (*cmd_dry_run_hook)(void *userdata, char *const argv[], const char *cwd,
+				char **ret_output);
+/* Sets the hook of the dry run (NULL: every command exits 0, prints nothing). */
+void cmd_dry_run_set_hook(cmd_dry_run_hook hook, void *userdata);

@@ -259,6 +259,73 @@ static void test_dry_run(void **state)
 	assert_int_equal(ex, 1);
 }
 
+struct dry_seen {
+	int calls;
+	char cwd[64];
+	char lines[256];
+};
+
+/* Fails `patch --dry-run`, prints two lines for it; everything else exits 0. */
+static int dry_hook(void *userdata, char *const argv[], const char *cwd, char **ret_output)
+{
+	struct dry_seen *seen = userdata;
+	seen->calls++;
+	snprintf(seen->cwd, sizeof(seen->cwd), "%s", cwd ? cwd : "");
+	if (strcmp(argv[0], "patch") != 0 || !argv[1] || strcmp(argv[1], "--dry-run") != 0)
+		return 0;
+	*ret_output = strdup("checking file a.c\nHunk #1 FAILED at 3.");
+	return 1;
+}
+
+static void dry_on_line(void *userdata, const char *line)
+{
+	struct dry_seen *seen = userdata;
+	strncat(seen->lines, line, sizeof(seen->lines) - strlen(seen->lines) - 2);
+	strcat(seen->lines, "|");
+}
+
+static void test_dry_run_hook(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	struct dry_seen seen = {0};
+	assert_false(cmd_dry_run_active());
+	cmd_dry_run_begin();
+	cmd_dry_run_set_hook(dry_hook, &seen);
+	assert_true(cmd_dry_run_active());
+	char *const p[] = {"patch", "--dry-run", "-i", "x.patch", NULL};
+	struct cmd_opts o = {.log_fd = -1,
+			     .cwd = "/src",
+			     .capture_max = 16,
+			     .on_line = dry_on_line,
+			     .userdata = &seen};
+	int ex = -1;
+	char *out = NULL;
+	assert_int_equal(cmd_run(p, &o, &ex, &out, &err), 0);
+	assert_int_equal(ex, 1);
+	/* the tail of the output, capture_max bytes */
+	assert_string_equal(out, " #1 FAILED at 3.");
+	assert_string_equal(seen.lines, "checking file a.c|Hunk #1 FAILED at 3.|");
+	assert_string_equal(seen.cwd, "/src");
+	free(out);
+	char *const q[] = {"patch", "-i", "x.patch", NULL};
+	assert_int_equal(cmd_run(q, NULL, &ex, &out, &err), 0);
+	assert_int_equal(ex, 0);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(seen.calls, 2);
+	char *text = cmd_dry_run_end();
+	assert_string_equal(text, "cd /src && patch --dry-run -i x.patch\npatch -i x.patch\n");
+	free(text);
+	assert_false(cmd_dry_run_active());
+	/* the end clears the hook: a new dry run answers 0 again */
+	cmd_dry_run_begin();
+	assert_int_equal(cmd_run(p, NULL, &ex, NULL, &err), 0);
+	assert_int_equal(ex, 0);
+	assert_int_equal(seen.calls, 2);
+	free(cmd_dry_run_end());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +339,7 @@ int main(void)
 	    cmocka_unit_test(test_timeout_kills_group),
 	    cmocka_unit_test(test_cancel),
 	    cmocka_unit_test(test_dry_run),
+	    cmocka_unit_test(test_dry_run_hook),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,13 @@
-/* kbuild: the spec parser, the cache key (which inputs change it and which do
- * not), and the cache's hit/miss, failure and eviction logic with the build
- * step replaced by a fake (kbuild_set_test_hooks). The real build is in
+/* kbuild: the spec and series parser, the cache key (which inputs change it
+ * and which do not), the command lines of a build against golden files in
+ * tests/data/kbuild/ (SCHEDLAB_UPDATE_GOLDEN=1 rewrites them), and the
+ * cache's hit/miss, failure and eviction logic. Every command runs in
+ * cmd_run()'s dry run; fake_cmd() answers for gcc, tar, patch and make and
+ * leaves the files they would leave. The real build is in
  * tests/e2e/10-kernel-build.sh. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,13 +19,16 @@
 #include <cmocka.h>
 
 #include "kernel/kbuild.h"
+#include "util/cmd.h"
 #include "util/fs.h"
 
 struct fixture {
 	char dir[64];
 	char *cache;
-	int builds;
-	bool fail;
+	const char *compiler; /* what `gcc --version` prints */
+	int builds;	      /* `make ... bzImage` runs */
+	bool fail;	      /* the dry run of a patch named *bad* or of any patch fails */
+	const char *drop;     /* olddefconfig removes this option from .config */
 	size_t bzimage_bytes;
 };
 
@@ -32,6 +40,95 @@ static void write_file(const char *dir, const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 	free(p);
+}
+
+static const char *arg_value(char *const argv[], const char *prefix)
+{
+	for (size_t i = 0; argv[i]; i++)
+		if (strncmp(argv[i], prefix, strlen(prefix)) == 0)
+			return argv[i] + strlen(prefix);
+	return NULL;
+}
+
+static const char *arg_last(char *const argv[])
+{
+	size_t n = 0;
+	while (argv[n + 1])
+		n++;
+	return argv[n];
+}
+
+/* The dry run's stand-in for the build's tools. */
+static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_output)
+{
+	(void)cwd;
+	struct fixture *fx = ud;
+	if (strcmp(argv[0], "gcc") == 0) {
+		*ret_output = strdup(fx->compiler);
+		return 0;
+	}
+	if (strcmp(argv[0], "tar") == 0) {
+		/* tar -xf TARBALL -C DIR --strip-components=1 */
+		write_file(argv[4], "Makefile",
+			   "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 99\nEXTRAVERSION =\n");
+		return 0;
+	}
+	if (strcmp(argv[0], "patch") == 0) {
+		bool dry = arg_value(argv, "--dry-run") != NULL;
+		if (dry && fx->fail) {
+			*ret_output = strdup("checking file kernel/sched/core.c\n"
+					     "checking file kernel/sched/rt.c\n"
+					     "Hunk #2 FAILED at 1234.\n"
+					     "1 out of 2 hunks FAILED\n");
+			return 1;
+		}
+		return 0;
+	}
+	if (strcmp(argv[0], "make") == 0) {
+		const char *obj = arg_value(argv, "O=");
+		const char *target = arg_last(argv);
+		assert_non_null(obj);
+		if (strcmp(target, "tinyconfig") == 0)
+			write_file(obj, ".config",
+				   "CONFIG_SMP=n\n# CONFIG_KVM is not set\nCONFIG_HZ=250\n");
+		else if (strcmp(target, "olddefconfig") == 0 && fx->drop) {
+			char *path = fs_path_join(obj, ".config"), *text = NULL;
+			struct sl_error err = {0};
+			assert_int_equal(fs_read_file(path, 1 << 20, &text, NULL, &err), 0);
+			char *kept = calloc(1, strlen(text) + 1);
+			for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+			     l = strtok_r(NULL, "\n", &save))
+				if (!strstr(l, fx->drop)) {
+					strcat(kept, l);
+					strcat(kept, "\n");
+				}
+			write_file(obj, ".config", kept);
+			free(kept);
+			free(text);
+			free(path);
+		} else if (strcmp(target, "bzImage") == 0) {
+			fx->builds++;
+			char *boot = fs_path_join(obj, "arch/x86/boot");
+			struct sl_error err = {0};
+			assert_int_equal(fs_mkdir_p(boot, &err), 0);
+			char *buf = calloc(1, fx->bzimage_bytes + 1);
+			memset(buf, 'k', fx->bzimage_bytes);
+			write_file(boot, "bzImage", buf);
+			free(buf);
+			free(boot);
+			*ret_output = strdup(
+			    "  CC      kernel/sched/core.o\n  AS      arch/x86/boot/head.o\n");
+		}
+		return 0;
+	}
+	fail_msg("unexpected command '%s'", argv[0]);
+	return 127;
+}
+
+static void dry_run_begin(struct fixture *fx)
+{
+	cmd_dry_run_begin();
+	cmd_dry_run_set_hook(fake_cmd, fx);
 }
 
 static int setup(void **state)
@@ -47,8 +144,8 @@ static int setup(void **state)
 	write_file(fx->dir, "a-copy.patch", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
 	write_file(fx->dir, "frag.config", "CONFIG_SMP=y # why\n");
 	write_file(fx->dir, "series", "# comment\na.patch\n\nb.patch # trailing\n");
-	struct kbuild_test_hooks h = {.compiler_version = "gcc (test) 1.0"};
-	kbuild_set_test_hooks(&h);
+	fx->compiler = "gcc (test) 1.0\nCopyright\n";
+	dry_run_begin(fx);
 	*state = fx;
 	return 0;
 }
@@ -57,7 +154,7 @@ static int teardown(void **state)
 {
 	struct fixture *fx = *state;
 	struct sl_error err;
-	kbuild_set_test_hooks(NULL);
+	free(cmd_dry_run_end());
 	fs_rm_rf(fx->dir, &err);
 	free(fx->cache);
 	free(fx);
@@ -132,6 +229,64 @@ static void test_spec_parse(void **state)
 	}
 }
 
+/* kernel_series_read(): comments, blanks, CRs, -p1, and what it refuses. */
+static void test_series_read(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "s1", "  a.patch -p1\r\n\r\n# all of it\n\tb.patch\t# why\n");
+	char *series = fs_path_join(fx->dir, "s1");
+	char **v = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(kernel_series_read(series, &v, &err), 0);
+	assert_non_null(v[0]);
+	assert_true(v[0][0] == '/');
+	assert_non_null(strstr(v[0], "/a.patch"));
+	assert_non_null(strstr(v[1], "/b.patch"));
+	assert_null(v[2]);
+	strv_free(v);
+	free(series);
+
+	/* the series the runner builds by default parses too */
+	char *root = fs_data_dir();
+	series = fs_path_join(root, "guest-kernel/linux-6.1/series");
+	v = NULL;
+	assert_int_equal(kernel_series_read(series, &v, &err), 0);
+	size_t n = 0;
+	while (v[n])
+		n++;
+	assert_true(n >= 1);
+	strv_free(v);
+	free(series);
+	free(root);
+
+	struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"a.patch -p0\n", "line 1 has an unsupported option '-p0'"},
+	    {"a.patch\nnope.patch\n", "line 2: The file"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(fx->dir, "s2", bad[i].text);
+		series = fs_path_join(fx->dir, "s2");
+		v = NULL;
+		assert_true(kernel_series_read(series, &v, &err) < 0);
+		assert_null(v);
+		if (!strstr(err.message, bad[i].want))
+			fail_msg("message '%s' lacks '%s'", err.message, bad[i].want);
+		free(series);
+	}
+	/* at most KBUILD_MAX_PATCHES */
+	char *many = calloc(KBUILD_MAX_PATCHES + 1, 9);
+	for (int i = 0; i <= KBUILD_MAX_PATCHES; i++)
+		strcat(many, "a.patch\n");
+	write_file(fx->dir, "s3", many);
+	free(many);
+	series = fs_path_join(fx->dir, "s3");
+	assert_true(kernel_series_read(series, &v, &err) < 0);
+	assert_int_equal(err.kind, ERR_TOO_LARGE);
+	free(series);
+}
+
 static void test_bad_sources(void **state)
 {
 	struct fixture *fx = *state;
@@ -195,12 +350,10 @@ static void test_key_inputs(void **state)
 	write_file(fx->dir, "frag.config", "CONFIG_SMP=y # why\n");
 
 	/* compiler */
-	struct kbuild_test_hooks h = {.compiler_version = "gcc (test) 2.0"};
-	kbuild_set_test_hooks(&h);
+	fx->compiler = "gcc (test) 2.0\n";
 	key_of(fx, SPEC("[\"a.patch\",\"b.patch\"]"), k2);
 	assert_string_not_equal(k1, k2);
-	h.compiler_version = "gcc (test) 1.0";
-	kbuild_set_test_hooks(&h);
+	fx->compiler = "gcc (test) 1.0\nCopyright\n";
 
 	/* source content: a new tarball at the same path (new size, new mtime) */
 	write_file(fx->dir, "linux.tar.xz", "another tarball\n");
@@ -215,6 +368,8 @@ static void test_key_inputs(void **state)
 static void test_git_source(void **state)
 {
 	struct fixture *fx = *state;
+	/* git rev-parse (and gcc) really run here */
+	free(cmd_dry_run_end());
 	char cmd[1024];
 	snprintf(
 	    cmd, sizeof(cmd),
@@ -253,30 +408,12 @@ static void test_git_source(void **state)
 	kernel_spec_free(s);
 }
 
-static int fake_build(void *ud, const struct kernel_spec *s, const char *out_dir,
-		      struct sl_error *err)
-{
-	(void)s;
-	struct fixture *fx = ud;
-	fx->builds++;
-	if (fx->fail)
-		return error_set(err, ERR_BUILD, EINVAL, "patch 1/1 'a.patch' does not apply.");
-	char *buf = calloc(1, fx->bzimage_bytes + 1);
-	memset(buf, 'k', fx->bzimage_bytes);
-	write_file(out_dir, "bzImage", buf);
-	write_file(out_dir, "config", "CONFIG_SMP=y\n");
-	free(buf);
-	return 0;
-}
-
 static struct kbuild_artifact *build(struct fixture *fx, const char *json,
 				     unsigned long long max_bytes, int *ret_r)
 {
-	struct kbuild_test_hooks h = {
-	    .compiler_version = "gcc (test) 1.0", .build = fake_build, .userdata = fx};
-	kbuild_set_test_hooks(&h);
 	struct kernel_spec *s = spec_from(fx, json);
-	struct kbuild_opts o = {.cache_dir = fx->cache, .log_fd = -1, .cache_max_bytes = max_bytes};
+	struct kbuild_opts o = {
+	    .cache_dir = fx->cache, .jobs = 2, .log_fd = -1, .cache_max_bytes = max_bytes};
 	struct kbuild_artifact *a = NULL;
 	struct sl_error err = {0};
 	int r = kbuild_build(&o, s, &a, &err);
@@ -286,6 +423,111 @@ static struct kbuild_artifact *build(struct fixture *fx, const char *json,
 	else if (r < 0)
 		fail_msg("kbuild_build: %s", err.message);
 	return a;
+}
+
+/* Replaces every occurrence of from in *text with to. */
+static void replace_all(char **text, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+	char *out = calloc(1, strlen(*text) * (tl > fl ? tl / (fl ? fl : 1) + 2 : 1) + 1);
+	char *o = out;
+	for (const char *p = *text; *p;) {
+		if (fl && strncmp(p, from, fl) == 0) {
+			memcpy(o, to, tl);
+			o += tl;
+			p += fl;
+		} else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	free(*text);
+	*text = out;
+}
+
+/* Ends the dry run (and starts the next), compares what it recorded, with
+ * the temporary paths replaced by @CACHE@, @TREE@ and @TMP@, to
+ * tests/data/kbuild/<name>. */
+static void assert_commands(struct fixture *fx, const char *name)
+{
+	char *text = cmd_dry_run_end();
+	dry_run_begin(fx);
+	char real[PATH_MAX];
+	assert_non_null(realpath(fx->cache, real));
+	replace_all(&text, real, "@CACHE@");
+	char *trees = fs_path_join(real, "trees");
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d));)
+		if (strlen(de->d_name) == 16)
+			replace_all(&text, de->d_name, "@TREE@");
+	closedir(d);
+	free(trees);
+	assert_non_null(realpath(fx->dir, real));
+	replace_all(&text, real, "@TMP@");
+
+	char *root = fs_data_dir();
+	char *dir = fs_path_join(root, "tests/data/kbuild");
+	char *path = fs_path_join(dir, name);
+	char *want = NULL;
+	struct sl_error err = {0};
+	if (getenv("SCHEDLAB_UPDATE_GOLDEN"))
+		assert_int_equal(fs_write_file_atomic(path, text, strlen(text), &err), 0);
+	if (fs_read_file(path, 1 << 20, &want, NULL, &err) < 0)
+		fail_msg("%s (SCHEDLAB_UPDATE_GOLDEN=1 writes it)", err.message);
+	if (strcmp(text, want) != 0)
+		fail_msg("the commands differ from %s:\n%s", path, text);
+	free(want);
+	free(path);
+	free(dir);
+	free(root);
+	free(text);
+}
+
+/* The command lines of a build, a rebuild that reverts one patch, a patch
+ * whose dry run fails and a fragment option that Kconfig drops. */
+static void test_build_commands(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y # why\n# CONFIG_HZ is not set\n");
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\",\"b.patch\"]"), 0, NULL);
+	assert_false(a->cached);
+	assert_int_equal(fx->builds, 1);
+	char *cfg = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(fs_read_file(a->config, 1 << 20, &cfg, NULL, &err), 0);
+	assert_string_equal(cfg, "# CONFIG_KVM is not set\nCONFIG_SMP=y\n# CONFIG_HZ is not set\n");
+	free(cfg);
+	kbuild_artifact_free(a);
+	assert_commands(fx, "build.cmds");
+
+	/* b.patch is reverted from the tree, c.patch applied on a.patch */
+	write_file(fx->dir, "c.patch", "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-e\n+f\n");
+	a = build(fx, SPEC("[\"a.patch\",\"c.patch\"]"), 0, NULL);
+	assert_false(a->cached);
+	kbuild_artifact_free(a);
+	assert_commands(fx, "rebuild.cmds");
+
+	/* a hunk fails: the build stops after the patch's dry run */
+	fx->fail = true;
+	int r = 0;
+	a = build(fx, SPEC("[\"a.patch\",\"c.patch\",\"b.patch\"]"), 0, &r);
+	assert_int_equal(r, -EINVAL);
+	assert_null(a);
+	assert_commands(fx, "patch-fails.cmds");
+	fx->fail = false;
+
+	/* Kconfig drops an option the fragment asks for */
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\nCONFIG_KVM_INTEL=y\n");
+	fx->drop = "CONFIG_KVM_INTEL";
+	struct kernel_spec *s = spec_from(fx, SPEC("[\"a.patch\"]"));
+	struct kbuild_opts o = {.cache_dir = fx->cache, .jobs = 2, .log_fd = -1};
+	r = kbuild_build(&o, s, &a, &err);
+	kernel_spec_free(s);
+	assert_true(r < 0);
+	assert_string_equal(err.code, "config_option_dropped");
+	assert_non_null(strstr(err.message, "config option 'CONFIG_KVM_INTEL=y' from 'frag.config' "
+					    "was dropped by Kconfig"));
+	assert_commands(fx, "config-dropped.cmds");
 }
 
 static void test_hit_and_miss(void **state)
@@ -304,6 +546,8 @@ static void test_hit_and_miss(void **state)
 	assert_string_equal(json_object_get_string(v), a->key);
 	assert_true(json_object_object_get_ex(a->meta, "compiler", &v));
 	assert_string_equal(json_object_get_string(v), "gcc (test) 1.0");
+	assert_true(json_object_object_get_ex(a->meta, "source_version", &v));
+	assert_string_equal(json_object_get_string(v), "6.1.99");
 	assert_true(json_object_object_get_ex(a->meta, "patches", &v));
 	assert_int_equal(json_object_array_length(v), 1);
 	json_object *p0 = json_object_array_get_idx(v, 0), *name;
@@ -335,7 +579,7 @@ static void test_failure_is_not_cached(void **state)
 	struct kbuild_artifact *a = build(fx, SPEC("[\"b.patch\"]"), 0, &r);
 	assert_int_equal(r, -EINVAL);
 	assert_null(a);
-	assert_int_equal(fx->builds, 1);
+	assert_int_equal(fx->builds, 0);
 	/* no half artifact; the log of the failure is kept for people */
 	char key[65];
 	key_of(fx, SPEC("[\"b.patch\"]"), key);
@@ -348,9 +592,15 @@ static void test_failure_is_not_cached(void **state)
 	assert_false(fs_exists(tmp));
 	assert_true(fs_exists(failed));
 	/* the next request tries again, and a success clears the failure log */
+	char *log = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(fs_read_file(failed, 1 << 20, &log, NULL, &err), 0);
+	assert_non_null(strstr(log, "patch 1/1 'b.patch' does not apply: file 'kernel/sched/rt.c' "
+				    "hunk #2 FAILED at line 1234."));
+	free(log);
 	fx->fail = false;
 	a = build(fx, SPEC("[\"b.patch\"]"), 0, NULL);
-	assert_int_equal(fx->builds, 2);
+	assert_int_equal(fx->builds, 1);
 	assert_false(a->cached);
 	assert_false(fs_exists(failed));
 	kbuild_artifact_free(a);
@@ -400,9 +650,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_spec_parse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_series_read, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_sources, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_key_inputs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_git_source, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),

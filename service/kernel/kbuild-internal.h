@@ -1,0 +1,122 @@
+/* What the kernel build's files share (kbuild.c, kbuild_key.c,
+ * kbuild_cache.c, kernel_tree.c, kernel_config.c): the source and key
+ * inputs, the build context, and the steps each file provides. Not a public
+ * interface; kbuild.h is. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel/kernel_spec.h"
+#include "util/error.h"
+#include "util/hash.h"
+#include "util/macro.h"
+
+struct kbuild_opts;
+struct kbuild_artifact;
+
+#define KBUILD_KEY_VERSION	"schedlab-kbuild-v1"
+#define KBUILD_MAX_CONFIG_LINES 4096
+/* A cold tinyconfig+fragment build compiles about this many objects; the
+ * real count of the last full build replaces it (trees/<id>/objects). */
+#define KBUILD_DEFAULT_OBJECTS 1100
+#define KBUILD_MAKE_TIMEOUT_S  3600
+#define KBUILD_STEP_TIMEOUT_S  600
+
+/* ---- kbuild_key.c: sources and the key ---- */
+
+enum source_kind { SOURCE_DEBIAN, SOURCE_TARBALL, SOURCE_GIT };
+
+struct source {
+	enum source_kind kind;
+	char path[PATH_MAX]; /* the tarball or the git tree */
+	char ref[256];	     /* git only */
+	char identity[512];  /* what the key covers: kind + content hash or commit */
+	char tree_id[17];    /* 16 hex digits of sha256(identity): trees/<tree_id>/ */
+};
+
+/* The key, plus what meta.json records about the inputs. */
+struct key_inputs {
+	struct source src;
+	char compiler[256];
+	char config_sha[HASH_HEX_LEN];
+	size_t npatches;
+	char (*patch_sha)[HASH_HEX_LEN];
+	char key[HASH_HEX_LEN];
+};
+
+/* Fills k from s (source identity, compiler version, input hashes); always
+ * call kbuild_key_inputs_done(k) afterwards, also on failure. */
+int kbuild_key_compute(const char *cache_dir, const struct kernel_spec *s, struct key_inputs *k,
+		       struct sl_error *err);
+void kbuild_key_inputs_done(struct key_inputs *k);
+
+/* ---- kbuild.c: the build context and its command runner ---- */
+
+struct build_ctx {
+	const struct kbuild_opts *o;
+	const struct kernel_spec *s;
+	const struct key_inputs *k;
+	const char *cache_dir;
+	char *tree, *src, *obj;
+	int log_fd;		/* the artifact's build.log */
+	unsigned long objects;	/* compiled so far in this make */
+	unsigned long estimate; /* expected objects for a full build */
+	double percent;
+	char last_error[512];
+	char source_version[64];
+};
+
+/* A "schedlab: ..." line to build.log, the caller's log and progress. */
+void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
+/* Runs one step through cmd_run(); its output goes to build.log (and the
+ * caller's log). A non-zero exit is returned in *ret_exit, not as an error. */
+int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, int timeout_s,
+		    int *ret_exit, char **ret_output, struct sl_error *err);
+/* snprintf for messages where cutting the text short is fine. */
+void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
+/* The last path component of p (p itself when it has no '/'). */
+const char *kbuild_base_name(const char *p);
+int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
+
+/* ---- kbuild_cache.c: the content-addressed cache ---- */
+
+/* Takes an exclusive flock on path, polling so that a cancel (o may be NULL)
+ * can stop the wait; says once in the log (b may be NULL) that it waits. */
+int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
+		     int *ret_fd, struct sl_error *err);
+/* Loads a complete artifact directory; -ENOENT when it is not (yet) there. */
+int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact **ret,
+		      struct sl_error *err);
+/* Stamps dir as just used, for LRU eviction. */
+void kbuild_cache_touch(const char *dir);
+/* Evicts the least recently used artifacts of kernels/ beyond max bytes
+ * (0: no bound), never keep and never a locked one. Best effort. */
+void kbuild_cache_evict(const char *kernels, const char *keep, unsigned long long max);
+
+/* ---- kernel_tree.c: the shared source tree ---- */
+
+/* Extracts the source into b->src with an empty b->obj and applied/. */
+int kernel_tree_extract(struct build_ctx *b, struct sl_error *err);
+/* Sets b->source_version from the top Makefile. */
+int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
+/* Brings b->src to pristine + the spec's patches (ERR_BUILD
+ * "patch_does_not_apply" naming the patch, file and hunk). */
+int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
+
+/* ---- kernel_config.c: the .config ---- */
+
+struct config_entry {
+	char name[128];
+	char value[512]; /* "n" for "is not set" */
+};
+
+/* Reads and strictly parses the fragment s->config (at most
+ * KBUILD_MAX_CONFIG_LINES options); *ret is the caller's to free. */
+int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry **ret,
+				size_t *ret_n, struct sl_error *err);
+/* tinyconfig + fragment + olddefconfig in b->obj; then every option the
+ * fragment asked for must have the asked value (ERR_BUILD
+ * "config_option_dropped" otherwise). */
+int kernel_config_apply(struct build_ctx *b, struct sl_error *err);
