@@ -1,12 +1,12 @@
 /* Text buffer, escaping and number formatting for the HTML and SVG writers. */
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/html.h"
+#include "util/escape.h"
 
 struct html_buf {
 	char *data;
@@ -92,92 +92,14 @@ void html_buf_printf(struct html_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when the
- * bytes there are not one (overlong forms and surrogates included). */
-static size_t utf8_valid_len(const unsigned char *s, size_t n)
+static void html_buf_sink(void *ctx, const char *s, size_t n)
 {
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	html_buf_putn(ctx, s, n);
 }
 
 void html_buf_escape_n(struct html_buf *b, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-
-	if (!s)
-		return;
-	/* Copies runs of safe bytes at once; replaces the rest one by one. */
-	while (i < n) {
-		const char *rep = NULL;
-		size_t len = 1;
-
-		switch (p[i]) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		case '\'':
-			rep = "&#39;";
-			break;
-		case '\n':
-		case '\t':
-			break;
-		default:
-			if (p[i] < 0x20 || p[i] == 0x7f) {
-				rep = "\xef\xbf\xbd";
-			} else if (p[i] >= 0x80) {
-				len = utf8_valid_len(p + i, n - i);
-				if (len == 0) {
-					rep = "\xef\xbf\xbd";
-					len = 1;
-				}
-			}
-		}
-		if (rep) {
-			html_buf_putn(b, s + i - run, run);
-			run = 0;
-			html_buf_puts(b, rep);
-		} else {
-			run += len;
-		}
-		i += len;
-	}
-	html_buf_putn(b, s + i - run, run);
+	escape_xml(s, n, 0, html_buf_sink, b);
 }
 
 void html_buf_escape(struct html_buf *b, const char *s)
@@ -202,14 +124,6 @@ char *html_buf_steal(struct html_buf *b)
 
 	free(b);
 	return s;
-}
-
-char *html_escape(const char *s)
-{
-	struct html_buf *b = html_buf_new();
-
-	html_buf_escape(b, s);
-	return html_buf_steal(b);
 }
 
 char *html_fmt_fixed(double v, int decimals, char out[HTML_NUM_MAX])

@@ -29,9 +29,10 @@ void html_buf_puts(struct html_buf *b, const char *s);
 void html_buf_putn(struct html_buf *b, const char *s, size_t n);
 /* Appends printf-formatted text, verbatim (no escaping). */
 void html_buf_printf(struct html_buf *b, const char *fmt, ...) _printf_(2, 3);
-/* Appends s escaped for element text and double- or single-quoted attribute
- * values: & < > " ' become entities, invalid UTF-8 bytes and control
- * characters other than \n and \t become U+FFFD. NULL appends nothing. */
+/* Appends s (or n bytes of it) escaped for element text and double- or
+ * single-quoted attribute values by escape_xml() (util/escape.h): & < > " '
+ * become entities, invalid UTF-8 bytes and control characters other than \n
+ * and \t become U+FFFD. NULL appends nothing. */
 void html_buf_escape(struct html_buf *b, const char *s);
 void html_buf_escape_n(struct html_buf *b, const char *s, size_t n);
 /* The contents so far (NUL-terminated, owned by b) and their length. */
@@ -39,9 +40,6 @@ const char *html_buf_data(const struct html_buf *b);
 size_t html_buf_len(const struct html_buf *b);
 /* Returns the malloc'd contents (the caller frees them) and frees b. */
 char *html_buf_steal(struct html_buf *b);
-
-/* A malloc'd escaped copy of s (see html_buf_escape); "" for NULL. */
-char *html_escape(const char *s);
 
 /* Formats v with at most `decimals` digits after the point, then drops
  * trailing zeros and a trailing point; "-0" becomes "0". Non-finite values

@@ -4,82 +4,19 @@
 #include <string.h>
 
 #include "report/junit.h"
+#include "util/escape.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s)
+static void junit_sink(void *ctx, const char *s, size_t n)
 {
-	if (s[0] < 0x80)
-		return 1;
-	size_t n;
-	unsigned cp;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, and U+FFFE/U+FFFF are not XML characters. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
+	fwrite(s, 1, n, ctx);
 }
 
-void junit_escape(FILE *f, const char *s)
+/* Appends s to f escaped for XML text and attribute values; whitespace as
+ * character references, so attribute values keep their line breaks. */
+static void junit_escape(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		case '\n':
-			fputs("&#10;", f);
-			break;
-		case '\t':
-			fputs("&#9;", f);
-			break;
-		case '\r':
-			fputs("&#13;", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				fputs("\xef\xbf\xbd", f); /* U+FFFD */
-				break;
-			}
-			size_t n = utf8_seq(p);
-			if (n == 0) {
-				fputs("\xef\xbf\xbd", f);
-				break;
-			}
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		}
-		p++;
-	}
+	if (s)
+		escape_xml(s, strlen(s), ESCAPE_XML_WS, junit_sink, f);
 }
 
 static const char *str(json_object *o, const char *k)

@@ -17,6 +17,3 @@
 /* On success *ret_xml is a malloc'd NUL-terminated document. result is
  * borrowed. -EINVAL when result is not an object. */
 int junit_from_result(json_object *result, char **ret_xml);
-
-/* Appends s to f XML-escaped for text and attribute values. */
-void junit_escape(FILE *f, const char *s);

@@ -31,27 +31,3 @@ void report_page_end(struct html_buf *o);
 /* A verdict badge (<span class="badge v-..."> with a symbol and the word),
  * for run statuses, comparison and overall verdicts alike. */
 void report_badge(struct html_buf *o, const char *verdict);
-
-/* ---- shared by report*.c only; not an API ---- */
-
-/* result["variants"] names in display order: the baseline first, then the
- * others as the job lists them (or as stored), at most REPORT_MAX_VARIANTS. */
-struct report_ctx {
-	json_object *result;
-	json_object *variants; /* borrowed */
-	const char *baseline;
-	const char *names[REPORT_MAX_VARIANTS];
-	size_t n_names;
-	int chart_id;
-};
-
-/* A string member or NULL. */
-const char *report_str(json_object *o, const char *key);
-/* A finite number member (int or double) into *ret; false when absent. */
-bool report_num(json_object *o, const char *key, double *ret);
-/* The palette colour of variant i in every chart and table. */
-int report_variant_color(const struct report_ctx *c, size_t i);
-/* Charts of one workload (by its name in the job and its tool); appends a
- * <section> when there is anything to draw. Returns the charts drawn. */
-int report_charts_workload(struct html_buf *o, struct report_ctx *c, const char *workload,
-			   const char *tool);

@@ -1,0 +1,135 @@
+/* What the report_*.c and charts*.c family shares; not an API (that is
+ * report.h, which report_html.c and report_page.c implement).
+ *
+ *   report_ctx.c     reading the result: typed members, the variant order
+ *   report_page.c    page scaffolding, badges and shared cell writers
+ *   report_html.c    report_html(): header, kernels, environment, variants,
+ *                    and the charts of each workload, by tool
+ *   report_compare.c the comparison table
+ *   report_runs.c    the runs and the failed runs
+ *   charts.c         what every chart shares (values, figures, histograms)
+ *   charts_<tool>.c  the charts of one tool
+ *
+ * Calls point one way, top down: report_html.c calls the sections and the
+ * charts_<tool>() functions; those call charts.c, report_ctx.c and
+ * report_page.c, which call nothing above them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/html.h"
+#include "report/report.h"
+#include "report/svg.h"
+
+#define CHART_WIDTH  1080
+#define CHART_HEIGHT 360
+
+/* result["variants"] names in display order: the baseline first, then the
+ * others as the job lists them (or as stored), at most REPORT_MAX_VARIANTS. */
+struct report_ctx {
+	json_object *result;
+	json_object *variants; /* borrowed */
+	const char *baseline;
+	const char *names[REPORT_MAX_VARIANTS];
+	size_t n_names;
+	int chart_id;
+};
+
+/* ---- report_ctx.c: every json_object here is borrowed ---- */
+
+/* Fills c from result (borrowed; c borrows from it). */
+void report_ctx_init(struct report_ctx *c, json_object *result);
+/* A string member or NULL. */
+const char *report_str(json_object *o, const char *key);
+/* A finite number member (int or double) into *ret; false when absent. */
+bool report_num(json_object *o, const char *key, double *ret);
+/* A member of any type, or NULL when o is not an object or lacks key. */
+json_object *report_get(json_object *o, const char *key);
+/* An array member, or NULL when absent or not an array. */
+json_object *report_get_array(json_object *o, const char *key);
+/* An object member, or NULL when absent or not an object (the foreach
+ * macro must never see anything else). */
+json_object *report_get_object(json_object *o, const char *key);
+/* Whether v is a finite int or double. */
+bool report_is_number(json_object *v);
+/* The palette colour of variant i in every chart and table. */
+int report_variant_color(const struct report_ctx *c, size_t i);
+
+/* ---- report_page.c ---- */
+
+/* A number member of sample for people, or a dash when absent. */
+void report_put_value(struct html_buf *o, json_object *sample, const char *key);
+/* s escaped, or a dash when NULL or empty. */
+void report_put_str_or_dash(struct html_buf *o, const char *s);
+
+/* ---- report_compare.c, report_runs.c: the sections they name ---- */
+
+void report_section_comparisons(struct html_buf *o, struct report_ctx *c);
+void report_section_runs(struct html_buf *o, struct report_ctx *c);
+void report_section_failed(struct html_buf *o, struct report_ctx *c);
+
+/* ---- charts.c ---- */
+
+/* A capped, growable list of values; zero-initialised is empty. */
+struct charts_values {
+	double *v;
+	size_t n, cap;
+};
+
+/* Appends d when finite and below SVG_MAX_POINTS values. */
+void charts_values_push(struct charts_values *x, double d);
+/* Frees the values and empties x. */
+void charts_values_done(struct charts_values *x);
+/* The median (sorts x), or NAN when empty. */
+double charts_values_median(struct charts_values *x);
+
+/* The workload objects named `workload` of variant i's ok runs, in run
+ * order: up to max of them into out; returns how many. */
+size_t charts_ok_workloads(const struct report_ctx *c, size_t vi, const char *workload,
+			   json_object **out, size_t max);
+/* metric's values over variant i's ok runs: from "metrics", else a number
+ * of that name in "details" (the slice tool keeps its min and p50 there). */
+void charts_metric_values(const struct report_ctx *c, size_t vi, const char *workload,
+			  const char *metric, struct charts_values *out);
+/* Whether any variant has a value of metric. */
+bool charts_any_metric(const struct report_ctx *c, const char *workload, const char *metric);
+
+/* Opens <figure id="chart-N">. */
+void charts_figure_begin(struct html_buf *o, struct report_ctx *c);
+/* Renders p, then the caption (already HTML), and closes the figure. */
+void charts_figure_end(struct html_buf *o, struct svg_plot *p, const char *caption_html);
+/* Opens a workload's <section> with its heading; what is HTML. */
+void charts_section_begin(struct html_buf *o, const char *workload, const char *tool,
+			  const char *what);
+/* Adds variant vi as a series of p in its colour; the baseline solid. */
+int charts_add_variant_series(struct svg_plot *p, const struct report_ctx *c, size_t vi);
+
+/* A dense histogram: counts[i] samples of value i * bucket. */
+struct charts_hist {
+	double *counts;
+	size_t n;
+	double bucket;
+};
+
+/* Adds every histogram in details: "histogram", or per thread "histograms". */
+bool charts_hist_from_details(struct charts_hist *h, json_object *details);
+/* Draws the variants' histograms (h[i] for variant i) on log-spaced bins
+ * (latencies span decades under TCG), with per-variant marks. Returns 1 if
+ * drawn. */
+int charts_histograms(struct html_buf *o, struct report_ctx *c, struct charts_hist *h,
+		      const char *title, const char *xlabel, struct charts_values *marks,
+		      const char *const *mark_names, size_t n_marks, const char *caption);
+/* Boxes of per-run metric values: one category per metric, one box per
+ * variant. Returns 1 if drawn. */
+int charts_metric_boxes(struct html_buf *o, struct report_ctx *c, const char *workload,
+			const char *title, const char *ylabel, enum svg_scale scale,
+			const char *const *metrics, const char *const *labels, size_t n,
+			struct charts_values *hlines, const char *hline_name, const char *caption);
+
+/* ---- charts_<tool>.c: the charts of one tool; return the charts drawn ---- */
+
+int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload);
+int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char *workload);
+int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload);
+int charts_slice(struct html_buf *o, struct report_ctx *c, const char *workload);

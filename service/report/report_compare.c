@@ -1,0 +1,157 @@
+/* The comparison table of the job report: one row per (variant, workload,
+ * metric) with the change, its confidence interval and the verdict; gated
+ * rows first, per-thread rows folded into a <details> of their own. */
+#include <math.h>
+#include <string.h>
+
+#include "report/report-internal.h"
+
+static void put_change(struct html_buf *o, json_object *cmp)
+{
+	char n[HTML_NUM_MAX], p[HTML_NUM_MAX];
+	double d, pct;
+
+	if (!report_num(cmp, "change", &d)) {
+		html_buf_puts(o, "\xe2\x80\x93");
+		return;
+	}
+	html_buf_printf(o, "%s%s", d > 0 ? "+" : "", html_fmt_value(d, n));
+	if (report_num(cmp, "change_pct", &pct)) {
+		html_fmt_fixed(pct, fabs(pct) >= 100 ? 0 : 1, p);
+		html_buf_printf(o, " (%s%s%%)", pct > 0 ? "+" : "", p);
+	}
+}
+
+static void put_ci(struct html_buf *o, json_object *cmp)
+{
+	json_object *ci = report_get_array(cmp, "ci95");
+	char a[HTML_NUM_MAX], b[HTML_NUM_MAX];
+
+	if (!ci || json_object_array_length(ci) != 2) {
+		html_buf_puts(o, "\xe2\x80\x93");
+		return;
+	}
+	double lo = json_object_get_double(json_object_array_get_idx(ci, 0));
+	double hi = json_object_get_double(json_object_array_get_idx(ci, 1));
+	html_buf_printf(o, "[%s, %s]", html_fmt_value(lo, a), html_fmt_value(hi, b));
+}
+
+static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
+{
+	const char *better = report_str(cmp, "better");
+	double nb = 0, nc = 0;
+
+	html_buf_printf(o, "<tr%s><td>", gated ? " class=\"gated\"" : "");
+	report_put_str_or_dash(o, report_str(cmp, "variant"));
+	html_buf_puts(o, "</td><td>");
+	report_put_str_or_dash(o, report_str(cmp, "workload"));
+	html_buf_puts(o, "</td><td><code>");
+	report_put_str_or_dash(o, report_str(cmp, "metric"));
+	html_buf_puts(o, "</code>");
+	if (gated)
+		html_buf_puts(o, "<span class=\"tag\">gate</span>");
+	if (better && (strcmp(better, "lower") == 0 || strcmp(better, "higher") == 0))
+		html_buf_printf(o, " <span class=\"muted\" title=\"%s is better\">%s</span>",
+				better, better[0] == 'l' ? "\xe2\x86\x93" : "\xe2\x86\x91");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	report_put_value(o, report_get(cmp, "baseline"), "median");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	report_put_value(o, report_get(cmp, "candidate"), "median");
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_change(o, cmp);
+	html_buf_puts(o, "</td><td class=\"num\">");
+	put_ci(o, cmp);
+	html_buf_puts(o, "</td><td class=\"num\">");
+	report_put_value(o, cmp, "p_value");
+	report_num(report_get(cmp, "baseline"), "n", &nb);
+	report_num(report_get(cmp, "candidate"), "n", &nc);
+	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td>", nb, nc);
+	report_badge(o, report_str(cmp, "verdict"));
+	html_buf_puts(o, "</td></tr>\n");
+}
+
+/* cyclictest's per-thread copies (latency_us.t<N>.*) repeat the overall
+ * rows for one thread; they go into a folded table. */
+static bool per_thread_metric(const char *metric)
+{
+	const char *t = metric ? strstr(metric, ".t") : NULL;
+
+	return t && t[2] >= '0' && t[2] <= '9';
+}
+
+static const char comparison_head[] =
+    "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
+    "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
+    "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
+    "<th class=\"num\">p</th><th class=\"num\">n</th><th>verdict</th></tr>\n";
+
+void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
+{
+	static const char *const verdicts[] = {"regressed", "improved", "changed", "inconclusive",
+					       "unchanged"};
+	json_object *cmps = report_get_array(c->result, "comparisons");
+	size_t n = cmps ? json_object_array_length(cmps) : 0, folded = 0;
+	size_t counts[ELEMENTSOF(verdicts)] = {0};
+
+	html_buf_puts(o, "<section id=\"comparisons\">\n<h2>Comparison with the baseline");
+	if (c->baseline) {
+		html_buf_puts(o, " \xe2\x80\x98");
+		html_buf_escape(o, c->baseline);
+		html_buf_puts(o, "\xe2\x80\x99");
+	}
+	html_buf_puts(o, "</h2>\n");
+	if (n == 0) {
+		html_buf_puts(o,
+			      "<p class=\"muted\">No comparisons: no metric was measured in both "
+			      "the baseline and another variant.</p>\n</section>\n");
+		return;
+	}
+	for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
+		json_object *cmp = json_object_array_get_idx(cmps, i);
+		const char *v = report_str(cmp, "verdict");
+		for (size_t k = 0; v && k < ELEMENTSOF(verdicts); k++)
+			counts[k] += strcmp(v, verdicts[k]) == 0;
+		folded += per_thread_metric(report_str(cmp, "metric"));
+	}
+	html_buf_puts(o, "<p>");
+	for (size_t k = 0, shown = 0; k < ELEMENTSOF(verdicts); k++) {
+		if (!counts[k])
+			continue;
+		if (shown++)
+			html_buf_puts(o, " ");
+		html_buf_printf(o, "%zu ", counts[k]);
+		report_badge(o, verdicts[k]);
+	}
+	html_buf_puts(o, "</p>\n<p class=\"muted\">Medians over the ok runs; change = candidate "
+			 "\xe2\x88\x92 baseline; 95% CI of the change; p from a two-sided "
+			 "Mann\xe2\x80\x93Whitney U test; n = ok runs of baseline/candidate. Rows "
+			 "marked <span class=\"tag\">gate</span> decide the verdict.</p>\n");
+	html_buf_puts(o, comparison_head);
+	/* Gated rows first: they are why the verdict is what it is. Then the
+	 * rest, then the per-thread rows folded away. */
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 2) {
+			html_buf_puts(o, "</table>\n");
+			if (folded == 0)
+				break;
+			html_buf_printf(o, "<details>\n<summary>%zu per-thread rows</summary>\n%s",
+					folded, comparison_head);
+		}
+		for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
+			json_object *cmp = json_object_array_get_idx(cmps, i);
+			json_object *gated = report_get(cmp, "gated");
+			bool g = gated && json_object_get_boolean(gated);
+			bool thread = per_thread_metric(report_str(cmp, "metric"));
+			int row_pass = g ? 0 : thread ? 2 : 1;
+
+			if (row_pass == pass)
+				put_comparison_row(o, cmp, g);
+		}
+		if (pass == 2)
+			html_buf_puts(o, "</table>\n</details>\n");
+	}
+	if (n > REPORT_MAX_ROWS)
+		html_buf_printf(o, "<p class=\"muted\">The first %d of %zu rows.</p>\n",
+				REPORT_MAX_ROWS, n);
+	html_buf_puts(o, "</section>\n");
+}

@@ -1,0 +1,411 @@
+/* The per-job HTML report, report_html(): header with the verdict, kernels,
+ * environment and variants here; the comparison table (report_compare.c),
+ * per-workload charts (charts_<tool>.c), the runs and the failed runs with
+ * their console (report_runs.c) from their own files. */
+#include <errno.h>
+#include <string.h>
+
+#include "report/report-internal.h"
+
+/* A short form of a hex digest: its first 12 characters, escaped. */
+static void put_short_hash(struct html_buf *o, const char *hex)
+{
+	if (!hex) {
+		html_buf_puts(o, "\xe2\x80\x93");
+		return;
+	}
+	html_buf_puts(o, "<code title=\"");
+	html_buf_escape(o, hex);
+	html_buf_puts(o, "\">");
+	html_buf_escape_n(o, hex, strnlen(hex, 12));
+	html_buf_puts(o, "</code>");
+}
+
+/* The distinct run hosts, in run order. */
+static size_t collect_hosts(const struct report_ctx *c, const char **hosts, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_names; i++) {
+		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
+		for (size_t j = 0;
+		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
+			const char *h = report_str(json_object_array_get_idx(runs, j), "host");
+			bool seen = false;
+			if (!h)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				seen = seen || strcmp(hosts[k], h) == 0;
+			if (!seen && n < max)
+				hosts[n++] = h;
+		}
+	}
+	return n;
+}
+
+/* The provenance at a glance: each kernel (source, version, patch count,
+ * config hash), the accelerator and the hosts. The sections below have the
+ * details. */
+static void header_facts(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *kernels = report_get(c->result, "kernels");
+	const char *accel = report_str(report_get(c->result, "environment"), "accelerator");
+	const char *hosts[8];
+	size_t n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts)), shown = 0;
+
+	if (kernels && json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, kname, k)
+		{
+			json_object *patches = report_get_array(k, "patches");
+			size_t np = patches ? json_object_array_length(patches) : 0;
+			if (shown++ >= 4)
+				break;
+			html_buf_puts(o, "<p class=\"meta\">kernel <b>");
+			html_buf_escape(o, kname);
+			html_buf_puts(o, "</b>: ");
+			report_put_str_or_dash(o, report_str(k, "source"));
+			html_buf_puts(o, " ");
+			report_put_str_or_dash(o, report_str(k, "source_version"));
+			html_buf_printf(o, " + %zu patch%s \xc2\xb7 config ", np,
+					np == 1 ? "" : "es");
+			put_short_hash(o, report_str(k, "config_sha256"));
+			html_buf_puts(o, "</p>\n");
+		}
+	}
+	html_buf_puts(o, "<p class=\"meta\">accelerator <b>");
+	report_put_str_or_dash(o, accel);
+	html_buf_puts(o, "</b>");
+	if (accel && strcmp(accel, "tcg") == 0)
+		html_buf_puts(o, " (software emulation: absolute latencies are inflated; compare "
+				 "variants within this job)");
+	html_buf_puts(o, n_hosts == 1 ? " \xc2\xb7 host " : " \xc2\xb7 hosts ");
+	for (size_t i = 0; i < n_hosts; i++) {
+		if (i)
+			html_buf_puts(o, ", ");
+		html_buf_escape(o, hosts[i]);
+	}
+	if (n_hosts == 0)
+		html_buf_puts(o, "\xe2\x80\x93");
+	html_buf_puts(o, "</p>\n");
+}
+
+static void section_header(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *job = report_get(c->result, "job");
+	const char *name = report_str(job, "name");
+	const char *verdict = report_str(c->result, "verdict");
+	const char *desc = report_str(job, "description");
+	const char *started = report_str(c->result, "started_at");
+	const char *finished = report_str(c->result, "finished_at");
+	json_object *reasons = report_get_array(c->result, "verdict_reasons");
+
+	html_buf_puts(o, "<header class=\"top\" id=\"verdict\">\n<div class=\"badge big v-");
+	html_buf_puts(o, verdict && (strcmp(verdict, "pass") == 0 || strcmp(verdict, "fail") == 0 ||
+				     strcmp(verdict, "inconclusive") == 0)
+			     ? verdict
+			     : "unknown");
+	html_buf_puts(o, "\">");
+	if (verdict) {
+		for (const char *s = verdict; *s; s++) {
+			char u = (*s >= 'a' && *s <= 'z') ? (char)(*s - 'a' + 'A') : *s;
+			html_buf_escape_n(o, &u, 1);
+		}
+	} else {
+		html_buf_puts(o, "NO VERDICT");
+	}
+	html_buf_puts(o, "</div>\n<div>\n<h1>");
+	report_put_str_or_dash(o, name);
+	html_buf_puts(o, "</h1>\n");
+	if (desc) {
+		html_buf_puts(o, "<p class=\"desc\">");
+		html_buf_escape(o, desc);
+		html_buf_puts(o, "</p>\n");
+	}
+	html_buf_puts(o, "<p class=\"meta\">schedlab job report \xc2\xb7 started ");
+	report_put_str_or_dash(o, started);
+	html_buf_puts(o, " \xc2\xb7 finished ");
+	report_put_str_or_dash(o, finished);
+	html_buf_puts(o, "</p>\n");
+	header_facts(o, c);
+	html_buf_puts(o, "</div>\n</header>\n");
+	if (reasons && json_object_array_length(reasons) > 0) {
+		html_buf_puts(o, "<ul class=\"reasons\">\n");
+		for (size_t i = 0; i < json_object_array_length(reasons) && i < 100; i++) {
+			json_object *r = json_object_array_get_idx(reasons, i);
+			if (!json_object_is_type(r, json_type_string))
+				continue;
+			html_buf_puts(o, "<li>");
+			html_buf_escape(o, json_object_get_string(r));
+			html_buf_puts(o, "</li>\n");
+		}
+		html_buf_puts(o, "</ul>\n");
+	}
+}
+
+static void section_kernels(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *kernels = report_get(c->result, "kernels");
+	size_t shown = 0;
+
+	html_buf_puts(o, "<section id=\"kernels\">\n<h2>Kernels</h2>\n");
+	if (!kernels || !json_object_is_type(kernels, json_type_object)) {
+		html_buf_puts(o,
+			      "<p class=\"muted\">The result lists no kernels.</p>\n</section>\n");
+		return;
+	}
+	html_buf_puts(o, "<table>\n<tr><th>kernel</th><th>source</th><th>version</th>"
+			 "<th>patches (sha256)</th><th>config sha256</th><th>compiler</th>"
+			 "<th class=\"num\">build</th></tr>\n");
+	json_object_object_foreach(kernels, kname, k)
+	{
+		json_object *patches = report_get_array(k, "patches");
+		char n[HTML_NUM_MAX];
+		double secs;
+		json_object *cached = report_get(k, "cached");
+
+		if (shown++ >= 32)
+			break;
+		html_buf_puts(o, "<tr><td><b>");
+		html_buf_escape(o, kname);
+		html_buf_puts(o, "</b></td><td>");
+		report_put_str_or_dash(o, report_str(k, "source"));
+		html_buf_puts(o, "</td><td>");
+		report_put_str_or_dash(o, report_str(k, "source_version"));
+		html_buf_puts(o, "</td><td>");
+		if (!patches || json_object_array_length(patches) == 0)
+			html_buf_puts(o, "<span class=\"muted\">none</span>");
+		for (size_t i = 0; patches && i < json_object_array_length(patches); i++) {
+			json_object *p = json_object_array_get_idx(patches, i);
+			if (i == 60) {
+				html_buf_printf(o, "<span class=\"muted\">and %zu more</span>",
+						json_object_array_length(patches) - i);
+				break;
+			}
+			html_buf_printf(o, "%zu. ", i + 1);
+			report_put_str_or_dash(o, report_str(p, "name"));
+			html_buf_puts(o, " ");
+			put_short_hash(o, report_str(p, "sha256"));
+			html_buf_puts(o, "<br>");
+		}
+		html_buf_puts(o, "</td><td>");
+		put_short_hash(o, report_str(k, "config_sha256"));
+		html_buf_puts(o, "</td><td>");
+		report_put_str_or_dash(o, report_str(k, "compiler"));
+		html_buf_puts(o, "</td><td class=\"num\">");
+		if (report_num(k, "build_seconds", &secs))
+			html_buf_printf(o, "%s s", html_fmt_fixed(secs, 1, n));
+		if (cached && json_object_get_boolean(cached))
+			html_buf_puts(o, " (cached)");
+		html_buf_puts(o, "</td></tr>\n");
+	}
+	html_buf_puts(o, "</table>\n</section>\n");
+}
+
+static void section_environment(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *env = report_get(c->result, "environment");
+	const char *accel = report_str(env, "accelerator");
+	const char *hosts[16];
+	size_t n_hosts = 0;
+	double cores;
+	char n[HTML_NUM_MAX];
+	static const struct {
+		const char *key, *label;
+	} rows[] = {
+	    {"qemu_version", "QEMU"},
+	    {"libvirt_version", "libvirt"},
+	    {"host_kernel", "host kernel"},
+	    {"schedlab_version", "schedlab"},
+	};
+
+	n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts));
+	html_buf_puts(o, "<section id=\"environment\">\n<h2>Environment</h2>\n<table>\n"
+			 "<tr><th>accelerator</th><td>");
+	report_put_str_or_dash(o, accel);
+	html_buf_puts(o, "</td></tr>\n<tr><th>hosts</th><td>");
+	for (size_t i = 0; i < n_hosts; i++) {
+		if (i)
+			html_buf_puts(o, ", ");
+		html_buf_escape(o, hosts[i]);
+	}
+	if (n_hosts == 0)
+		html_buf_puts(o, "\xe2\x80\x93");
+	html_buf_puts(o, "</td></tr>\n<tr><th>host cores</th><td>");
+	if (report_num(env, "host_cores", &cores))
+		html_buf_puts(o, html_fmt_fixed(cores, 0, n));
+	else
+		html_buf_puts(o, "\xe2\x80\x93");
+	html_buf_puts(o, "</td></tr>\n");
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		html_buf_printf(o, "<tr><th>%s</th><td>", rows[i].label);
+		report_put_str_or_dash(o, report_str(env, rows[i].key));
+		html_buf_puts(o, "</td></tr>\n");
+	}
+	html_buf_puts(o, "</table>\n");
+	if (accel && strcmp(accel, "tcg") == 0)
+		html_buf_puts(o,
+			      "<p class=\"note\">The guests ran under QEMU TCG (software "
+			      "emulation). TCG inflates absolute latencies several times and makes "
+			      "them noisier: compare the variants of this job with each other, not "
+			      "with numbers from real hardware or other hosts.</p>\n");
+	html_buf_puts(o, "</section>\n");
+}
+
+static void put_string_array(struct html_buf *o, json_object *a)
+{
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+
+	if (n == 0) {
+		html_buf_puts(o, "<span class=\"muted\">none</span>");
+		return;
+	}
+	for (size_t i = 0; i < n && i < 64; i++) {
+		json_object *s = json_object_array_get_idx(a, i);
+		if (i)
+			html_buf_puts(o, " ");
+		html_buf_puts(o, "<code>");
+		html_buf_escape(
+		    o, json_object_is_type(s, json_type_string) ? json_object_get_string(s) : "?");
+		html_buf_puts(o, "</code>");
+	}
+}
+
+static void put_int_map(struct html_buf *o, json_object *m)
+{
+	size_t shown = 0;
+
+	if (!m || !json_object_is_type(m, json_type_object) || json_object_object_length(m) == 0) {
+		html_buf_puts(o, "\xe2\x80\x93");
+		return;
+	}
+	json_object_object_foreach(m, k, v)
+	{
+		char n[HTML_NUM_MAX];
+		if (shown++ >= 64)
+			break;
+		if (shown > 1)
+			html_buf_puts(o, ", ");
+		html_buf_escape(o, k);
+		html_buf_puts(o, "=");
+		if (json_object_is_type(v, json_type_int) ||
+		    json_object_is_type(v, json_type_double))
+			html_buf_puts(o, html_fmt_value(json_object_get_double(v), n));
+		else
+			html_buf_puts(o, "?");
+	}
+}
+
+static void section_variants(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *job_variants = report_get(report_get(c->result, "job"), "variants");
+
+	html_buf_puts(o,
+		      "<section id=\"variants\">\n<h2>Variants</h2>\n<table>\n<tr><th>variant</th>"
+		      "<th>kernel</th><th>sched features</th><th>tunables</th>"
+		      "<th>uid shares</th><th class=\"num\">runs ok</th></tr>\n");
+	for (size_t i = 0; i < c->n_names; i++) {
+		json_object *v = report_get(c->variants, c->names[i]);
+		json_object *spec = report_get(job_variants, c->names[i]);
+		json_object *runs = report_get_array(v, "runs");
+		json_object *features = report_get_array(v, "features");
+		size_t total = runs ? json_object_array_length(runs) : 0, ok = 0;
+
+		for (size_t j = 0; j < total; j++) {
+			const char *st = report_str(json_object_array_get_idx(runs, j), "status");
+			ok += st && strcmp(st, "ok") == 0;
+		}
+		html_buf_printf(
+		    o, "<tr><td><span class=\"badge\" style=\"background:%s\">&nbsp;</span> <b>",
+		    svg_palette(report_variant_color(c, i)));
+		html_buf_escape(o, c->names[i]);
+		html_buf_puts(o, "</b>");
+		if (c->baseline && strcmp(c->names[i], c->baseline) == 0)
+			html_buf_puts(o, " <span class=\"tag\">baseline</span>");
+		html_buf_puts(o, "</td><td>");
+		report_put_str_or_dash(o, report_str(v, "kernel"));
+		html_buf_puts(o, "</td><td>");
+		put_string_array(o, features ? features : report_get_array(spec, "features"));
+		html_buf_puts(o, "</td><td>");
+		put_int_map(o, report_get(spec, "sched_tunables"));
+		html_buf_puts(o, "</td><td>");
+		put_int_map(o, report_get(spec, "uid_shares"));
+		html_buf_printf(o, "</td><td class=\"num\">%zu / %zu</td></tr>\n", ok, total);
+	}
+	html_buf_puts(o, "</table>\n</section>\n");
+}
+
+/* The job's workloads (name, tool), or those of the first run that has any. */
+/* Charts of one workload (by its name in the job and its tool); appends a
+ * <section> when there is anything to draw. Returns the charts drawn. */
+static int workload_charts(struct html_buf *o, struct report_ctx *c, const char *workload,
+			   const char *tool)
+{
+	if (strcmp(tool, "cyclictest") == 0)
+		return charts_cyclictest(o, c, workload);
+	if (strcmp(tool, "rt-migrate-test") == 0)
+		return charts_rtmigrate(o, c, workload);
+	if (strcmp(tool, "share") == 0)
+		return charts_share(o, c, workload);
+	if (strcmp(tool, "slice") == 0)
+		return charts_slice(o, c, workload);
+	return 0;
+}
+
+static int section_charts(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *wls = report_get_array(report_get(c->result, "job"), "workloads");
+	int charts = 0;
+
+	if (!wls) {
+		for (size_t i = 0; i < c->n_names && !wls; i++) {
+			json_object *runs =
+			    report_get_array(report_get(c->variants, c->names[i]), "runs");
+			for (size_t j = 0; runs && j < json_object_array_length(runs) && !wls; j++)
+				wls = report_get_array(json_object_array_get_idx(runs, j),
+						       "workloads");
+		}
+	}
+	for (size_t i = 0; wls && i < json_object_array_length(wls) && i < 32; i++) {
+		json_object *w = json_object_array_get_idx(wls, i);
+		const char *name = report_str(w, "name"), *tool = report_str(w, "tool");
+		if (name && tool)
+			charts += workload_charts(o, c, name, tool);
+	}
+	return charts;
+}
+
+int report_html(json_object *result, char **ret_html, struct sl_error *err)
+{
+	struct report_ctx c;
+	_cleanup_html_buf_ struct html_buf *o = NULL;
+	_cleanup_free_ char *title = NULL;
+	const char *name;
+
+	if (!result || !json_object_is_type(result, json_type_object))
+		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
+	if (!report_get(result, "variants") ||
+	    !json_object_is_type(report_get(result, "variants"), json_type_object))
+		return error_set_path(err, ERR_INVALID, "$.variants",
+				      "The result has no 'variants' object, so there is nothing to "
+				      "report.");
+	report_ctx_init(&c, result);
+	name = report_str(report_get(result, "job"), "name");
+	if (asprintf(&title, "schedlab: %.200s (%s)", name ? name : "unnamed job",
+		     report_str(result, "verdict") ? report_str(result, "verdict") : "no verdict") <
+	    0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+
+	o = html_buf_new();
+	report_page_begin(o, title);
+	section_header(o, &c);
+	report_section_comparisons(o, &c);
+	section_charts(o, &c);
+	section_variants(o, &c);
+	section_kernels(o, &c);
+	section_environment(o, &c);
+	report_section_runs(o, &c);
+	report_section_failed(o, &c);
+	report_page_end(o);
+	*ret_html = html_buf_steal(TAKE_PTR(o));
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* The runs of the job report: one table row per run, and the failed runs
+ * with their reason, kernel events and console excerpt. */
+#include <string.h>
+
+#include "report/report-internal.h"
+
+static bool run_failed(json_object *run)
+{
+	const char *st = report_str(run, "status");
+	json_object *wls = report_get_array(run, "workloads");
+
+	if (!st || strcmp(st, "ok") != 0)
+		return true;
+	for (size_t i = 0; wls && i < json_object_array_length(wls); i++) {
+		const char *ws = report_str(json_object_array_get_idx(wls, i), "status");
+		if (ws && strcmp(ws, "ok") != 0)
+			return true;
+	}
+	return false;
+}
+
+void report_section_runs(struct html_buf *o, struct report_ctx *c)
+{
+	char n[HTML_NUM_MAX];
+
+	html_buf_puts(o, "<section id=\"runs\">\n<h2>Runs</h2>\n<table>\n<tr><th>run</th>"
+			 "<th>status</th><th>host</th><th>accelerator</th><th>started</th>"
+			 "<th class=\"num\">boot</th><th class=\"num\">duration</th>"
+			 "<th>workloads</th></tr>\n");
+	for (size_t i = 0; i < c->n_names; i++) {
+		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
+		for (size_t j = 0;
+		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
+			json_object *run = json_object_array_get_idx(runs, j);
+			json_object *wls = report_get_array(run, "workloads");
+			double d;
+
+			html_buf_puts(o, "<tr><td>");
+			report_put_str_or_dash(o, report_str(run, "key"));
+			html_buf_puts(o, "</td><td>");
+			report_badge(o, report_str(run, "status"));
+			html_buf_puts(o, "</td><td>");
+			report_put_str_or_dash(o, report_str(run, "host"));
+			html_buf_puts(o, "</td><td>");
+			report_put_str_or_dash(o, report_str(run, "accelerator"));
+			html_buf_puts(o, "</td><td>");
+			report_put_str_or_dash(o, report_str(run, "started_at"));
+			html_buf_puts(o, "</td><td class=\"num\">");
+			if (report_num(run, "boot_seconds", &d))
+				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
+			html_buf_puts(o, "</td><td class=\"num\">");
+			if (report_num(run, "duration_seconds", &d))
+				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
+			html_buf_puts(o, "</td><td>");
+			for (size_t k = 0; wls && k < json_object_array_length(wls) && k < 32;
+			     k++) {
+				json_object *w = json_object_array_get_idx(wls, k);
+				const char *ws = report_str(w, "status");
+				if (k)
+					html_buf_puts(o, ", ");
+				report_put_str_or_dash(o, report_str(w, "name"));
+				if (ws && strcmp(ws, "ok") != 0) {
+					html_buf_puts(o, " ");
+					report_badge(o, ws);
+				}
+			}
+			html_buf_puts(o, "</td></tr>\n");
+		}
+	}
+	html_buf_puts(o, "</table>\n</section>\n");
+}
+
+static void put_pre(struct html_buf *o, const char *text)
+{
+	size_t len = strlen(text);
+
+	html_buf_puts(o, "<pre>");
+	if (len > REPORT_MAX_CONSOLE) {
+		/* The end of a console is where the failure is. */
+		const char *start = text + len - REPORT_MAX_CONSOLE;
+		while (((unsigned char)*start & 0xc0) == 0x80)
+			start++;
+		html_buf_printf(o, "[%zu earlier bytes not shown]\n", (size_t)(start - text));
+		html_buf_escape(o, start);
+	} else {
+		html_buf_escape(o, text);
+	}
+	html_buf_puts(o, "</pre>\n");
+}
+
+void report_section_failed(struct html_buf *o, struct report_ctx *c)
+{
+	size_t failed = 0;
+
+	html_buf_puts(o, "<section id=\"failed-runs\">\n<h2>Failed runs</h2>\n");
+	for (size_t i = 0; i < c->n_names; i++) {
+		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
+		for (size_t j = 0;
+		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
+			json_object *run = json_object_array_get_idx(runs, j);
+			json_object *events = report_get_array(run, "kernel_events");
+			json_object *wls = report_get_array(run, "workloads");
+			const char *reason = report_str(run, "reason");
+			const char *console = report_str(run, "console_excerpt");
+
+			if (!run_failed(run))
+				continue;
+			failed++;
+			html_buf_puts(o, "<div class=\"run\">\n<h3>");
+			report_put_str_or_dash(o, report_str(run, "key"));
+			html_buf_puts(o, " ");
+			report_badge(o, report_str(run, "status"));
+			html_buf_puts(o, "</h3>\n");
+			if (reason) {
+				html_buf_puts(o, "<p>");
+				html_buf_escape(o, reason);
+				html_buf_puts(o, "</p>\n");
+			}
+			for (size_t k = 0; wls && k < json_object_array_length(wls) && k < 32;
+			     k++) {
+				json_object *w = json_object_array_get_idx(wls, k);
+				const char *ws = report_str(w, "status");
+				double ec;
+				if (!ws || strcmp(ws, "ok") == 0)
+					continue;
+				html_buf_puts(o, "<p>Workload \xe2\x80\x98");
+				report_put_str_or_dash(o, report_str(w, "name"));
+				html_buf_puts(o, "\xe2\x80\x99 ");
+				report_badge(o, ws);
+				if (report_num(w, "exit_code", &ec))
+					html_buf_printf(o, " exit code %.0f", ec);
+				if (report_str(w, "reason")) {
+					html_buf_puts(o, ": ");
+					html_buf_escape(o, report_str(w, "reason"));
+				}
+				html_buf_puts(o, "</p>\n");
+			}
+			if (events && json_object_array_length(events) > 0) {
+				size_t ne = json_object_array_length(events);
+				html_buf_printf(o, "<p>Kernel events (%zu):</p>\n<ul>\n", ne);
+				for (size_t k = 0; k < ne && k < REPORT_MAX_EVENTS; k++) {
+					json_object *ev = json_object_array_get_idx(events, k);
+					const char *line = report_str(ev, "line");
+					double ln;
+					html_buf_puts(o, "<li><b>");
+					report_put_str_or_dash(o, report_str(ev, "kind"));
+					html_buf_puts(o, "</b>");
+					if (line) {
+						html_buf_puts(o, ": <code>");
+						html_buf_escape(o, line);
+						html_buf_puts(o, "</code>");
+					} else if (report_num(ev, "line", &ln)) {
+						html_buf_printf(o, " at console line %.0f", ln);
+					}
+					if (report_str(ev, "excerpt")) {
+						html_buf_puts(o, "\n");
+						put_pre(o, report_str(ev, "excerpt"));
+					}
+					html_buf_puts(o, "</li>\n");
+				}
+				html_buf_puts(o, "</ul>\n");
+			}
+			if (console) {
+				html_buf_puts(o, "<p>Console (last lines):</p>\n");
+				put_pre(o, console);
+			}
+			html_buf_puts(o, "</div>\n");
+		}
+	}
+	if (failed == 0)
+		html_buf_puts(o, "<p>Every run and every workload in it finished ok.</p>\n");
+	html_buf_puts(o, "</section>\n");
+}
