@@ -1,12 +1,16 @@
 /* What the store's files share (store.c, store_jobs.c, store_index.c): the
  * store itself, its lock, and thin wrappers around SQLite statements. Not
- * for use outside service/server/store*.c. */
+ * for use outside service/server/store*.c.
+ *
+ * This header does not include store.h (store.c includes both), so the
+ * include graph stays acyclic. */
 #pragma once
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 
-#include "server/store.h"
+#include "util/error.h"
 
 struct store {
 	sqlite3 *db;

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "server/store.h"
 #include "server/store-internal.h"
 #include "util/fs.h"
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "server/store.h"
 #include "server/store-internal.h"
 
 static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const char *key)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "server/store.h"
 #include "server/store-internal.h"
 #include "util/fs.h"
 
