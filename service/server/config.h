@@ -38,7 +38,7 @@ struct service_config {
 	struct service_token *tokens;
 	size_t n_tokens;
 	size_t max_body_bytes;	  /* request body cap, default 8 MiB */
-	struct job_limits limits; /* passed to job_expand */
+	struct job_limits limits; /* passed to job_expand_json */
 	int workers;		  /* job workers, default 2 */
 	int build_slots;	  /* default 1 */
 	int guest_slots;	  /* default max(1, cores / 2) */

@@ -25,7 +25,7 @@
 #include "server/store.h"
 #include "util/error.h"
 
-/* The signature of job_expand, so unit tests can inject a fake. */
+/* The signature of job_expand_json, so unit tests can inject a fake. */
 typedef int (*http_expand_fn)(json_object *spec, enum job_origin origin, const char *base_dir,
 			      const struct job_limits *limits, json_object **ret_expanded,
 			      struct sl_error *err);
@@ -36,7 +36,7 @@ struct http_server_opts {
 	const struct service_config *config; /* borrowed: listen, tokens, limits */
 	struct store *store;		     /* borrowed */
 	struct queue *queue;		     /* borrowed */
-	http_expand_fn expand;		     /* NULL: job_expand */
+	http_expand_fn expand;		     /* NULL: job_expand_json */
 	http_report_fn report;		     /* NULL: report_html */
 	void (*log)(const char *line);	     /* NULL: stderr */
 };

@@ -1,0 +1,119 @@
+/* What the REST API's files share: the server, the per-request state that
+ * lives in libmicrohttpd's connection closure, the route table's entry, the
+ * response helpers and the handlers the route table points at.
+ *
+ *   http.c          daemon start/stop, request lifecycle, auth, body reading
+ *   http_routes.c   the route table, matching, 404/405 and bad ids
+ *   http_jobs.c     submit, list, get, cancel, result, report
+ *   http_streams.c  the log and the Server-Sent Events stream
+ *   http_metrics.c  health, Prometheus /metrics and the trend page
+ *
+ * Not for use outside service/server/http*.c; http.h is the public API.
+ * This header does not include http.h (the files include both), so the
+ * include graph stays acyclic. */
+#pragma once
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "server/store.h"
+#include "util/error.h"
+
+struct http_server_opts;
+
+struct http_server {
+	struct http_server_opts *opts; /* owned: a copy of http_server_new's opts */
+	struct MHD_Daemon *daemon;
+	uint16_t port;
+	atomic_int stopping; /* set by http_server_free: event streams end */
+};
+
+struct request;
+typedef enum MHD_Result (*route_fn)(struct http_server *srv, struct MHD_Connection *conn,
+				    struct request *req);
+
+struct route {
+	const char *method;
+	const char *path; /* segments; "{id}" captures a job id */
+	unsigned role;	  /* 0: no token needed */
+	bool body;	  /* reads a request body (JSON or multipart) */
+	route_fn fn;
+};
+
+/* One multipart/form-data part, as read so far. */
+struct part {
+	char *key;
+	char *filename;
+	char *data;
+	size_t len, cap;
+};
+
+/* Per-request state, in *con_cls from the first call to the completion
+ * callback. */
+struct request {
+	const struct route *route;
+	char id[STORE_ID_LEN + 1]; /* the validated {id}, when the route has one */
+	unsigned status;	   /* the status answered, 0 before */
+	bool multipart;
+	char *body;
+	size_t body_len, body_cap;
+	struct MHD_PostProcessor *pp;
+	struct part *parts;
+	size_t n_parts;
+	size_t total;
+	bool failed; /* upload rejected: err says why, answered at the end */
+	struct sl_error err;
+};
+
+/* Hands one formatted line to opts.log, or to stderr. */
+void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);
+
+/* Queues a response of len bytes of data with the given content type and
+ * records status in req (may be NULL). mode says who frees data, as in
+ * MHD_create_response_from_buffer. */
+enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
+				 const char *type, const void *data, size_t len,
+				 enum MHD_ResponseMemoryMode mode);
+/* Queues o (borrowed) as an application/json response. */
+enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct request *req, unsigned status,
+				  json_object *o);
+/* Queues the error body of err with the status of its kind. */
+enum MHD_Result http_respond_error(struct MHD_Connection *conn, struct request *req,
+				   const struct sl_error *err);
+/* Queues an error of kind, with path (may be NULL) and a formatted message. */
+enum MHD_Result http_respond_errorf(struct MHD_Connection *conn, struct request *req,
+				    enum error_kind kind, const char *path, const char *fmt, ...)
+    _printf_(5, 6);
+
+/* Routes method and url: sets req->route, and req->id when the route has
+ * "{id}". Returns MHD_YES with *ret_answered false when a route matched;
+ * otherwise the result of a 404, 405 or bad-id response, *ret_answered
+ * true. */
+enum MHD_Result http_route_request(struct MHD_Connection *conn, const char *method, const char *url,
+				   struct request *req, bool *ret_answered);
+
+/* The handlers the route table points at (route_fn). */
+enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req);
+enum MHD_Result http_jobs_list(struct http_server *srv, struct MHD_Connection *conn,
+			       struct request *req);
+enum MHD_Result http_jobs_get(struct http_server *srv, struct MHD_Connection *conn,
+			      struct request *req);
+enum MHD_Result http_jobs_cancel(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req);
+enum MHD_Result http_jobs_result(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req);
+enum MHD_Result http_jobs_report(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req);
+enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req);
+enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connection *conn,
+				    struct request *req);
+enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
+				    struct request *req);
+enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,
+					struct request *req);
+enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connection *conn,
+				   struct request *req);

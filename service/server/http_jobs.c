@@ -1,0 +1,390 @@
+/* The job endpoints: POST /v1/jobs (JSON or multipart/form-data with patch
+ * parts), GET /v1/jobs, GET and DELETE /v1/jobs/{id}, and the result and
+ * HTML report of a finished job. Patch parts are bounded by the job
+ * limits; every inline file name is checked before the spec goes on. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "server/http.h"
+#include "server/http-internal.h"
+#include "report/report.h"
+#include "util/fs.h"
+
+#define RESULT_MAX_BYTES (64u * 1024 * 1024)
+#define LIST_LIMIT_MAX	 500
+#define JOB_NAME_MAX	 128
+
+static json_object *job_links(const char *id)
+{
+	json_object *l = json_object_new_object();
+	static const char *const names[] = {"result", "log", "events", "report"};
+	char buf[128];
+	snprintf(buf, sizeof(buf), "/v1/jobs/%s", id);
+	json_object_object_add(l, "self", json_object_new_string(buf));
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(buf, sizeof(buf), "/v1/jobs/%s/%s", id, names[i]);
+		json_object_object_add(l, names[i], json_object_new_string(buf));
+	}
+	return l;
+}
+
+/* Strict decimal parse of a query argument into [min, max]. */
+static int query_int(struct MHD_Connection *conn, const char *name, long min, long max, long def,
+		     long *ret, struct sl_error *err)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+	if (!v) {
+		*ret = def;
+		return 0;
+	}
+	char *end = NULL;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < min || n > max)
+		return error_set_path(err, ERR_INVALID, name,
+				      "Query parameter '%s' must be an integer in %ld..%ld.", name,
+				      min, max);
+	*ret = n;
+	return 0;
+}
+
+/* ---- POST /v1/jobs ---- */
+
+bool http_patch_name_valid(const char *name)
+{
+	if (!name || !name[0] || name[0] == '.')
+		return false;
+	size_t i;
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+		if (i >= 128)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-' || c == '+'))
+			return false;
+	}
+	return true;
+}
+
+/* Inline patches and config fragments name files in the job directory:
+ * check every name before the spec goes anywhere else. */
+static int check_inline_names(json_object *list, const char *path, struct sl_error *err)
+{
+	if (!list || !json_object_is_type(list, json_type_array))
+		return 0;
+	size_t n = json_object_array_length(list);
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(list, i), *name = NULL;
+		if (!json_object_is_type(p, json_type_object) ||
+		    !json_object_object_get_ex(p, "name", &name))
+			continue;
+		char where[200];
+		snprintf(where, sizeof(where), "%s[%zu].name", path, i);
+		if (!json_object_is_type(name, json_type_string) ||
+		    !http_patch_name_valid(json_object_get_string(name)))
+			return error_set_path(
+			    err, ERR_INVALID, where,
+			    "Patch name '%.128s' at '%s' is not a plain file name "
+			    "(letters, digits, '.', '_', '-', '+'; no '/').",
+			    json_object_get_string(name), where);
+	}
+	return 0;
+}
+
+static int check_spec_names(json_object *spec, struct sl_error *err)
+{
+	json_object *v = NULL, *kernels = NULL;
+	int r;
+	if (json_object_object_get_ex(spec, "patches", &v) &&
+	    (r = check_inline_names(v, "$.patches", err)) < 0)
+		return r;
+	json_object *base = NULL;
+	if (json_object_object_get_ex(spec, "base", &base) &&
+	    json_object_is_type(base, json_type_object) &&
+	    json_object_object_get_ex(base, "patches", &v) &&
+	    (r = check_inline_names(v, "$.base.patches", err)) < 0)
+		return r;
+	if (json_object_object_get_ex(spec, "kernels", &kernels) &&
+	    json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, kname, k)
+		{
+			char path[160];
+			if (!json_object_is_type(k, json_type_object))
+				continue;
+			if (json_object_object_get_ex(k, "patches", &v)) {
+				snprintf(path, sizeof(path), "$.kernels.%.64s.patches", kname);
+				if ((r = check_inline_names(v, path, err)) < 0)
+					return r;
+			}
+			json_object *cfg = NULL;
+			if (json_object_object_get_ex(k, "config", &cfg) &&
+			    json_object_is_type(cfg, json_type_object) &&
+			    json_object_object_get_ex(cfg, "fragments", &v)) {
+				snprintf(path, sizeof(path), "$.kernels.%.64s.config.fragments",
+					 kname);
+				if ((r = check_inline_names(v, path, err)) < 0)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Adds a patch part to the spec: "patch" (or "patches") to the CI
+ * shorthand's patches, "patch:KERNEL" to that kernel's patches. */
+static int add_patch_part(json_object *spec, const struct part *p, struct sl_error *err)
+{
+	const char *name = p->filename;
+	if (!http_patch_name_valid(name))
+		return error_set_path(
+		    err, ERR_INVALID, p->key,
+		    "Patch file name '%.128s' in form part '%.64s' is not a plain "
+		    "file name (letters, digits, '.', '_', '-', '+'; no '/').",
+		    name ? name : "", p->key);
+	if (memchr(p->data ? p->data : "", '\0', p->len))
+		return error_set_path(err, ERR_INVALID, p->key,
+				      "Patch '%s' contains NUL bytes; a patch must be text.", name);
+	json_object *list = NULL;
+	char path[160];
+	if (strcmp(p->key, "patch") == 0 || strcmp(p->key, "patches") == 0) {
+		snprintf(path, sizeof(path), "$.patches");
+		if (!json_object_object_get_ex(spec, "patches", &list)) {
+			list = json_object_new_array();
+			json_object_object_add(spec, "patches", list);
+		}
+	} else if (strncmp(p->key, "patch:", 6) == 0) {
+		const char *kname = p->key + 6;
+		json_object *kernels = NULL, *k = NULL;
+		snprintf(path, sizeof(path), "$.kernels.%.64s", kname);
+		if (!json_object_object_get_ex(spec, "kernels", &kernels) ||
+		    !json_object_object_get_ex(kernels, kname, &k) ||
+		    !json_object_is_type(k, json_type_object))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Form part '%.64s' names kernel '%.64s', which the job "
+			    "does not define.",
+			    p->key, kname);
+		snprintf(path, sizeof(path), "$.kernels.%.64s.patches", kname);
+		if (!json_object_object_get_ex(k, "patches", &list)) {
+			list = json_object_new_array();
+			json_object_object_add(k, "patches", list);
+		}
+	} else
+		return error_set_path(err, ERR_INVALID, p->key,
+				      "Form part '%.64s' is not 'job', 'patch' or 'patch:KERNEL'.",
+				      p->key);
+	if (!json_object_is_type(list, json_type_array))
+		return error_set_path(err, ERR_INVALID, path, "'%s' must be an array.", path);
+	json_object *patch = json_object_new_object();
+	json_object_object_add(patch, "name", json_object_new_string(name));
+	json_object_object_add(patch, "content",
+			       json_object_new_string_len(p->data ? p->data : "", (int)p->len));
+	json_object_array_add(list, patch);
+	return 0;
+}
+
+static int spec_from_multipart(struct http_server *srv, struct request *req, json_object **ret_spec,
+			       struct sl_error *err)
+{
+	const struct job_limits *lim = &srv->opts->config->limits;
+	const struct part *job = NULL;
+	size_t patches = 0;
+	for (size_t i = 0; i < req->n_parts; i++) {
+		if (strcmp(req->parts[i].key, "job") == 0) {
+			if (job)
+				return error_set_path(err, ERR_INVALID, "job",
+						      "The form has more than one 'job' part.");
+			job = &req->parts[i];
+			continue;
+		}
+		patches++;
+		if (req->parts[i].len > lim->max_patch_bytes)
+			return error_set_path(err, ERR_TOO_LARGE, req->parts[i].key,
+					      "Patch '%.128s' is %zu bytes, over the limit of %zu.",
+					      req->parts[i].filename ? req->parts[i].filename : "",
+					      req->parts[i].len, lim->max_patch_bytes);
+	}
+	if (!job)
+		return error_set_path(err, ERR_INVALID, "job",
+				      "The form has no 'job' part with the job's JSON.");
+	if ((int)patches > lim->max_patches)
+		return error_set_path(err, ERR_INVALID, "patches",
+				      "The form has %zu patches, over the limit of %d.", patches,
+				      lim->max_patches);
+	_cleanup_json_ json_object *spec =
+	    http_parse_json(job->data ? job->data : "", job->len, "job part", err);
+	if (!spec)
+		return -EINVAL;
+	if (!json_object_is_type(spec, json_type_object))
+		return error_set_path(err, ERR_INVALID, "$", "The job must be a JSON object.");
+	for (size_t i = 0; i < req->n_parts; i++) {
+		if (&req->parts[i] == job)
+			continue;
+		int r = add_patch_part(spec, &req->parts[i], err);
+		if (r < 0)
+			return r;
+	}
+	*ret_spec = TAKE_PTR(spec);
+	return 0;
+}
+
+enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req)
+{
+	struct sl_error err = {0};
+	long priority;
+	if (query_int(conn, "priority", -100, 100, 0, &priority, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	_cleanup_json_ json_object *spec = NULL, *expanded = NULL;
+	if (req->multipart) {
+		if (spec_from_multipart(srv, req, &spec, &err) < 0)
+			return http_respond_error(conn, req, &err);
+	} else {
+		spec = http_parse_json(req->body ? req->body : "", req->body_len, "request body",
+				       &err);
+		if (!spec)
+			return http_respond_error(conn, req, &err);
+		if (!json_object_is_type(spec, json_type_object))
+			return http_respond_errorf(conn, req, ERR_INVALID, "$",
+						   "The job must be a JSON object.");
+	}
+	if (check_spec_names(spec, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	json_object *name_o = NULL;
+	const char *name = "";
+	if (json_object_object_get_ex(spec, "name", &name_o)) {
+		if (!json_object_is_type(name_o, json_type_string) ||
+		    json_object_get_string_len(name_o) > JOB_NAME_MAX)
+			return http_respond_errorf(conn, req, ERR_INVALID, "$.name",
+						   "The job's name must be a string of at most %d "
+						   "characters.",
+						   JOB_NAME_MAX);
+		name = json_object_get_string(name_o);
+	}
+	http_expand_fn expand = srv->opts->expand ? srv->opts->expand : job_expand_json;
+	if (expand(spec, JOB_ORIGIN_SERVICE, NULL, &srv->opts->config->limits, &expanded, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	char id[STORE_ID_LEN + 1];
+	if (store_id_new(id, &err) < 0 ||
+	    store_job_create(srv->opts->store, id, name, (int)priority, spec, expanded, &err) < 0 ||
+	    queue_push(srv->opts->queue, id, (int)priority, false, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	http_log(srv, "job %s submitted: name '%s', priority %ld", id, name, priority);
+	_cleanup_json_ json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(id));
+	json_object_object_add(o, "status", json_object_new_string("queued"));
+	json_object_object_add(o, "links", job_links(id));
+	return http_respond_json(conn, req, MHD_HTTP_ACCEPTED, o);
+}
+
+/* ---- GET /v1/jobs, /v1/jobs/{id}, DELETE ---- */
+
+enum MHD_Result http_jobs_list(struct http_server *srv, struct MHD_Connection *conn,
+			       struct request *req)
+{
+	struct sl_error err = {0};
+	long limit, offset;
+	const char *status = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "status");
+	if (status && !store_status_valid(status))
+		return http_respond_errorf(conn, req, ERR_INVALID, "status",
+					   "Query parameter 'status' is '%.32s', not a job status.",
+					   status);
+	if (query_int(conn, "limit", 1, LIST_LIMIT_MAX, 50, &limit, &err) < 0 ||
+	    query_int(conn, "offset", 0, INT_MAX, 0, &offset, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	_cleanup_json_ json_object *jobs = NULL;
+	int64_t total = 0;
+	if (store_job_list(srv->opts->store, status, (int)limit, (int)offset, &jobs, &total, &err) <
+	    0)
+		return http_respond_error(conn, req, &err);
+	size_t n = json_object_array_length(jobs);
+	for (size_t i = 0; i < n; i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		json_object_object_add(
+		    j, "links", job_links(json_object_get_string(json_object_object_get(j, "id"))));
+	}
+	_cleanup_json_ json_object *o = json_object_new_object();
+	json_object_object_add(o, "jobs", TAKE_PTR(jobs));
+	json_object_object_add(o, "total", json_object_new_int64(total));
+	json_object_object_add(o, "limit", json_object_new_int((int)limit));
+	json_object_object_add(o, "offset", json_object_new_int((int)offset));
+	return http_respond_json(conn, req, MHD_HTTP_OK, o);
+}
+
+enum MHD_Result http_jobs_get(struct http_server *srv, struct MHD_Connection *conn,
+			      struct request *req)
+{
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *job = NULL;
+	if (store_job_get(srv->opts->store, req->id, &job, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	json_object_object_add(job, "links", job_links(req->id));
+	return http_respond_json(conn, req, MHD_HTTP_OK, job);
+}
+
+enum MHD_Result http_jobs_cancel(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req)
+{
+	struct sl_error err = {0};
+	enum queue_cancel_outcome out;
+	if (queue_cancel(srv->opts->queue, req->id, &out, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	_cleanup_json_ json_object *job = NULL;
+	if (store_job_get(srv->opts->store, req->id, &job, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	json_object_object_add(job, "cancel_requested",
+			       json_object_new_boolean(out == QUEUE_CANCEL_REQUESTED));
+	json_object_object_add(job, "links", job_links(req->id));
+	return http_respond_json(conn, req,
+				 out == QUEUE_CANCELLED ? MHD_HTTP_OK : MHD_HTTP_ACCEPTED, job);
+}
+
+/* Reads the result file of a job that is done; ERR_CONFLICT before. */
+static int read_result(struct http_server *srv, const char *id, char **ret_text, size_t *ret_len,
+		       struct sl_error *err)
+{
+	_cleanup_json_ json_object *job = NULL;
+	int r = store_job_get(srv->opts->store, id, &job, err);
+	if (r < 0)
+		return r;
+	const char *status = json_object_get_string(json_object_object_get(job, "status"));
+	if (strcmp(status, "done") != 0)
+		return error_set(err, ERR_CONFLICT, EBUSY,
+				 "Job '%s' is %s; its result exists once it is done.", id, status);
+	_cleanup_free_ char *dir = store_job_dir(srv->opts->store, id);
+	_cleanup_free_ char *path = fs_path_join(dir, "result.json");
+	return fs_read_file(path, RESULT_MAX_BYTES, ret_text, ret_len, err);
+}
+
+enum MHD_Result http_jobs_result(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req)
+{
+	struct sl_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	if (read_result(srv, req->id, &text, &len, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	/* MHD frees the buffer with the response. */
+	return http_respond_buf(conn, req, MHD_HTTP_OK, "application/json", text, len,
+				MHD_RESPMEM_MUST_FREE);
+}
+
+enum MHD_Result http_jobs_report(struct http_server *srv, struct MHD_Connection *conn,
+				 struct request *req)
+{
+	struct sl_error err = {0};
+	http_report_fn report = srv->opts->report ? srv->opts->report : report_html;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_result(srv, req->id, &text, &len, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	_cleanup_json_ json_object *result = http_parse_json(text, len, "stored result", &err);
+	if (!result)
+		return http_respond_error(conn, req, &err);
+	char *html = NULL;
+	if (report(result, &html, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	return http_respond_buf(conn, req, MHD_HTTP_OK, "text/html; charset=utf-8", html,
+				strlen(html), MHD_RESPMEM_MUST_FREE);
+}

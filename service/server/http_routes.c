@@ -1,0 +1,97 @@
+/* The route table and dispatch: which handler serves a method and path,
+ * and the 404, 405 and bad-id answers when none does. The table is the
+ * one a unit test compares with results-schema/openapi.yaml. */
+#include <string.h>
+
+#include "server/http.h"
+#include "server/http-internal.h"
+
+static const struct route routes[] = {
+    {"GET", "/v1/health", 0, false, http_metrics_health},
+    {"GET", "/metrics", SERVICE_ROLE_READ, false, http_metrics_prometheus},
+    {"POST", "/v1/jobs", SERVICE_ROLE_SUBMIT, true, http_jobs_submit},
+    {"GET", "/v1/jobs", SERVICE_ROLE_READ, false, http_jobs_list},
+    {"GET", "/v1/jobs/{id}", SERVICE_ROLE_READ, false, http_jobs_get},
+    {"DELETE", "/v1/jobs/{id}", SERVICE_ROLE_SUBMIT, false, http_jobs_cancel},
+    {"GET", "/v1/jobs/{id}/result", SERVICE_ROLE_READ, false, http_jobs_result},
+    {"GET", "/v1/jobs/{id}/log", SERVICE_ROLE_READ, false, http_streams_log},
+    {"GET", "/v1/jobs/{id}/events", SERVICE_ROLE_READ, false, http_streams_events},
+    {"GET", "/v1/jobs/{id}/report", SERVICE_ROLE_READ, false, http_jobs_report},
+    {"GET", "/v1/trend", SERVICE_ROLE_READ, false, http_metrics_trend},
+};
+
+size_t http_route_count(void)
+{
+	return ELEMENTSOF(routes);
+}
+
+void http_route_get(size_t i, const char **ret_method, const char **ret_path)
+{
+	*ret_method = routes[i].method;
+	*ret_path = routes[i].path;
+}
+
+/* Matches url against a template; the {id} segment goes to id_out (not
+ * validated here; up to 255 bytes kept). */
+static bool path_match(const char *tmpl, const char *url, char *id_out, size_t id_size)
+{
+	while (*tmpl && *url) {
+		if (strncmp(tmpl, "{id}", 4) == 0) {
+			size_t n = strcspn(url, "/");
+			snprintf(id_out, id_size, "%.*s", (int)n, url);
+			if (n == 0)
+				return false;
+			url += n;
+			tmpl += 4;
+			continue;
+		}
+		if (*tmpl != *url)
+			return false;
+		tmpl++;
+		url++;
+	}
+	return *tmpl == '\0' && *url == '\0';
+}
+
+/* Finds the route; *ret_path_matched tells a 405 from a 404. */
+static const struct route *route_find(const char *method, const char *url, char *id, size_t id_size,
+				      bool *ret_path_matched)
+{
+	*ret_path_matched = false;
+	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+		if (!path_match(routes[i].path, url, id, id_size))
+			continue;
+		*ret_path_matched = true;
+		if (strcmp(routes[i].method, method) == 0 ||
+		    (strcmp(method, "HEAD") == 0 && strcmp(routes[i].method, "GET") == 0))
+			return &routes[i];
+	}
+	return NULL;
+}
+
+enum MHD_Result http_route_request(struct MHD_Connection *conn, const char *method, const char *url,
+				   struct request *req, bool *ret_answered)
+{
+	*ret_answered = true;
+	char id[256] = "";
+	bool path_matched;
+	req->route = route_find(method, url, id, sizeof(id), &path_matched);
+	if (!req->route) {
+		if (path_matched)
+			return http_respond_errorf(conn, req, ERR_INVALID, NULL,
+						   "Method '%.16s' is not allowed on '%.200s'.",
+						   method, url);
+		return http_respond_errorf(conn, req, ERR_NOT_FOUND, NULL,
+					   "There is no resource at '%.200s'.", url);
+	}
+	if (strstr(req->route->path, "{id}")) {
+		/* The only id ever used for a path or a query. */
+		if (!store_id_valid(id))
+			return http_respond_errorf(conn, req, ERR_INVALID, "id",
+						   "Job id '%.64s' is not 32 lowercase hex digits.",
+						   id);
+		memcpy(req->id, id, STORE_ID_LEN + 1);
+	}
+	*ret_answered = false;
+	return MHD_YES;
+}

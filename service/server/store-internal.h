@@ -1,0 +1,79 @@
+/* What the store's files share (store.c, store_jobs.c, store_index.c): the
+ * store itself, its lock, and thin wrappers around SQLite statements. Not
+ * for use outside service/server/store*.c.
+ *
+ * This header does not include store.h (store.c includes both), so the
+ * include graph stays acyclic. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sqlite3.h>
+
+#include "util/error.h"
+
+struct store {
+	sqlite3 *db;
+	char *state_dir;
+	pthread_mutex_t lock; /* serializes every use of db */
+};
+
+/* Sets err to "The job store failed to <what>: <sqlite message>." and
+ * returns its negative errno (-EIO). */
+int store_db_error(struct store *s, struct sl_error *err, const char *what);
+/* Runs one or more SQL statements without results; 0 or a negative errno
+ * with err set (err may be NULL). */
+int store_db_exec(struct store *s, const char *sql, struct sl_error *err);
+/* Prepares sql into *ret (the caller finalizes it, see _cleanup_stmt_);
+ * 0 or a negative errno with err set. */
+int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **ret, struct sl_error *err);
+
+static inline void stmt_finalizep(sqlite3_stmt **st)
+{
+	if (*st)
+		sqlite3_finalize(*st);
+}
+#define _cleanup_stmt_ _cleanup_(stmt_finalizep)
+
+static inline void unlockp(pthread_mutex_t **m)
+{
+	if (*m)
+		pthread_mutex_unlock(*m);
+}
+/* Holds the store's mutex until the end of the scope. */
+#define STORE_LOCK(s)                                                                              \
+	_cleanup_(unlockp) pthread_mutex_t *_lock_ = &(s)->lock;                                   \
+	pthread_mutex_lock(_lock_)
+
+/* Binds text, or NULL for a NULL pointer. */
+static inline void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Binds o (borrowed) as plain JSON text, or NULL for a NULL pointer. */
+static inline void bind_json(sqlite3_stmt *st, int i, json_object *o)
+{
+	if (o)
+		sqlite3_bind_text(st, i, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+				  -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* A new reference to column i parsed as JSON; NULL for SQL NULL. */
+static inline json_object *column_json(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	return t ? json_tokener_parse(t) : NULL;
+}
+
+/* A new JSON string of column i; NULL for SQL NULL. */
+static inline json_object *column_string(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	return t ? json_object_new_string(t) : NULL;
+}

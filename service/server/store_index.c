@@ -1,0 +1,189 @@
+/* The store's derived tables and aggregate queries: the comparisons and
+ * kernel_builds rows flattened from finished results (the trend report reads
+ * them), and the counts and timings /metrics shows. */
+#include <errno.h>
+#include <string.h>
+
+#include "server/store.h"
+#include "server/store-internal.h"
+
+static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const char *key)
+{
+	json_object *v = NULL;
+	if (parent && json_object_object_get_ex(parent, key, &v) &&
+	    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		sqlite3_bind_double(st, i, json_object_get_double(v));
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return NULL;
+}
+
+int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	int r;
+	char now[32];
+	store_now_iso(now);
+	json_object *job = NULL, *cmps = NULL, *kernels = NULL;
+	json_object_object_get_ex(result, "job", &job);
+	const char *name = get_str(job, "name");
+	const char *finished = get_str(result, "finished_at");
+	if ((r = store_db_exec(s, "BEGIN IMMEDIATE;", err)) < 0)
+		return r;
+	_cleanup_stmt_ sqlite3_stmt *del = NULL, *ins = NULL, *delk = NULL, *insk = NULL;
+	if ((r = store_db_prepare(s, "DELETE FROM comparisons WHERE job_id = ?;", &del, err)) < 0 ||
+	    (r = store_db_prepare(s, "DELETE FROM kernel_builds WHERE job_id = ?;", &delk, err)) <
+		0 ||
+	    (r = store_db_prepare(
+		 s,
+		 "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+		 "workload, metric, baseline_median, candidate_median, change, ci_lo, "
+		 "ci_hi, p_value, verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?);",
+		 &ins, err)) < 0 ||
+	    (r = store_db_prepare(
+		 s,
+		 "INSERT INTO kernel_builds(job_id, kernel, build_seconds, cached) "
+		 "VALUES (?,?,?,?);",
+		 &insk, err)) < 0)
+		goto rollback;
+	bind_text(del, 1, id);
+	bind_text(delk, 1, id);
+	if (sqlite3_step(del) != SQLITE_DONE || sqlite3_step(delk) != SQLITE_DONE) {
+		r = store_db_error(s, err, "replace comparisons");
+		goto rollback;
+	}
+	if (json_object_object_get_ex(result, "comparisons", &cmps) &&
+	    json_object_is_type(cmps, json_type_array)) {
+		size_t n = json_object_array_length(cmps);
+		for (size_t i = 0; i < n; i++) {
+			json_object *c = json_object_array_get_idx(cmps, i), *b = NULL, *k = NULL,
+				    *ci = NULL;
+			json_object_object_get_ex(c, "baseline", &b);
+			json_object_object_get_ex(c, "candidate", &k);
+			sqlite3_reset(ins);
+			sqlite3_clear_bindings(ins);
+			bind_text(ins, 1, id);
+			bind_text(ins, 2, name ? name : "");
+			bind_text(ins, 3, finished ? finished : now);
+			bind_text(ins, 4, get_str(c, "variant") ? get_str(c, "variant") : "");
+			bind_text(ins, 5, get_str(c, "workload") ? get_str(c, "workload") : "");
+			bind_text(ins, 6, get_str(c, "metric") ? get_str(c, "metric") : "");
+			bind_double_at(ins, 7, b, "median");
+			bind_double_at(ins, 8, k, "median");
+			bind_double_at(ins, 9, c, "change");
+			sqlite3_bind_null(ins, 10);
+			sqlite3_bind_null(ins, 11);
+			if (json_object_object_get_ex(c, "ci95", &ci) &&
+			    json_object_is_type(ci, json_type_array) &&
+			    json_object_array_length(ci) == 2) {
+				sqlite3_bind_double(
+				    ins, 10,
+				    json_object_get_double(json_object_array_get_idx(ci, 0)));
+				sqlite3_bind_double(
+				    ins, 11,
+				    json_object_get_double(json_object_array_get_idx(ci, 1)));
+			}
+			bind_double_at(ins, 12, c, "p_value");
+			bind_text(ins, 13, get_str(c, "verdict"));
+			if (sqlite3_step(ins) != SQLITE_DONE) {
+				r = store_db_error(s, err, "store a comparison");
+				goto rollback;
+			}
+		}
+	}
+	if (json_object_object_get_ex(result, "kernels", &kernels) &&
+	    json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, kname, kobj)
+		{
+			json_object *cached = NULL;
+			json_object_object_get_ex(kobj, "cached", &cached);
+			sqlite3_reset(insk);
+			sqlite3_clear_bindings(insk);
+			bind_text(insk, 1, id);
+			bind_text(insk, 2, kname);
+			bind_double_at(insk, 3, kobj, "build_seconds");
+			sqlite3_bind_int(insk, 4, cached ? json_object_get_boolean(cached) : 0);
+			if (sqlite3_step(insk) != SQLITE_DONE) {
+				r = store_db_error(s, err, "store a kernel build");
+				goto rollback;
+			}
+		}
+	}
+	return store_db_exec(s, "COMMIT;", err);
+rollback:
+	store_db_exec(s, "ROLLBACK;", NULL);
+	return r;
+}
+
+static int counts(struct store *s, const char *sql, json_object **ret, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, sql, &st, err);
+	if (r < 0)
+		return r;
+	_cleanup_json_ json_object *o = json_object_new_object();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		json_object_object_add(o, k ? k : "unknown",
+				       json_object_new_int64(sqlite3_column_int64(st, 1)));
+	}
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "count");
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+int store_job_counts(struct store *s, json_object **ret_counts, struct sl_error *err)
+{
+	return counts(s, "SELECT status, COUNT(*) FROM jobs GROUP BY status;", ret_counts, err);
+}
+
+int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error *err)
+{
+	return counts(s,
+		      "SELECT COALESCE(json_extract(run_json, '$.status'), 'unknown'), COUNT(*) "
+		      "FROM runs WHERE json_valid(run_json) GROUP BY 1;",
+		      ret_counts, err);
+}
+
+static int doubles(struct store *s, const char *sql, json_object **ret, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, sql, &st, err);
+	if (r < 0)
+		return r;
+	_cleanup_json_ json_object *a = json_object_new_array();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			json_object_array_add(a,
+					      json_object_new_double(sqlite3_column_double(st, 0)));
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "read timings");
+	*ret = TAKE_PTR(a);
+	return 0;
+}
+
+int store_build_seconds(struct store *s, json_object **ret_values, struct sl_error *err)
+{
+	return doubles(s, "SELECT build_seconds FROM kernel_builds WHERE cached = 0;", ret_values,
+		       err);
+}
+
+int store_boot_seconds(struct store *s, json_object **ret_values, struct sl_error *err)
+{
+	return doubles(s,
+		       "SELECT json_extract(run_json, '$.boot_seconds') FROM runs "
+		       "WHERE json_valid(run_json);",
+		       ret_values, err);
+}

@@ -1,0 +1,448 @@
+/* Job rows of the store: creation, reads and listing, status transitions,
+ * the queue order, stored runs and the event log that Server-Sent Events
+ * replay. Status changes and their "status" events are written under one
+ * lock, so a reader never sees one without the other. */
+#include <errno.h>
+#include <string.h>
+
+#include "server/store.h"
+#include "server/store-internal.h"
+#include "util/fs.h"
+
+/* Caller holds the lock. */
+static int event_add_locked(struct store *s, const char *id, const char *type, json_object *data,
+			    int64_t *ret_event_id, struct sl_error *err)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s, "INSERT INTO events(job_id, ts, type, data_json) VALUES (?,?,?,?);", &st, err);
+	if (r < 0)
+		return r;
+	char now[32];
+	store_now_iso(now);
+	bind_text(st, 1, id);
+	bind_text(st, 2, now);
+	bind_text(st, 3, type);
+	bind_json(st, 4, data);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record an event");
+	if (ret_event_id)
+		*ret_event_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
+		    int64_t *ret_event_id, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	return event_add_locked(s, id, type, data, ret_event_id, err);
+}
+
+static int status_event_locked(struct store *s, const char *id, const char *status,
+			       const char *verdict, struct sl_error *err)
+{
+	_cleanup_json_ json_object *d = json_object_new_object();
+	json_object_object_add(d, "status", json_object_new_string(status));
+	if (verdict)
+		json_object_object_add(d, "verdict", json_object_new_string(verdict));
+	return event_add_locked(s, id, "status", d, NULL, err);
+}
+
+int store_job_create(struct store *s, const char *id, const char *name, int priority,
+		     json_object *spec, json_object *expanded, struct sl_error *err)
+{
+	if (!store_id_valid(id))
+		return error_set(err, ERR_INVALID, EINVAL, "Job id '%.64s' is not valid.", id);
+	_cleanup_free_ char *dir = store_job_dir(s, id);
+	int r = fs_mkdir_p(dir, err);
+	if (r < 0)
+		return r;
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	if ((r = store_db_prepare(
+		 s,
+		 "INSERT INTO jobs(id, name, status, priority, spec_json, expanded_json, "
+		 "created_at) VALUES (?,?,'queued',?,?,?,?);",
+		 &st, err)) < 0)
+		return r;
+	char now[32];
+	store_now_iso(now);
+	bind_text(st, 1, id);
+	bind_text(st, 2, name ? name : "");
+	sqlite3_bind_int(st, 3, priority);
+	bind_json(st, 4, spec);
+	bind_json(st, 5, expanded);
+	bind_text(st, 6, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "store a new job");
+	return status_event_locked(s, id, "queued", NULL, err);
+}
+
+#define JOB_COLUMNS                                                                                \
+	"id, name, status, priority, progress_json, created_at, started_at, finished_at, "         \
+	"verdict, error_json"
+
+static json_object *job_from_row(sqlite3_stmt *st)
+{
+	json_object *j = json_object_new_object();
+	json_object_object_add(j, "id", column_string(st, 0));
+	json_object_object_add(j, "name", column_string(st, 1));
+	json_object_object_add(j, "status", column_string(st, 2));
+	json_object_object_add(j, "priority", json_object_new_int(sqlite3_column_int(st, 3)));
+	json_object *p = column_json(st, 4);
+	if (!p) {
+		p = json_object_new_object();
+		json_object_object_add(p, "phase", column_string(st, 2));
+		json_object_object_add(p, "percent", json_object_new_double(0));
+		json_object_object_add(p, "run_index", json_object_new_int(0));
+		json_object_object_add(p, "run_total", json_object_new_int(0));
+		json_object_object_add(p, "message", json_object_new_string(""));
+	}
+	json_object_object_add(j, "progress", p);
+	json_object_object_add(j, "created_at", column_string(st, 5));
+	json_object_object_add(j, "started_at", column_string(st, 6));
+	json_object_object_add(j, "finished_at", column_string(st, 7));
+	json_object_object_add(j, "verdict", column_string(st, 8));
+	json_object_object_add(j, "error", column_json(st, 9));
+	return j;
+}
+
+int store_job_get(struct store *s, const char *id, json_object **ret_job, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job");
+	*ret_job = job_from_row(st);
+	return 0;
+}
+
+int store_job_expanded(struct store *s, const char *id, json_object **ret_expanded,
+		       struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT expanded_json FROM jobs WHERE id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job's spec");
+	json_object *e = column_json(st, 0);
+	if (!e)
+		return error_set(err, ERR_INTERNAL, EIO, "The stored spec of job '%s' is not JSON.",
+				 id);
+	*ret_expanded = e;
+	return 0;
+}
+
+int store_job_list(struct store *s, const char *status, int limit, int offset,
+		   json_object **ret_jobs, int64_t *ret_total, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	_cleanup_stmt_ sqlite3_stmt *ct = NULL;
+	int r =
+	    store_db_prepare(s,
+			     "SELECT " JOB_COLUMNS " FROM jobs WHERE (?1 IS NULL OR status = ?1) "
+			     "ORDER BY rowid DESC LIMIT ?2 OFFSET ?3;",
+			     &st, err);
+	if (r < 0)
+		return r;
+	if ((r = store_db_prepare(s, "SELECT COUNT(*) FROM jobs WHERE (?1 IS NULL OR status = ?1);",
+				  &ct, err)) < 0)
+		return r;
+	bind_text(st, 1, status);
+	sqlite3_bind_int(st, 2, limit);
+	sqlite3_bind_int(st, 3, offset);
+	bind_text(ct, 1, status);
+	_cleanup_json_ json_object *arr = json_object_new_array();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_object_array_add(arr, job_from_row(st));
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "list jobs");
+	if (sqlite3_step(ct) != SQLITE_ROW)
+		return store_db_error(s, err, "count jobs");
+	if (ret_total)
+		*ret_total = sqlite3_column_int64(ct, 0);
+	*ret_jobs = TAKE_PTR(arr);
+	return 0;
+}
+
+/* Caller holds the lock. Reads the status into buf; -ENOENT if no such job. */
+static int status_locked(struct store *s, const char *id, char buf[16], struct sl_error *err)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT status FROM jobs WHERE id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job's status");
+	snprintf(buf, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+	return 0;
+}
+
+int store_job_set_status(struct store *s, const char *id, const char *status, struct sl_error *err)
+{
+	if (!store_status_valid(status) || store_status_is_final(status))
+		return error_set(err, ERR_INTERNAL, EINVAL,
+				 "Status '%s' cannot be set without finishing the job.", status);
+	STORE_LOCK(s);
+	char old[16];
+	int r = status_locked(s, id, old, err);
+	if (r < 0)
+		return r;
+	if (strcmp(old, status) == 0)
+		return 0;
+	if (store_status_is_final(old))
+		return error_set(err, ERR_CONFLICT, EALREADY, "Job '%s' is already %s.", id, old);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	if ((r = store_db_prepare(
+		 s,
+		 "UPDATE jobs SET status = ?2, started_at = CASE WHEN ?2 != 'queued' "
+		 "THEN COALESCE(started_at, ?3) ELSE started_at END WHERE id = ?1;",
+		 &st, err)) < 0)
+		return r;
+	char now[32];
+	store_now_iso(now);
+	bind_text(st, 1, id);
+	bind_text(st, 2, status);
+	bind_text(st, 3, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "update a job's status");
+	return status_event_locked(s, id, status, NULL, err);
+}
+
+int store_job_set_progress(struct store *s, const char *id, json_object *progress,
+			   struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "UPDATE jobs SET progress_json = ? WHERE id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_json(st, 1, progress);
+	bind_text(st, 2, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "store a job's progress");
+	return event_add_locked(s, id, "progress", progress, NULL, err);
+}
+
+int store_job_finish(struct store *s, const char *id, const char *status, const char *verdict,
+		     json_object *error, struct sl_error *err)
+{
+	if (!store_status_is_final(status))
+		return error_set(err, ERR_INTERNAL, EINVAL, "Status '%s' is not final.", status);
+	STORE_LOCK(s);
+	char old[16];
+	int r = status_locked(s, id, old, err);
+	if (r < 0)
+		return r;
+	if (store_status_is_final(old))
+		return error_set(err, ERR_CONFLICT, EALREADY, "Job '%s' is already %s.", id, old);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	if ((r = store_db_prepare(s,
+				  "UPDATE jobs SET status = ?2, verdict = ?3, error_json = ?4, "
+				  "finished_at = ?5, queue_front = 0 WHERE id = ?1;",
+				  &st, err)) < 0)
+		return r;
+	char now[32];
+	store_now_iso(now);
+	bind_text(st, 1, id);
+	bind_text(st, 2, status);
+	bind_text(st, 3, verdict);
+	bind_json(st, 4, error);
+	bind_text(st, 5, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "finish a job");
+	return status_event_locked(s, id, status, verdict, err);
+}
+
+int store_job_requeue_front(struct store *s, const char *id, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	char old[16];
+	int r = status_locked(s, id, old, err);
+	if (r < 0)
+		return r;
+	if (store_status_is_final(old))
+		return error_set(err, ERR_CONFLICT, EALREADY, "Job '%s' is already %s.", id, old);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	if ((r = store_db_prepare(
+		 s, "UPDATE jobs SET status = 'queued', queue_front = 1 WHERE id = ?;", &st, err)) <
+	    0)
+		return r;
+	bind_text(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "re-queue a job");
+	return status_event_locked(s, id, "queued", NULL, err);
+}
+
+int store_requeue_interrupted(struct store *s, int *ret_count, struct sl_error *err)
+{
+	_cleanup_json_ json_object *ids = json_object_new_array();
+	{
+		STORE_LOCK(s);
+		_cleanup_stmt_ sqlite3_stmt *st = NULL;
+		int r =
+		    store_db_prepare(s,
+				     "SELECT id FROM jobs WHERE status IN "
+				     "('building','booting','running','comparing') ORDER BY rowid;",
+				     &st, err);
+		if (r < 0)
+			return r;
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			json_object_array_add(ids, column_string(st, 0));
+		if (rc != SQLITE_DONE)
+			return store_db_error(s, err, "find interrupted jobs");
+	}
+	size_t n = json_object_array_length(ids);
+	for (size_t i = 0; i < n; i++) {
+		int r = store_job_requeue_front(
+		    s, json_object_get_string(json_object_array_get_idx(ids, i)), err);
+		if (r < 0)
+			return r;
+	}
+	if (ret_count)
+		*ret_count = (int)n;
+	return 0;
+}
+
+int store_queued_jobs(struct store *s, json_object **ret_jobs, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "SELECT id, priority, queue_front, rowid FROM jobs WHERE status = 'queued' "
+	    "ORDER BY queue_front DESC, priority DESC, rowid ASC;",
+	    &st, err);
+	if (r < 0)
+		return r;
+	_cleanup_json_ json_object *arr = json_object_new_array();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_object *j = json_object_new_object();
+		json_object_object_add(j, "id", column_string(st, 0));
+		json_object_object_add(j, "priority",
+				       json_object_new_int(sqlite3_column_int(st, 1)));
+		json_object_object_add(j, "front",
+				       json_object_new_boolean(sqlite3_column_int(st, 2)));
+		json_object_object_add(j, "seq",
+				       json_object_new_int64(sqlite3_column_int64(st, 3)));
+		json_object_array_add(arr, j);
+	}
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "list queued jobs");
+	*ret_jobs = TAKE_PTR(arr);
+	return 0;
+}
+
+int store_run_put(struct store *s, const char *id, const char *run_key, json_object *run,
+		  struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r =
+	    store_db_prepare(s,
+			     "INSERT OR IGNORE INTO runs(job_id, run_key, run_json, finished_at) "
+			     "VALUES (?,?,?,?);",
+			     &st, err);
+	if (r < 0)
+		return r;
+	char now[32];
+	store_now_iso(now);
+	bind_text(st, 1, id);
+	bind_text(st, 2, run_key);
+	bind_json(st, 3, run);
+	bind_text(st, 4, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "store a finished run");
+	return 0;
+}
+
+int store_run_get(struct store *s, const char *id, const char *run_key, json_object **ret_run,
+		  struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT run_json FROM runs WHERE job_id = ? AND run_key = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	bind_text(st, 2, run_key);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT,
+				 "Run '%.64s' of job '%.64s' is not stored.", run_key, id);
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a stored run");
+	json_object *run = column_json(st, 0);
+	if (!run)
+		return error_set(err, ERR_INTERNAL, EIO, "Stored run '%.64s' is not JSON.",
+				 run_key);
+	*ret_run = run;
+	return 0;
+}
+
+int store_run_count(struct store *s, const char *id, int *ret_count, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT COUNT(*) FROM runs WHERE job_id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return store_db_error(s, err, "count runs");
+	*ret_count = sqlite3_column_int(st, 0);
+	return 0;
+}
+
+int store_events_after(struct store *s, const char *id, int64_t after_id, int limit,
+		       json_object **ret_events, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "SELECT id, ts, type, data_json FROM events WHERE job_id = ? AND id > ? "
+	    "ORDER BY id LIMIT ?;",
+	    &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	sqlite3_bind_int64(st, 2, after_id);
+	sqlite3_bind_int(st, 3, limit);
+	_cleanup_json_ json_object *arr = json_object_new_array();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "id", json_object_new_int64(sqlite3_column_int64(st, 0)));
+		json_object_object_add(e, "ts", column_string(st, 1));
+		json_object_object_add(e, "type", column_string(st, 2));
+		json_object_object_add(e, "data", column_json(st, 3));
+		json_object_array_add(arr, e);
+	}
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "read events");
+	*ret_events = TAKE_PTR(arr);
+	return 0;
+}
