@@ -1,7 +1,6 @@
 /* The runner: builds, boots, measures and compares one job. See runner.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
