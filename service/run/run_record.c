@@ -1,8 +1,11 @@
 #include <string.h>
 #include <stdbool.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "run/run_record.h"
 #include "metrics/metrics.h"
+#include "util/hash.h"
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -14,6 +17,68 @@ static const char *get_str(json_object *o, const char *k)
 {
 	json_object *v = get(o, k);
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+void run_record_id(const char *job_dir, const char *key, char ret_id[static RUN_RECORD_ID_LEN])
+{
+	char h[HASH_HEX_LEN];
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s|%s|%ld|%d", job_dir, key, (long)time(NULL), (int)getpid());
+	hash_buf_hex(buf, strlen(buf), h);
+	snprintf(ret_id, RUN_RECORD_ID_LEN, "%.16s", h);
+}
+
+json_object *run_record_new(const struct run_key *key, const char *run_id, const char *host,
+			    const char *started_at)
+{
+	char buf[RUN_KEY_STRLEN];
+	json_object *run = json_object_new_object();
+	json_object_object_add(run, "key", json_object_new_string(run_key_format(key, buf)));
+	json_object_object_add(run, "run_id", json_object_new_string(run_id));
+	json_object_object_add(run, "repeat", json_object_new_int(key->repeat));
+	json_object_object_add(run, "status", json_object_new_string("ok"));
+	json_object_object_add(run, "host", json_object_new_string(host));
+	json_object_object_add(run, "started_at", json_object_new_string(started_at));
+	return run;
+}
+
+void run_record_add_volumes(json_object *run, const struct volume_ref *kernel,
+			    const struct volume_ref *initrd)
+{
+	json_object *vols = json_object_new_object();
+	const struct volume_ref *refs[] = {kernel, initrd};
+	for (size_t i = 0; i < ELEMENTSOF(refs); i++) {
+		json_object *v = json_object_new_object();
+		json_object_object_add(v, "volume", json_object_new_string(refs[i]->name));
+		json_object_object_add(v, "uploaded", json_object_new_boolean(refs[i]->uploaded));
+		json_object_object_add(v, "bytes", json_object_new_int64((int64_t)refs[i]->bytes));
+		json_object_object_add(v, "seconds", json_object_new_double(refs[i]->seconds));
+		json_object_object_add(vols, i == 0 ? "kernel" : "initrd", v);
+	}
+	json_object_object_add(run, "volumes", vols);
+}
+
+void run_record_set_outcome(json_object *run, json_object *spec, const char *accelerator,
+			    const struct guest_outcome *out, double duration_s)
+{
+	json_object_object_add(run, "accelerator", json_object_new_string(accelerator));
+	json_object_object_add(run, "status", json_object_new_string(out->status));
+	if (out->reason)
+		json_object_object_add(run, "reason", json_object_new_string(out->reason));
+	json_object_object_add(run, "boot_seconds", json_object_new_double(out->agent_start_s));
+	json_object_object_add(run, "duration_seconds", json_object_new_double(duration_s));
+	json_object_object_add(run, "kernel_events",
+			       out->events ? json_object_get(out->events)
+					   : json_object_new_array());
+	run_record_fill(run, spec, out->frames);
+	const char *st = get_str(run, "status");
+	if (st && strcmp(st, "ok") != 0 && out->console_tail) {
+		size_t len = strlen(out->console_tail);
+		const char *tail =
+		    out->console_tail +
+		    (len > RUN_RECORD_CONSOLE_MAX ? len - RUN_RECORD_CONSOLE_MAX : 0);
+		json_object_object_add(run, "console_excerpt", json_object_new_string(tail));
+	}
 }
 
 void run_record_fail(json_object *run, const char *status, const char *reason)

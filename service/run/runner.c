@@ -1,56 +1,23 @@
 /* The runner: builds, boots, measures and compares one job. See runner.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
 #include "run/runner.h"
 #include "guest/accel.h"
-#include "compare/compare.h"
-#include "run/environment.h"
 #include "guest/guest.h"
 #include "guest/hostpool.h"
+#include "guest/volume.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
+#include "run/placement.h"
+#include "run/result.h"
+#include "run/run_key.h"
 #include "run/run_plan.h"
 #include "run/run_record.h"
-#include "guest/volume.h"
 #include "util/fs.h"
-#include "util/hash.h"
-
-/* Process-wide slots, so the service's workers share one build and the
- * guest capacity between jobs. Sized by the first runner_config seen. */
-struct slots {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int free;
-	bool init;
-};
-static struct slots build_slots = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
-static struct slots guest_slots = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
-
-static void slot_acquire(struct slots *s, int size)
-{
-	pthread_mutex_lock(&s->lock);
-	if (!s->init) {
-		s->free = size > 0 ? size : 1;
-		s->init = true;
-	}
-	while (s->free <= 0)
-		pthread_cond_wait(&s->cond, &s->lock);
-	s->free--;
-	pthread_mutex_unlock(&s->lock);
-}
-
-static void slot_release(struct slots *s)
-{
-	pthread_mutex_lock(&s->lock);
-	s->free++;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-}
 
 struct runner {
 	const struct runner_config *cfg;
@@ -60,14 +27,7 @@ struct runner {
 	const char *cache_dir;
 	const char *data_dir;
 	int run_index, run_total;
-	/* Placement (hostpool.h): the job's host unless spread, the hosts
-	 * dropped during this job, and how many runs were retried. */
-	struct hostpool *pool;
-	struct hostpool_constraints cons;
-	bool spread;
-	int job_host;
-	bool excluded[HOSTPOOL_MAX_HOSTS];
-	int retries;
+	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -208,7 +168,7 @@ struct built_kernel {
 	struct kbuild_artifact *art;
 };
 
-static int build_kernels(struct runner *r, json_object *kernels_out, struct built_kernel **ret,
+static int build_kernels(struct runner *r, json_object *result, struct built_kernel **ret,
 			 size_t *ret_n, struct sl_error *err)
 {
 	json_object *kernels = get(r->spec, "kernels");
@@ -237,20 +197,17 @@ static int build_kernels(struct runner *r, json_object *kernels_out, struct buil
 		    .userdata = r,
 		};
 		progress(r, "building", 0, "kernel '%s': building or taking from the cache", kname);
-		slot_acquire(&build_slots, r->cfg->build_slots);
+		placement_slot_acquire(PLACEMENT_SLOT_BUILD, r->cfg->build_slots);
 		struct kbuild_artifact *art = NULL;
 		rc = kbuild_build(&o, spec, &art, err);
-		slot_release(&build_slots);
+		placement_slot_release(PLACEMENT_SLOT_BUILD);
 		kernel_spec_free(spec);
 		if (rc < 0)
 			return error_prefix(err, "Kernel '%s' was not built", kname);
 		built[i].name = strdup(kname);
 		built[i].art = art;
 		*ret_n = ++i;
-		json_object *meta =
-		    art->meta ? json_object_get(art->meta) : json_object_new_object();
-		json_object_object_add(meta, "cached", json_object_new_boolean(art->cached));
-		json_object_object_add(kernels_out, kname, meta);
+		result_add_kernel(result, kname, art);
 		progress(r, "building", 100, "kernel '%s' ready (%s, key %.12s)", kname,
 			 art->cached ? "cache hit" : "built", art->key);
 	}
@@ -274,17 +231,6 @@ static struct kbuild_artifact *built_find(struct built_kernel *b, size_t n, cons
 	return NULL;
 }
 
-/* The run id: unguessable enough to be unique across jobs on one host, and
- * safe as a domain name and a file name. */
-static void run_id_for(const char *job_dir, const char *key, char out[40])
-{
-	char h[HASH_HEX_LEN];
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s|%s|%ld|%d", job_dir, key, (long)time(NULL), (int)getpid());
-	hash_buf_hex(buf, strlen(buf), h);
-	snprintf(out, 40, "%.16s", h);
-}
-
 /* A guest run's cancel check: the job's, or its host dropping, which ends
  * the run at once (it is retried elsewhere, never reported as a result). */
 struct run_ctx {
@@ -298,56 +244,40 @@ static int run_cancelled_cb(void *userdata)
 	return cancelled_cb(c->r) || !hostpool_is_up(c->r->pool, c->host);
 }
 
-/* The kernel and the run's initrd as volumes on a remote host. */
-static int upload_files(virConnectPtr conn, const char *kernel, const char *initrd,
-			struct volume_ref *kv, struct volume_ref *iv, struct sl_error *err)
-{
-	int rc = volume_upload(conn, kernel, "kernel", NULL, kv, err);
-	if (rc >= 0)
-		rc = volume_upload(conn, initrd, "initrd", NULL, iv, err);
-	return rc;
-}
-
-static json_object *run_one(struct runner *r, size_t hidx, const char *variant, int repeat,
-			    const char *key, const char *base_initrd, struct kbuild_artifact *art,
-			    const char *accel, bool *ret_dropped, struct sl_error *err)
+/* Boots one run of key on host hidx of the pool: its plan in an initrd,
+ * the guest, and the run record from what came back. NULL with err set on
+ * an infrastructure failure; *ret_dropped says the host dropped. */
+static json_object *run_one(struct runner *r, size_t hidx, const struct run_key *k,
+			    const char *base_initrd, struct kbuild_artifact *art, const char *accel,
+			    bool *ret_dropped, struct sl_error *err)
 {
 	const char *uri = hostpool_uri(r->pool, hidx);
-	bool local = hostpool_is_local(r->pool, hidx);
+	bool local = hostpool_is_local(r->pool, hidx), acquired = false;
 	*ret_dropped = false;
-	char run_id[40], started[32];
-	run_id_for(r->job_dir, key, run_id);
+	char key[RUN_KEY_STRLEN], run_id[RUN_RECORD_ID_LEN], started[32];
+	run_key_format(k, key);
+	run_record_id(r->job_dir, key, run_id);
 	now_iso(started);
-	json_object *run = json_object_new_object();
-	json_object_object_add(run, "key", json_object_new_string(key));
-	json_object_object_add(run, "run_id", json_object_new_string(run_id));
-	json_object_object_add(run, "repeat", json_object_new_int(repeat));
-	json_object_object_add(run, "status", json_object_new_string("ok"));
-	json_object_object_add(run, "host", json_object_new_string(uri));
-	json_object_object_add(run, "started_at", json_object_new_string(started));
-
-	_cleanup_json_ json_object *plan = NULL;
-	if (plan_build(r->spec, variant, run_id, &plan, err) < 0) {
-		json_object_put(run);
-		return NULL;
-	}
+	json_object *run = run_record_new(k, run_id, uri, started);
 	_cleanup_free_ char *runs_dir = fs_path_join(r->job_dir, "runs");
 	_cleanup_free_ char *run_dir = fs_path_join(runs_dir, run_id);
-	if (fs_mkdir_p(run_dir, err) < 0) {
-		json_object_put(run);
-		return NULL;
-	}
 	_cleanup_free_ char *initrd = fs_path_join(run_dir, "initrd.img");
-	if (initramfs_with_plan(base_initrd, plan, initrd, err) < 0) {
-		json_object_put(run);
-		return NULL;
-	}
-	char console_name[96];
-	snprintf(console_name, sizeof(console_name), "console-%s.log", key);
-	for (char *c = console_name; *c; c++)
-		if (*c == '#')
-			*c = '-';
+	/* Not the key itself: a '#' in a file name wants quoting in a shell. */
+	char console_name[RUN_KEY_STRLEN + 16];
+	snprintf(console_name, sizeof(console_name), "console-%s-%d.log", k->variant, k->repeat);
 	_cleanup_free_ char *console = fs_path_join(r->job_dir, console_name);
+	_cleanup_json_ json_object *plan = NULL;
+	struct guest_host *host = NULL;
+	virConnectPtr conn = NULL;
+	struct volume_ref kv = {0}, iv = {0};
+	struct guest_outcome *out = NULL;
+	int rc = plan_build(r->spec, k->variant, run_id, &plan, err);
+	if (rc >= 0)
+		rc = fs_mkdir_p(run_dir, err);
+	if (rc >= 0)
+		rc = initramfs_with_plan(base_initrd, plan, initrd, err);
+	if (rc < 0)
+		goto cleanup;
 	json_object *guest = get(r->spec, "guest");
 	struct run_ctx ctx = {.r = r, .host = hidx};
 	struct guest_spec gs = {
@@ -363,31 +293,26 @@ static json_object *run_one(struct runner *r, size_t hidx, const char *variant, 
 	    .userdata = &ctx,
 	};
 	progress(r, "booting", -1, "run %d/%d: %s (%s) on '%s'", r->run_index, r->run_total, key,
-		 variant, uri);
-	struct guest_host *host = NULL;
-	virConnectPtr conn = NULL;
-	struct volume_ref kv = {0}, iv = {0};
-	struct guest_outcome *out = NULL;
-	int rc = hostpool_acquire(r->pool, hidx, cancelled_cb, r);
+		 k->variant, uri);
+	rc = hostpool_acquire(r->pool, hidx, cancelled_cb, r);
 	if (rc == -ECANCELED) {
 		error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
-		json_object_put(run);
-		fs_rm_rf(run_dir, NULL);
-		return NULL;
+		goto cleanup;
 	}
 	if (rc < 0) {
 		*ret_dropped = true;
 		error_set(err, ERR_INFRA, EHOSTDOWN, "The hypervisor host '%s' is down.", uri);
-		json_object_put(run);
-		fs_rm_rf(run_dir, NULL);
-		return NULL;
+		goto cleanup;
 	}
+	acquired = true;
 	rc = hostpool_connect(r->pool, hidx, &host, &conn, err);
 	if (rc < 0)
 		*ret_dropped = true;
 	if (rc >= 0 && !local) {
 		/* A remote host boots what libvirt uploaded into its pool. */
-		rc = upload_files(conn, art->bzimage, initrd, &kv, &iv, err);
+		rc = volume_upload(conn, art->bzimage, "kernel", NULL, &kv, err);
+		if (rc >= 0)
+			rc = volume_upload(conn, initrd, "initrd", NULL, &iv, err);
 		gs.kernel = kv.path;
 		gs.initrd = iv.path;
 		gs.files_on_host = true;
@@ -395,17 +320,15 @@ static json_object *run_one(struct runner *r, size_t hidx, const char *variant, 
 	double t0 = now_s();
 	if (rc >= 0) {
 		if (local)
-			slot_acquire(&guest_slots, r->cfg->guest_slots);
+			placement_slot_acquire(PLACEMENT_SLOT_GUEST, r->cfg->guest_slots);
 		rc = guest_run(host, &gs, &out, err);
 		if (local)
-			slot_release(&guest_slots);
+			placement_slot_release(PLACEMENT_SLOT_GUEST);
 	}
 	/* A host that dropped during the run makes whatever came back (a broken
 	 * stream, a cancel) an infrastructure failure, not a kernel's result. */
 	if (!cancelled_cb(r) && !hostpool_is_up(r->pool, hidx)) {
 		*ret_dropped = true;
-		guest_outcome_free(out);
-		out = NULL;
 		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
 			       "The hypervisor host '%s' dropped during run '%s'.", uri, key);
 	}
@@ -416,186 +339,93 @@ static json_object *run_one(struct runner *r, size_t hidx, const char *variant, 
 			volume_delete(conn, iv.name, NULL);
 		volume_evict(conn, VOLUME_KEEP_DEFAULT, keep, NULL);
 	}
-	if (!local && rc >= 0) {
-		/* What the upload cost, for bench/scaleout.sh and the curious. */
-		json_object *vols = json_object_new_object();
-		const struct volume_ref *refs[] = {&kv, &iv};
-		for (size_t i = 0; i < ELEMENTSOF(refs); i++) {
-			json_object *v = json_object_new_object();
-			json_object_object_add(v, "volume", json_object_new_string(refs[i]->name));
-			json_object_object_add(v, "uploaded",
-					       json_object_new_boolean(refs[i]->uploaded));
-			json_object_object_add(v, "bytes",
-					       json_object_new_int64((int64_t)refs[i]->bytes));
-			json_object_object_add(v, "seconds",
-					       json_object_new_double(refs[i]->seconds));
-			json_object_object_add(vols, i == 0 ? "kernel" : "initrd", v);
-		}
-		json_object_object_add(run, "volumes", vols);
-	}
+	/* What the upload cost, for bench/scaleout.sh and the curious. */
+	if (!local && rc >= 0)
+		run_record_add_volumes(run, &kv, &iv);
+	if (rc >= 0)
+		run_record_set_outcome(run, r->spec, accel, out, now_s() - t0);
+cleanup:
 	volume_ref_clear(&kv);
 	volume_ref_clear(&iv);
-	hostpool_release(r->pool, hidx);
-	if (rc < 0) {
-		json_object_put(run);
-		fs_rm_rf(run_dir, NULL);
-		return NULL;
-	}
-	json_object_object_add(run, "accelerator", json_object_new_string(accel));
-	json_object_object_add(run, "status", json_object_new_string(out->status));
-	if (out->reason)
-		json_object_object_add(run, "reason", json_object_new_string(out->reason));
-	json_object_object_add(run, "boot_seconds", json_object_new_double(out->agent_start_s));
-	json_object_object_add(run, "duration_seconds", json_object_new_double(now_s() - t0));
-	json_object_object_add(run, "kernel_events",
-			       out->events ? json_object_get(out->events)
-					   : json_object_new_array());
-	run_record_fill(run, r->spec, out->frames);
-	const char *st = json_object_get_string(get(run, "status"));
-	if (strcmp(st, "ok") != 0 && out->console_tail) {
-		size_t len = strlen(out->console_tail);
-		const char *tail = out->console_tail + (len > 4096 ? len - 4096 : 0);
-		json_object_object_add(run, "console_excerpt", json_object_new_string(tail));
-	}
+	if (acquired)
+		hostpool_release(r->pool, hidx);
 	guest_outcome_free(out);
 	/* The initrd is big and reproducible from the cache and the plan. */
 	fs_rm_rf(run_dir, NULL);
+	if (rc < 0) {
+		json_object_put(run);
+		return NULL;
+	}
 	return run;
 }
 
-/* Repeats interleave the variants (A B A B ...), and the first variant of
- * each round alternates, so drift on the host hits every variant alike. */
-static json_object *run_order(json_object *spec)
+/* One run as placement_run() asks for it: run_one() on the host it chose. */
+struct placed_run {
+	struct runner *r;
+	const struct run_key *key;
+	const char *base_initrd;
+	struct kbuild_artifact *art;
+	const char *accel;
+};
+
+static json_object *placed_run_cb(void *userdata, size_t host, bool *ret_dropped,
+				  struct sl_error *err)
 {
-	json_object *order = json_object_new_array();
-	json_object *variants = get(spec, "variants");
-	int n = json_object_object_length(variants),
-	    repeat = json_object_get_int(get(spec, "repeat"));
-	const char *names[256];
-	int k = 0;
-	json_object_object_foreach(variants, name, v)
-	{
-		(void)v;
-		if (k < 256)
-			names[k++] = name;
-	}
-	n = k;
-	for (int rep = 0; rep < repeat; rep++)
-		for (int i = 0; i < n; i++) {
-			int idx = rep % 2 == 0 ? i : n - 1 - i;
-			char key[160];
-			snprintf(key, sizeof(key), "%s#%d", names[idx], rep);
-			json_object_array_add(order, json_object_new_string(key));
-		}
-	return order;
+	struct placed_run *p = userdata;
+	return run_one(p->r, host, p->key, p->base_initrd, p->art, p->accel, ret_dropped, err);
 }
 
-/* Runs key on the job's host (or, spread, the round's host), and retries it
- * on another host when its host drops: the run then counts once. */
-static json_object *run_placed(struct runner *r, const char *variant, int repeat, const char *key,
-			       const char *base_initrd, struct kbuild_artifact *art,
-			       const char *accel, struct sl_error *err)
+static void placed_retrying_cb(void *userdata, const struct sl_error *err)
 {
-	for (size_t attempt = 0; attempt <= hostpool_size(r->pool); attempt++) {
-		int h = r->spread
-			    ? hostpool_choose_spread(r->pool, &r->cons, repeat, r->excluded, err)
-			    : r->job_host;
-		if (h < 0)
-			return NULL;
-		bool dropped = false;
-		json_object *run = run_one(r, (size_t)h, variant, repeat, key, base_initrd, art,
-					   accel, &dropped, err);
-		if (run || !dropped)
-			return run;
-		progress(r, "running", -1, "run %d/%d: %s: %s Retrying on another host.",
-			 r->run_index, r->run_total, key, err ? err->message : "");
-		r->excluded[h] = true;
-		r->retries++;
-		if (!r->spread) {
-			hostpool_job_placed(r->pool, (size_t)h, -1);
-			r->job_host = hostpool_choose(r->pool, &r->cons, r->excluded, err);
-			if (r->job_host < 0)
-				return NULL;
-			hostpool_job_placed(r->pool, (size_t)r->job_host, 1);
-		}
-	}
-	error_set(err, ERR_INFRA, EHOSTUNREACH, "Run '%s' found no hypervisor host that stayed up.",
-		  key);
-	return NULL;
+	struct placed_run *p = userdata;
+	char key[RUN_KEY_STRLEN];
+	progress(p->r, "running", -1, "run %d/%d: %s: %s Retrying on another host.",
+		 p->r->run_index, p->r->run_total, run_key_format(p->key, key),
+		 err ? err->message : "");
 }
 
-/* result.placement: how runs were spread, on which hosts, and whether a
- * comparison crossed hosts (then differences between hosts may be in it). */
-static void placement_describe(struct runner *r, json_object *result)
+/* Every run of the job in placement order, each reused from an earlier
+ * attempt (hooks->lookup_run) or run where pl places it, into result. */
+static int run_all(struct runner *r, struct placement *pl, json_object *result,
+		   struct built_kernel *built, size_t n_built, const char *base_initrd,
+		   const char *accel, struct sl_error *err)
 {
-	json_object *p = json_object_new_object(), *hosts = json_object_new_array();
-	json_object_object_foreach(get(result, "variants"), vname, vo)
-	{
-		(void)vname;
-		json_object *runs = get(vo, "runs");
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			const char *h =
-			    json_object_get_string(get(json_object_array_get_idx(runs, i), "host"));
-			bool seen = false;
-			for (size_t k = 0; h && k < json_object_array_length(hosts); k++)
-				seen |= strcmp(h, json_object_get_string(
-						      json_object_array_get_idx(hosts, k))) == 0;
-			if (h && !seen)
-				json_object_array_add(hosts, json_object_new_string(h));
-		}
-	}
-	json_object_object_add(p, "mode",
-			       json_object_new_string(r->spread ? "spread" : "together"));
-	json_object_object_add(p, "crossed_hosts",
-			       json_object_new_boolean(json_object_array_length(hosts) > 1));
-	json_object_object_add(p, "hosts", hosts);
-	json_object_object_add(p, "retried_runs", json_object_new_int(r->retries));
-	json_object_object_add(result, "placement", p);
-}
-
-static int run_all(struct runner *r, json_object *result, struct built_kernel *built,
-		   size_t n_built, const char *base_initrd, const char *accel, struct sl_error *err)
-{
-	json_object *order = run_order(r->spec);
-	json_object_object_add(result, "order", order);
-	json_object *variants_out = json_object_new_object();
-	json_object_object_add(result, "variants", variants_out);
-	json_object_object_foreach(get(r->spec, "variants"), vname, v)
-	{
-		json_object *vo = json_object_new_object();
-		json_object_object_add(vo, "kernel", json_object_get(get(v, "kernel")));
-		json_object_object_add(vo, "features", json_object_get(get(v, "features")));
-		json_object_object_add(vo, "runs", json_object_new_array());
-		json_object_object_add(variants_out, vname, vo);
-	}
+	_cleanup_free_ struct run_key *order = NULL;
+	size_t n = 0;
+	if (placement_order(r->spec, &order, &n) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	result_begin_runs(result, r->spec, order, n);
 	int rc = 0;
-	r->run_total = (int)json_object_array_length(order);
-	for (int i = 0; i < r->run_total; i++) {
-		r->run_index = i + 1;
+	r->run_total = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		const struct run_key *k = &order[i];
+		char key[RUN_KEY_STRLEN];
+		run_key_format(k, key);
+		r->run_index = (int)i + 1;
 		if (cancelled_cb(r)) {
 			rc = error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
 			break;
 		}
-		const char *key = json_object_get_string(json_object_array_get_idx(order, i));
-		char variant[160];
-		snprintf(variant, sizeof(variant), "%s", key);
-		char *hash = strrchr(variant, '#');
-		int repeat = atoi(hash + 1);
-		*hash = '\0';
-		json_object *runs = get(get(variants_out, variant), "runs");
 		json_object *run = r->hooks && r->hooks->lookup_run
 				       ? r->hooks->lookup_run(r->hooks->userdata, key)
 				       : NULL;
 		if (run) {
 			progress(r, "running", -1, "run %d/%d: %s done in an earlier attempt",
 				 r->run_index, r->run_total, key);
-			json_object_array_add(runs, run);
+			result_add_run(result, k, run);
 			continue;
 		}
-		json_object *vspec = get(get(r->spec, "variants"), variant);
-		struct kbuild_artifact *art =
-		    built_find(built, n_built, json_object_get_string(get(vspec, "kernel")));
-		run = run_placed(r, variant, repeat, key, base_initrd, art, accel, err);
+		json_object *vspec = get(get(r->spec, "variants"), k->variant);
+		struct placed_run pr = {
+		    .r = r,
+		    .key = k,
+		    .base_initrd = base_initrd,
+		    .art = built_find(built, n_built, json_object_get_string(get(vspec, "kernel"))),
+		    .accel = accel,
+		};
+		struct placement_ops ops = {
+		    .run = placed_run_cb, .retrying = placed_retrying_cb, .userdata = &pr};
+		run = placement_run(pl, k, &ops, err);
 		if (!run) {
 			rc = -EIO;
 			break;
@@ -606,9 +436,9 @@ static int run_all(struct runner *r, json_object *result, struct built_kernel *b
 			 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
 		if (r->hooks && r->hooks->run_done)
 			r->hooks->run_done(r->hooks->userdata, key, run);
-		json_object_array_add(runs, run);
+		result_add_run(result, k, run);
 	}
-	placement_describe(r, result);
+	placement_describe(pl, result);
 	return rc;
 }
 
@@ -633,31 +463,14 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	struct hostpool *own = NULL;
 	r->pool = r->cfg->hostpool;
 	if (!r->pool) {
-		_cleanup_json_ json_object *one = NULL;
-		json_object *hv = r->cfg->hypervisors;
-		if (!hv) {
-			/* One host, bounded only by guest_slots as before. */
-			one = json_object_new_array();
-			json_object *h = json_object_new_object();
-			json_object_object_add(h, "uri",
-					       json_object_new_string(r->cfg->libvirt_uri
-									  ? r->cfg->libvirt_uri
-									  : HOSTPOOL_LOCAL_URI));
-			json_object_object_add(h, "slots", json_object_new_int(HOSTPOOL_MAX_SLOTS));
-			json_object_array_add(one, h);
-			hv = one;
-		}
-		rc = hostpool_from_json(hv, "hypervisors", &own, err);
+		rc = placement_pool_new(r->cfg->hypervisors, r->cfg->libvirt_uri, &own, err);
 		if (rc < 0)
 			return rc;
 		r->pool = own;
 	}
 	/* The accelerator probe boots local files: on the first local host. A
 	 * pool of remote hosts only runs TCG unless the job names kvm. */
-	int probe_host = -1;
-	for (size_t i = 0; i < hostpool_size(r->pool) && probe_host < 0; i++)
-		if (hostpool_is_local(r->pool, i))
-			probe_host = (int)i;
+	int probe_host = placement_probe_host(r->pool);
 	char accel[8];
 	struct guest_host *host = NULL;
 	rc = hostpool_connect(r->pool, probe_host >= 0 ? (size_t)probe_host : 0, &host, NULL, err);
@@ -668,40 +481,22 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	} else if (rc >= 0) {
 		snprintf(accel, sizeof(accel), "%s", strcmp(want, "kvm") == 0 ? "kvm" : "tcg");
 	}
-	json_object *placement = get(r->spec, "placement");
-	r->spread = placement && strcmp(json_object_get_string(placement), "spread") == 0;
-	const char *labels[HOSTPOOL_MAX_LABELS + 1] = {NULL};
-	json_object *jl = get(r->spec, "host_labels");
-	for (size_t i = 0; jl && i < json_object_array_length(jl) && i < HOSTPOOL_MAX_LABELS; i++)
-		labels[i] = json_object_get_string(json_object_array_get_idx(jl, i));
-	r->cons = (struct hostpool_constraints){.accel = accel, .labels = labels};
-	r->job_host = -1;
-	if (rc >= 0 && !r->spread) {
-		rc = r->job_host = hostpool_choose(r->pool, &r->cons, NULL, err);
-		if (rc >= 0)
-			hostpool_job_placed(r->pool, (size_t)r->job_host, 1);
-	}
 	if (rc >= 0) {
-		json_object_object_add(result, "environment", environment_describe(host, accel));
-		rc = run_all(r, result, built, n_built, base_initrd, accel, err);
+		struct placement pl;
+		rc = placement_begin(&pl, r->pool, r->spec, accel, err);
+		if (rc >= 0) {
+			result_set_environment(result, host, accel);
+			rc = run_all(r, &pl, result, built, n_built, base_initrd, accel, err);
+		}
+		placement_end(&pl);
 	}
-	if (r->job_host >= 0)
-		hostpool_job_placed(r->pool, (size_t)r->job_host, -1);
 	r->pool = NULL;
 	hostpool_free(own);
 	if (rc < 0)
 		return rc;
 
 	progress(r, "comparing", -1, "comparing every variant with the baseline");
-	json_object *comparisons = NULL, *reasons = NULL;
-	char verdict[16];
-	rc = compare_result(r->spec, get(result, "variants"), &comparisons, verdict, &reasons, err);
-	if (rc < 0)
-		return rc;
-	json_object_object_add(result, "comparisons", comparisons);
-	json_object_object_add(result, "verdict", json_object_new_string(verdict));
-	json_object_object_add(result, "verdict_reasons", reasons);
-	return 0;
+	return result_compare(result, r->spec, err);
 }
 
 int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
@@ -723,23 +518,18 @@ int runner_run_job(const struct runner_config *cfg, json_object *spec, const cha
 	int rc = fs_mkdir_p(job_dir, err);
 	if (rc < 0)
 		return rc;
-	_cleanup_json_ json_object *result = json_object_new_object();
-	json_object_object_add(result, "schema", json_object_new_string("schedlab.result/v1"));
-	json_object_object_add(result, "job", json_object_get(spec));
-	json_object *kernels_out = json_object_new_object();
-	json_object_object_add(result, "kernels", kernels_out);
+	_cleanup_json_ json_object *result = result_new(spec);
 
 	struct built_kernel *built = NULL;
 	size_t n_built = 0;
-	rc = build_kernels(&r, kernels_out, &built, &n_built, err);
+	rc = build_kernels(&r, result, &built, &n_built, err);
 	if (rc >= 0)
 		rc = measure(&r, result, built, n_built, err);
 	built_free(built, n_built);
 	if (rc < 0)
 		return rc;
-	json_object_object_add(result, "started_at", json_object_new_string(started));
 	now_iso(finished);
-	json_object_object_add(result, "finished_at", json_object_new_string(finished));
+	result_finish(result, started, finished);
 	*ret_result = TAKE_PTR(result);
 	return 0;
 }

@@ -40,8 +40,8 @@ struct runner_hooks {
 	/* Progress; may be NULL. Called from the runner's thread. */
 	void (*progress)(void *userdata, const struct runner_progress *p);
 	/* A run finished in an earlier attempt of this job, by run key
-	 * ("<variant>#<repeat>"): a new reference to its run object, or NULL
-	 * to run it. May be NULL. */
+	 * ("<variant>#<repeat>", run/run_key.h parses it): a new reference to
+	 * its run object, or NULL to run it. May be NULL. */
 	json_object *(*lookup_run)(void *userdata, const char *run_key);
 	/* A run just finished (any status); run is borrowed. May be NULL. */
 	void (*run_done)(void *userdata, const char *run_key, json_object *run);
