@@ -23,6 +23,7 @@
 
 #include "compare/compare.h"
 #include "metrics/metrics.h"
+#include "compare/noise.h"
 #include "compare/sequential.h"
 #include "compare/stats.h"
 
@@ -31,6 +32,10 @@ struct cmp_ctx {
 	const char *baseline;
 	json_object *comparisons, *reasons;
 	double alpha; /* the level a test must reach for a change to count */
+	enum noise_policy noise;
+	double noise_limit;
+	int n_excluded;	 /* noisy runs left out of the comparisons */
+	double max_wait; /* the highest vCPU wait among them, % */
 	bool fail, inconclusive;
 };
 
@@ -134,9 +139,10 @@ static bool run_ok(json_object *run)
 	return s && strcmp(s, "ok") == 0;
 }
 
-/* The values of one metric over a variant's ok runs; returns the count. */
-static size_t collect(json_object *variant, const char *workload, const char *metric, double *out,
-		      size_t max)
+/* The values of one metric over a variant's ok runs (less the noisy ones
+ * when the policy excludes them); returns the count. */
+static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workload,
+		      const char *metric, double *out, size_t max)
 {
 	size_t n = 0;
 	json_object *runs = get(variant, "runs");
@@ -144,7 +150,7 @@ static size_t collect(json_object *variant, const char *workload, const char *me
 			   i < json_object_array_length(runs) && n < max;
 	     i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		if (!run_ok(run))
+		if (!run_ok(run) || (c->noise == NOISE_EXCLUDE && noise_run_is_noisy(run)))
 			continue;
 		json_object *w = find_workload(run, workload);
 		const char *ws = get_str(w, "status");
@@ -229,8 +235,8 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 			  const char *metric)
 {
 	double a[STATS_MAX_VALUES], b[STATS_MAX_VALUES];
-	size_t na = collect(base, workload, metric, a, STATS_MAX_VALUES);
-	size_t nb = collect(cand, workload, metric, b, STATS_MAX_VALUES);
+	size_t na = collect(c, base, workload, metric, a, STATS_MAX_VALUES);
+	size_t nb = collect(c, cand, workload, metric, b, STATS_MAX_VALUES);
 	if (na == 0 || nb == 0)
 		return 0;
 
@@ -401,6 +407,29 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		json_object *run = json_object_array_get_idx(runs, i);
 		const char *key = get_str(run, "key"), *status = get_str(run, "status");
 		char tail[512];
+		double wait = noise_run_wait_pct(run);
+		/* A panic or crash is the kernel's whatever the host did; a slow
+		 * or hung run on a starved host is not. */
+		bool kernel_failed =
+		    status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0);
+		bool noisy = noise_run_is_noisy(run) && !kernel_failed;
+		if (noisy && c->noise != NOISE_KEEP) {
+			if (c->noise == NOISE_FAIL && candidate)
+				c->fail = true;
+			else {
+				c->n_excluded++;
+				c->max_wait = fmax(c->max_wait, wait);
+			}
+			reason(c,
+			       "Run '%s' of variant '%s' was noisy: its vCPUs waited %.1f %% of the "
+			       "run for a host CPU (limit %.0f %%), so %s.",
+			       key ? key : "?", vname, wait, c->noise_limit,
+			       c->noise == NOISE_FAIL && candidate
+				   ? "the job fails (noise_policy 'fail')"
+				   : "its values are left out");
+			/* A run the host starved is no evidence about the kernel, ok or not. */
+			continue;
+		}
 		if (run_ok(run))
 			continue;
 		why_tail(tail, sizeof(tail), get_str(run, "reason"));
@@ -460,6 +489,8 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 		c.baseline = "baseline";
 	c.gates = get(expanded_spec, "gates");
 	c.alpha = compare_alpha(expanded_spec);
+	c.noise = noise_policy_of(expanded_spec);
+	c.noise_limit = noise_limit_of(expanded_spec);
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
 	json_object *base = get(variants, c.baseline);
@@ -520,6 +551,12 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 		       "compare it with.",
 		       c.baseline);
 
+	if (c.inconclusive && c.n_excluded > 0)
+		reason(&c,
+		       "The host got in the way: %d run(s) were left out because their vCPUs "
+		       "waited up to %.1f %% of the run for a host CPU, which leaves too few "
+		       "clean runs to decide; rerun on a quieter host or with more repeats.",
+		       c.n_excluded, c.max_wait);
 	const char *verdict = c.fail ? "fail" : c.inconclusive ? "inconclusive" : "pass";
 	if (!c.fail && !c.inconclusive) {
 		size_t ng = c.gates ? json_object_array_length(c.gates) : 0;

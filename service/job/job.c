@@ -392,6 +392,12 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		json_object_object_add(out, "repeat", rep);
 	} else
 		json_object_object_add(out, "repeat", json_object_new_int(repeat));
+	json_object *np = job_json_get(full, "noise_policy");
+	json_object_object_add(out, "noise_policy",
+			       np ? json_object_get(np) : json_object_new_string("exclude"));
+	json_object *nl = job_json_get(full, "noise_limit_pct");
+	json_object_object_add(out, "noise_limit_pct",
+			       nl ? json_object_get(nl) : json_object_new_double_s(25, "25"));
 	json_object *alpha = job_json_get(full, "alpha");
 	json_object_object_add(out, "alpha",
 			       alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));

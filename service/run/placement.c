@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/sequential.h"
 #include "run/placement.h"
 
 static json_object *get(json_object *o, const char *k)
@@ -49,8 +50,19 @@ void placement_slot_release(enum placement_slot which)
 
 int placement_order(json_object *spec, struct run_key **ret_keys, size_t *ret_n)
 {
+	int min, max;
+	compare_repeat_bounds(spec, &min, &max);
+	json_object *rep = get(spec, "repeat");
+	if (json_object_is_type(rep, json_type_int) && json_object_get_int(rep) < 1)
+		min = 0; /* the schema refuses it; no runs rather than one */
+	return placement_order_rounds(spec, 0, min, ret_keys, ret_n);
+}
+
+int placement_order_rounds(json_object *spec, int from, int to, struct run_key **ret_keys,
+			   size_t *ret_n)
+{
 	json_object *variants = get(spec, "variants");
-	int repeat = json_object_get_int(get(spec, "repeat"));
+	int repeat = to > from ? to - from : 0;
 	const char *names[256];
 	int n = 0;
 	json_object_object_foreach(variants, name, v)
@@ -63,7 +75,7 @@ int placement_order(json_object *spec, struct run_key **ret_keys, size_t *ret_n)
 	struct run_key *keys = total ? calloc(total, sizeof(*keys)) : NULL;
 	if (total && !keys)
 		return -ENOMEM;
-	for (int rep = 0; rep < repeat; rep++)
+	for (int rep = from; rep < to; rep++)
 		for (int i = 0; i < n; i++) {
 			int idx = rep % 2 == 0 ? i : n - 1 - i;
 			/* Variant names are checked against the job schema;

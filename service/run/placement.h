@@ -27,6 +27,10 @@ void placement_slot_release(enum placement_slot which);
  * so drift on the host hits every variant alike. At most 256 variants of
  * spec.variants take part. Returns 0 or -ENOMEM. */
 int placement_order(json_object *spec, struct run_key **ret_keys, size_t *ret_n);
+/* The same for rounds [from, to) only (a round runs every variant once):
+ * what adaptive repeats and reruns of noisy runs add to a job. */
+int placement_order_rounds(json_object *spec, int from, int to, struct run_key **ret_keys,
+			   size_t *ret_n);
 
 /* A new hostpool for one job (the caller frees it): from hypervisors (a
  * "hypervisors" array, borrowed), or when that is NULL the one host

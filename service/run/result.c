@@ -34,12 +34,8 @@ void result_set_environment(json_object *result, struct guest_host *host, const 
 void result_begin_runs(json_object *result, json_object *spec, const struct run_key *order,
 		       size_t n)
 {
-	json_object *o = json_object_new_array();
-	for (size_t i = 0; i < n; i++) {
-		char buf[RUN_KEY_STRLEN];
-		json_object_array_add(o, json_object_new_string(run_key_format(&order[i], buf)));
-	}
-	json_object_object_add(result, "order", o);
+	json_object_object_add(result, "order", json_object_new_array());
+	result_add_order(result, order, n);
 	json_object *variants = json_object_new_object();
 	json_object_object_add(result, "variants", variants);
 	json_object_object_foreach(get(spec, "variants"), vname, v)
@@ -49,6 +45,15 @@ void result_begin_runs(json_object *result, json_object *spec, const struct run_
 		json_object_object_add(vo, "features", json_object_get(get(v, "features")));
 		json_object_object_add(vo, "runs", json_object_new_array());
 		json_object_object_add(variants, vname, vo);
+	}
+}
+
+void result_add_order(json_object *result, const struct run_key *order, size_t n)
+{
+	json_object *o = get(result, "order");
+	for (size_t i = 0; o && i < n; i++) {
+		char buf[RUN_KEY_STRLEN];
+		json_object_array_add(o, json_object_new_string(run_key_format(&order[i], buf)));
 	}
 }
 

@@ -28,6 +28,10 @@ void result_set_environment(json_object *result, struct guest_host *host, const 
 void result_begin_runs(json_object *result, json_object *spec, const struct run_key *order,
 		       size_t n);
 
+/* Appends the n keys of order, formatted, to result.order: the rounds that
+ * adaptive repeats and noisy reruns add come after the first. */
+void result_add_order(json_object *result, const struct run_key *order, size_t n);
+
 /* Appends run (the result takes the caller's reference) to the runs of
  * key's variant. Returns 0, or -ENOENT (run dropped) when result_begin_runs()
  * made no such variant. */

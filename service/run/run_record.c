@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare/noise.h"
 #include "run/run_record.h"
 #include "metrics/metrics.h"
 #include "util/hash.h"
@@ -70,6 +71,8 @@ void run_record_set_outcome(json_object *run, json_object *spec, const char *acc
 	json_object_object_add(run, "kernel_events",
 			       out->events ? json_object_get(out->events)
 					   : json_object_new_array());
+	json_object_object_add(run, "host_interference", json_object_get(out->interference));
+	noise_mark_run(run, spec);
 	run_record_fill(run, spec, out->frames);
 	const char *st = get_str(run, "status");
 	if (st && strcmp(st, "ok") != 0 && out->console_tail) {

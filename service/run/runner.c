@@ -6,6 +6,8 @@
 #include <time.h>
 
 #include "run/runner.h"
+#include "compare/noise.h"
+#include "compare/sequential.h"
 #include "guest/accel.h"
 #include "guest/guest.h"
 #include "guest/hostpool.h"
@@ -384,24 +386,26 @@ static void placed_retrying_cb(void *userdata, const struct sl_error *err)
 		 err ? err->message : "");
 }
 
-/* Every run of the job in placement order, each reused from an earlier
- * attempt (hooks->lookup_run) or run where pl places it, into result. */
-static int run_all(struct runner *r, struct placement *pl, json_object *result,
-		   struct built_kernel *built, size_t n_built, const char *base_initrd,
-		   const char *accel, struct sl_error *err)
+/* The runs of rounds [from, to) in placement order, each reused from an
+ * earlier attempt (hooks->lookup_run) or run where pl places it, into
+ * result. run_total is the number of runs planned so far, for progress. */
+static int run_rounds(struct runner *r, struct placement *pl, json_object *result,
+		      struct built_kernel *built, size_t n_built, const char *base_initrd,
+		      const char *accel, int from, int to, struct sl_error *err)
 {
 	_cleanup_free_ struct run_key *order = NULL;
 	size_t n = 0;
-	if (placement_order(r->spec, &order, &n) < 0)
+	if (placement_order_rounds(r->spec, from, to, &order, &n) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	result_begin_runs(result, r->spec, order, n);
+	result_add_order(result, order, n);
 	int rc = 0;
-	r->run_total = (int)n;
+	int first = r->run_index;
+	r->run_total = first + (int)n;
 	for (size_t i = 0; i < n; i++) {
 		const struct run_key *k = &order[i];
 		char key[RUN_KEY_STRLEN];
 		run_key_format(k, key);
-		r->run_index = (int)i + 1;
+		r->run_index = first + (int)i + 1;
 		if (cancelled_cb(r)) {
 			rc = error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
 			break;
@@ -438,6 +442,126 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			r->hooks->run_done(r->hooks->userdata, key, run);
 		result_add_run(result, k, run);
 	}
+	return rc;
+}
+
+/* The most noisy runs any one variant has among rounds [from, to). */
+static int noisy_runs(json_object *result, int from, int to)
+{
+	int most = 0;
+	json_object_object_foreach(get(result, "variants"), vname, v)
+	{
+		(void)vname;
+		json_object *runs = get(v, "runs");
+		int n = 0;
+		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+			json_object *run = json_object_array_get_idx(runs, i);
+			int rep = json_object_get_int(get(run, "repeat"));
+			if (rep >= from && rep < to && noise_run_is_noisy(run))
+				n++;
+		}
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+/* Whether a look left a gated comparison undecided, so more runs may help. */
+static bool gated_undecided(json_object *result)
+{
+	json_object *cmps = get(result, "comparisons");
+	for (size_t i = 0; cmps && i < json_object_array_length(cmps); i++) {
+		json_object *c = json_object_array_get_idx(cmps, i);
+		const char *v = json_object_get_string(get(c, "verdict"));
+		if (json_object_get_boolean(get(c, "gated")) && v && strcmp(v, "inconclusive") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every run of the job: the rounds up to each look of the repeat schedule
+ * (compare/sequential.h; one look for a plain repeat count), noisy rounds
+ * rerun while the policy excludes them and the budget lasts, and after each
+ * look a comparison that decides whether the next look is needed. Records
+ * the looks in result.repeats. */
+static int run_all(struct runner *r, struct placement *pl, json_object *result,
+		   struct built_kernel *built, size_t n_built, const char *base_initrd,
+		   const char *accel, struct sl_error *err)
+{
+	int min, max, looks[COMPARE_MAX_LOOKS];
+	compare_repeat_bounds(r->spec, &min, &max);
+	size_t n_looks = compare_look_schedule(min, max, looks, COMPARE_MAX_LOOKS);
+	bool adaptive = n_looks > 1;
+	bool exclude = noise_policy_of(r->spec) == NOISE_EXCLUDE;
+	/* Reruns of noisy rounds: at most as many as the job's largest repeat. */
+	int rerun_budget = max, reruns = 0, rounds = 0, clean_target = 0;
+	result_begin_runs(result, r->spec, NULL, 0);
+	json_object *rep = json_object_new_object();
+	json_object *jlooks = json_object_new_array();
+	json_object_object_add(rep, "min", json_object_new_int(min));
+	json_object_object_add(rep, "max", json_object_new_int(max));
+	json_object_object_add(rep, "alpha_per_look", json_object_new_double(compare_alpha(r->spec)));
+	json_object_object_add(rep, "noise_policy",
+			       json_object_new_string(noise_policy_name(noise_policy_of(r->spec))));
+	json_object_object_add(rep, "noise_limit_pct",
+			       json_object_new_double(noise_limit_of(r->spec)));
+	json_object_object_add(rep, "looks", jlooks);
+	json_object_object_add(result, "repeats", rep);
+	const char *stopped = "the repeat count was reached";
+	int rc = 0;
+	for (size_t li = 0; li < n_looks && rc >= 0; li++) {
+		int want = looks[li] - clean_target;
+		clean_target = looks[li];
+		while (want > 0 && rc >= 0) {
+			int from = rounds;
+			rc = run_rounds(r, pl, result, built, n_built, base_initrd, accel, from,
+					from + want, err);
+			rounds += want;
+			/* Replace rounds the host spoiled, within the budget. */
+			want = exclude ? noisy_runs(result, from, rounds) : 0;
+			if (want > rerun_budget - reruns)
+				want = rerun_budget - reruns;
+			if (want > 0) {
+				reruns += want;
+				progress(r, "running", -1,
+					 "%d noisy run(s): the host starved the vCPUs; running %d "
+					 "more round(s)",
+					 noisy_runs(result, from, rounds), want);
+			}
+		}
+		if (rc < 0)
+			break;
+		progress(r, "comparing", -1, "comparing every variant with the baseline");
+		rc = result_compare(result, r->spec, err);
+		if (rc < 0)
+			break;
+		bool undecided = gated_undecided(result);
+		json_object *look = json_object_new_object();
+		json_object_object_add(look, "repeats", json_object_new_int(looks[li]));
+		json_object_object_add(look, "rounds_run", json_object_new_int(rounds));
+		json_object_object_add(look, "verdict", json_object_get(get(result, "verdict")));
+		json_object_object_add(look, "undecided", json_object_new_boolean(undecided));
+		json_object_array_add(jlooks, look);
+		if (!adaptive)
+			break;
+		if (!undecided) {
+			stopped = "every gated metric was decided";
+			break;
+		}
+		if (strcmp(json_object_get_string(get(result, "verdict")), "fail") == 0) {
+			stopped = "the job failed";
+			break;
+		}
+		if (li + 1 == n_looks)
+			stopped = "the largest repeat count was reached with a gated metric undecided";
+		else
+			progress(r, "running", -1,
+				 "a gated metric is undecided at %d repeats: going on to %d",
+				 looks[li], looks[li + 1]);
+	}
+	json_object_object_add(rep, "rounds_run", json_object_new_int(rounds));
+	json_object_object_add(rep, "noisy_reruns", json_object_new_int(reruns));
+	json_object_object_add(rep, "stopped", json_object_new_string(stopped));
 	placement_describe(pl, result);
 	return rc;
 }
@@ -492,11 +616,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	}
 	r->pool = NULL;
 	hostpool_free(own);
-	if (rc < 0)
-		return rc;
-
-	progress(r, "comparing", -1, "comparing every variant with the baseline");
-	return result_compare(result, r->spec, err);
+	return rc;
 }
 
 int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,

@@ -449,6 +449,60 @@ static void test_result_example(void **state)
 		fail_msg("%s", err.message);
 }
 
+/* Runs the host starved: left out under "exclude" (a hung one is not a
+ * kernel failure), counted under "keep", a failure under "fail". */
+static void test_noisy_runs(void **state)
+{
+	(void)state;
+	for (int policy = 0; policy < 3; policy++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf),
+			 "{\"name\": \"t\", \"baseline\": \"baseline\", \"noise_policy\": \"%s\", "
+			 "\"workloads\": [{\"name\": \"rtm\", \"tool\": \"rt-migrate-test\"}], "
+			 "\"gates\": [{\"workload\": \"rtm\", \"metric\": \"inversions\"}]}",
+			 policy == 0 ? "exclude" : policy == 1 ? "keep" : "fail");
+		_cleanup_json_ json_object *spec = json_tokener_parse(buf);
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		const double base[] = {0, 0, 0, 0, 0}, cand[] = {0, 0, 0, 0, 9};
+		for (int r = 0; r < 5; r++) {
+			char k[32];
+			snprintf(k, sizeof(k), "baseline#%d", r);
+			add_run(variants, "baseline",
+				run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[r]));
+			snprintf(k, sizeof(k), "patched#%d", r);
+			json_object *cr = run(k, r == 3 ? "hung" : "ok", "rtm", "rt-migrate-test", 1,
+					      "inversions", cand[r]);
+			if (r >= 3) {
+				/* Runs 3 (hung) and 4 (9 inversions) waited for the host. */
+				json_object *hi = json_object_new_object();
+				json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(41.5));
+				json_object_object_add(cr, "host_interference", hi);
+				json_object_object_add(cr, "noisy", json_object_new_boolean(1));
+			}
+			add_run(variants, "patched", cr);
+		}
+		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+		char verdict[16];
+		struct sl_error err = {0};
+		assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+		json_object *c = find_cmp(cmps, "patched", "inversions");
+		int n = json_object_get_int(get(get(c, "candidate"), "n"));
+		if (policy == 0) {
+			/* 3 clean runs against 5: no change shown, not a hang either. */
+			assert_int_equal(n, 3);
+			assert_string_not_equal(verdict, "fail");
+			assert_true(reasons_contain(reasons, "waited 41.5 % of the run for a host CPU"));
+		} else if (policy == 1) {
+			/* Kept: the hung run fails the job as any hang does. */
+			assert_int_equal(n, 4);
+			assert_string_equal(verdict, "fail");
+		} else {
+			assert_string_equal(verdict, "fail");
+			assert_true(reasons_contain(reasons, "the job fails (noise_policy 'fail')"));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +515,7 @@ int main(void)
 	    cmocka_unit_test(test_relative_gate_and_inconclusive),
 	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
 	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_noisy_runs),
 	    cmocka_unit_test(test_result_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,7 +96,8 @@ static void test_run_record_keys(void **state)
 	char keys[512];
 	keys_of(run, keys, sizeof(keys));
 	assert_string_equal(keys, "key,run_id,repeat,status,host,started_at,volumes,accelerator,"
-				  "reason,boot_seconds,duration_seconds,kernel_events,workloads,"
+				  "reason,boot_seconds,duration_seconds,kernel_events,host_interference,"
+				  "noisy,workloads,"
 				  "console_excerpt");
 	assert_string_equal(json_object_get_string(get(run, "key")), "push#1");
 	assert_int_equal(json_object_get_int(get(run, "repeat")), 1);

@@ -1,0 +1,57 @@
+/* Noisy runs and the job's noise policy. See noise.h. */
+#include <math.h>
+#include <string.h>
+
+#include "compare/noise.h"
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static bool is_number(json_object *v)
+{
+	return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+}
+
+enum noise_policy noise_policy_of(json_object *spec)
+{
+	const char *p = json_object_get_string(get(spec, "noise_policy"));
+	if (p && strcmp(p, "keep") == 0)
+		return NOISE_KEEP;
+	if (p && strcmp(p, "fail") == 0)
+		return NOISE_FAIL;
+	return NOISE_EXCLUDE;
+}
+
+const char *noise_policy_name(enum noise_policy p)
+{
+	return p == NOISE_KEEP ? "keep" : p == NOISE_FAIL ? "fail" : "exclude";
+}
+
+double noise_limit_of(json_object *spec)
+{
+	json_object *v = get(spec, "noise_limit_pct");
+	double l = is_number(v) ? json_object_get_double(v) : NOISE_DEFAULT_LIMIT_PCT;
+	return isfinite(l) && l > 0 ? l : NOISE_DEFAULT_LIMIT_PCT;
+}
+
+double noise_run_wait_pct(json_object *run)
+{
+	json_object *v = get(get(run, "host_interference"), "vcpu_wait_pct");
+	return is_number(v) ? json_object_get_double(v) : NAN;
+}
+
+bool noise_run_is_noisy(json_object *run)
+{
+	return json_object_get_boolean(get(run, "noisy"));
+}
+
+bool noise_mark_run(json_object *run, json_object *spec)
+{
+	double w = noise_run_wait_pct(run);
+	bool noisy = isfinite(w) && w > noise_limit_of(spec);
+	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
+	return noisy;
+}

@@ -1,0 +1,40 @@
+/* Runs the host got in the way of. A run whose vCPU threads waited longer
+ * than a limit for a host CPU (guest/interference.h) measured the host as
+ * much as the scheduler: it is marked "noisy", and the job's noise policy
+ * decides what a noisy run does to the verdict (docs/statistics.md, "Host
+ * interference"):
+ *   exclude  (default) left out of the comparisons and rerun, a bounded
+ *            number of times; too few clean runs leave a gated metric
+ *            inconclusive with the interference named;
+ *   keep     counted like any other run (the result still marks it);
+ *   fail     a noisy candidate run fails the job. */
+#pragma once
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#define NOISE_DEFAULT_LIMIT_PCT 25.0
+
+enum noise_policy {
+	NOISE_EXCLUDE,
+	NOISE_KEEP,
+	NOISE_FAIL,
+};
+
+/* The job's "noise_policy" (default exclude). spec is borrowed. */
+enum noise_policy noise_policy_of(json_object *spec);
+/* "exclude", "keep" or "fail". */
+const char *noise_policy_name(enum noise_policy p);
+/* The job's "noise_limit_pct": the share of a run's wall time, summed over
+ * its vCPUs, that they may wait for a host CPU (default
+ * NOISE_DEFAULT_LIMIT_PCT). */
+double noise_limit_of(json_object *spec);
+/* The run's host_interference.vcpu_wait_pct, or NAN when not measured.
+ * run is borrowed. */
+double noise_run_wait_pct(json_object *run);
+/* Whether a run object was marked noisy. */
+bool noise_run_is_noisy(json_object *run);
+/* Marks run (borrowed) "noisy": true or false from its host_interference and
+ * the job's limit. Returns the mark. */
+bool noise_mark_run(json_object *run, json_object *spec);
