@@ -23,7 +23,7 @@ ifeq ($(SANITIZER),address)
 endif
 TEST_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 
-LIB_SRCS   := $(filter-out service/main.c,$(wildcard service/*/*.c)) workloads/proto/frame.c
+LIB_SRCS   := $(filter-out service/main.c,$(wildcard service/*/*.c)) $(wildcard workloads/proto/*.c)
 LIB_SRCS   := $(sort $(wildcard $(LIB_SRCS)))
 LIB_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 TLIB_OBJS  := $(patsubst %.c,$(BUILD)/tobj/%.o,$(LIB_SRCS))

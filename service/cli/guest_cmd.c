@@ -12,6 +12,8 @@
 #include "guest/guest.h"
 #include "kernel/initramfs.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 static void usage(FILE *f)
 {
@@ -63,13 +65,12 @@ static int stop_requested(void *userdata)
 	return stop_signal != 0;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *ret)
+static int opt_int(const char *s, int lo, int hi, int *ret)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -EINVAL;
+	long v = 0;
+	int r = parse_int(s, lo, hi, &v);
+	if (r < 0)
+		return r;
 	*ret = (int)v;
 	return 0;
 }
@@ -114,8 +115,8 @@ static int make_initrd(const struct opts *o, json_object *plan, char **ret_dir, 
 static int cmd_run(struct opts *o)
 {
 	struct sl_error err = {0};
-	_cleanup_free_ char *text = NULL, *dir = NULL, *initrd = NULL, *probe_dir = NULL,
-			    *probe_initrd = NULL, *gen_id = NULL;
+	_cleanup_free_ char *dir = NULL, *initrd = NULL, *probe_dir = NULL, *probe_initrd = NULL,
+			    *gen_id = NULL;
 	_cleanup_json_ json_object *plan = NULL, *j = NULL;
 	struct guest_host *h = NULL;
 	struct guest_outcome *out = NULL;
@@ -126,10 +127,9 @@ static int cmd_run(struct opts *o)
 		fprintf(stderr, "schedlab guest run: --kernel and --plan are required.\n");
 		return EXIT_ERROR;
 	}
-	if (fs_read_file(o->plan, INITRAMFS_MAX_PLAN, &text, NULL, &err) < 0)
+	if (json_read_file_strict(o->plan, INITRAMFS_MAX_PLAN, "plan", &plan, &err) < 0)
 		return fail(&err);
-	plan = json_tokener_parse(text);
-	if (!plan || !json_object_is_type(plan, json_type_object)) {
+	if (!json_object_is_type(plan, json_type_object)) {
 		fprintf(stderr, "schedlab guest run: the plan '%s' is not a JSON object.\n",
 			o->plan);
 		return EXIT_ERROR;
@@ -240,7 +240,7 @@ out:
 static int cmd_initramfs(struct opts *o)
 {
 	struct sl_error err = {0};
-	_cleanup_free_ char *path = NULL, *text = NULL;
+	_cleanup_free_ char *path = NULL;
 	_cleanup_json_ json_object *plan = NULL;
 	int r = base_initramfs(o, &path, &err);
 	if (r < 0)
@@ -254,11 +254,10 @@ static int cmd_initramfs(struct opts *o)
 		fprintf(stderr, "schedlab guest initramfs: --plan needs -o FILE.\n");
 		return EXIT_ERROR;
 	}
-	if (fs_read_file(o->plan, INITRAMFS_MAX_PLAN, &text, NULL, &err) < 0)
+	if (json_read_file_strict(o->plan, INITRAMFS_MAX_PLAN, "plan", &plan, &err) < 0)
 		return fail(&err);
-	plan = json_tokener_parse(text);
 	if (!plan) {
-		fprintf(stderr, "schedlab guest initramfs: the plan '%s' is not JSON.\n", o->plan);
+		fprintf(stderr, "schedlab guest initramfs: the plan '%s' is null.\n", o->plan);
 		return EXIT_ERROR;
 	}
 	if (initramfs_with_plan(path, plan, o->out, &err) < 0)
@@ -324,15 +323,15 @@ int cli_guest(int argc, char **argv)
 			o.plan = optarg;
 			break;
 		case 'c':
-			if (parse_int(optarg, 1, 64, &o.vcpus) < 0)
+			if (opt_int(optarg, 1, 64, &o.vcpus) < 0)
 				goto bad;
 			break;
 		case 'm':
-			if (parse_int(optarg, 64, 65536, &o.memory_mb) < 0)
+			if (opt_int(optarg, 64, 65536, &o.memory_mb) < 0)
 				goto bad;
 			break;
 		case 'd':
-			if (parse_int(optarg, 1, GUEST_MAX_DEADLINE_S, &o.deadline_s) < 0)
+			if (opt_int(optarg, 1, GUEST_MAX_DEADLINE_S, &o.deadline_s) < 0)
 				goto bad;
 			break;
 		case 'a':

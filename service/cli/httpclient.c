@@ -1,11 +1,13 @@
 /* The REST API client; see httpclient.h. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli/httpclient.h"
+#include "util/parse.h"
 
 struct httpclient {
 	char *base;
@@ -263,8 +265,12 @@ static void sse_line(struct sse_reader *r, const char *line)
 		r->data_len += vl;
 	} else if (fl == 5 && strncmp(line, "event", 5) == 0)
 		snprintf(r->type, sizeof(r->type), "%s", val);
-	else if (fl == 2 && strncmp(line, "id", 2) == 0)
-		r->id = strtoll(val, NULL, 10);
+	else if (fl == 2 && strncmp(line, "id", 2) == 0) {
+		long id = 0;
+		/* An id that is not a number keeps the last good one for Last-Event-ID. */
+		if (parse_int(val, 0, LONG_MAX, &id) == 0)
+			r->id = id;
+	}
 }
 
 static size_t sse_write(char *data, size_t size, size_t nmemb, void *userdata)

@@ -11,6 +11,8 @@
 #include "job/schema_files.h"
 #include "report/trend.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 #define RESULT_MAX_BYTES (64u << 20)
 
@@ -64,7 +66,8 @@ int cli_report(int argc, char **argv)
 		report_usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (schema_read_json_file(argv[optind], RESULT_MAX_BYTES, &result, &err) < 0) {
+	if (json_read_file_strict(argv[optind], RESULT_MAX_BYTES, "result file", &result, &err) <
+	    0) {
 		fprintf(stderr, "schedlab report: %s\n", err.message);
 		return EXIT_ERROR;
 	}
@@ -134,10 +137,10 @@ int cli_trend(int argc, char **argv)
 		trend_usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (trend_parse_duration(since, &seconds) < 0) {
+	if (parse_duration(since, &seconds) < 0) {
 		fprintf(stderr,
 			"schedlab trend: the window '%s' is not a duration such as '30d', '12h', "
-			"'90m' or '3600s'.\n",
+			"'90m' or '3600s' of at most ten years.\n",
 			since);
 		return EXIT_ERROR;
 	}

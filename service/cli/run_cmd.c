@@ -14,6 +14,8 @@
 #include "run/runner.h"
 #include "report/summary.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 struct run_progress {
 	bool tty;
@@ -89,6 +91,7 @@ int cli_run(int argc, char **argv)
 	const char *output = NULL, *job_dir_arg = NULL, *junit_path = NULL, *report_path = NULL;
 	struct runner_config cfg = {0};
 	_cleanup_json_ json_object *hypervisors = NULL;
+	struct sl_error err = {0};
 	bool quiet = false;
 	int c;
 	optind = 1;
@@ -118,18 +121,24 @@ int cli_run(int argc, char **argv)
 			cfg.libvirt_uri = optarg;
 			break;
 		case 'H':
-			hypervisors = json_object_from_file(optarg);
-			if (!hypervisors) {
-				fprintf(stderr,
-					"schedlab run: --hypervisors '%s' is not a JSON file.\n",
-					optarg);
+			json_object_put(TAKE_PTR(hypervisors)); /* the last one counts */
+			if (json_read_file_strict(optarg, 0, "--hypervisors file", &hypervisors,
+						  &err) < 0) {
+				fprintf(stderr, "schedlab run: %s\n", err.message);
 				return EXIT_ERROR;
 			}
 			cfg.hypervisors = hypervisors;
 			break;
-		case 'j':
-			cfg.build_jobs = atoi(optarg);
+		case 'j': {
+			long j = 0;
+			if (parse_int(optarg, 1, 1024, &j) < 0) {
+				fprintf(stderr, "schedlab run: --jobs '%s' is not 1..1024.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			cfg.build_jobs = (int)j;
 			break;
+		}
 		case 'J':
 			junit_path = optarg;
 			break;
@@ -152,20 +161,9 @@ int cli_run(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	const char *job_path = argv[optind];
-	struct sl_error err = {0};
-	_cleanup_free_ char *text = NULL;
-	if (fs_read_file(job_path, 16 << 20, &text, NULL, &err) < 0) {
+	_cleanup_json_ json_object *spec = NULL;
+	if (json_read_file_strict(job_path, 16 << 20, "job file", &spec, &err) < 0) {
 		fprintf(stderr, "schedlab run: %s\n", err.message);
-		return EXIT_ERROR;
-	}
-	struct json_tokener *tok = json_tokener_new();
-	_cleanup_json_ json_object *spec = json_tokener_parse_ex(tok, text, (int)strlen(text));
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t off = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!spec || jerr != json_tokener_success) {
-		fprintf(stderr, "schedlab run: '%s' is not valid JSON at byte %zu: %s.\n", job_path,
-			off, json_tokener_error_desc(jerr));
 		return EXIT_ERROR;
 	}
 	_cleanup_free_ char *path_copy = strdup(job_path);

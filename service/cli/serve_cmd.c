@@ -13,14 +13,16 @@
 #include "server/config.h"
 #include "server/store.h"
 #include "util/fs.h"
+#include "util/parse.h"
+#include "util/time.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One timestamped line per event on stderr, serialized across threads. */
 static void serve_log(const char *line)
 {
-	char ts[32];
-	store_now_iso(ts);
+	char ts[TIME_ISO8601_MAX];
+	time_now_iso8601(ts);
 	pthread_mutex_lock(&log_lock);
 	fprintf(stderr, "%s schedlab: %s\n", ts, line);
 	fflush(stderr);
@@ -98,9 +100,8 @@ int cli_serve(int argc, char **argv)
 			config_path = optarg;
 			break;
 		case 'w': {
-			char *end = NULL;
-			long n = strtol(optarg, &end, 10);
-			if (!*optarg || *end || n < 1 || n > 64) {
+			long n = 0;
+			if (parse_int(optarg, 1, 64, &n) < 0) {
 				fprintf(stderr, "schedlab serve: --workers '%s' is not 1..64.\n",
 					optarg);
 				return EXIT_ERROR;

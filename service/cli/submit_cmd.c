@@ -11,6 +11,9 @@
 #include "report/junit.h"
 #include "server/store.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
+#include "util/time.h"
 
 #define JOB_FILE_MAX	(8u * 1024 * 1024)
 #define PATCH_FILE_MAX	(4u * 1024 * 1024)
@@ -105,8 +108,10 @@ static const char *jstr(json_object *o, const char *k)
 /* Prints the server's error body, or the status. */
 static void print_http_error(const char *what, const struct httpclient_response *r)
 {
-	_cleanup_json_ json_object *o = r->body ? json_tokener_parse(r->body) : NULL;
+	_cleanup_json_ json_object *o = NULL;
 	json_object *e = NULL;
+	if (r->body)
+		(void)json_parse_strict(r->body, r->len, NULL, "error body", &o, NULL);
 	if (o && json_object_object_get_ex(o, "error", &e)) {
 		const char *path = jstr(e, "path");
 		fprintf(stderr, "schedlab submit: %s: %s%s%s%s (HTTP %ld)\n", what,
@@ -125,11 +130,11 @@ static int on_event(void *userdata, int64_t id, const char *type, const char *da
 {
 	struct follow *fl = userdata;
 	fl->last_id = id;
-	_cleanup_json_ json_object *d = json_tokener_parse(data);
-	if (!d)
+	_cleanup_json_ json_object *d = NULL;
+	if (json_parse_strict(data, strlen(data), NULL, "event", &d, NULL) < 0 || !d)
 		return 0;
-	char ts[32];
-	store_now_iso(ts);
+	char ts[TIME_ISO8601_MAX];
+	time_now_iso8601(ts);
 	if (strcmp(type, "status") == 0) {
 		snprintf(fl->status, sizeof(fl->status), "%s",
 			 jstr(d, "status") ? jstr(d, "status") : "");
@@ -171,7 +176,9 @@ static int follow_job(struct httpclient *c, const char *id, json_object **ret_jo
 		struct httpclient_response resp = {0};
 		int g = httpclient_request(c, "GET", path, NULL, NULL, 0, &resp, &e2);
 		if (g == 0 && resp.status == 200) {
-			json_object *job = json_tokener_parse(resp.body);
+			json_object *job = NULL;
+			(void)json_parse_strict(resp.body, resp.len, NULL, "job status", &job,
+						NULL);
 			httpclient_response_clear(&resp);
 			if (job && store_status_is_final(jstr(job, "status"))) {
 				*ret_job = job;
@@ -262,9 +269,8 @@ int cli_submit(int argc, char **argv)
 			patches[n_patches++] = optarg;
 			break;
 		case 'P': {
-			char *end = NULL;
-			long n = strtol(optarg, &end, 10);
-			if (!*optarg || *end || n < -100 || n > 100) {
+			long n = 0;
+			if (parse_int(optarg, -100, 100, &n) < 0) {
 				fprintf(stderr,
 					"schedlab submit: --priority '%s' is not -100..100.\n",
 					optarg);
@@ -287,15 +293,14 @@ int cli_submit(int argc, char **argv)
 	}
 	const char *job_path = argv[optind];
 	struct sl_error err = {0};
-	_cleanup_free_ char *text = NULL, *result_text = NULL, *url_path = NULL;
+	_cleanup_free_ char *result_text = NULL, *url_path = NULL;
 	_cleanup_json_ json_object *spec = NULL, *accepted = NULL, *job = NULL, *result = NULL;
 	struct httpclient *client = NULL;
 	struct httpclient_response resp = {0};
 	int ret = EXIT_ERROR;
-	if (fs_read_file(job_path, JOB_FILE_MAX, &text, NULL, &err) < 0)
+	if (json_read_file_strict(job_path, JOB_FILE_MAX, "job file", &spec, &err) < 0)
 		goto fail;
-	spec = json_tokener_parse(text);
-	if (!spec || !json_object_is_type(spec, json_type_object)) {
+	if (!json_object_is_type(spec, json_type_object)) {
 		error_set(&err, ERR_INVALID, EINVAL, "Job file '%s' is not a JSON object.",
 			  job_path);
 		goto fail;
@@ -317,7 +322,8 @@ int cli_submit(int argc, char **argv)
 		print_http_error("the job was not accepted", &resp);
 		goto out;
 	}
-	accepted = json_tokener_parse(resp.body);
+	if (json_parse_strict(resp.body, resp.len, NULL, "service's answer", &accepted, &err) < 0)
+		goto fail;
 	const char *id = jstr(accepted, "id");
 	if (!id || !store_id_valid(id)) {
 		error_set(&err, ERR_INFRA, EIO, "The service's answer has no valid job id.");
@@ -344,11 +350,10 @@ int cli_submit(int argc, char **argv)
 		goto fail;
 	if (out && fs_write_file_atomic(out, result_text, strlen(result_text), &err) < 0)
 		goto fail;
-	result = json_tokener_parse(result_text);
-	if (!result) {
-		error_set(&err, ERR_INFRA, EIO, "The result of job %s is not JSON.", id);
+	char what[64];
+	snprintf(what, sizeof(what), "result of job %s", id);
+	if (json_parse_strict(result_text, strlen(result_text), NULL, what, &result, &err) < 0)
 		goto fail;
-	}
 	if (junit) {
 		_cleanup_free_ char *xml = NULL;
 		if (junit_from_result(result, &xml) < 0) {

@@ -8,6 +8,7 @@
 #include "job/job.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
+#include "util/json.h"
 
 #define VALIDATE_MAX_BYTES (64 * 1024 * 1024)
 
@@ -65,7 +66,7 @@ int cli_validate(int argc, char **argv)
 
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *doc = NULL, *schema = NULL, *expanded = NULL;
-	if (schema_read_json_file(file, VALIDATE_MAX_BYTES, &doc, &err) < 0) {
+	if (json_read_file_strict(file, VALIDATE_MAX_BYTES, "file", &doc, &err) < 0) {
 		fprintf(stderr, "schedlab validate: %s\n", err.message);
 		return err.kind == ERR_INVALID || err.kind == ERR_TOO_LARGE ? EXIT_FAIL
 									    : EXIT_ERROR;

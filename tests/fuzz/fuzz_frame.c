@@ -2,7 +2,7 @@
  * on arbitrary console bytes. The first input byte picks the chunk size the
  * rest is fed in, so split headers and trailers are covered. Checks the
  * parser's contract: every frame it hands out has a valid kind, at most
- * max_payload bytes and a NUL after them, and the agent's writer
+ * max_payload bytes, valid UTF-8 and a NUL after them, and the agent's writer
  * (frame_write) accepts it and re-encodes it into bytes that parse back to
  * the same frame without errors. */
 #include <assert.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "proto/frame.h"
+#include "proto/utf8.h"
 
 #define MAX_PAYLOAD 4096
 
@@ -53,6 +54,7 @@ static void check_frame(const struct frame *f)
 		assert(strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", f->kind[i]));
 	assert(f->len <= MAX_PAYLOAD);
 	assert(f->payload && f->payload[f->len] == '\0');
+	assert(utf8_valid(f->payload, f->len, NULL));
 	round_trip(f);
 }
 

@@ -99,6 +99,9 @@ static void test_rejects(void **state)
 	     "json_out"},
 	    {"{\"run_id\": 5, \"workloads\": []}", "run_id"},
 	    {"{\"workloads\": [], \"x\": \"\xff\"}", "not valid JSON"},
+	    /* json-c alone lets an overlong '/' and a surrogate through */
+	    {"{\"workloads\": [], \"x\": \"\xc0\xaf\"}", "byte 24: invalid UTF-8"},
+	    {"{\"workloads\": [], \"x\": \"\xed\xa0\x80\"}", "byte 24: invalid UTF-8"},
 	};
 	(void)state;
 

@@ -191,6 +191,29 @@ static void test_bad_checksum(void **state)
 	free(s.data);
 }
 
+/* A payload with a good checksum but bytes that are not UTF-8 (an overlong
+ * '/', a surrogate) is dropped with an error naming the offset; valid
+ * multi-byte text passes. */
+static void test_bad_utf8_payload(void **state)
+{
+	struct stream s = {0};
+	struct frame_parser *p = frame_parser_new(0);
+	const char *msg = NULL;
+	(void)state;
+
+	stream_add_frame(&s, "workload", "{\"s\":\"\xc0\xaf\"}", 10);
+	stream_add_frame(&s, "workload", "{\"s\":\"\xed\xa0\x80\"}", 11);
+	stream_add_frame(&s, "summary", "{\"s\":\"\xe2\x82\xac\"}", 11);
+	frame_parser_feed(p, s.data, s.len);
+	expect_frame(p, "summary", "{\"s\":\"\xe2\x82\xac\"}", 11);
+	expect_no_frame(p);
+	assert_int_equal(frame_parser_errors(p, &msg), 2);
+	assert_non_null(
+	    strstr(msg, "Frame 'workload' of 11 bytes is not valid UTF-8 at offset 6."));
+	frame_parser_free(p);
+	free(s.data);
+}
+
 static void test_truncated(void **state)
 {
 	struct stream s = {0};
@@ -406,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_odd_chunkings),
 	    cmocka_unit_test(test_noise_between_frames),
 	    cmocka_unit_test(test_bad_checksum),
+	    cmocka_unit_test(test_bad_utf8_payload),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_oversized),
 	    cmocka_unit_test(test_huge_length_field),

@@ -7,6 +7,7 @@
 
 #include "agent/plan.h"
 #include "agent/util.h"
+#include "proto/utf8.h"
 
 static int agent_plan_fail(char *err, size_t errlen, int r, const char *fmt, ...)
     _agent_printf_(4, 5);
@@ -344,6 +345,14 @@ int agent_plan_parse(const char *text, size_t len, struct agent_plan **ret, char
 		return agent_plan_fail(err, errlen, -E2BIG,
 				       "The plan is %zu bytes, more than the limit of %d.", len,
 				       PLAN_MAX_BYTES);
+	/* json-c's own check lets overlongs and surrogates through: use the
+	 * validator the host's frame parser uses. */
+	size_t bad = 0;
+	const char *nul = memchr(text, '\0', len);
+	if (nul || !utf8_valid(text, len, &bad))
+		return agent_plan_fail(
+		    err, errlen, -EINVAL, "The plan is not valid JSON at byte %zu: %s.",
+		    nul ? (size_t)(nul - text) : bad, nul ? "a NUL byte" : "invalid UTF-8");
 	tok = json_tokener_new_ex(32);
 	if (!tok)
 		return -ENOMEM;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent/util.h"
+#include "proto/utf8.h"
 
 char *agent_path(const char *root, const char *rel)
 {
@@ -99,55 +100,21 @@ void agent_error_add(json_object *errors, const char *fmt, ...)
 		json_object_array_add(errors, json_object_new_string(msg));
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t need;
-
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-		need = 2;
-		cp = s[0] & 0x1F;
-	} else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		need = 3;
-		cp = s[0] & 0x0F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		need = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* overlong forms, surrogates and code points past U+10FFFF */
-	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return need;
-}
-
 char *agent_utf8_clean(const char *data, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)data;
 	char *out = malloc(len + 1);
 	size_t i = 0;
 
 	if (!out)
 		abort();
 	while (i < len) {
-		size_t n = utf8_seq_len(s + i, len - i);
+		/* NUL too: the copy is a C string. */
+		size_t n = data[i] ? utf8_seq_len(data + i, len - i) : 0;
 		if (n == 0) {
 			out[i++] = '?';
 			continue;
 		}
-		memcpy(out + i, s + i, n);
+		memcpy(out + i, data + i, n);
 		i += n;
 	}
 	out[len] = '\0';

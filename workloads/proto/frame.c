@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "proto/frame.h"
+#include "proto/utf8.h"
 
 #define MAGIC	    "SLFRAME "
 #define MAGIC_LEN   (sizeof(MAGIC) - 1)
@@ -342,12 +343,19 @@ static void parser_process(struct frame_parser *p)
 			}
 			const char *payload = p->buf + p->header_len;
 			uint32_t crc = frame_crc32(payload, p->payload_len);
+			size_t bad = 0;
 			if (crc != p->crc)
 				parser_error(
 				    p,
 				    "Frame '%s' of %zu bytes has a bad checksum: the header says "
 				    "'%08x', the payload has '%08x'.",
 				    p->kind, p->payload_len, (unsigned)p->crc, (unsigned)crc);
+			else if (!utf8_valid(payload, p->payload_len, &bad))
+				/* Payloads are JSON text: guest bytes stop here if not UTF-8. */
+				parser_error(p,
+					     "Frame '%s' of %zu bytes is not valid UTF-8 at offset "
+					     "%zu.",
+					     p->kind, p->payload_len, bad);
 			else
 				parser_enqueue(p, payload);
 			parser_consume(p, q + TRAILER_LEN);

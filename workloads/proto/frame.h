@@ -46,7 +46,8 @@ int frame_parser_feed(struct frame_parser *p, const void *buf, size_t len);
  * release it with frame_clear()) and returns 1, or returns 0 when none waits. */
 int frame_parser_next(struct frame_parser *p, struct frame *ret);
 
-/* Number of errors seen so far: bad checksum, oversized or malformed header,
+/* Number of errors seen so far: bad checksum, payload not valid UTF-8 (such a
+ * frame is dropped), oversized or malformed header,
  * malformed trailer, too many frames queued, truncated frame (after
  * frame_parser_finish). *ret_last_message (may be NULL) receives a whole
  * sentence describing the last one, or NULL when there is none; it points into

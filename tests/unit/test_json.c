@@ -1,0 +1,205 @@
+/* The strict JSON entry point (service/util/json.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "util/json.h"
+
+/* Parses s (of len bytes) and expects failure with r, kind and a message
+ * holding every NULL-terminated fragment. */
+static void expect_fail(const char *s, size_t len, const struct json_limits *lim, int r,
+			enum error_kind kind, ...)
+{
+	struct sl_error err = {0};
+	json_object *o = (json_object *)1;
+	va_list ap;
+
+	assert_int_equal(json_parse_strict(s, len, lim, "request body", &o, &err), r);
+	assert_ptr_equal(o, (json_object *)1);
+	assert_int_equal(err.kind, kind);
+	assert_string_equal(err.path, "$");
+	assert_true(strncmp(err.message, "The request body ", 17) == 0);
+	assert_int_equal(err.message[strlen(err.message) - 1], '.');
+	va_start(ap, kind);
+	for (const char *frag = va_arg(ap, const char *); frag; frag = va_arg(ap, const char *))
+		if (!strstr(err.message, frag))
+			fail_msg("'%s' not in '%s'", frag, err.message);
+	va_end(ap);
+}
+
+static void test_good_input(void **state)
+{
+	static const char *const good[] = {"{\"a\": [1, 2.5, true, null, \"x\"]}",
+					   "  {}\n",
+					   "[]",
+					   "123",
+					   "\"caf\xc3\xa9\"",
+					   "\"it's\"",
+					   "[\"\\\"'\"]",
+					   "{\"emoji\": \"\xf0\x9f\x98\x80\"}\r\n\t ",
+					   "-0.5e3",
+					   "null"};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		/* "null" is the one good input that gives NULL */
+		struct sl_error err = {0};
+		json_object *o = NULL;
+		int r = json_parse_strict(good[i], strlen(good[i]), NULL, "request body", &o, &err);
+		if (r < 0)
+			fail_msg("'%s': %s", good[i], err.message);
+		json_object_put(o);
+	}
+	/* Not NUL-terminated: only len bytes count. */
+	json_object *o = NULL;
+	assert_int_equal(json_parse_strict("{\"n\":42}GARBAGE", 8, NULL, "x", &o, NULL), 0);
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "n")), 42);
+	json_object_put(o);
+	o = NULL;
+	assert_int_equal(json_parse_strict("42}", 2, NULL, "x", &o, NULL), 0);
+	assert_int_equal(json_object_get_int(o), 42);
+	json_object_put(o);
+}
+
+static void test_bad_utf8(void **state)
+{
+	(void)state;
+	/* a lone continuation byte, an overlong '/', a surrogate, a cut-off sequence */
+	expect_fail("{\"a\": \"\x80\"}", 10, NULL, -EINVAL, ERR_INVALID,
+		    "is not valid UTF-8 at offset 7.", NULL);
+	expect_fail("\"\xc0\xaf\"", 4, NULL, -EINVAL, ERR_INVALID, "UTF-8 at offset 1", NULL);
+	expect_fail("\"\xed\xa0\x80\"", 5, NULL, -EINVAL, ERR_INVALID, "UTF-8 at offset 1", NULL);
+	expect_fail("\"\xf4\x90\x80\x80\"", 6, NULL, -EINVAL, ERR_INVALID, "UTF-8", NULL);
+	expect_fail("\"\xe2\x82\"", 4, NULL, -EINVAL, ERR_INVALID, "UTF-8 at offset 1", NULL);
+}
+
+static void test_not_strict(void **state)
+{
+	(void)state;
+	/* what json_tokener_parse() would let through */
+	expect_fail("{'a': 1}", 8, NULL, -EINVAL, ERR_INVALID, "offset 1", "double quotes", NULL);
+	expect_fail("[\"a\\\"\", 'b']", 12, NULL, -EINVAL, ERR_INVALID, "offset 8", NULL);
+	expect_fail("[1, 2,]", 7, NULL, -EINVAL, ERR_INVALID, "not valid JSON", NULL);
+	expect_fail("{\"a\": 1 /* c */}", 16, NULL, -EINVAL, ERR_INVALID, "offset 8", NULL);
+	expect_fail("", 0, NULL, -EINVAL, ERR_INVALID, "offset 0", "unexpected end of data", NULL);
+	expect_fail("  \n ", 4, NULL, -EINVAL, ERR_INVALID, "unexpected end of data", NULL);
+	expect_fail("{\"a\": ", 6, NULL, -EINVAL, ERR_INVALID, "unexpected end of data", NULL);
+}
+
+static void test_depth_bomb(void **state)
+{
+	size_t n = 100000;
+	char *s = malloc(2 * n);
+	(void)state;
+
+	assert_non_null(s);
+	memset(s, '[', n);
+	memset(s + n, ']', n);
+	expect_fail(s, 2 * n, NULL, -EINVAL, ERR_INVALID, "nesting too deep", NULL);
+	/* exactly at a small limit is fine, one more is not */
+	struct json_limits lim = {.max_depth = 3};
+	json_object *o = NULL;
+	assert_int_equal(json_parse_strict("[[[1]]]", 7, &lim, "x", &o, NULL), 0);
+	json_object_put(o);
+	expect_fail("[[[[1]]]]", 9, &lim, -EINVAL, ERR_INVALID, "nesting too deep", "offset 4",
+		    NULL);
+	free(s);
+}
+
+static void test_oversized(void **state)
+{
+	struct json_limits lim = {.max_bytes = 8};
+	json_object *o = NULL;
+	(void)state;
+
+	assert_int_equal(json_parse_strict("[1,2,3,4]", 9, &lim, "x", &o, NULL), -E2BIG);
+	assert_null(o);
+	expect_fail("[1,2,3,4]", 9, &lim, -E2BIG, ERR_TOO_LARGE, "9 bytes", "limit of 8 bytes",
+		    NULL);
+	assert_int_equal(json_parse_strict("[1,2,3]", 7, &lim, "x", &o, NULL), 0);
+	json_object_put(o);
+}
+
+static void test_trailing_garbage(void **state)
+{
+	(void)state;
+	expect_fail("{} x", 4, NULL, -EINVAL, ERR_INVALID, "bytes after its JSON value", "offset 3",
+		    NULL);
+	expect_fail("{}{}", 4, NULL, -EINVAL, ERR_INVALID, "offset 2", NULL);
+	expect_fail("1 2", 3, NULL, -EINVAL, ERR_INVALID, "offset 2", NULL);
+	expect_fail("[1]\n]", 5, NULL, -EINVAL, ERR_INVALID, "offset 4", NULL);
+}
+
+static void test_nul_byte(void **state)
+{
+	(void)state;
+	expect_fail("{\"a\":\"b\0c\"}", 11, NULL, -EINVAL, ERR_INVALID, "NUL byte", "offset 7",
+		    NULL);
+	/* a NUL after the value is still a NUL, not the end */
+	expect_fail("{}\0", 3, NULL, -EINVAL, ERR_INVALID, "NUL byte", "offset 2", NULL);
+}
+
+static void test_offset_and_line(void **state)
+{
+	struct sl_error err = {0};
+	json_object *o = NULL;
+	const char *s = "{\n  \"a\": 1,\n  \"b\": tru\n}";
+	(void)state;
+
+	assert_int_equal(json_parse_strict(s, strlen(s), NULL, "job file 'x.json'", &o, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.message, "The job file 'x.json' is not valid JSON at offset "));
+	assert_non_null(strstr(err.message, "(line 3, column "));
+	/* NULL err is fine */
+	assert_int_equal(json_parse_strict("{", 1, NULL, "x", &o, NULL), -EINVAL);
+	assert_null(o);
+}
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/test_json.XXXXXX";
+	struct sl_error err = {0};
+	json_object *o = NULL;
+	(void)state;
+
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"k\": [1]}\n", 11), 11);
+	close(fd);
+	assert_int_equal(json_read_file_strict(path, 0, "job file", &o, &err), 0);
+	assert_non_null(json_object_object_get(o, "k"));
+	json_object_put(o);
+	o = NULL;
+	assert_int_equal(json_read_file_strict(path, 4, "job file", &o, &err), -EFBIG);
+	assert_int_equal(err.kind, ERR_TOO_LARGE);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"k\": [1,]}", 11), 11);
+	close(fd);
+	assert_int_equal(json_read_file_strict(path, 0, "job file", &o, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "The job file '"));
+	assert_non_null(strstr(err.message, "' is not valid JSON at offset 9"));
+	assert_null(o);
+	unlink(path);
+	assert_int_equal(json_read_file_strict(path, 0, NULL, &o, &err), -ENOENT);
+	assert_int_equal(err.kind, ERR_NOT_FOUND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_good_input), cmocka_unit_test(test_bad_utf8),
+	    cmocka_unit_test(test_not_strict), cmocka_unit_test(test_depth_bomb),
+	    cmocka_unit_test(test_oversized),  cmocka_unit_test(test_trailing_garbage),
+	    cmocka_unit_test(test_nul_byte),   cmocka_unit_test(test_offset_and_line),
+	    cmocka_unit_test(test_read_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
