@@ -164,6 +164,21 @@ echo "schedlab run exited $rc"
 [ -f "$E2E_TMP/result.json" ] || e2e_fail "no result written"
 "$SCHEDLAB" validate --result "$E2E_TMP/result.json"
 "$PY" "$E2E_TMP/recompute.py" "$E2E_TMP/result.json"
+# Every run says how much the host got in the way, and the result how many
+# runs it took (one look at repeat 3).
+"$PY" - "$E2E_TMP/result.json" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for v, var in r["variants"].items():
+    for run in var["runs"]:
+        hi = run.get("host_interference")
+        assert hi and isinstance(hi.get("vcpu_wait_pct"), (int, float)), (run["key"], hi)
+        assert isinstance(run.get("noisy"), bool), run["key"]
+        print(f'{run["key"]:12} vCPU wait {hi["vcpu_wait_pct"]:6.2f} %  host busy {hi["host_busy_pct"]} %  load {hi["load_avg"]}  noisy {run["noisy"]}')
+rep = r["repeats"]
+assert rep["min"] == rep["max"] == 3 and len(rep["looks"]) == 1, rep
+print("repeats:", rep["rounds_run"], "rounds,", rep["noisy_reruns"], "noisy reruns;", rep["stopped"])
+PYEOF
 # The A/A property needs a quiet host: with the cores oversubscribed, TCG
 # guests are starved in phases and two identical variants really do measure
 # differently (start delays of 2 to 300 ms were seen at a load of 8).
