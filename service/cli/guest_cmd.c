@@ -87,6 +87,16 @@ static int fail(const struct sl_error *err)
 	return EXIT_ERROR;
 }
 
+/* The accelerator probe's plan: the guest boots, says hello and runs nothing. */
+static json_object *probe_plan(void)
+{
+	json_object *p = json_object_new_object();
+	json_object_object_add(p, "run_id", json_object_new_string("accel-probe"));
+	json_object_object_add(p, "features", json_object_new_array());
+	json_object_object_add(p, "workloads", json_object_new_array());
+	return p;
+}
+
 /* A temporary run directory with the initrd (base + plan). */
 static int make_initrd(const struct opts *o, json_object *plan, char **ret_dir, char **ret_initrd,
 		       struct sl_error *err)
@@ -153,8 +163,7 @@ static int cmd_run(struct opts *o)
 		goto out;
 	if (!o->accel || strcmp(o->accel, "auto") == 0) {
 		/* The probe boots the same kernel and initramfs with an empty plan. */
-		_cleanup_json_ json_object *empty = json_tokener_parse(
-		    "{\"run_id\":\"accel-probe\",\"features\":[],\"workloads\":[]}");
+		_cleanup_json_ json_object *empty = probe_plan();
 		if (make_initrd(o, empty, &probe_dir, &probe_initrd, &err) < 0)
 			goto out;
 	}
@@ -201,8 +210,7 @@ static int cmd_probe(struct opts *o)
 	struct sl_error err = {0};
 	_cleanup_free_ char *dir = NULL, *initrd = NULL, *reason = NULL;
 	_cleanup_json_ json_object *j = NULL;
-	_cleanup_json_ json_object *empty =
-	    json_tokener_parse("{\"run_id\":\"accel-probe\",\"features\":[],\"workloads\":[]}");
+	_cleanup_json_ json_object *empty = probe_plan();
 	char accel[8];
 	int rc = EXIT_ERROR;
 

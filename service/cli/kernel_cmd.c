@@ -8,6 +8,8 @@
 #include "cli/cli.h"
 #include "kernel/kbuild.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 static void kernel_usage(FILE *f)
 {
@@ -53,23 +55,10 @@ static void on_progress(void *ud, double percent, const char *line)
 
 static int load_spec(const char *path, struct kernel_spec **ret, struct sl_error *err)
 {
-	_cleanup_free_ char *text = NULL;
-	int r = fs_read_file(path, 1024 * 1024, &text, NULL, err);
+	json_object *spec = NULL;
+	int r = json_read_file_strict(path, 1024 * 1024, "kernel spec", &spec, err);
 	if (r < 0)
 		return r;
-	json_tokener *tok = json_tokener_new();
-	if (!tok)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	json_object *spec = json_tokener_parse_ex(tok, text, (int)strlen(text));
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t off = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!spec || jerr != json_tokener_success) {
-		json_object_put(spec);
-		return error_set(err, ERR_INVALID, EINVAL,
-				 "Kernel spec '%s' is not valid JSON at byte %zu: %s.", path, off,
-				 json_tokener_error_desc(jerr));
-	}
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
@@ -109,26 +98,22 @@ int cli_kernel(int argc, char **argv)
 	}
 	optind = 1;
 	int c;
+	long n_jobs;
 	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:Jqh", longopts, NULL)) != -1) {
-		char *end = NULL;
 		switch (c) {
 		case 'c':
 			cache_dir = optarg;
 			break;
 		case 'j':
-			errno = 0;
-			long j = strtol(optarg, &end, 10);
-			if (errno || *end || j < 1 || j > 1024) {
+			if (parse_int(optarg, 1, 1024, &n_jobs) < 0) {
 				fprintf(stderr, "schedlab kernel: --jobs '%s' is not 1..1024.\n",
 					optarg);
 				return EXIT_ERROR;
 			}
-			jobs = (int)j;
+			jobs = (int)n_jobs;
 			break;
 		case 'm':
-			errno = 0;
-			max_bytes = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] == '-') {
+			if (parse_uint64(optarg, ULLONG_MAX, &max_bytes) < 0) {
 				fprintf(stderr,
 					"schedlab kernel: --cache-max-bytes '%s' is not a "
 					"number.\n",

@@ -8,6 +8,7 @@
 
 #include "guest/accel.h"
 #include "util/fs.h"
+#include "util/json.h"
 
 static pthread_mutex_t accel_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -89,14 +90,14 @@ int accel_resolve(struct guest_host *h, const char *cache_dir, const char *reque
 
 	_cleanup_free_ char *key = cache_key(h);
 	_cleanup_free_ char *path = fs_path_join(cache_dir, "accel.json");
-	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ json_object *j = NULL;
 	if (!key)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 
 	/* One probe at a time in this process: parallel runs share its answer. */
 	pthread_mutex_lock(&accel_lock);
-	if (fs_read_file(path, 64 * 1024, &text, NULL, NULL) == 0) {
-		_cleanup_json_ json_object *j = json_tokener_parse(text);
+	/* A cache that cannot be read or parsed costs a probe, nothing more. */
+	if (json_read_file_strict(path, 64 * 1024, "accelerator cache", &j, NULL) == 0) {
 		const char *k = json_object_get_string(json_object_object_get(j, "key"));
 		const char *a = json_object_get_string(json_object_object_get(j, "accelerator"));
 		if (k && a && strcmp(k, key) == 0 &&
@@ -116,12 +117,12 @@ int accel_resolve(struct guest_host *h, const char *cache_dir, const char *reque
 	_cleanup_free_ char *reason = NULL;
 	int r = accel_probe(h, kernel, initrd, a, &reason, err);
 	if (r >= 0) {
-		_cleanup_json_ json_object *j = json_object_new_object();
-		json_object_object_add(j, "key", json_object_new_string(key));
-		json_object_object_add(j, "accelerator", json_object_new_string(a));
-		json_object_object_add(j, "reason", json_object_new_string(reason ? reason : ""));
-		json_object_object_add(j, "probed_at", json_object_new_int64(time(NULL)));
-		const char *out = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY);
+		_cleanup_json_ json_object *c = json_object_new_object();
+		json_object_object_add(c, "key", json_object_new_string(key));
+		json_object_object_add(c, "accelerator", json_object_new_string(a));
+		json_object_object_add(c, "reason", json_object_new_string(reason ? reason : ""));
+		json_object_object_add(c, "probed_at", json_object_new_int64(time(NULL)));
+		const char *out = json_object_to_json_string_ext(c, JSON_C_TO_STRING_PRETTY);
 		/* A cache that cannot be written costs a probe next time, nothing more. */
 		if (fs_mkdir_p(cache_dir, NULL) == 0)
 			fs_write_file_atomic(path, out, strlen(out), NULL);

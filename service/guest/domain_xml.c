@@ -3,44 +3,7 @@
 #include <string.h>
 
 #include "guest/domain_xml.h"
-
-char *guest_xml_escape(const char *s)
-{
-	size_t n = 1;
-	for (const char *c = s; *c; c++)
-		n += strchr("&<>'\"", *c) ? 6 : 1;
-	char *out = malloc(n), *o = out;
-	if (!out)
-		abort();
-	for (const char *c = s; *c; c++) {
-		const char *rep = NULL;
-		switch (*c) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '\'':
-			rep = "&apos;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		}
-		if (rep) {
-			strcpy(o, rep);
-			o += strlen(rep);
-		} else {
-			*o++ = *c;
-		}
-	}
-	*o = '\0';
-	return out;
-}
+#include "util/escape.h"
 
 static int valid_name(const char *name)
 {
@@ -91,9 +54,9 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 				 "The kernel and initrd must be absolute paths and the command "
 				 "line must be one line of text.");
 
-	_cleanup_free_ char *kernel = guest_xml_escape(p->kernel);
-	_cleanup_free_ char *initrd = guest_xml_escape(p->initrd);
-	_cleanup_free_ char *cmdline = guest_xml_escape(p->cmdline);
+	_cleanup_free_ char *kernel = escape_xml_dup(p->kernel, 0);
+	_cleanup_free_ char *initrd = escape_xml_dup(p->initrd, 0);
+	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
 	char *xml = NULL;
 	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
 	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes

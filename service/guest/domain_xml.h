@@ -32,6 +32,3 @@ struct guest_xml_params {
 /* Builds the domain XML into *ret_xml (malloc'd). Values are XML-escaped;
  * a bad name, accelerator or size is an ERR_INVALID error naming it. */
 int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_error *err);
-
-/* s with & < > ' " escaped (malloc'd, never NULL: aborts on OOM). */
-char *guest_xml_escape(const char *s);

@@ -25,6 +25,7 @@
 #include "guest/console_events.h"
 #include "proto/frame.h"
 #include "util/error.h"
+#include "util/time.h"
 
 #define GUEST_MAX_FRAMES    256 /* frames kept per run; later ones are counted, not kept */
 #define GUEST_PAYLOAD_DEPTH 32	/* nesting of a frame's JSON payload */
@@ -69,14 +70,6 @@ struct guest_state {
 	char line_start[16]; /* first bytes of the current console line, for "Linux version" */
 	size_t line_start_len;
 };
-
-/* Seconds on the monotonic clock. */
-static inline double guest_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* guest_host.c */
 

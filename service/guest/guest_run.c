@@ -152,7 +152,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	snprintf(o->domain, sizeof(o->domain), "%s", name);
 	o->boot_s = o->agent_start_s = -1;
 
-	double t_create = guest_now_s();
+	double t_create = time_monotonic_s();
 	dom = virDomainCreateXML(h->conn, xml,
 				 VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
 	if (!dom) {
@@ -160,7 +160,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			       guest_virt_error());
 		goto out;
 	}
-	o->create_s = guest_now_s() - t_create;
+	o->create_s = time_monotonic_s() - t_create;
 
 	cb_id = virConnectDomainEventRegisterAny(h->conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						 VIR_DOMAIN_EVENT_CALLBACK(guest_lifecycle_cb), r,
@@ -175,7 +175,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		rc = guest_stream_open(h->conn, dom, r, i, &st[i], err);
 	if (rc < 0)
 		goto out;
-	double t_resume = guest_now_s();
+	double t_resume = time_monotonic_s();
 	if (virDomainResume(dom) < 0) {
 		rc = error_set(err, ERR_INFRA, EIO, "Cannot resume the guest '%s': %s.", name,
 			       guest_virt_error());
@@ -190,7 +190,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		double t = guest_now_s();
+		double t = time_monotonic_s();
 		if (r->stopped) {
 			if (!t_stop)
 				t_stop = t;
@@ -261,7 +261,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	}
 	virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	cb_id = -1;
-	o->total_s = guest_now_s() - t_create;
+	o->total_s = time_monotonic_s() - t_create;
 	o->interference = interference_to_json(&itf);
 
 	if (cancelled) {

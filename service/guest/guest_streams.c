@@ -14,6 +14,7 @@
 
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
+#include "util/json.h"
 
 #define STREAM_READ_ROUNDS 16 /* reads per callback, so one chatty guest cannot starve others */
 
@@ -96,42 +97,24 @@ static void console_bytes(struct guest_state *r, const char *buf, size_t n)
 	console_events_feed(r->ce, buf, n);
 }
 
-#define PAYLOAD_WHAT "The payload of frame %d ('%s')"
-
 /* The one place that parses what the guest says: keep it strict. */
 json_object *guest_payload_parse(const struct frame *f, int index, char *msg, size_t msglen)
 {
-	json_tokener *tok = json_tokener_new_ex(GUEST_PAYLOAD_DEPTH);
-	if (!tok) {
-		snprintf(msg, msglen, PAYLOAD_WHAT " could not be parsed: out of memory.", index,
-			 f->kind);
-		return NULL;
-	}
-	/* No json-c leniency (comments, single-quoted values, trailing commas or bytes;
-	 * json-c still takes a single-quoted key) and UTF-8 only:
-	 * the payload is untrusted and ends up in results and reports. */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	json_object *o = json_tokener_parse_ex(tok, f->payload, (int)f->len);
-	enum json_tokener_error e = json_tokener_get_error(tok);
-	size_t end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (o && e == json_tokener_success && end == f->len)
-		return o;
-	json_object_put(o);
-	if (e == json_tokener_continue)
-		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it ends inside a value.",
-			 index, f->kind);
-	else if (e != json_tokener_success)
-		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON at byte %zu: %s.", index,
-			 f->kind, end, json_tokener_error_desc(e));
-	else if (o)
-		snprintf(msg, msglen,
-			 PAYLOAD_WHAT " is not valid JSON: bytes follow its value at byte %zu.",
-			 index, f->kind, end);
-	else
-		snprintf(msg, msglen, PAYLOAD_WHAT " is not valid JSON: it is null.", index,
-			 f->kind);
-	return NULL;
+	/* The frame parser bounds the size already. json_parse_strict's tokener
+	 * is max_depth + 1 deep, and json-c counts a scalar as a level too: this
+	 * keeps the payload's tokener at GUEST_PAYLOAD_DEPTH, as it always was. */
+	const struct json_limits lim = {.max_bytes = FRAME_MAX_PAYLOAD,
+					.max_depth = GUEST_PAYLOAD_DEPTH - 1};
+	struct sl_error err = {0};
+	char what[64];
+	json_object *o = NULL;
+
+	snprintf(what, sizeof(what), "payload of frame %d ('%s')", index, f->kind);
+	if (json_parse_strict(f->payload, f->len, &lim, what, &o, &err) < 0)
+		snprintf(msg, msglen, "%s", err.message);
+	else if (!o)
+		snprintf(msg, msglen, "The %s is not valid JSON: it is null.", what);
+	return o;
 }
 
 /* Pops complete frames into r->frames. Called under r->lock. */
@@ -155,7 +138,7 @@ void guest_state_pop_frames(struct guest_state *r)
 		r->n_frames++;
 		if (strcmp(f.kind, "hello") == 0 && !r->hello) {
 			r->hello = true;
-			r->t_hello = guest_now_s();
+			r->t_hello = time_monotonic_s();
 		} else if (strcmp(f.kind, "summary") == 0 && payload) {
 			r->summary = true;
 		}

@@ -8,6 +8,7 @@
 
 #include "guest/hostpool.h"
 #include "guest/guest.h"
+#include "util/time.h"
 
 struct host {
 	struct hostpool *pool;
@@ -40,13 +41,6 @@ struct hostpool {
 	struct host hosts[HOSTPOOL_MAX_HOSTS];
 	struct graveyard *dead;
 };
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 bool hostpool_uri_is_local(const char *uri)
 {
@@ -360,7 +354,7 @@ int hostpool_choose(struct hostpool *p, const struct hostpool_constraints *c, co
 		    struct sl_error *err)
 {
 	int best = -1;
-	double now = mono_s();
+	double now = time_monotonic_s();
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->n; i++) {
 		struct host *h = &p->hosts[i];
@@ -386,7 +380,7 @@ int hostpool_choose_spread(struct hostpool *p, const struct hostpool_constraints
 			   const bool *exclude, struct sl_error *err)
 {
 	int idx[HOSTPOOL_MAX_HOSTS], n = 0, r;
-	double now = mono_s();
+	double now = time_monotonic_s();
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->n; i++)
 		if (!(exclude && exclude[i]) && hostpool_eligible(p, i, c) &&
@@ -414,7 +408,7 @@ static void host_down_locked(struct host *h)
 		h->down_count++;
 	h->failures++;
 	h->up = false;
-	h->retry_at = mono_s() + backoff;
+	h->retry_at = time_monotonic_s() + backoff;
 	pthread_cond_broadcast(&h->pool->cond);
 }
 
@@ -451,12 +445,12 @@ int hostpool_connect(struct hostpool *p, size_t i, struct guest_host **ret_guest
 		pthread_mutex_unlock(&p->lock);
 		return 0;
 	}
-	if (!h->up && mono_s() < h->retry_at) {
+	if (!h->up && time_monotonic_s() < h->retry_at) {
 		pthread_mutex_unlock(&p->lock);
 		return error_set(err, ERR_INFRA, EHOSTDOWN,
 				 "The hypervisor host '%s' is down; the next reconnect is in "
 				 "%.0f s.",
-				 h->uri, h->retry_at - mono_s());
+				 h->uri, h->retry_at - time_monotonic_s());
 	}
 	host_bury_locked(h);
 	/* Connecting can take seconds (a first connect probes QEMU): not under
@@ -512,7 +506,7 @@ int hostpool_acquire(struct hostpool *p, size_t i, int (*cancelled)(void *), voi
 	for (;;) {
 		if (h->dropped && h->up)
 			host_down_locked(h);
-		if (!host_available(h, mono_s())) {
+		if (!host_available(h, time_monotonic_s())) {
 			r = -EHOSTDOWN;
 			break;
 		}

@@ -9,13 +9,8 @@
 
 #include "guest/interference.h"
 #include "util/fs.h"
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util/parse.h"
+#include "util/time.h"
 
 int interference_parse_proc_stat(const char *text, uint64_t *ret_steal, uint64_t *ret_total)
 {
@@ -39,12 +34,13 @@ int interference_parse_proc_stat(const char *text, uint64_t *ret_steal, uint64_t
 
 int interference_parse_loadavg(const char *text, double *ret_load1)
 {
+	char first[32];
 	double l;
-	char *end = NULL;
 	if (!text)
 		return -EINVAL;
-	l = strtod(text, &end);
-	if (end == text || !isfinite(l) || l < 0)
+	/* "0.52 0.58 0.59 1/123 4567": the first field. */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(text, " \t\n"), text);
+	if (parse_double(first, &l) < 0 || l < 0)
 		return -EINVAL;
 	*ret_load1 = l;
 	return 0;
@@ -139,7 +135,7 @@ static void sample_proc(struct interference *t, struct interference_sample *s)
 static void take(struct interference *t, virDomainPtr dom, struct interference_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->mono_s = mono_now();
+	s->mono_s = time_monotonic_s();
 	sample_vcpus(dom, s);
 	sample_node(dom, s);
 	sample_proc(t, s);
@@ -203,8 +199,8 @@ json_object *interference_to_json(const struct interference *t)
 		json_object_array_add(vcpus, v);
 	}
 	json_object_object_add(o, "vcpu_wait_ms", have ? num(wait_total_ms) : NULL);
-	json_object_object_add(
-	    o, "vcpu_wait_pct", have ? num(100.0 * wait_total_ms / (interval * 1000.0 * n)) : NULL);
+	json_object_object_add(o, "vcpu_wait_pct",
+			       have ? num(100.0 * wait_total_ms / (interval * 1000.0 * n)) : NULL);
 	json_object_object_add(o, "vcpus", vcpus);
 	bool node = a->have_node && b->have_node && b->node_total_ns > a->node_total_ns;
 	json_object_object_add(o, "host_busy_pct",

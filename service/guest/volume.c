@@ -10,18 +10,13 @@
 
 #include "guest/volume.h"
 #include "util/hash.h"
+#include "util/parse.h"
+#include "util/time.h"
 
 static const char *virt_msg(void)
 {
 	virErrorPtr e = virGetLastError();
 	return e && e->message ? e->message : "unknown libvirt error";
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void pool_freep(virStoragePoolPtr *p)
@@ -165,7 +160,7 @@ static void vol_drop(virStoragePoolPtr pool, const char *name)
 int volume_upload(virConnectPtr conn, const char *path, const char *kind, const char *sha256_hex,
 		  struct volume_ref *ret, struct sl_error *err)
 {
-	double t0 = mono_s();
+	double t0 = time_monotonic_s();
 	memset(ret, 0, sizeof(*ret));
 	if (!kind || (strcmp(kind, "kernel") != 0 && strcmp(kind, "initrd") != 0))
 		return error_set(err, ERR_INTERNAL, EINVAL, "The volume kind '%s' is unknown.",
@@ -243,7 +238,7 @@ int volume_upload(virConnectPtr conn, const char *path, const char *kind, const 
 	ret->path = vpath;
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
 	ret->bytes = size;
-	ret->seconds = mono_s() - t0;
+	ret->seconds = time_monotonic_s() - t0;
 	return 0;
 }
 
@@ -267,8 +262,12 @@ static double vol_used_at(virStorageVolPtr v)
 		const char *s = strstr(xml, tags[i]);
 		if (!s)
 			continue;
-		double t = strtod(s + strlen(tags[i]), NULL);
-		if (t > best)
+		/* "<atime>1700000000.123456789</atime>" */
+		char num[48];
+		double t = 0;
+		s += strlen(tags[i]);
+		snprintf(num, sizeof(num), "%.*s", (int)strcspn(s, "<"), s);
+		if (parse_double(num, &t) == 0 && t > best)
 			best = t;
 	}
 	return best;

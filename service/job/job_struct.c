@@ -10,6 +10,7 @@
 
 #include "job/job.h"
 #include "job/job-internal.h"
+#include "util/parse.h"
 
 json_object *job_json_get(json_object *o, const char *key)
 {
@@ -150,11 +151,8 @@ static int job_uid_shares_from(json_object *shares, const char *path, struct job
 		return 0;
 	json_object_object_foreach(shares, uid, share)
 	{
-		char *end;
-		errno = 0;
-		unsigned long u = strtoul(uid, &end, 10);
-		if (errno || end == uid || *end || u > 65535 ||
-		    !json_object_is_type(share, json_type_int))
+		unsigned long long u;
+		if (parse_uint64(uid, 65535, &u) < 0 || !json_object_is_type(share, json_type_int))
 			return job_bad(err, path, "uid_shares entry");
 		var->uid_shares[var->n_uid_shares++] =
 		    (struct job_uid_share){.uid = (unsigned)u, .share = json_object_get_int(share)};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job/jsonschema-internal.h"
+#include "proto/utf8.h"
 
 /* ---- keyword groups ---- */
 
@@ -136,12 +137,15 @@ int js_check_number(struct js_ctx *ctx, json_object *schema, json_object *inst, 
 	return 0;
 }
 
+/* Characters in s[0..len): UTF-8 sequences, a byte that starts none counting
+ * as one. */
 static size_t utf8_code_points(const char *s, size_t len)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			n++;
+	for (size_t i = 0; i < len; n++) {
+		size_t k = utf8_seq_len(s + i, len - i);
+		i += k ? k : 1;
+	}
 	return n;
 }
 

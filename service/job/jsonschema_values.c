@@ -9,35 +9,45 @@
 #include <string.h>
 
 #include "job/jsonschema-internal.h"
+#include "proto/utf8.h"
 
 /* ---- paths and value descriptions ---- */
 
 /* The longest prefix of s (len bytes) of at most max bytes that does not end
- * inside a UTF-8 sequence, so truncated messages stay valid UTF-8. */
+ * inside a UTF-8 sequence, so truncated messages stay valid UTF-8. A byte
+ * that starts no valid sequence counts as one character. */
 static size_t utf8_prefix(const char *s, size_t len, size_t max)
 {
-	if (len <= max)
-		return len;
-	size_t n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
+	size_t n = 0;
+	while (n < len) {
+		size_t k = utf8_seq_len(s + n, len - n);
+		if (k == 0)
+			k = 1;
+		if (n + k > max)
+			break;
+		n += k;
+	}
 	return n;
 }
 
-/* Cuts an incomplete UTF-8 sequence off the end of s (after snprintf truncated it). */
+/* Cuts an incomplete UTF-8 sequence off the end of s (after snprintf truncated
+ * it): a lead byte in the last three followed only by continuation bytes. */
 void js_utf8_fix_tail(char *s)
 {
-	size_t n = strlen(s), i = n, cont = 0;
-	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80 && cont < 4) {
-		i--;
-		cont++;
+	size_t n = strlen(s), i = 0;
+	while (i < n) {
+		size_t k = utf8_seq_len(s + i, n - i);
+		if (k == 0 && n - i < 4 && (unsigned char)s[i] >= 0xC0) {
+			size_t j = i + 1;
+			while (j < n && ((unsigned char)s[j] & 0xC0) == 0x80)
+				j++;
+			if (j == n) {
+				s[i] = '\0';
+				return;
+			}
+		}
+		i += k ? k : 1;
 	}
-	if (i == 0)
-		return;
-	unsigned char lead = (unsigned char)s[i - 1];
-	size_t need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
-	if (lead >= 0x80 && need != cont)
-		s[i - 1] = '\0';
 }
 
 /* A path that does not fit ends in "..." rather than silently misleading. */

@@ -11,8 +11,3 @@
  * Errors: unknown name (ERR_INVALID), missing or unparsable file
  * (ERR_INTERNAL, the message names the path). */
 int schema_load(const char *name, json_object **ret, struct sl_error *err);
-
-/* Reads a JSON document of at most max_bytes from path into *ret (a new
- * reference). Parse errors name the file, line and column. */
-int schema_read_json_file(const char *path, size_t max_bytes, json_object **ret,
-			  struct sl_error *err);

@@ -9,13 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
 #include "util/cmd.h"
 #include "util/fs.h"
+#include "util/parse.h"
+#include "util/time.h"
 
 void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -148,8 +149,12 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	_cleanup_free_ char *est = NULL;
 	struct sl_error ignored;
 	b->estimate = KBUILD_DEFAULT_OBJECTS;
-	if (fs_read_file(est_path, 64, &est, NULL, &ignored) == 0 && atol(est) > 100)
-		b->estimate = (unsigned long)atol(est);
+	long objects;
+	if (fs_read_file(est_path, 64, &est, NULL, &ignored) == 0) {
+		est[strcspn(est, "\n")] = '\0';
+		if (parse_int(est, 101, LONG_MAX, &objects) == 0)
+			b->estimate = (unsigned long)objects;
+	}
 	b->objects = 0;
 	b->percent = 0;
 	b->last_error[0] = '\0';
@@ -258,13 +263,6 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	return m;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		 struct kbuild_artifact **ret, struct sl_error *err)
 {
@@ -339,7 +337,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	b.log_fd = log_fd;
 	kbuild_log(&b, "building kernel %s from '%s' with %zu patch(es)", k.key, s->source,
 		   k.npatches);
-	double t0 = mono_s();
+	double t0 = time_monotonic_s();
 	r = real_build(&b, tmp, err);
 	if (r < 0) {
 		/* keep the log of the failure beside the cache entry for people */
@@ -348,8 +346,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		fs_rm_rf(tmp, &ignored);
 		goto cleanup;
 	}
-	kbuild_log(&b, "built in %.1f s", mono_s() - t0);
-	meta = meta_new(&k, s, b.source_version, mono_s() - t0);
+	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
+	meta = meta_new(&k, s, b.source_version, time_monotonic_s() - t0);
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);

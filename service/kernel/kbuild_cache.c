@@ -17,6 +17,7 @@
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
 #include "util/fs.h"
+#include "util/json.h"
 
 /* The last-used stamp that LRU eviction sorts by. */
 void kbuild_cache_touch(const char *dir)
@@ -92,12 +93,11 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	if (!fs_exists(a->meta_path) || !fs_exists(a->bzimage))
 		return -ENOENT;
-	_cleanup_free_ char *text = NULL;
-	int r = fs_read_file(a->meta_path, 1024 * 1024, &text, NULL, err);
-	if (r < 0)
+	int r = json_read_file_strict(a->meta_path, 1024 * 1024, "cached kernel's meta file",
+				      &a->meta, err);
+	if (r < 0 && r != -EINVAL)
 		return r;
-	a->meta = json_tokener_parse(text);
-	if (!a->meta || !json_object_is_type(a->meta, json_type_object))
+	if (r < 0 || !json_object_is_type(a->meta, json_type_object))
 		return error_set(err, ERR_INTERNAL, EBADMSG,
 				 "The cached kernel's '%s' is not a JSON object.", a->meta_path);
 	*ret = TAKE_PTR(a);

@@ -3,6 +3,7 @@
  * the applied patches and their list), so that a change to the last patch
  * rebuilds only what it touches. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "kernel/kbuild-internal.h"
 #include "util/fs.h"
+#include "util/parse.h"
 
 int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 {
@@ -23,7 +25,15 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 	for (int i = 0; i < 3; i++) {
 		for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 			if (strncmp(p, names[i], strlen(names[i])) == 0) {
-				v[i] = strtol(p + strlen(names[i]), NULL, 10);
+				char num[16];
+				const char *val = p + strlen(names[i]);
+				snprintf(num, sizeof(num), "%.*s", (int)strcspn(val, " \t\r\n"),
+					 val);
+				if (parse_int(num, 0, INT_MAX, &v[i]) < 0)
+					return error_set(err, ERR_BUILD, EINVAL,
+							 "The kernel source's Makefile has '%.*s "
+							 "%.16s', which is not a number.",
+							 (int)strlen(names[i]) - 1, names[i], num);
 				break;
 			}
 		if (v[i] < 0)

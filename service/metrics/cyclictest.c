@@ -14,6 +14,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/parse.h"
 
 #define CT_MAX_CYCLES 10000000000LL	/* a day at 10 us: more is garbage */
 #define CT_MAX_US     100000000.0	/* 100 s */
@@ -89,11 +90,8 @@ static int ct_read_hist(json_object *h, int t, struct ct_thread *th, size_t *his
 	size_t len = 0;
 	json_object_object_foreach(h, key, val)
 	{
-		char *end;
-		errno = 0;
-		unsigned long b = strtoul(key, &end, 10);
-		if (errno || end == key || *end || key[0] == '-' || key[0] == '+' ||
-		    b >= METRICS_MAX_HIST_US)
+		unsigned long long b;
+		if (parse_uint64(key, METRICS_MAX_HIST_US - 1, &b) < 0)
 			return error_set(err, ERR_INVALID, 0,
 					 "cyclictest's histogram for thread %d has a bucket "
 					 "'%.32s', which is not a number below %d.",
@@ -102,7 +100,7 @@ static int ct_read_hist(json_object *h, int t, struct ct_thread *th, size_t *his
 		    json_object_get_int64(val) > CT_MAX_CYCLES)
 			return error_set(err, ERR_INVALID, 0,
 					 "cyclictest's histogram for thread %d has a bad count in "
-					 "bucket %lu.",
+					 "bucket %llu.",
 					 t, b);
 		if (b + 1 > len)
 			len = b + 1;
@@ -112,7 +110,8 @@ static int ct_read_hist(json_object *h, int t, struct ct_thread *th, size_t *his
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	json_object_object_foreach(h, key2, val2)
 	{
-		unsigned long b = strtoul(key2, NULL, 10);
+		unsigned long long b = 0;
+		(void)parse_uint64(key2, METRICS_MAX_HIST_US - 1, &b); /* checked above */
 		th->hist[b] += json_object_get_int64(val2);
 		th->in_hist += json_object_get_int64(val2);
 		if (th->in_hist > CT_MAX_CYCLES)

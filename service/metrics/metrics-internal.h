@@ -56,7 +56,8 @@ json_object *metrics_get(json_object *o, const char *key);
 json_object *metrics_number(double v);
 /* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
 bool metrics_name_ok(const char *name);
-/* Parses text (len bytes, untrusted) as exactly one JSON object; what names
+/* Parses text (len bytes, untrusted, at most METRICS_MAX_JSON_BYTES) with
+ * json_parse_strict() as exactly one JSON object; what names
  * the text in error messages ("cyclictest's JSON file"). */
 int metrics_parse_json(const char *text, size_t len, const char *what, json_object **ret,
 		       struct sl_error *err);

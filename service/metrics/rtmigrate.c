@@ -24,6 +24,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/parse.h"
 
 #define RTM_MAX_TASKS 64
 #define RTM_MAX_LINE  4096
@@ -434,10 +435,8 @@ static long rtmigrate_maxerr(json_object *spec)
 		else if (strncmp(a, "-m", 2) == 0)
 			val = a + 2;
 		if (val) {
-			char *end;
-			errno = 0;
-			long l = strtol(val, &end, 10);
-			if (!errno && end != val && *end == '\0' && l >= 0 && l <= 10000000)
+			long l;
+			if (parse_int(val, 0, 10000000, &l) == 0)
 				found = l;
 		}
 	}

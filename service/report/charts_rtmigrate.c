@@ -1,10 +1,12 @@
 /* rt-migrate-test charts: the start delay per priority, and the priority
  * inversions per repeat. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/parse.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -30,15 +32,21 @@ static size_t rtm_priorities(const struct report_ctx *c, const char *workload, i
 			json_object_object_foreach(wm, name, val)
 			{
 				static const char prefix[] = "start_delay_us.prio";
-				char *end = NULL;
 				bool seen = false;
+				char digits[16];
+				long lp;
 				(void)val;
 				if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
 					continue;
-				/* RT priorities are 1..99; anything else is not one. */
-				long lp = strtol(name + sizeof(prefix) - 1, &end, 10);
-				if (end == name + sizeof(prefix) - 1 || strcmp(end, ".max") != 0 ||
-				    lp < 0 || lp > 99)
+				/* "<prefix>60.max"; RT priorities are 1..99, anything else
+				 * is not one. */
+				const char *num = name + sizeof(prefix) - 1;
+				size_t nd = strspn(num, "0123456789");
+				if (nd == 0 || nd >= sizeof(digits) ||
+				    strcmp(num + nd, ".max") != 0)
+					continue;
+				snprintf(digits, sizeof(digits), "%.*s", (int)nd, num);
+				if (parse_int(digits, 0, 99, &lp) < 0)
 					continue;
 				int prio = (int)lp;
 				for (size_t k = 0; k < n; k++)

@@ -1,9 +1,11 @@
 /* share charts: the CPU fraction per uid against the fraction expected. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/parse.h"
 
 #define MAX_UIDS 16
 
@@ -21,6 +23,13 @@ static bool share_expected(json_object *details, const char *uid, double *ret)
 			return true;
 	}
 	return false;
+}
+
+/* A uid's number for sorting; a name that is not one sorts last. */
+static long uid_value(const char *uid)
+{
+	long v;
+	return parse_int(uid, 0, LONG_MAX, &v) == 0 ? v : LONG_MAX;
 }
 
 int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload)
@@ -56,7 +65,7 @@ int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload)
 		return 0;
 	/* Numeric uid order. */
 	for (size_t a = 1; a < n_uids; a++)
-		for (size_t b = a; b > 0 && atol(uids[b - 1]) > atol(uids[b]); b--) {
+		for (size_t b = a; b > 0 && uid_value(uids[b - 1]) > uid_value(uids[b]); b--) {
 			char t[24];
 			strcpy(t, uids[b]);
 			strcpy(uids[b], uids[b - 1]);

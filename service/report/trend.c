@@ -45,43 +45,6 @@ static void trend_free(struct trend *t)
 	free(t->g);
 }
 
-int trend_parse_duration(const char *s, long *ret_seconds)
-{
-	char *end = NULL;
-	long mult = 1;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || v <= 0)
-		return -EINVAL;
-	if (*end) {
-		switch (*end) {
-		case 'd':
-			mult = 86400;
-			break;
-		case 'h':
-			mult = 3600;
-			break;
-		case 'm':
-			mult = 60;
-			break;
-		case 's':
-			mult = 1;
-			break;
-		default:
-			return -EINVAL;
-		}
-		if (end[1])
-			return -EINVAL;
-	}
-	if (v > 3650L * 86400 / mult)
-		return -EINVAL;
-	*ret_seconds = v * mult;
-	return 0;
-}
-
 int trend_parse_time(const char *s, time_t *ret)
 {
 	struct tm tm = {0};

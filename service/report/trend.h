@@ -23,9 +23,6 @@ int trend_html(const char *state_dir, long since_seconds, char **ret_html, struc
 /* The same with an explicit "now" (seconds since the epoch), for tests. */
 int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **ret_html,
 		  struct sl_error *err);
-/* Parses "30d", "12h", "90m", "3600s" or "3600" into seconds (at most ten
- * years). Returns 0 or -EINVAL. */
-int trend_parse_duration(const char *s, long *ret_seconds);
 /* Parses an RFC 3339 UTC time ("2026-12-03T08:00:00Z", fraction and
  * "+00:00" allowed; a space for the 'T' too) into seconds since the epoch.
  * Returns 0 or -EINVAL. */

@@ -9,15 +9,11 @@
 #include "server/config.h"
 #include "guest/hostpool.h"
 #include "util/fs.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 #define CONFIG_MAX_BYTES  (1024 * 1024)
 #define CONFIG_MAX_TOKENS 256
-
-static void tokener_freep(json_tokener **t)
-{
-	if (*t)
-		json_tokener_free(*t);
-}
 
 int service_config_new(struct service_config **ret_config, struct sl_error *err)
 {
@@ -234,24 +230,13 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 
 int service_config_load(const char *path, struct service_config **ret_config, struct sl_error *err)
 {
-	_cleanup_free_ char *text = NULL;
-	_cleanup_(tokener_freep) json_tokener *tok = json_tokener_new();
 	_cleanup_json_ json_object *o = NULL;
 	struct service_config *c = NULL;
-	size_t len = 0;
 	int r = service_config_new(&c, err);
 	if (r < 0)
 		return r;
-	if ((r = fs_read_file(path, CONFIG_MAX_BYTES, &text, &len, err)) < 0)
+	if ((r = json_read_file_strict(path, CONFIG_MAX_BYTES, "configuration", &o, err)) < 0)
 		goto fail;
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
-		r = error_set(err, ERR_INVALID, EINVAL,
-			      "Configuration '%s' is not valid JSON at offset %zu: %s.", path,
-			      json_tokener_get_parse_end(tok),
-			      json_tokener_error_desc(json_tokener_get_error(tok)));
-		goto fail;
-	}
 	if ((r = service_config_apply(c, o, err)) < 0) {
 		error_prefix(err, "Configuration '%s'", path);
 		goto fail;
@@ -283,10 +268,8 @@ int service_config_parse_listen(const char *listen, struct sockaddr_storage *ret
 		host[colon - listen] = '\0';
 		port_s = colon + 1;
 	}
-	char *end = NULL;
-	errno = 0;
-	long port = strtol(port_s, &end, 10);
-	if (!*port_s || *end || errno || port < 0 || port > 65535)
+	long port;
+	if (parse_int(port_s, 0, 65535, &port) < 0)
 		goto bad;
 	memset(ret_addr, 0, sizeof(*ret_addr));
 	struct sockaddr_in *a4 = (struct sockaddr_in *)ret_addr;

@@ -6,10 +6,13 @@
  * (http_jobs.c, http_streams.c, http_metrics.c). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "util/json.h"
+#include "util/parse.h"
 
 void http_log(struct http_server *srv, const char *fmt, ...)
 {
@@ -78,39 +81,15 @@ enum MHD_Result http_respond_errorf(struct MHD_Connection *conn, struct request 
 
 json_object *http_parse_json(const char *text, size_t len, const char *what, struct sl_error *err)
 {
-	json_tokener *tok = json_tokener_new_ex(64);
-	if (!tok) {
-		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	/* The caller bounded the body already (max_body_bytes, the store). */
+	const struct json_limits lim = {.max_bytes = SIZE_MAX};
+	json_object *o = NULL;
+
+	if (json_parse_strict(text, len, &lim, what, &o, err) < 0)
 		return NULL;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	json_object *o = json_tokener_parse_ex(tok, text, (int)len);
-	enum json_tokener_error e = json_tokener_get_error(tok);
-	if (!o && e == json_tokener_continue)
-		e = json_tokener_error_parse_eof;
-	if (o && e == json_tokener_success && json_tokener_get_parse_end(tok) < len) {
-		/* Trailing bytes after the value. */
-		size_t end = json_tokener_get_parse_end(tok);
-		while (end < len && (text[end] == ' ' || text[end] == '\n' || text[end] == '\r' ||
-				     text[end] == '\t'))
-			end++;
-		if (end < len) {
-			json_object_put(o);
-			o = NULL;
-			error_set_path(err, ERR_INVALID, "$",
-				       "The %s has bytes after its JSON value, at offset %zu.",
-				       what, end);
-			json_tokener_free(tok);
-			return NULL;
-		}
-	}
-	if (!o || e != json_tokener_success) {
-		error_set_path(err, ERR_INVALID, "$", "The %s is not valid JSON at offset %zu: %s.",
-			       what, json_tokener_get_parse_end(tok), json_tokener_error_desc(e));
-		json_object_put(o);
-		o = NULL;
-	}
-	json_tokener_free(tok);
+	if (!o)
+		error_set_path(err, ERR_INVALID, "$",
+			       "The %s is not valid JSON here: it is null, not a value.", what);
 	return o;
 }
 
@@ -235,10 +214,8 @@ static enum MHD_Result request_begin(struct http_server *srv, struct MHD_Connect
 		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							     MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl) {
-			char *end = NULL;
-			errno = 0;
-			unsigned long long n = strtoull(cl, &end, 10);
-			if (errno || (end && *end) || n > cfg->max_body_bytes)
+			unsigned long long n;
+			if (parse_uint64(cl, cfg->max_body_bytes, &n) < 0)
 				return http_respond_errorf(
 				    conn, req, ERR_TOO_LARGE, NULL,
 				    "The request body is larger than %zu bytes.",

@@ -62,8 +62,9 @@ void http_route_get(size_t i, const char **ret_method, const char **ret_path);
  * starting with '.'; so never a path. */
 bool http_patch_name_valid(const char *name);
 
-/* Parses len bytes of untrusted text (a request body, a multipart part) as
- * exactly one strict, UTF-8 JSON value with nothing but whitespace after it.
- * Returns a new reference, or NULL with err naming what ("request body") and
- * the offset. */
+/* json_parse_strict() of len bytes of untrusted text (a request body, a
+ * multipart part, a stored result) with no size limit of its own (the caller
+ * bounded it) and the default depth; a bare `null` is an error too. Returns
+ * a new reference, or NULL with err naming what ("request body") and the
+ * offset. */
 json_object *http_parse_json(const char *text, size_t len, const char *what, struct sl_error *err);

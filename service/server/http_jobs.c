@@ -10,6 +10,7 @@
 #include "server/http-internal.h"
 #include "report/report.h"
 #include "util/fs.h"
+#include "util/parse.h"
 
 #define RESULT_MAX_BYTES (64u * 1024 * 1024)
 #define LIST_LIMIT_MAX	 500
@@ -38,10 +39,8 @@ static int query_int(struct MHD_Connection *conn, const char *name, long min, lo
 		*ret = def;
 		return 0;
 	}
-	char *end = NULL;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (!*v || *end || errno || n < min || n > max)
+	long n;
+	if (parse_int(v, min, max, &n) < 0)
 		return error_set_path(err, ERR_INVALID, name,
 				      "Query parameter '%s' must be an integer in %ld..%ld.", name,
 				      min, max);

@@ -8,6 +8,7 @@
 #include "server/http-internal.h"
 #include "guest/hostpool.h"
 #include "report/trend.h"
+#include "util/parse.h"
 #include "util/version.h"
 
 /* ---- health and metrics ---- */
@@ -110,7 +111,7 @@ enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connectio
 	struct sl_error err = {0};
 	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
 	long seconds = 30L * 86400;
-	if (since && (strlen(since) > 32 || trend_parse_duration(since, &seconds) < 0))
+	if (since && (strlen(since) > 32 || parse_duration(since, &seconds) < 0))
 		return http_respond_errorf(
 		    conn, req, ERR_INVALID, "since",
 		    "Query parameter 'since' is '%.32s', not a duration such as "

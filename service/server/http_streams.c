@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "server/http.h"
 #include "server/http-internal.h"
 #include "util/fs.h"
+#include "util/parse.h"
 
 #define LOG_FILE_TAIL	(4u * 1024 * 1024)
 #define LOG_TOTAL_MAX	(32u * 1024 * 1024)
@@ -216,10 +218,8 @@ enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connecti
 	int64_t last = 0;
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID");
 	if (h) {
-		char *end = NULL;
-		errno = 0;
-		long long v = strtoll(h, &end, 10);
-		if (!*h || *end || errno || v < 0)
+		long v;
+		if (parse_int(h, 0, LONG_MAX, &v) < 0)
 			return http_respond_errorf(conn, req, ERR_INVALID, "Last-Event-ID",
 						   "Header 'Last-Event-ID' must be a non-negative "
 						   "integer.");

@@ -4,10 +4,10 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "server/queue.h"
 #include "util/fs.h"
+#include "util/time.h"
 
 struct queue_entry {
 	char id[STORE_ID_LEN + 1];
@@ -24,7 +24,7 @@ struct job_ctx {
 	atomic_int shutdown; /* shutdown: re-queue instead of cancelling */
 	char status[16];
 	char last_progress[512];
-	struct timespec last_progress_at;
+	double last_progress_at; /* time_monotonic_s() */
 	struct job_ctx *next;
 };
 
@@ -149,11 +149,6 @@ static void ctx_set_status(struct job_ctx *c, const char *status)
 	snprintf(c->status, sizeof(c->status), "%s", status);
 }
 
-static double ts_diff(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) / 1e9;
-}
-
 static void hook_progress(void *userdata, const struct runner_progress *p)
 {
 	struct job_ctx *c = userdata;
@@ -175,13 +170,12 @@ static void hook_progress(void *userdata, const struct runner_progress *p)
 		return;
 	/* A chatty phase (build output) would flood the events table: at most
 	 * four progress events a second, unless the phase or the run changed. */
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	double now = time_monotonic_s();
 	bool same_step = strstr(c->last_progress, phase) != NULL;
 	char key[64];
 	snprintf(key, sizeof(key), "\"run_index\":%d,", p->run_index);
 	same_step = same_step && strstr(c->last_progress, key) != NULL;
-	if (same_step && ts_diff(&now, &c->last_progress_at) < 0.25)
+	if (same_step && now - c->last_progress_at < 0.25)
 		return;
 	c->last_progress_at = now;
 	snprintf(c->last_progress, sizeof(c->last_progress), "%s", text);

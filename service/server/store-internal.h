@@ -9,8 +9,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sqlite3.h>
+#include <stdint.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 struct store {
 	sqlite3 *db;
@@ -64,11 +66,19 @@ static inline void bind_json(sqlite3_stmt *st, int i, json_object *o)
 		sqlite3_bind_null(st, i);
 }
 
-/* A new reference to column i parsed as JSON; NULL for SQL NULL. */
+/* A new reference to column i parsed as JSON; NULL for SQL NULL or text
+ * that is not strict JSON. */
 static inline json_object *column_json(sqlite3_stmt *st, int i)
 {
+	/* The store wrote it: no size limit beyond json-c's own. */
+	const struct json_limits lim = {.max_bytes = SIZE_MAX};
 	const char *t = (const char *)sqlite3_column_text(st, i);
-	return t ? json_tokener_parse(t) : NULL;
+	json_object *o = NULL;
+
+	if (t)
+		(void)json_parse_strict(t, (size_t)sqlite3_column_bytes(st, i), &lim, "stored JSON",
+					&o, NULL);
+	return o;
 }
 
 /* A new JSON string of column i; NULL for SQL NULL. */

@@ -68,14 +68,6 @@ static const char *const statuses[] = {
     "queued", "building", "booting", "running", "comparing", "done", "failed", "cancelled",
 };
 
-void store_now_iso(char buf[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 bool store_id_valid(const char *id)
 {
 	if (!id)

@@ -110,6 +110,3 @@ int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error 
  * taken from the cache), and boot seconds of every stored run. */
 int store_build_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
 int store_boot_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
-
-/* "2026-12-03T08:00:00Z" for now, into buf (at least 21 bytes). */
-void store_now_iso(char buf[32]);

@@ -6,6 +6,7 @@
 
 #include "server/store.h"
 #include "server/store-internal.h"
+#include "util/time.h"
 
 static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const char *key)
 {
@@ -29,8 +30,8 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 {
 	STORE_LOCK(s);
 	int r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	json_object *job = NULL, *cmps = NULL, *kernels = NULL;
 	json_object_object_get_ex(result, "job", &job);
 	const char *name = get_str(job, "name");

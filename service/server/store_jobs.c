@@ -7,6 +7,7 @@
 
 #include "server/store.h"
 #include "server/store-internal.h"
+#include "util/time.h"
 #include "util/fs.h"
 
 /* Caller holds the lock. */
@@ -18,8 +19,8 @@ static int event_add_locked(struct store *s, const char *id, const char *type, j
 	    s, "INSERT INTO events(job_id, ts, type, data_json) VALUES (?,?,?,?);", &st, err);
 	if (r < 0)
 		return r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	bind_text(st, 1, id);
 	bind_text(st, 2, now);
 	bind_text(st, 3, type);
@@ -65,8 +66,8 @@ int store_job_create(struct store *s, const char *id, const char *name, int prio
 		 "created_at) VALUES (?,?,'queued',?,?,?,?);",
 		 &st, err)) < 0)
 		return r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	bind_text(st, 1, id);
 	bind_text(st, 2, name ? name : "");
 	sqlite3_bind_int(st, 3, priority);
@@ -218,8 +219,8 @@ int store_job_set_status(struct store *s, const char *id, const char *status, st
 		 "THEN COALESCE(started_at, ?3) ELSE started_at END WHERE id = ?1;",
 		 &st, err)) < 0)
 		return r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	bind_text(st, 1, id);
 	bind_text(st, 2, status);
 	bind_text(st, 3, now);
@@ -261,8 +262,8 @@ int store_job_finish(struct store *s, const char *id, const char *status, const 
 				  "finished_at = ?5, queue_front = 0 WHERE id = ?1;",
 				  &st, err)) < 0)
 		return r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	bind_text(st, 1, id);
 	bind_text(st, 2, status);
 	bind_text(st, 3, verdict);
@@ -366,8 +367,8 @@ int store_run_put(struct store *s, const char *id, const char *run_key, json_obj
 			     &st, err);
 	if (r < 0)
 		return r;
-	char now[32];
-	store_now_iso(now);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
 	bind_text(st, 1, id);
 	bind_text(st, 2, run_key);
 	bind_json(st, 3, run);

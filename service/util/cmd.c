@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "util/cmd.h"
+#include "util/time.h"
 
 extern char **environ;
 
@@ -30,13 +31,6 @@ static char *dry_buf;
 static size_t dry_len;
 static cmd_dry_run_hook dry_hook;
 static void *dry_hook_userdata;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Shell-quotes s onto the dry-run buffer: bare when it is made of safe
  * characters only, otherwise in single quotes with ' written as '\''. */
@@ -389,7 +383,7 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
 		goto cleanup;
 	}
 
-	double start = now_s(), term_at = 0, exited_at = 0;
+	double start = time_monotonic_s(), term_at = 0, exited_at = 0;
 	bool exited = false, timed_out = false, cancelled = false, eof = false;
 	char buf[16384];
 	while (!eof) {
@@ -413,10 +407,10 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
 			pid_t w = waitpid(pid, &status, WNOHANG);
 			if (w == pid) {
 				exited = true;
-				exited_at = now_s();
+				exited_at = time_monotonic_s();
 			}
 		}
-		double t = now_s();
+		double t = time_monotonic_s();
 		if (exited) {
 			if (t - exited_at > CMD_DRAIN_MS / 1000.0)
 				break;

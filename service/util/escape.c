@@ -1,42 +1,21 @@
 /* The XML/HTML escaper; see escape.h. */
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/escape.h"
+#include "proto/utf8.h"
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes) of a character
- * XML 1.0 can carry, or 0 when the bytes there are not one (overlong forms,
- * surrogates, U+FFFE and U+FFFF included). s[0] >= 0x80. */
+ * XML 1.0 can carry, or 0 when the bytes there are not one: utf8_seq_len()
+ * without the non-characters U+FFFE and U+FFFF (EF BF BE, EF BF BF). */
 static size_t utf8_char_len(const unsigned char *s, size_t n)
 {
-	uint32_t cp;
-	size_t len;
+	size_t len = utf8_seq_len((const char *)s, n);
 
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	if (len == 3 && s[0] == 0xef && s[1] == 0xbf && (s[2] == 0xbe || s[2] == 0xbf))
 		return 0;
 	return len;
 }

@@ -107,8 +107,11 @@ int json_parse_strict(const char *data, size_t len, const struct json_limits *li
 		json_line_col(data, len, end, &line, &col);
 		return error_set_path(
 		    err, ERR_INVALID, "$",
-		    "The %s is not valid JSON at offset %zu (line %zu, column %zu): %s.", what, end,
-		    line, col, json_tokener_error_desc(e));
+		    "The %s is not valid JSON at offset %zu (line %zu, column %zu): %s%s.", what,
+		    end, line, col, json_tokener_error_desc(e),
+		    e == json_tokener_error_parse_eof
+			? "; it is cut off before its value is complete"
+			: "");
 	}
 	for (size_t i = end; i < len; i++)
 		if (!strchr(" \t\r\n", data[i]))

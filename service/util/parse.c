@@ -1,7 +1,9 @@
 /* Checked integer and duration parsing. See parse.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/parse.h"
 
@@ -39,6 +41,26 @@ int parse_uint64(const char *s, unsigned long long max, unsigned long long *ret)
 		return -ERANGE;
 	if (errno)
 		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *ret)
+{
+	char *end = NULL;
+
+	/* strtod takes leading space, hex, "nan" and "inf"; a number from outside
+	 * is digits, a sign, a point and an exponent only. */
+	if (!s || !*s || s[strspn(s, "0123456789+-.eE")] != '\0')
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE && (v > 1 || v < -1))
+		return -ERANGE;
+	if (!isfinite(v))
+		return -ERANGE;
 	*ret = v;
 	return 0;
 }

@@ -15,6 +15,12 @@ int parse_int(const char *s, long min, long max, long *ret);
  * no sign. Returns 0, -EINVAL or -ERANGE (above max). */
 int parse_uint64(const char *s, unsigned long long max, unsigned long long *ret);
 
+/* Parses a finite decimal floating-point number ("0.52", "-3", "1e3",
+ * "1700000000.25") into *ret. Returns 0, -EINVAL (empty, not a number,
+ * trailing characters, leading space, hex, "nan", "inf") or -ERANGE (too
+ * large for a double); *ret is written only on success. */
+int parse_double(const char *s, double *ret);
+
 /* Parses a positive duration: digits with an optional unit, "30d", "12h",
  * "15m", "90s" or "120" (seconds), into seconds. Returns 0, -EINVAL (zero,
  * negative, no digits, unknown unit, trailing characters) or -ERANGE (over

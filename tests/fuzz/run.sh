@@ -50,6 +50,12 @@ done
 printf '\x02{"tool":"slice","metrics":{"slice_us.mean":4044.5,"slice_us.max":8461},"details":{}}\n' |
 	seed fuzz_metrics own-tool
 for f in examples/*.json; do seed fuzz_job "$(basename "$f" .json)" <"$f"; done
+# fuzz_json: the first byte picks the limits (0: the defaults, 0x83: depth 3
+# and 64 bytes).
+for f in examples/*.json tests/data/rt-tests/*.json; do
+	printf '\x00' | cat - "$f" | seed fuzz_json "$(basename "$f" .json)"
+done
+printf '\x83[[1],{"a":"\xc3\xa9"}]' | seed fuzz_json small-limits
 
 passed=0 failed=0
 for bin in "$out"/fuzz_*; do

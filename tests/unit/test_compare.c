@@ -12,6 +12,7 @@
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "util/fs.h"
+#include "util/json.h"
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -430,7 +431,7 @@ static void test_result_example(void **state)
 	_cleanup_free_ char *path = fs_path_join(root, "tests/data/result-example.json");
 	_cleanup_json_ json_object *res = NULL, *schema = NULL, *cmps = NULL, *reasons = NULL;
 	struct sl_error err = {0};
-	assert_int_equal(schema_read_json_file(path, 16 << 20, &res, &err), 0);
+	assert_int_equal(json_read_file_strict(path, 16 << 20, NULL, &res, &err), 0);
 	char verdict[16];
 	assert_int_equal(
 	    compare_result(get(res, "job"), get(res, "variants"), &cmps, verdict, &reasons, &err),

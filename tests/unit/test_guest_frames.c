@@ -39,6 +39,7 @@ static void test_payload_accepts_strict_json(void **state)
 	    "\"text\"",
 	    "[1e+06,-0.5,true]",
 	    "{\"a\":1}\n", /* whitespace after the value is JSON */
+	    "12",	   /* a bare number ends with the payload */
 	};
 	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
 		char msg[256];
@@ -64,20 +65,21 @@ static void test_payload_rejects_lenient_json(void **state)
 		const char *needle;
 	} bad[] = {
 	    /* json-c takes 'a' as a key even when strict; a value it refuses. */
-	    CASE("{\"a\":'x'}", "not valid JSON at byte"),
-	    CASE("[1,]", "not valid JSON at byte"),
-	    CASE("{\"a\":1} x", "not valid JSON"),
-	    CASE("\"\xff\"", "not valid JSON at byte"),
-	    CASE("\"\xc3\"", "not valid JSON"),
-	    CASE("{\"a\":", "ends inside a value"),
-	    CASE("", "ends inside a value"),
-	    /* A bare top-level literal or number never ends for json-c: it may go on. */
-	    CASE("null", "not valid JSON"),
-	    CASE("12", "ends inside a value"),
+	    CASE("{\"a\":'x'}", "not valid JSON at offset 5"),
+	    CASE("{'a':1}", "must be in double quotes"),
+	    CASE("[1,]", "not valid JSON at offset"),
+	    CASE("{\"a\":1} x", "bytes after its JSON value"),
+	    CASE("\"\xff\"", "not valid UTF-8 at offset 1"),
+	    CASE("\"\xc3\"", "not valid UTF-8"),
+	    /* overlong '/' */
+	    CASE("\"\xc0\xaf\"", "not valid UTF-8 at offset 1"),
+	    CASE("{\"a\":", "cut off"),
+	    CASE("", "cut off"),
+	    CASE("null", "it is null"),
 	    CASE("null ", "it is null"),
-	    CASE("[1]\0[2]", "not valid JSON"),
+	    CASE("[1]\0[2]", "NUL byte at offset 3"),
 	    /* The byte offset of the error is named. */
-	    CASE("[1, 2, x]", "at byte 7"),
+	    CASE("[1, 2, x]", "at offset 7"),
 	};
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
 		expect_rejected(bad[i].text, bad[i].len, bad[i].needle);
@@ -91,7 +93,7 @@ static void test_payload_depth_bound(void **state)
 	memset(deep, '[', n);
 	memset(deep + n, ']', n);
 	deep[2 * n] = '\0';
-	expect_rejected(deep, 2 * n, "not valid JSON at byte");
+	expect_rejected(deep, 2 * n, "not valid JSON at offset");
 
 	n = GUEST_PAYLOAD_DEPTH - 1;
 	memset(ok, '[', n);
@@ -148,7 +150,7 @@ static void test_frames_into_outcome(void **state)
 	assert_int_equal(s->payload_errors, 1);
 	assert_true(s->hello && s->summary);
 	assert_non_null(strstr(s->payload_error,
-			       "The payload of frame 2 ('workload') is not valid JSON at byte"));
+			       "The payload of frame 2 ('workload') is not valid JSON at offset"));
 
 	struct guest_outcome *o = fill(s);
 	assert_true(s->closed);

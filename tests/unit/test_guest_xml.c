@@ -75,12 +75,9 @@ static void test_escaping(void **state)
 	p.cmdline = "console=ttyS0 x=</cmdline><devices>";
 	char *xml = NULL;
 	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
-	assert_non_null(strstr(xml, "<kernel>/tmp/a&amp;b/&lt;k&gt;&apos;&quot;</kernel>"));
+	assert_non_null(strstr(xml, "<kernel>/tmp/a&amp;b/&lt;k&gt;&#39;&quot;</kernel>"));
 	assert_non_null(strstr(xml, "x=&lt;/cmdline&gt;&lt;devices&gt;</cmdline>"));
 	free(xml);
-	char *e = guest_xml_escape("");
-	assert_string_equal(e, "");
-	free(e);
 }
 
 static void test_rejects(void **state)

@@ -13,6 +13,7 @@
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "util/fs.h"
+#include "util/json.h"
 
 static json_object *parse(const char *text)
 {
@@ -253,7 +254,7 @@ static json_object *load_file(const char *rel)
 	_cleanup_free_ char *path = fs_path_join(root, rel);
 	json_object *o = NULL;
 	struct sl_error err = {0};
-	if (schema_read_json_file(path, 64 << 20, &o, &err) < 0)
+	if (json_read_file_strict(path, 64 << 20, NULL, &o, &err) < 0)
 		fail_msg("%s", err.message);
 	return o;
 }

@@ -1,4 +1,4 @@
-/* Checked integer and duration parsing (service/util/parse.c). */
+/* Checked integer, floating-point and duration parsing (service/util/parse.c). */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -88,12 +88,36 @@ static void test_parse_duration(void **state)
 	assert_int_equal(v, 7);
 }
 
+static void test_parse_double(void **state)
+{
+	static const char *const bad[] = {"",	  " 1",	  "1 ", "0x10", "nan", "inf",
+					  "-inf", "1.5x", ".",	"e5",	"1e",  "--1"};
+	double v = 7;
+	(void)state;
+
+	assert_int_equal(parse_double("0.52", &v), 0);
+	assert_true(v == 0.52);
+	assert_int_equal(parse_double("-3", &v), 0);
+	assert_true(v == -3);
+	assert_int_equal(parse_double("1700000000.25", &v), 0);
+	assert_true(v == 1700000000.25);
+	assert_int_equal(parse_double("1e3", &v), 0);
+	assert_true(v == 1000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse_double(bad[i], &v) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+	v = 7;
+	assert_int_equal(parse_double("1e999", &v), -ERANGE);
+	assert_true(v == 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_int),
 	    cmocka_unit_test(test_parse_uint64),
 	    cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_parse_double),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -539,23 +539,8 @@ static void test_trend_real_store(void **state)
 static void test_trend_parsing(void **state)
 {
 	(void)state;
-	long s;
 	time_t t;
 
-	assert_int_equal(trend_parse_duration("30d", &s), 0);
-	assert_int_equal(s, 30 * 86400);
-	assert_int_equal(trend_parse_duration("12h", &s), 0);
-	assert_int_equal(s, 12 * 3600);
-	assert_int_equal(trend_parse_duration("90m", &s), 0);
-	assert_int_equal(s, 5400);
-	assert_int_equal(trend_parse_duration("3600", &s), 0);
-	assert_int_equal(s, 3600);
-	assert_int_equal(trend_parse_duration("", &s), -EINVAL);
-	assert_int_equal(trend_parse_duration("0d", &s), -EINVAL);
-	assert_int_equal(trend_parse_duration("-1d", &s), -EINVAL);
-	assert_int_equal(trend_parse_duration("5w", &s), -EINVAL);
-	assert_int_equal(trend_parse_duration("5dd", &s), -EINVAL);
-	assert_int_equal(trend_parse_duration("99999999999d", &s), -EINVAL);
 	assert_int_equal(trend_parse_time("2026-12-03T06:00:00Z", &t), 0);
 	assert_int_equal((long)t, NOW);
 	assert_int_equal(trend_parse_time("2026-12-03 06:00:00.250+00:00", &t), 0);
