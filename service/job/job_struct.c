@@ -4,6 +4,7 @@
  * Strings point into the expanded spec, which the job holds a reference to;
  * only the arrays of structs are allocated here. */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -26,10 +27,30 @@ const char *job_json_string(json_object *o, const char *key)
 	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+/* JSON Schema's "integer" is any number without a fractional part, so the
+ * validator passes 102.0 (or "102." from a lenient parser) where an integer
+ * is asked for: take those as the integer they are. */
+static bool job_json_integral(json_object *v, long long *ret)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		*ret = json_object_get_int64(v);
+		return true;
+	}
+	if (!json_object_is_type(v, json_type_double))
+		return false;
+	double d = json_object_get_double(v);
+	if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0)
+		return false;
+	*ret = (long long)d;
+	return true;
+}
+
 int job_json_int(json_object *o, const char *key, int def)
 {
-	json_object *v = job_json_get(o, key);
-	return json_object_is_type(v, json_type_int) ? json_object_get_int(v) : def;
+	long long v;
+	if (!job_json_integral(job_json_get(o, key), &v) || v < INT_MIN || v > INT_MAX)
+		return def;
+	return (int)v;
 }
 
 json_object *job_json_array(json_object *o, const char *key)
@@ -152,10 +173,12 @@ static int job_uid_shares_from(json_object *shares, const char *path, struct job
 	json_object_object_foreach(shares, uid, share)
 	{
 		unsigned long long u;
-		if (parse_uint64(uid, 65535, &u) < 0 || !json_object_is_type(share, json_type_int))
+		long long sh;
+		if (parse_uint64(uid, 65535, &u) < 0 || !job_json_integral(share, &sh) ||
+		    sh < INT_MIN || sh > INT_MAX)
 			return job_bad(err, path, "uid_shares entry");
 		var->uid_shares[var->n_uid_shares++] =
-		    (struct job_uid_share){.uid = (unsigned)u, .share = json_object_get_int(share)};
+		    (struct job_uid_share){.uid = (unsigned)u, .share = (int)sh};
 	}
 	return 0;
 }
@@ -171,10 +194,11 @@ static int job_tunables_from(json_object *tun, const char *path, struct job_vari
 		return 0;
 	json_object_object_foreach(tun, tname, tval)
 	{
-		if (!json_object_is_type(tval, json_type_int))
+		long long tv;
+		if (!job_json_integral(tval, &tv))
 			return job_bad(err, path, "sched_tunables entry");
 		var->sched_tunables[var->n_sched_tunables++] =
-		    (struct job_tunable){.name = tname, .value = json_object_get_int64(tval)};
+		    (struct job_tunable){.name = tname, .value = tv};
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "job/job.h"
+#include "job/job-internal.h"
 #include "util/fs.h"
 
 static json_object *field(json_object *o, const char *k)
@@ -351,6 +352,33 @@ static void test_typed_variant_settings(void **state)
 }
 
 /* A stored spec that is not in the expanded form is an error, not a crash. */
+/* JSON Schema's integers include 4.0: the schema passes them, so the typed
+ * job must read them as 4, not fall back to a default (fuzz_job found
+ * "uid_shares": {"1001": 102.}). Adaptive repeats and alpha come through. */
+static void test_integral_doubles_and_repeat_bounds(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(
+	    "{\"name\":\"ci\",\"base\":" KERNEL ",\"patches\":[],\"workloads\":" WL
+	    ",\"repeat\":{\"min\":3,\"max\":9},\"alpha\":0.01}");
+	assert_non_null(spec);
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	json_object_put(spec);
+	assert_int_equal(job->repeat_min, 3);
+	assert_int_equal(job->repeat, 9);
+
+	json_object *e = json_tokener_parse(
+	    "{\"name\":\"t\",\"guest\":{\"vcpus\":4.0,\"memory_mb\":512},\"repeat\":5.0}");
+	assert_int_equal(job_json_int(job_json_get(e, "guest"), "vcpus", 2), 4);
+	assert_int_equal(job_json_int(e, "repeat", 3), 5);
+	json_object_object_add(e, "repeat", json_object_new_double(2.5));
+	assert_int_equal(job_json_int(e, "repeat", 3), 3);
+	json_object_put(e);
+}
+
 static void test_from_expanded_rejects_garbage(void **state)
 {
 	(void)state;
@@ -398,6 +426,7 @@ int main(void)
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),
+	    cmocka_unit_test(test_integral_doubles_and_repeat_bounds),
 	    cmocka_unit_test(test_from_expanded_rejects_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
