@@ -26,7 +26,8 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 	html_buf_puts(o, "<section id=\"runs\">\n<h2>Runs</h2>\n<table>\n<tr><th>run</th>"
 			 "<th>status</th><th>host</th><th>accelerator</th><th>started</th>"
 			 "<th class=\"num\">boot</th><th class=\"num\">duration</th>"
-			 "<th>workloads</th></tr>\n");
+			 "<th class=\"num\" title=\"share of the run its vCPUs waited for a host "
+			 "CPU\">vCPU wait</th><th>workloads</th></tr>\n");
 	for (size_t i = 0; i < c->n_names; i++) {
 		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
 		for (size_t j = 0;
@@ -51,6 +52,13 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			html_buf_puts(o, "</td><td class=\"num\">");
 			if (report_num(run, "duration_seconds", &d))
 				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
+			html_buf_puts(o, "</td><td class=\"num\">");
+			if (report_num(report_get(run, "host_interference"), "vcpu_wait_pct", &d))
+				html_buf_printf(o, "%s %%", html_fmt_fixed(d, 1, n));
+			if (json_object_get_boolean(report_get(run, "noisy"))) {
+				html_buf_puts(o, " ");
+				report_badge(o, "noisy");
+			}
 			html_buf_puts(o, "</td><td>");
 			for (size_t k = 0; wls && k < json_object_array_length(wls) && k < 32;
 			     k++) {
