@@ -13,6 +13,7 @@
 #include "guest/volume.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
+#include "run/materialize.h"
 #include "run/placement.h"
 #include "run/result.h"
 #include "run/run_key.h"
@@ -70,81 +71,6 @@ static void build_progress_cb(void *userdata, double pct, const char *line)
 	progress(r, "building", pct, "%s", line);
 }
 
-/* Writes an inline file under dir as NNNN-name (an unnamed config: NNNN-config). */
-static int write_inline(const char *dir, int index, const struct job_file *f, char **ret_path,
-			struct sl_error *err)
-{
-	char fname[200];
-	snprintf(fname, sizeof(fname), "%04d-%s", index, f->name ? f->name : "config");
-	_cleanup_free_ char *path = fs_path_join(dir, fname);
-	int r = fs_write_file_atomic(path, f->content, f->content_len, err);
-	if (r < 0)
-		return r;
-	*ret_path = TAKE_PTR(path);
-	return 0;
-}
-
-/* Turns the job's kernel into a kernel_spec through the kernel
- * stage's builder (the same series parser as `schedlab kernel`): inline
- * files are written under <job>/kernels/<kname>/, built-in series and
- * fragments come from <data>/guest-kernel/, and every path is absolute, so
- * the build does not depend on the current directory. */
-static int materialize_kernel(struct runner *r, const struct job_kernel *k,
-			      struct kernel_spec **ret, struct sl_error *err)
-{
-	const char *kname = k->name;
-	_cleanup_free_ char *kdir0 = fs_path_join(r->job_dir, "kernels");
-	_cleanup_free_ char *kdir_rel = fs_path_join(kdir0, kname);
-	int ret_code = fs_mkdir_p(kdir_rel, err);
-	if (ret_code < 0)
-		return ret_code;
-	_cleanup_free_ char *kdir = realpath(kdir_rel, NULL);
-	if (!kdir)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot resolve the directory '%s': %s.",
-				 kdir_rel, strerror(errno));
-	_cleanup_free_ char *gk = fs_path_join(r->data_dir, "guest-kernel");
-	struct kernel_spec *s = NULL;
-	ret_code = kernel_spec_new(k->source, NULL, &s, err);
-	if (ret_code < 0)
-		return ret_code;
-	for (size_t i = 0; i < k->n_patches; i++) {
-		const struct job_file *item = &k->patches[i];
-		char field[300];
-		snprintf(field, sizeof(field), "$.kernels.%s.patches[%zu]", kname, i);
-		if (item->kind == JOB_FILE_BUILTIN) {
-			const char *name = item->builtin;
-			_cleanup_free_ char *dir = fs_path_join(gk, name);
-			_cleanup_free_ char *file = fs_path_join(dir, "series");
-			ret_code = kernel_spec_add_series(s, NULL, file, field, err);
-			if (ret_code < 0)
-				error_prefix(err, "Built-in series '%s' cannot be used", name);
-		} else {
-			_cleanup_free_ char *path = NULL;
-			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
-			if (ret_code == 0)
-				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
-		}
-		if (ret_code < 0) {
-			kernel_spec_free(s);
-			return ret_code;
-		}
-	}
-	_cleanup_free_ char *cfg_path = NULL;
-	if (k->config.kind == JOB_FILE_BUILTIN) {
-		_cleanup_free_ char *dir = fs_path_join(gk, k->config.builtin);
-		cfg_path = fs_path_join(dir, "schedlab.config");
-	} else
-		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
-	if (ret_code == 0)
-		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
-	if (ret_code < 0) {
-		kernel_spec_free(s);
-		return ret_code;
-	}
-	*ret = s;
-	return 0;
-}
-
 struct built_kernel {
 	char *name;
 	struct kbuild_artifact *art;
@@ -162,7 +88,8 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 	for (size_t i = 0; i < n; i++) {
 		const char *kname = r->job->kernels[i].name;
 		struct kernel_spec *spec = NULL;
-		int rc = materialize_kernel(r, &r->job->kernels[i], &spec, err);
+		int rc =
+		    materialize_kernel(&r->job->kernels[i], r->job_dir, r->data_dir, &spec, err);
 		if (rc < 0)
 			return rc;
 		_cleanup_free_ char *logname = NULL;
