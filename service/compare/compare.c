@@ -28,11 +28,12 @@
 #include "compare/stats.h"
 
 struct cmp_ctx {
-	json_object *spec, *variants, *gates;
+	const struct job *job;
+	json_object *variants;
 	const char *baseline;
 	json_object *comparisons, *reasons;
 	double alpha; /* the level a test must reach for a change to count */
-	enum noise_policy noise;
+	enum job_noise_policy noise;
 	double noise_limit;
 	int n_excluded;	 /* noisy runs left out of the comparisons */
 	double max_wait; /* the highest vCPU wait among them, % */
@@ -109,12 +110,11 @@ static void default_threshold(const char *metric, double *floor_abs, double *rel
 	}
 }
 
-static json_object *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
+static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
 {
-	for (size_t i = 0; c->gates && i < json_object_array_length(c->gates); i++) {
-		json_object *g = json_object_array_get_idx(c->gates, i);
-		const char *w = get_str(g, "workload"), *m = get_str(g, "metric");
-		if (w && m && strcmp(w, workload) == 0 && strcmp(m, metric) == 0)
+	for (size_t i = 0; i < c->job->n_gates; i++) {
+		const struct job_gate *g = &c->job->gates[i];
+		if (strcmp(g->workload, workload) == 0 && strcmp(g->metric, metric) == 0)
 			return g;
 	}
 	return NULL;
@@ -150,7 +150,7 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 			   i < json_object_array_length(runs) && n < max;
 	     i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		if (!run_ok(run) || (c->noise == NOISE_EXCLUDE && noise_run_is_noisy(run)))
+		if (!run_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && noise_run_is_noisy(run)))
 			continue;
 		json_object *w = find_workload(run, workload);
 		const char *ws = get_str(w, "status");
@@ -240,14 +240,12 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	if (na == 0 || nb == 0)
 		return 0;
 
-	json_object *gate = find_gate(c, workload, metric);
+	const struct job_gate *gate = find_gate(c, workload, metric);
 	double floor_abs, rel;
 	default_threshold(metric, &floor_abs, &rel);
-	if (gate && get(gate, "threshold")) {
-		double t = json_object_get_double(get(gate, "threshold"));
-		bool gate_rel = json_object_get_boolean(get(gate, "relative"));
-		floor_abs = gate_rel ? 0 : t;
-		rel = gate_rel ? t : 0;
+	if (gate && gate->has_threshold) {
+		floor_abs = gate->relative ? 0 : gate->threshold;
+		rel = gate->relative ? gate->threshold : 0;
 	}
 	bool relative = rel > 0;
 	struct stats_summary sa, sb;
@@ -264,8 +262,13 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	    stats_bootstrap_median_diff_ci(a, na, b, nb, stats_seed_from_string(key), ci) == 0;
 	bool have_p = na >= 2 && nb >= 2 && stats_mann_whitney(a, na, b, nb, &p) == 0;
 	const char *better = metrics_better(tool, metric);
-	struct decision_input in = {.better = better, .na = na, .nb = nb, .ci = {ci[0], ci[1]},
-				    .thr = abs_thr, .p = have_p ? p : NAN, .alpha = c->alpha,
+	struct decision_input in = {.better = better,
+				    .na = na,
+				    .nb = nb,
+				    .ci = {ci[0], ci[1]},
+				    .thr = abs_thr,
+				    .p = have_p ? p : NAN,
+				    .alpha = c->alpha,
 				    .gated = gate != NULL};
 	bool undecided = false;
 	const char *verdict = have_ci ? decide(&in, &undecided) : "inconclusive";
@@ -325,19 +328,21 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 		fmt(as, sizeof(as), c->alpha);
 		fmt(mps, sizeof(mps), min_p);
 		if (min_p > c->alpha)
-			reason(c,
-			       "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
-			       "95%% CI of the change [%s, %s] lies beyond the threshold %s, but %zu "
-			       "run(s) against %zu cannot reach the level %s (the smallest possible "
-			       "Mann-Whitney p is %s, this one %s); more repeats are needed.",
-			       metric, workload, vname, lo, hi, t, nb, na, as, mps, ps);
+			reason(
+			    c,
+			    "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
+			    "95%% CI of the change [%s, %s] lies beyond the threshold %s, but %zu "
+			    "run(s) against %zu cannot reach the level %s (the smallest possible "
+			    "Mann-Whitney p is %s, this one %s); more repeats are needed.",
+			    metric, workload, vname, lo, hi, t, nb, na, as, mps, ps);
 		else
-			reason(c,
-			       "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
-			       "95%% CI of the change [%s, %s] lies beyond the threshold %s, but the "
-			       "Mann-Whitney p %s does not reach the level %s; more repeats would "
-			       "decide it.",
-			       metric, workload, vname, lo, hi, t, ps, as);
+			reason(
+			    c,
+			    "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
+			    "95%% CI of the change [%s, %s] lies beyond the threshold %s, but the "
+			    "Mann-Whitney p %s does not reach the level %s; more repeats would "
+			    "decide it.",
+			    metric, workload, vname, lo, hi, t, ps, as);
 	} else if (strcmp(verdict, "inconclusive") == 0) {
 		c->inconclusive = true;
 		if (!have_ci)
@@ -413,20 +418,21 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		bool kernel_failed =
 		    status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0);
 		bool noisy = noise_run_is_noisy(run) && !kernel_failed;
-		if (noisy && c->noise != NOISE_KEEP) {
-			if (c->noise == NOISE_FAIL && candidate)
+		if (noisy && c->noise != JOB_NOISE_KEEP) {
+			if (c->noise == JOB_NOISE_FAIL && candidate)
 				c->fail = true;
 			else {
 				c->n_excluded++;
 				c->max_wait = fmax(c->max_wait, wait);
 			}
-			reason(c,
-			       "Run '%s' of variant '%s' was noisy: its vCPUs waited %.1f %% of the "
-			       "run for a host CPU (limit %.0f %%), so %s.",
-			       key ? key : "?", vname, wait, c->noise_limit,
-			       c->noise == NOISE_FAIL && candidate
-				   ? "the job fails (noise_policy 'fail')"
-				   : "its values are left out");
+			reason(
+			    c,
+			    "Run '%s' of variant '%s' was noisy: its vCPUs waited %.1f %% of the "
+			    "run for a host CPU (limit %.0f %%), so %s.",
+			    key ? key : "?", vname, wait, c->noise_limit,
+			    c->noise == JOB_NOISE_FAIL && candidate
+				? "the job fails (noise_policy 'fail')"
+				: "its values are left out");
 			/* A run the host starved is no evidence about the kernel, ok or not. */
 			continue;
 		}
@@ -449,18 +455,13 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 	}
 }
 
-/* The workloads to compare: the spec's, in order, else whatever the runs name. */
+/* The workloads to compare: the job's, in order, else whatever the runs name. */
 static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 {
 	json_object *list = json_object_new_object(); /* name -> tool */
-	json_object *ws = get(c->spec, "workloads");
-	for (size_t i = 0;
-	     json_object_is_type(ws, json_type_array) && i < json_object_array_length(ws); i++) {
-		json_object *w = json_object_array_get_idx(ws, i);
-		const char *n = get_str(w, "name"), *t = get_str(w, "tool");
-		if (n)
-			json_object_object_add(list, n, json_object_new_string(t ? t : ""));
-	}
+	for (size_t i = 0; i < c->job->n_workloads; i++)
+		json_object_object_add(list, c->job->workloads[i].name,
+				       json_object_new_string(c->job->workloads[i].tool));
 	if (json_object_object_length(list) > 0)
 		return list;
 	json_object *runs = get(base, "runs");
@@ -480,17 +481,17 @@ static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 	return list;
 }
 
-int compare_result(json_object *expanded_spec, json_object *variants, json_object **ret_comparisons,
+int compare_result(const struct job *job, json_object *variants, json_object **ret_comparisons,
 		   char ret_verdict[16], json_object **ret_reasons, struct sl_error *err)
 {
-	struct cmp_ctx c = {.spec = expanded_spec, .variants = variants};
-	c.baseline = get_str(expanded_spec, "baseline");
-	if (!c.baseline)
-		c.baseline = "baseline";
-	c.gates = get(expanded_spec, "gates");
-	c.alpha = compare_alpha(expanded_spec);
-	c.noise = noise_policy_of(expanded_spec);
-	c.noise_limit = noise_limit_of(expanded_spec);
+	struct cmp_ctx c = {
+	    .job = job,
+	    .variants = variants,
+	    .baseline = job->baseline->name,
+	    .alpha = compare_alpha(job),
+	    .noise = job->noise_policy,
+	    .noise_limit = job->noise_limit_pct,
+	};
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
 	json_object *base = get(variants, c.baseline);
@@ -524,15 +525,14 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 			}
 		}
 		/* A gate with nothing to compare cannot pass. */
-		for (size_t i = 0; c.gates && i < json_object_array_length(c.gates); i++) {
-			json_object *g = json_object_array_get_idx(c.gates, i);
-			const char *w = get_str(g, "workload"), *m = get_str(g, "metric");
+		for (size_t i = 0; i < job->n_gates; i++) {
+			const char *w = job->gates[i].workload, *m = job->gates[i].metric;
 			bool found = false;
 			for (size_t j = 0; j < json_object_array_length(comparisons); j++) {
 				json_object *cmp = json_object_array_get_idx(comparisons, j);
 				if (strcmp(get_str(cmp, "variant"), vname) == 0 &&
-				    strcmp(get_str(cmp, "workload"), w ? w : "") == 0 &&
-				    strcmp(get_str(cmp, "metric"), m ? m : "") == 0)
+				    strcmp(get_str(cmp, "workload"), w) == 0 &&
+				    strcmp(get_str(cmp, "metric"), m) == 0)
 					found = true;
 			}
 			if (!found) {
@@ -541,7 +541,7 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 				    &c,
 				    "Gated metric '%s' of workload '%s' has no values in both "
 				    "variant '%s' and the baseline '%s', so it cannot be judged.",
-				    m ? m : "?", w ? w : "?", vname, c.baseline);
+				    m, w, vname, c.baseline);
 			}
 		}
 	}
@@ -559,8 +559,7 @@ int compare_result(json_object *expanded_spec, json_object *variants, json_objec
 		       c.n_excluded, c.max_wait);
 	const char *verdict = c.fail ? "fail" : c.inconclusive ? "inconclusive" : "pass";
 	if (!c.fail && !c.inconclusive) {
-		size_t ng = c.gates ? json_object_array_length(c.gates) : 0;
-		if (ng == 0)
+		if (job->n_gates == 0)
 			reason(&c, "No metric is gated and every run of the candidate variants "
 				   "was ok.");
 		else

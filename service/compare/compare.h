@@ -3,18 +3,21 @@
  * docs/statistics.md. */
 #pragma once
 
+#include "job/job.h"
 #include "util/error.h"
 
 /* Default thresholds when no gate names a metric. */
 #define COMPARE_DEFAULT_RELATIVE 0.10 /* latencies and the like: 10% of the baseline median */
 
-/* expanded_spec: the job as run (borrowed): baseline, gates.
+/* job: the job as run (borrowed): baseline, gates, workloads, alpha, noise
+ *   policy and limit.
  * variants: the result's variants object (borrowed): each variant's runs with
  *   status and workloads[].metrics. Only runs with status "ok" and workloads
  *   with status "ok" contribute values.
  * On success: *ret_comparisons a new array of comparison objects
  * (result.schema.json #/$defs/comparison), ret_verdict "pass", "fail" or
  * "inconclusive", *ret_reasons a new array of whole-sentence strings.
- * Errors: a spec without a usable baseline (ERR_INVALID). */
-int compare_result(json_object *expanded_spec, json_object *variants, json_object **ret_comparisons,
+ * Errors: variants that are not an object or lack the job's baseline
+ * (ERR_INVALID). */
+int compare_result(const struct job *job, json_object *variants, json_object **ret_comparisons,
 		   char ret_verdict[16], json_object **ret_reasons, struct sl_error *err);

@@ -1,6 +1,5 @@
 /* Noisy runs and the job's noise policy. See noise.h. */
 #include <math.h>
-#include <string.h>
 
 #include "compare/noise.h"
 
@@ -15,26 +14,9 @@ static bool is_number(json_object *v)
 	return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
 }
 
-enum noise_policy noise_policy_of(json_object *spec)
+const char *noise_policy_name(enum job_noise_policy p)
 {
-	const char *p = json_object_get_string(get(spec, "noise_policy"));
-	if (p && strcmp(p, "keep") == 0)
-		return NOISE_KEEP;
-	if (p && strcmp(p, "fail") == 0)
-		return NOISE_FAIL;
-	return NOISE_EXCLUDE;
-}
-
-const char *noise_policy_name(enum noise_policy p)
-{
-	return p == NOISE_KEEP ? "keep" : p == NOISE_FAIL ? "fail" : "exclude";
-}
-
-double noise_limit_of(json_object *spec)
-{
-	json_object *v = get(spec, "noise_limit_pct");
-	double l = is_number(v) ? json_object_get_double(v) : NOISE_DEFAULT_LIMIT_PCT;
-	return isfinite(l) && l > 0 ? l : NOISE_DEFAULT_LIMIT_PCT;
+	return p == JOB_NOISE_KEEP ? "keep" : p == JOB_NOISE_FAIL ? "fail" : "exclude";
 }
 
 double noise_run_wait_pct(json_object *run)
@@ -48,10 +30,10 @@ bool noise_run_is_noisy(json_object *run)
 	return json_object_get_boolean(get(run, "noisy"));
 }
 
-bool noise_mark_run(json_object *run, json_object *spec)
+bool noise_mark_run(json_object *run, double limit_pct)
 {
 	double w = noise_run_wait_pct(run);
-	bool noisy = isfinite(w) && w > noise_limit_of(spec);
+	bool noisy = isfinite(w) && w > limit_pct;
 	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
 	return noisy;
 }

@@ -14,27 +14,18 @@
 
 #include <json-c/json.h>
 
-#define NOISE_DEFAULT_LIMIT_PCT 25.0
+#include "job/job.h"
 
-enum noise_policy {
-	NOISE_EXCLUDE,
-	NOISE_KEEP,
-	NOISE_FAIL,
-};
-
-/* The job's "noise_policy" (default exclude). spec is borrowed. */
-enum noise_policy noise_policy_of(json_object *spec);
-/* "exclude", "keep" or "fail". */
-const char *noise_policy_name(enum noise_policy p);
-/* The job's "noise_limit_pct": the share of a run's wall time, summed over
- * its vCPUs, that they may wait for a host CPU (default
- * NOISE_DEFAULT_LIMIT_PCT). */
-double noise_limit_of(json_object *spec);
+/* The job's policy (job->noise_policy) by its name in the spec: "exclude",
+ * "keep" or "fail". */
+const char *noise_policy_name(enum job_noise_policy p);
 /* The run's host_interference.vcpu_wait_pct, or NAN when not measured.
  * run is borrowed. */
 double noise_run_wait_pct(json_object *run);
 /* Whether a run object was marked noisy. */
 bool noise_run_is_noisy(json_object *run);
 /* Marks run (borrowed) "noisy": true or false from its host_interference and
- * the job's limit. Returns the mark. */
-bool noise_mark_run(json_object *run, json_object *spec);
+ * limit_pct, the job's noise_limit_pct: the share of a run's wall time,
+ * summed over its vCPUs, that they may wait for a host CPU. Returns the
+ * mark. */
+bool noise_mark_run(json_object *run, double limit_pct);

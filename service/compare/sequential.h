@@ -6,10 +6,9 @@
 
 #include <stddef.h>
 
-#include <json-c/json.h>
+#include "job/job.h"
 
-#define COMPARE_DEFAULT_ALPHA 0.05
-#define COMPARE_MAX_LOOKS     32
+#define COMPARE_MAX_LOOKS 32
 
 /* The repeat counts at which an adaptive job looks at its data: min, then
  * about 1.5 times the previous count (at least one more), and max last.
@@ -24,10 +23,6 @@ size_t compare_look_schedule(int min, int max, int *out, size_t cap);
  * min == max is one look: alpha itself. */
 double compare_alpha_per_look(double alpha, int min, int max);
 
-/* The level a comparison in this job must reach: the job's "alpha" (default
- * COMPARE_DEFAULT_ALPHA), divided over the looks when "repeat" is
- * {"min", "max"}. spec is borrowed. */
-double compare_alpha(json_object *spec);
-
-/* min and max of a job's "repeat" (an integer n is {n, n}; absent is 3). */
-void compare_repeat_bounds(json_object *spec, int *ret_min, int *ret_max);
+/* The level a comparison in this job must reach: job->alpha divided over the
+ * looks of job->repeat_min..job->repeat (adaptive repeats). */
+double compare_alpha(const struct job *job);

@@ -125,6 +125,13 @@ enum job_placement {
 	JOB_PLACEMENT_SPREAD,	/* whole rounds of repeats to the hosts in turn */
 };
 
+/* What a noisy run does to the verdict (compare/noise.h). */
+enum job_noise_policy {
+	JOB_NOISE_EXCLUDE, /* the default: left out of the comparisons and rerun */
+	JOB_NOISE_KEEP,	   /* counted like any other run */
+	JOB_NOISE_FAIL,	   /* a noisy candidate run fails the job */
+};
+
 struct job {
 	json_object *spec; /* the expanded spec (one reference, owned) */
 	const char *name;
@@ -146,6 +153,10 @@ struct job {
 	enum job_placement placement;
 	const char **host_labels;
 	size_t n_host_labels;
+	/* Absent from jobs stored before they existed: then the defaults. */
+	double alpha; /* the level a test must reach, default 0.05 (compare/sequential.h) */
+	enum job_noise_policy noise_policy;
+	double noise_limit_pct; /* default 25 */
 };
 
 /* Validates and expands spec (borrowed) as job_expand_json() does, and returns

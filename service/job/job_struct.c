@@ -289,6 +289,45 @@ static int job_gates_from(struct job *job, json_object *gates, struct sl_error *
 	return 0;
 }
 
+/* alpha, noise_policy and noise_limit_pct: defaults when absent (a job
+ * stored before they existed), ERR_INVALID when out of the schema's range. */
+static int job_statistics_from(struct job *job, json_object *expanded, struct sl_error *err)
+{
+	json_object *a = job_json_get(expanded, "alpha");
+	job->alpha = 0.05;
+	if (a) {
+		if (!json_object_is_type(a, json_type_double) &&
+		    !json_object_is_type(a, json_type_int))
+			return job_bad(err, "$.alpha", "alpha");
+		job->alpha = json_object_get_double(a);
+		if (!(job->alpha > 0 && job->alpha < 1))
+			return job_bad(err, "$.alpha", "alpha");
+	}
+	json_object *np = job_json_get(expanded, "noise_policy");
+	const char *policy = job_json_string(expanded, "noise_policy");
+	if (np && !policy)
+		return job_bad(err, "$.noise_policy", "noise_policy");
+	if (!policy || strcmp(policy, "exclude") == 0)
+		job->noise_policy = JOB_NOISE_EXCLUDE;
+	else if (strcmp(policy, "keep") == 0)
+		job->noise_policy = JOB_NOISE_KEEP;
+	else if (strcmp(policy, "fail") == 0)
+		job->noise_policy = JOB_NOISE_FAIL;
+	else
+		return job_bad(err, "$.noise_policy", "noise_policy");
+	json_object *nl = job_json_get(expanded, "noise_limit_pct");
+	job->noise_limit_pct = 25;
+	if (nl) {
+		if (!json_object_is_type(nl, json_type_double) &&
+		    !json_object_is_type(nl, json_type_int))
+			return job_bad(err, "$.noise_limit_pct", "noise_limit_pct");
+		job->noise_limit_pct = json_object_get_double(nl);
+		if (!(job->noise_limit_pct > 0 && job->noise_limit_pct <= 100))
+			return job_bad(err, "$.noise_limit_pct", "noise_limit_pct");
+	}
+	return 0;
+}
+
 int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *err)
 {
 	if (!json_object_is_type(expanded, json_type_object))
@@ -356,6 +395,10 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 								       : JOB_PLACEMENT_TOGETHER;
 	r = job_strings(job_json_array(expanded, "host_labels"), "$.host_labels", &job->host_labels,
 			&job->n_host_labels, err);
+	if (r < 0)
+		return r;
+
+	r = job_statistics_from(job, expanded, err);
 	if (r < 0)
 		return r;
 

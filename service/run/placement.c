@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare/sequential.h"
 #include "run/placement.h"
 
 static json_object *get(json_object *o, const char *k)
@@ -48,29 +47,16 @@ void placement_slot_release(enum placement_slot which)
 	pthread_mutex_unlock(&s->lock);
 }
 
-int placement_order(json_object *spec, struct run_key **ret_keys, size_t *ret_n)
+int placement_order(const struct job *job, struct run_key **ret_keys, size_t *ret_n)
 {
-	int min, max;
-	compare_repeat_bounds(spec, &min, &max);
-	json_object *rep = get(spec, "repeat");
-	if (json_object_is_type(rep, json_type_int) && json_object_get_int(rep) < 1)
-		min = 0; /* the schema refuses it; no runs rather than one */
-	return placement_order_rounds(spec, 0, min, ret_keys, ret_n);
+	return placement_order_rounds(job, 0, job->repeat_min, ret_keys, ret_n);
 }
 
-int placement_order_rounds(json_object *spec, int from, int to, struct run_key **ret_keys,
+int placement_order_rounds(const struct job *job, int from, int to, struct run_key **ret_keys,
 			   size_t *ret_n)
 {
-	json_object *variants = get(spec, "variants");
 	int repeat = to > from ? to - from : 0;
-	const char *names[256];
-	int n = 0;
-	json_object_object_foreach(variants, name, v)
-	{
-		(void)v;
-		if (n < 256)
-			names[n++] = name;
-	}
+	int n = job->n_variants < 256 ? (int)job->n_variants : 256;
 	size_t total = repeat > 0 ? (size_t)repeat * (size_t)n : 0, k = 0;
 	struct run_key *keys = total ? calloc(total, sizeof(*keys)) : NULL;
 	if (total && !keys)
@@ -80,7 +66,7 @@ int placement_order_rounds(json_object *spec, int from, int to, struct run_key *
 			int idx = rep % 2 == 0 ? i : n - 1 - i;
 			/* Variant names are checked against the job schema;
 			 * one that makes no key has no run. */
-			if (run_key_init(names[idx], rep, &keys[k]) == 0)
+			if (run_key_init(job->variants[idx].name, rep, &keys[k]) == 0)
 				k++;
 		}
 	*ret_keys = keys;
@@ -114,15 +100,13 @@ int placement_probe_host(const struct hostpool *pool)
 	return -1;
 }
 
-int placement_begin(struct placement *p, struct hostpool *pool, json_object *spec,
+int placement_begin(struct placement *p, struct hostpool *pool, const struct job *job,
 		    const char *accel, struct sl_error *err)
 {
 	*p = (struct placement){.pool = pool, .job_host = -1};
-	json_object *mode = get(spec, "placement");
-	p->spread = mode && strcmp(json_object_get_string(mode), "spread") == 0;
-	json_object *jl = get(spec, "host_labels");
-	for (size_t i = 0; jl && i < json_object_array_length(jl) && i < HOSTPOOL_MAX_LABELS; i++)
-		p->labels[i] = json_object_get_string(json_object_array_get_idx(jl, i));
+	p->spread = job->placement == JOB_PLACEMENT_SPREAD;
+	for (size_t i = 0; i < job->n_host_labels && i < HOSTPOOL_MAX_LABELS; i++)
+		p->labels[i] = job->host_labels[i];
 	p->cons = (struct hostpool_constraints){.accel = accel, .labels = p->labels};
 	if (p->spread)
 		return 0;

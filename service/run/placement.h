@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "guest/hostpool.h"
+#include "job/job.h"
 #include "run/run_key.h"
 #include "util/error.h"
 
@@ -24,12 +25,13 @@ void placement_slot_release(enum placement_slot which);
 /* The job's runs in the order they run, into *ret_keys (malloc'd, *ret_n
  * entries; NULL with *ret_n 0 when there are none): repeats interleave the
  * variants (A B A B ...), and the first variant of each round alternates,
- * so drift on the host hits every variant alike. At most 256 variants of
- * spec.variants take part. Returns 0 or -ENOMEM. */
-int placement_order(json_object *spec, struct run_key **ret_keys, size_t *ret_n);
+ * so drift on the host hits every variant alike. The rounds are those of
+ * the first look, job->repeat_min (job->repeat without adaptive repeats).
+ * At most 256 variants of job take part. Returns 0 or -ENOMEM. */
+int placement_order(const struct job *job, struct run_key **ret_keys, size_t *ret_n);
 /* The same for rounds [from, to) only (a round runs every variant once):
  * what adaptive repeats and reruns of noisy runs add to a job. */
-int placement_order_rounds(json_object *spec, int from, int to, struct run_key **ret_keys,
+int placement_order_rounds(const struct job *job, int from, int to, struct run_key **ret_keys,
 			   size_t *ret_n);
 
 /* A new hostpool for one job (the caller frees it): from hypervisors (a
@@ -46,7 +48,7 @@ int placement_probe_host(const struct hostpool *pool);
  * placement_end() when the runs are done. */
 struct placement {
 	struct hostpool *pool;			     /* borrowed */
-	const char *labels[HOSTPOOL_MAX_LABELS + 1]; /* borrowed from the spec */
+	const char *labels[HOSTPOOL_MAX_LABELS + 1]; /* borrowed from the job */
 	struct hostpool_constraints cons;
 	bool spread;
 	int job_host;			   /* the job's host unless spread, or -1 */
@@ -54,12 +56,12 @@ struct placement {
 	int retries;			   /* runs retried on another host */
 };
 
-/* Reads spec.placement ("together" unless "spread") and spec.host_labels,
- * and unless spread chooses the job's host among those eligible for accel
- * (borrowed, kept in p->cons) and counts the job on it. pool and spec are
+/* Reads job->placement (together unless spread) and job->host_labels, and
+ * unless spread chooses the job's host among those eligible for accel
+ * (borrowed, kept in p->cons) and counts the job on it. pool and job are
  * borrowed and must outlive p. Returns 0 or a negative errno with err set;
  * placement_end() is due either way. */
-int placement_begin(struct placement *p, struct hostpool *pool, json_object *spec,
+int placement_begin(struct placement *p, struct hostpool *pool, const struct job *job,
 		    const char *accel, struct sl_error *err);
 /* Uncounts the job from its host. */
 void placement_end(struct placement *p);

@@ -10,11 +10,11 @@ static json_object *get(json_object *o, const char *k)
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
-json_object *result_new(json_object *spec)
+json_object *result_new(const struct job *job)
 {
 	json_object *result = json_object_new_object();
 	json_object_object_add(result, "schema", json_object_new_string("schedlab.result/v1"));
-	json_object_object_add(result, "job", json_object_get(spec));
+	json_object_object_add(result, "job", json_object_get(job->spec));
 	json_object_object_add(result, "kernels", json_object_new_object());
 	return result;
 }
@@ -31,20 +31,23 @@ void result_set_environment(json_object *result, struct guest_host *host, const 
 	json_object_object_add(result, "environment", environment_describe(host, accelerator));
 }
 
-void result_begin_runs(json_object *result, json_object *spec, const struct run_key *order,
+void result_begin_runs(json_object *result, const struct job *job, const struct run_key *order,
 		       size_t n)
 {
 	json_object_object_add(result, "order", json_object_new_array());
 	result_add_order(result, order, n);
 	json_object *variants = json_object_new_object();
 	json_object_object_add(result, "variants", variants);
-	json_object_object_foreach(get(spec, "variants"), vname, v)
-	{
+	for (size_t i = 0; i < job->n_variants; i++) {
+		const struct job_variant *v = &job->variants[i];
 		json_object *vo = json_object_new_object();
-		json_object_object_add(vo, "kernel", json_object_get(get(v, "kernel")));
-		json_object_object_add(vo, "features", json_object_get(get(v, "features")));
+		json_object *features = json_object_new_array_ext((int)v->n_features);
+		for (size_t f = 0; f < v->n_features; f++)
+			json_object_array_add(features, json_object_new_string(v->features[f]));
+		json_object_object_add(vo, "kernel", json_object_new_string(v->kernel->name));
+		json_object_object_add(vo, "features", features);
 		json_object_object_add(vo, "runs", json_object_new_array());
-		json_object_object_add(variants, vname, vo);
+		json_object_object_add(variants, v->name, vo);
 	}
 }
 
@@ -68,12 +71,11 @@ int result_add_run(json_object *result, const struct run_key *key, json_object *
 	return 0;
 }
 
-int result_compare(json_object *result, json_object *spec, struct sl_error *err)
+int result_compare(json_object *result, const struct job *job, struct sl_error *err)
 {
 	json_object *comparisons = NULL, *reasons = NULL;
 	char verdict[16];
-	int rc =
-	    compare_result(spec, get(result, "variants"), &comparisons, verdict, &reasons, err);
+	int rc = compare_result(job, get(result, "variants"), &comparisons, verdict, &reasons, err);
 	if (rc < 0)
 		return rc;
 	json_object_object_add(result, "comparisons", comparisons);

@@ -8,13 +8,15 @@
 #pragma once
 
 #include "guest/guest.h"
+#include "job/job.h"
 #include "kernel/kbuild.h"
 #include "run/run_key.h"
 #include "util/error.h"
 
-/* A new result {schema, job, kernels: {}} for spec (the expanded job; the
- * result takes a reference). The caller owns the reference returned. */
-json_object *result_new(json_object *spec);
+/* A new result {schema, job, kernels: {}} for job (borrowed; "job" is its
+ * expanded spec, job->spec, of which the result takes a reference). The
+ * caller owns the reference returned. */
+json_object *result_new(const struct job *job);
 
 /* Adds kernels.<name>: art's build metadata and whether it came from the
  * cache. art is borrowed. */
@@ -24,8 +26,8 @@ void result_add_kernel(json_object *result, const char *name, const struct kbuil
 void result_set_environment(json_object *result, struct guest_host *host, const char *accelerator);
 
 /* Adds order (the n keys, formatted) and variants: for each variant of
- * spec its kernel, features and an empty runs array for result_add_run(). */
-void result_begin_runs(json_object *result, json_object *spec, const struct run_key *order,
+ * job its kernel, features and an empty runs array for result_add_run(). */
+void result_begin_runs(json_object *result, const struct job *job, const struct run_key *order,
 		       size_t n);
 
 /* Appends the n keys of order, formatted, to result.order: the rounds that
@@ -38,8 +40,8 @@ void result_add_order(json_object *result, const struct run_key *order, size_t n
 int result_add_run(json_object *result, const struct run_key *key, json_object *run);
 
 /* Compares every variant with the baseline (compare.h) and adds
- * comparisons, verdict and verdict_reasons. spec is the expanded job. */
-int result_compare(json_object *result, json_object *spec, struct sl_error *err);
+ * comparisons, verdict and verdict_reasons. job is borrowed. */
+int result_compare(json_object *result, const struct job *job, struct sl_error *err);
 
 /* Adds started_at and finished_at (ISO 8601 UTC, as now_iso gives them). */
 void result_finish(json_object *result, const char *started_at, const char *finished_at);

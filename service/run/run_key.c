@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "run/run_key.h"
+#include "util/parse.h"
 
 /* Like run_key_init(), with the variant given by length (not NUL-terminated). */
 static int run_key_init_n(const char *variant, size_t len, int repeat, struct run_key *ret)
@@ -39,16 +40,11 @@ int run_key_parse(const char *text, struct run_key *ret)
 	if (!hash)
 		return -EINVAL;
 	const char *digits = hash + 1;
-	/* "0" or a digit string without a leading zero: one text per key. */
-	if (!*digits || (digits[0] == '0' && digits[1]))
+	/* "0" or a digit string without a sign or a leading zero: one text per key. */
+	if (digits[0] < '0' || digits[0] > '9' || (digits[0] == '0' && digits[1]))
 		return -EINVAL;
-	long long repeat = 0;
-	for (const char *p = digits; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		repeat = repeat * 10 + (*p - '0');
-		if (repeat > INT_MAX)
-			return -EINVAL;
-	}
+	long repeat;
+	if (parse_int(digits, 0, INT_MAX, &repeat) < 0)
+		return -EINVAL;
 	return run_key_init_n(text, (size_t)(hash - text), (int)repeat, ret);
 }

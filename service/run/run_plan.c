@@ -30,87 +30,107 @@ const char *plan_tool_path(const char *tool)
 	return i < 0 ? NULL : tools[i].path;
 }
 
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
 /* Features as the agent writes them: the variant's list, then HRTICK or
  * NO_HRTICK when the variant sets the shorthand. */
-static json_object *plan_features(json_object *variant)
+static json_object *plan_features(const struct job_variant *v)
 {
 	json_object *out = json_object_new_array();
-	json_object *f = get(variant, "features");
 	bool has_hrtick = false;
-	for (size_t i = 0; f && i < json_object_array_length(f); i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(f, i));
+	for (size_t i = 0; i < v->n_features; i++) {
+		const char *s = v->features[i];
 		if (strcmp(s, "HRTICK") == 0 || strcmp(s, "NO_HRTICK") == 0)
 			has_hrtick = true;
 		json_object_array_add(out, json_object_new_string(s));
 	}
-	json_object *h = get(variant, "hrtick");
-	if (h && !has_hrtick)
+	if (v->hrtick != JOB_HRTICK_DEFAULT && !has_hrtick)
 		json_object_array_add(
 		    out,
-		    json_object_new_string(json_object_get_boolean(h) ? "HRTICK" : "NO_HRTICK"));
+		    json_object_new_string(v->hrtick == JOB_HRTICK_ON ? "HRTICK" : "NO_HRTICK"));
 	return out;
 }
 
-int plan_build(json_object *spec, const char *variant, const char *run_id, json_object **ret,
+/* {name: value} of the variant's sched_tunables, in the spec's order. */
+static json_object *plan_tunables(const struct job_variant *v)
+{
+	json_object *out = json_object_new_object();
+	for (size_t i = 0; i < v->n_sched_tunables; i++)
+		json_object_object_add(out, v->sched_tunables[i].name,
+				       json_object_new_int64(v->sched_tunables[i].value));
+	return out;
+}
+
+/* {"uid": share} of the variant's uid_shares, in the spec's order. */
+static json_object *plan_uid_shares(const struct job_variant *v)
+{
+	json_object *out = json_object_new_object();
+	for (size_t i = 0; i < v->n_uid_shares; i++) {
+		char uid[16];
+		snprintf(uid, sizeof(uid), "%u", v->uid_shares[i].uid);
+		json_object_object_add(out, uid, json_object_new_int(v->uid_shares[i].share));
+	}
+	return out;
+}
+
+/* Workload i of the plan: its argv and, for rt-tests, the JSON file it
+ * writes. NULL for an unknown tool. */
+static json_object *plan_workload(const struct job_workload *w, size_t i)
+{
+	int ti = tool_index(w->tool);
+	if (ti < 0)
+		return NULL;
+	json_object *pw = json_object_new_object();
+	json_object_object_add(pw, "name", json_object_new_string(w->name));
+	json_object *argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string(tools[ti].path));
+	if (tools[ti].rt_tests) {
+		char out[32], opt[48];
+		snprintf(out, sizeof(out), "/tmp/w%zu.json", i);
+		snprintf(opt, sizeof(opt), "--json=%s", out);
+		json_object_array_add(argv, json_object_new_string(opt));
+		json_object_object_add(pw, "json_out", json_object_new_string(out));
+		/* maxerr_us is not passed on: the tool runs exactly as the job
+		 * says, and schedlab counts inversions itself from the
+		 * per-iteration start times (metrics_rtmigrate.c). */
+	}
+	for (size_t j = 0; j < w->n_args; j++)
+		json_object_array_add(argv, json_object_new_string(w->args[j]));
+	json_object_object_add(pw, "argv", argv);
+	json_object_object_add(pw, "timeout_s", json_object_new_int(w->timeout_s));
+	json_object_object_add(pw, "uid", json_object_new_int(w->uid));
+	return pw;
+}
+
+int plan_build(const struct job *job, const char *variant, const char *run_id, json_object **ret,
 	       struct sl_error *err)
 {
-	json_object *v = get(get(spec, "variants"), variant);
+	const struct job_variant *v = job_find_variant(job, variant);
 	if (!v)
 		return error_set(err, ERR_INTERNAL, 0, "Variant '%s' is not in the job.", variant);
 	_cleanup_json_ json_object *plan = json_object_new_object();
 	json_object_object_add(plan, "run_id", json_object_new_string(run_id));
 	json_object_object_add(plan, "features", plan_features(v));
-	json_object *t = get(v, "sched_tunables");
-	json_object_object_add(plan, "tunables", t ? json_object_get(t) : json_object_new_object());
-	json_object *shares = get(v, "uid_shares");
-	if (shares)
-		json_object_object_add(plan, "uid_shares", json_object_get(shares));
+	json_object_object_add(plan, "tunables", plan_tunables(v));
+	if (v->n_uid_shares > 0)
+		json_object_object_add(plan, "uid_shares", plan_uid_shares(v));
 
 	json_object *wls = json_object_new_array();
 	json_object_object_add(plan, "workloads", wls);
-	json_object *in = get(spec, "workloads");
-	for (size_t i = 0; in && i < json_object_array_length(in); i++) {
-		json_object *w = json_object_array_get_idx(in, i);
-		const char *tool = json_object_get_string(get(w, "tool"));
-		int ti = tool_index(tool);
-		if (ti < 0)
+	for (size_t i = 0; i < job->n_workloads; i++) {
+		const struct job_workload *w = &job->workloads[i];
+		json_object *pw = plan_workload(w, i);
+		if (!pw)
 			return error_set(err, ERR_INVALID, 0, "Workload tool '%s' is unknown.",
-					 tool ? tool : "");
-		json_object *pw = json_object_new_object();
+					 w->tool);
 		json_object_array_add(wls, pw);
-		json_object_object_add(pw, "name", json_object_get(get(w, "name")));
-		json_object *argv = json_object_new_array();
-		json_object_array_add(argv, json_object_new_string(tools[ti].path));
-		if (tools[ti].rt_tests) {
-			char out[32], opt[48];
-			snprintf(out, sizeof(out), "/tmp/w%zu.json", i);
-			snprintf(opt, sizeof(opt), "--json=%s", out);
-			json_object_array_add(argv, json_object_new_string(opt));
-			json_object_object_add(pw, "json_out", json_object_new_string(out));
-			/* maxerr_us is not passed on: the tool runs exactly as the job
-			 * says, and schedlab counts inversions itself from the
-			 * per-iteration start times (metrics_rtmigrate.c). */
-		}
-		json_object *args = get(w, "args");
-		for (size_t j = 0; args && j < json_object_array_length(args); j++)
-			json_object_array_add(argv,
-					      json_object_get(json_object_array_get_idx(args, j)));
-		json_object_object_add(pw, "argv", argv);
-		json_object *to = get(w, "timeout_s");
-		json_object_object_add(pw, "timeout_s",
-				       json_object_new_int(to ? json_object_get_int(to) : 120));
-		json_object *uid = get(w, "uid");
-		json_object_object_add(pw, "uid",
-				       json_object_new_int(uid ? json_object_get_int(uid) : 0));
 	}
 	*ret = TAKE_PTR(plan);
 	return 0;
+}
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
 int plan_deadline_s(json_object *plan, bool tcg)

@@ -1,12 +1,12 @@
 #include <string.h>
 #include <stdbool.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compare/noise.h"
 #include "run/run_record.h"
 #include "metrics/metrics.h"
 #include "util/hash.h"
+#include "util/time.h"
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -22,9 +22,10 @@ static const char *get_str(json_object *o, const char *k)
 
 void run_record_id(const char *job_dir, const char *key, char ret_id[static RUN_RECORD_ID_LEN])
 {
-	char h[HASH_HEX_LEN];
+	char h[HASH_HEX_LEN], now[TIME_ISO8601_MAX];
 	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s|%s|%ld|%d", job_dir, key, (long)time(NULL), (int)getpid());
+	snprintf(buf, sizeof(buf), "%s|%s|%s|%llu|%d", job_dir, key, time_now_iso8601(now),
+		 (unsigned long long)time_monotonic_ns(), (int)getpid());
 	hash_buf_hex(buf, strlen(buf), h);
 	snprintf(ret_id, RUN_RECORD_ID_LEN, "%.16s", h);
 }
@@ -59,7 +60,7 @@ void run_record_add_volumes(json_object *run, const struct volume_ref *kernel,
 	json_object_object_add(run, "volumes", vols);
 }
 
-void run_record_set_outcome(json_object *run, json_object *spec, const char *accelerator,
+void run_record_set_outcome(json_object *run, const struct job *job, const char *accelerator,
 			    const struct guest_outcome *out, double duration_s)
 {
 	json_object_object_add(run, "accelerator", json_object_new_string(accelerator));
@@ -72,8 +73,8 @@ void run_record_set_outcome(json_object *run, json_object *spec, const char *acc
 			       out->events ? json_object_get(out->events)
 					   : json_object_new_array());
 	json_object_object_add(run, "host_interference", json_object_get(out->interference));
-	noise_mark_run(run, spec);
-	run_record_fill(run, spec, out->frames);
+	noise_mark_run(run, job->noise_limit_pct);
+	run_record_fill(run, job, out->frames);
 	const char *st = get_str(run, "status");
 	if (st && strcmp(st, "ok") != 0 && out->console_tail) {
 		size_t len = strlen(out->console_tail);
@@ -111,14 +112,13 @@ static json_object *find_frame(json_object *frames, const char *kind, int index)
 }
 
 /* One workload's record from its frame; returns false (with *why) when it failed. */
-static json_object *workload_record(json_object *w, json_object *payload, int index, char *why,
-				    size_t why_len)
+static json_object *workload_record(const struct job_workload *w, json_object *payload, int index,
+				    char *why, size_t why_len)
 {
-	const char *name = get_str(w, "name");
-	const char *tool = get_str(w, "tool");
+	const char *name = w->name, *tool = w->tool;
 	json_object *rec = json_object_new_object();
-	json_object_object_add(rec, "name", json_object_new_string(name ? name : "?"));
-	json_object_object_add(rec, "tool", json_object_new_string(tool ? tool : "?"));
+	json_object_object_add(rec, "name", json_object_new_string(name));
+	json_object_object_add(rec, "tool", json_object_new_string(tool));
 	why[0] = '\0';
 	if (!payload) {
 		snprintf(why, why_len, "workload %d '%s' sent no result frame", index, name);
@@ -151,7 +151,7 @@ static json_object *workload_record(json_object *w, json_object *payload, int in
 	}
 	json_object *metrics = NULL, *details = NULL;
 	struct sl_error err = {0};
-	if (metrics_from_workload(tool, payload, w, &metrics, &details, &err) < 0) {
+	if (metrics_from_workload(tool, payload, w->spec, &metrics, &details, &err) < 0) {
 		/* The message is for people: a cut-off tail is acceptable. */
 		int n = snprintf(why, why_len, "output of workload '%s' does not parse: ", name);
 		if (n > 0 && (size_t)n < why_len)
@@ -165,17 +165,16 @@ static json_object *workload_record(json_object *w, json_object *payload, int in
 	return rec;
 }
 
-void run_record_fill(json_object *run, json_object *spec, json_object *frames)
+void run_record_fill(json_object *run, const struct job *job, json_object *frames)
 {
 	char why[512];
 	json_object *summary = find_frame(frames, "summary", -1);
 	json_object *wls = json_object_new_array();
 	json_object_object_add(run, "workloads", wls);
-	json_object *ws = get(spec, "workloads");
-	for (size_t i = 0; ws && i < json_object_array_length(ws); i++) {
+	for (size_t i = 0; i < job->n_workloads; i++) {
 		json_object *payload = find_frame(frames, "workload", (int)i);
-		json_object *rec = workload_record(json_object_array_get_idx(ws, i), payload,
-						   (int)i, why, sizeof(why));
+		json_object *rec =
+		    workload_record(&job->workloads[i], payload, (int)i, why, sizeof(why));
 		json_object_array_add(wls, rec);
 		if (why[0])
 			run_record_fail(run, "error", why);

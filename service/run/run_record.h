@@ -9,6 +9,7 @@
 
 #include "guest/guest.h"
 #include "guest/volume.h"
+#include "job/job.h"
 #include "run/run_key.h"
 #include "util/error.h"
 
@@ -36,8 +37,9 @@ void run_record_add_volumes(json_object *run, const struct volume_ref *kernel,
 /* Fills run from the guest's outcome (borrowed): accelerator, status and
  * reason, boot_seconds, duration_seconds, kernel_events, then
  * run_record_fill() from its frames, and for a run that is not ok the last
- * RUN_RECORD_CONSOLE_MAX bytes of the console as "console_excerpt". */
-void run_record_set_outcome(json_object *run, json_object *spec, const char *accelerator,
+ * RUN_RECORD_CONSOLE_MAX bytes of the console as "console_excerpt". job
+ * (borrowed) gives the noise limit and the workloads. */
+void run_record_set_outcome(json_object *run, const struct job *job, const char *accelerator,
 			    const struct guest_outcome *out, double duration_s);
 
 /* Fills run (borrowed; already holding "status" from the guest) from frames
@@ -46,8 +48,9 @@ void run_record_set_outcome(json_object *run, json_object *spec, const char *acc
  * "agent_errors". An ok run becomes "error" with a "reason" when the summary
  * is missing, the agent reports an error (e.g. a feature the kernel does not
  * know), a workload is missing, failed, timed out, or its output does not
- * parse. spec is the expanded job (its workloads give tools and options). */
-void run_record_fill(json_object *run, json_object *spec, json_object *frames);
+ * parse. job (borrowed) is the typed job: its workloads give names, tools and
+ * options. */
+void run_record_fill(json_object *run, const struct job *job, json_object *frames);
 
 /* Sets run.status = status and run.reason = reason unless the run already
  * failed (the first failure is the one reported). */

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
 
 #include "run/runner.h"
 #include "compare/noise.h"
@@ -14,17 +13,19 @@
 #include "guest/volume.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
+#include "run/materialize.h"
 #include "run/placement.h"
 #include "run/result.h"
 #include "run/run_key.h"
 #include "run/run_plan.h"
 #include "run/run_record.h"
 #include "util/fs.h"
+#include "util/time.h"
 
 struct runner {
 	const struct runner_config *cfg;
 	const struct runner_hooks *hooks;
-	json_object *spec;
+	const struct job *job;
 	const char *job_dir;
 	const char *cache_dir;
 	const char *data_dir;
@@ -36,21 +37,6 @@ static json_object *get(json_object *o, const char *k)
 {
 	json_object *v = NULL;
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static void now_iso(char buf[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 _printf_(4, 5) static void progress(struct runner *r, const char *phase, double pct,
@@ -85,86 +71,6 @@ static void build_progress_cb(void *userdata, double pct, const char *line)
 	progress(r, "building", pct, "%s", line);
 }
 
-/* Writes an inline file item {name, content} under dir as NNNN-name. */
-static int write_inline(const char *dir, int index, json_object *item, char **ret_path,
-			struct sl_error *err)
-{
-	char fname[200];
-	snprintf(fname, sizeof(fname), "%04d-%s", index, json_object_get_string(get(item, "name")));
-	_cleanup_free_ char *path = fs_path_join(dir, fname);
-	json_object *c = get(item, "content");
-	int r = fs_write_file_atomic(path, json_object_get_string(c),
-				     (size_t)json_object_get_string_len(c), err);
-	if (r < 0)
-		return r;
-	*ret_path = TAKE_PTR(path);
-	return 0;
-}
-
-/* Turns the expanded kernel object into a kernel_spec through the kernel
- * stage's builder (the same series parser as `schedlab kernel`): inline
- * files are written under <job>/kernels/<kname>/, built-in series and
- * fragments come from <data>/guest-kernel/, and every path is absolute, so
- * the build does not depend on the current directory. */
-static int materialize_kernel(struct runner *r, const char *kname, json_object *k,
-			      struct kernel_spec **ret, struct sl_error *err)
-{
-	_cleanup_free_ char *kdir0 = fs_path_join(r->job_dir, "kernels");
-	_cleanup_free_ char *kdir_rel = fs_path_join(kdir0, kname);
-	int ret_code = fs_mkdir_p(kdir_rel, err);
-	if (ret_code < 0)
-		return ret_code;
-	_cleanup_free_ char *kdir = realpath(kdir_rel, NULL);
-	if (!kdir)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot resolve the directory '%s': %s.",
-				 kdir_rel, strerror(errno));
-	_cleanup_free_ char *gk = fs_path_join(r->data_dir, "guest-kernel");
-	struct kernel_spec *s = NULL;
-	ret_code = kernel_spec_new(json_object_get_string(get(k, "source")), NULL, &s, err);
-	if (ret_code < 0)
-		return ret_code;
-	json_object *patches = get(k, "patches");
-	for (size_t i = 0; patches && i < json_object_array_length(patches); i++) {
-		json_object *item = json_object_array_get_idx(patches, i);
-		json_object *series = get(item, "series");
-		char field[300];
-		snprintf(field, sizeof(field), "$.kernels.%s.patches[%zu]", kname, i);
-		if (series) {
-			const char *name = json_object_get_string(series);
-			_cleanup_free_ char *dir = fs_path_join(gk, name);
-			_cleanup_free_ char *file = fs_path_join(dir, "series");
-			ret_code = kernel_spec_add_series(s, NULL, file, field, err);
-			if (ret_code < 0)
-				error_prefix(err, "Built-in series '%s' cannot be used", name);
-		} else {
-			_cleanup_free_ char *path = NULL;
-			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
-			if (ret_code == 0)
-				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
-		}
-		if (ret_code < 0) {
-			kernel_spec_free(s);
-			return ret_code;
-		}
-	}
-	json_object *cfg = get(k, "config");
-	json_object *builtin = get(cfg, "builtin");
-	_cleanup_free_ char *cfg_path = NULL;
-	if (builtin) {
-		_cleanup_free_ char *dir = fs_path_join(gk, json_object_get_string(builtin));
-		cfg_path = fs_path_join(dir, "schedlab.config");
-	} else
-		ret_code = write_inline(kdir, 0, cfg, &cfg_path, err);
-	if (ret_code == 0)
-		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
-	if (ret_code < 0) {
-		kernel_spec_free(s);
-		return ret_code;
-	}
-	*ret = s;
-	return 0;
-}
-
 struct built_kernel {
 	char *name;
 	struct kbuild_artifact *art;
@@ -173,15 +79,17 @@ struct built_kernel {
 static int build_kernels(struct runner *r, json_object *result, struct built_kernel **ret,
 			 size_t *ret_n, struct sl_error *err)
 {
-	json_object *kernels = get(r->spec, "kernels");
-	size_t n = (size_t)json_object_object_length(kernels), i = 0;
+	size_t n = r->job->n_kernels;
 	struct built_kernel *built = calloc(n ? n : 1, sizeof(*built));
+	if (!built)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	*ret = built;
 	*ret_n = 0;
-	json_object_object_foreach(kernels, kname, k)
-	{
+	for (size_t i = 0; i < n; i++) {
+		const char *kname = r->job->kernels[i].name;
 		struct kernel_spec *spec = NULL;
-		int rc = materialize_kernel(r, kname, k, &spec, err);
+		int rc =
+		    materialize_kernel(&r->job->kernels[i], r->job_dir, r->data_dir, &spec, err);
 		if (rc < 0)
 			return rc;
 		_cleanup_free_ char *logname = NULL;
@@ -208,7 +116,7 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 			return error_prefix(err, "Kernel '%s' was not built", kname);
 		built[i].name = strdup(kname);
 		built[i].art = art;
-		*ret_n = ++i;
+		*ret_n = i + 1;
 		result_add_kernel(result, kname, art);
 		progress(r, "building", 100, "kernel '%s' ready (%s, key %.12s)", kname,
 			 art->cached ? "cache hit" : "built", art->key);
@@ -256,10 +164,10 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	const char *uri = hostpool_uri(r->pool, hidx);
 	bool local = hostpool_is_local(r->pool, hidx), acquired = false;
 	*ret_dropped = false;
-	char key[RUN_KEY_STRLEN], run_id[RUN_RECORD_ID_LEN], started[32];
+	char key[RUN_KEY_STRLEN], run_id[RUN_RECORD_ID_LEN], started[TIME_ISO8601_MAX];
 	run_key_format(k, key);
 	run_record_id(r->job_dir, key, run_id);
-	now_iso(started);
+	time_now_iso8601(started);
 	json_object *run = run_record_new(k, run_id, uri, started);
 	_cleanup_free_ char *runs_dir = fs_path_join(r->job_dir, "runs");
 	_cleanup_free_ char *run_dir = fs_path_join(runs_dir, run_id);
@@ -273,21 +181,20 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	virConnectPtr conn = NULL;
 	struct volume_ref kv = {0}, iv = {0};
 	struct guest_outcome *out = NULL;
-	int rc = plan_build(r->spec, k->variant, run_id, &plan, err);
+	int rc = plan_build(r->job, k->variant, run_id, &plan, err);
 	if (rc >= 0)
 		rc = fs_mkdir_p(run_dir, err);
 	if (rc >= 0)
 		rc = initramfs_with_plan(base_initrd, plan, initrd, err);
 	if (rc < 0)
 		goto cleanup;
-	json_object *guest = get(r->spec, "guest");
 	struct run_ctx ctx = {.r = r, .host = hidx};
 	struct guest_spec gs = {
 	    .run_id = run_id,
 	    .kernel = art->bzimage,
 	    .initrd = initrd,
-	    .vcpus = json_object_get_int(get(guest, "vcpus")),
-	    .memory_mb = json_object_get_int(get(guest, "memory_mb")),
+	    .vcpus = r->job->guest.vcpus,
+	    .memory_mb = r->job->guest.memory_mb,
 	    .accel = accel,
 	    .deadline_s = plan_deadline_s(plan, strcmp(accel, "tcg") == 0),
 	    .console_log_path = console,
@@ -319,7 +226,7 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 		gs.initrd = iv.path;
 		gs.files_on_host = true;
 	}
-	double t0 = now_s();
+	double t0 = time_monotonic_s();
 	if (rc >= 0) {
 		if (local)
 			placement_slot_acquire(PLACEMENT_SLOT_GUEST, r->cfg->guest_slots);
@@ -345,7 +252,7 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	if (!local && rc >= 0)
 		run_record_add_volumes(run, &kv, &iv);
 	if (rc >= 0)
-		run_record_set_outcome(run, r->spec, accel, out, now_s() - t0);
+		run_record_set_outcome(run, r->job, accel, out, time_monotonic_s() - t0);
 cleanup:
 	volume_ref_clear(&kv);
 	volume_ref_clear(&iv);
@@ -395,7 +302,7 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 {
 	_cleanup_free_ struct run_key *order = NULL;
 	size_t n = 0;
-	if (placement_order_rounds(r->spec, from, to, &order, &n) < 0)
+	if (placement_order_rounds(r->job, from, to, &order, &n) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	result_add_order(result, order, n);
 	int rc = 0;
@@ -419,12 +326,12 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			result_add_run(result, k, run);
 			continue;
 		}
-		json_object *vspec = get(get(r->spec, "variants"), k->variant);
+		const struct job_variant *v = job_find_variant(r->job, k->variant);
 		struct placed_run pr = {
 		    .r = r,
 		    .key = k,
 		    .base_initrd = base_initrd,
-		    .art = built_find(built, n_built, json_object_get_string(get(vspec, "kernel"))),
+		    .art = v ? built_find(built, n_built, v->kernel->name) : NULL,
 		    .accel = accel,
 		};
 		struct placement_ops ops = {
@@ -488,23 +395,23 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		   struct built_kernel *built, size_t n_built, const char *base_initrd,
 		   const char *accel, struct sl_error *err)
 {
-	int min, max, looks[COMPARE_MAX_LOOKS];
-	compare_repeat_bounds(r->spec, &min, &max);
+	int min = r->job->repeat_min, max = r->job->repeat, looks[COMPARE_MAX_LOOKS];
 	size_t n_looks = compare_look_schedule(min, max, looks, COMPARE_MAX_LOOKS);
 	bool adaptive = n_looks > 1;
-	bool exclude = noise_policy_of(r->spec) == NOISE_EXCLUDE;
+	bool exclude = r->job->noise_policy == JOB_NOISE_EXCLUDE;
 	/* Reruns of noisy rounds: at most as many as the job's largest repeat. */
 	int rerun_budget = max, reruns = 0, rounds = 0, clean_target = 0;
-	result_begin_runs(result, r->spec, NULL, 0);
+	result_begin_runs(result, r->job, NULL, 0);
 	json_object *rep = json_object_new_object();
 	json_object *jlooks = json_object_new_array();
 	json_object_object_add(rep, "min", json_object_new_int(min));
 	json_object_object_add(rep, "max", json_object_new_int(max));
-	json_object_object_add(rep, "alpha_per_look", json_object_new_double(compare_alpha(r->spec)));
+	json_object_object_add(rep, "alpha_per_look",
+			       json_object_new_double(compare_alpha(r->job)));
 	json_object_object_add(rep, "noise_policy",
-			       json_object_new_string(noise_policy_name(noise_policy_of(r->spec))));
+			       json_object_new_string(noise_policy_name(r->job->noise_policy)));
 	json_object_object_add(rep, "noise_limit_pct",
-			       json_object_new_double(noise_limit_of(r->spec)));
+			       json_object_new_double(r->job->noise_limit_pct));
 	json_object_object_add(rep, "looks", jlooks);
 	json_object_object_add(result, "repeats", rep);
 	const char *stopped = "the repeat count was reached";
@@ -532,7 +439,7 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		if (rc < 0)
 			break;
 		progress(r, "comparing", -1, "comparing every variant with the baseline");
-		rc = result_compare(result, r->spec, err);
+		rc = result_compare(result, r->job, err);
 		if (rc < 0)
 			break;
 		bool undecided = gated_undecided(result);
@@ -553,7 +460,8 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			break;
 		}
 		if (li + 1 == n_looks)
-			stopped = "the largest repeat count was reached with a gated metric undecided";
+			stopped =
+			    "the largest repeat count was reached with a gated metric undecided";
 		else
 			progress(r, "running", -1,
 				 "a gated metric is undecided at %d repeats: going on to %d",
@@ -580,8 +488,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	if (rc < 0)
 		return rc;
 
-	json_object *acc = get(r->spec, "accelerator");
-	const char *want = acc ? json_object_get_string(acc) : "auto";
+	const char *want = r->job->accelerator;
 	if (strcmp(want, "auto") == 0 && r->cfg->accel)
 		want = r->cfg->accel;
 	struct hostpool *own = NULL;
@@ -607,7 +514,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	}
 	if (rc >= 0) {
 		struct placement pl;
-		rc = placement_begin(&pl, r->pool, r->spec, accel, err);
+		rc = placement_begin(&pl, r->pool, r->job, accel, err);
 		if (rc >= 0) {
 			result_set_environment(result, host, accel);
 			rc = run_all(r, &pl, result, built, n_built, base_initrd, accel, err);
@@ -622,23 +529,27 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
 		   const struct runner_hooks *hooks, json_object **ret_result, struct sl_error *err)
 {
+	_cleanup_job_ struct job *job = NULL;
+	int rc = job_from_expanded(spec, &job, err);
+	if (rc < 0)
+		return rc;
 	_cleanup_free_ char *cache_dir =
 	    cfg->cache_dir ? strdup(cfg->cache_dir) : fs_default_cache_dir();
 	_cleanup_free_ char *data_dir = cfg->data_dir ? strdup(cfg->data_dir) : fs_data_dir();
 	struct runner r = {
 	    .cfg = cfg,
 	    .hooks = hooks,
-	    .spec = spec,
+	    .job = job,
 	    .job_dir = job_dir,
 	    .cache_dir = cache_dir,
 	    .data_dir = data_dir,
 	};
-	char started[32], finished[32];
-	now_iso(started);
-	int rc = fs_mkdir_p(job_dir, err);
+	char started[TIME_ISO8601_MAX], finished[TIME_ISO8601_MAX];
+	time_now_iso8601(started);
+	rc = fs_mkdir_p(job_dir, err);
 	if (rc < 0)
 		return rc;
-	_cleanup_json_ json_object *result = result_new(spec);
+	_cleanup_json_ json_object *result = result_new(job);
 
 	struct built_kernel *built = NULL;
 	size_t n_built = 0;
@@ -648,7 +559,7 @@ int runner_run_job(const struct runner_config *cfg, json_object *spec, const cha
 	built_free(built, n_built);
 	if (rc < 0)
 		return rc;
-	now_iso(finished);
+	time_now_iso8601(finished);
 	result_finish(result, started, finished);
 	*ret_result = TAKE_PTR(result);
 	return 0;

@@ -49,11 +49,13 @@ struct runner_hooks {
 	int (*cancelled)(void *userdata);
 };
 
-/* Runs an expanded spec (see job_expand) with job_dir as its working
- * directory (materialized patches, build and console logs). On success
- * *ret_result is a new reference to the result document, whose "verdict" is
- * pass, fail or inconclusive; hung or panicked runs are results, not errors.
- * Errors are infrastructure failures or cancellation. */
+/* Runs an expanded spec (borrowed; see job_expand_json), read once into the
+ * typed job (job_from_expanded), with job_dir as its working directory
+ * (materialized patches, build and console logs). On success *ret_result is
+ * a new reference to the result document, whose "verdict" is pass, fail or
+ * inconclusive; hung or panicked runs are results, not errors. Errors are a
+ * spec not in the expanded form (ERR_INVALID), infrastructure failures or
+ * cancellation. */
 int runner_run_job(const struct runner_config *cfg, json_object *expanded_spec, const char *job_dir,
 		   const struct runner_hooks *hooks, json_object **ret_result,
 		   struct sl_error *err);

@@ -19,16 +19,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_plans(json_object *expanded)
+static void check_plans(const struct job *job)
 {
-	json_object *variants = NULL;
-	assert(json_object_object_get_ex(expanded, "variants", &variants));
-	json_object_object_foreach(variants, name, v)
-	{
-		(void)v;
+	for (size_t i = 0; i < job->n_variants; i++) {
 		json_object *plan = NULL;
 		struct sl_error err = {0};
-		if (plan_build(expanded, name, "fuzz-run", &plan, &err) < 0) {
+		if (plan_build(job, job->variants[i].name, "fuzz-run", &plan, &err) < 0) {
 			assert(err.message[0] != '\0');
 			continue;
 		}
@@ -62,13 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "re-expansion failed: %s: %s\n", err2.path, err2.message);
 		assert(r == 0);
 		assert(json_object_equal(expanded, again));
-		check_plans(expanded);
 		/* The typed job builds from every expanded spec. */
 		struct job *job = NULL;
 		r = job_from_expanded(expanded, &job, &err2);
 		if (r < 0)
 			fprintf(stderr, "typed job failed: %s: %s\n", err2.path, err2.message);
 		assert(r == 0 && job->n_variants >= 2 && job->baseline);
+		check_plans(job);
 		job_free(job);
 		json_object_put(again);
 		json_object_put(expanded);

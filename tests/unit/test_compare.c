@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "compare/compare.h"
+#include "helpers/job_fixture.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "util/fs.h"
@@ -64,18 +65,28 @@ static void add_run(json_object *variants, const char *variant, json_object *r)
 	json_object_array_add(get(v, "runs"), r);
 }
 
-static json_object *spec_with_gates(const char *gates_json)
+/* A job with workloads rtm, ct and sh, the baseline "baseline", gates_json
+ * and extra members (", \"noise_policy\": ..." or ""). */
+static struct job *job_with(const char *gates_json, const char *extra)
 {
 	char buf[1024];
 	snprintf(buf, sizeof(buf),
-		 "{\"name\": \"t\", \"baseline\": \"baseline\", \"workloads\": ["
-		 "{\"name\": \"rtm\", \"tool\": \"rt-migrate-test\"}, {\"name\": \"ct\", "
-		 "\"tool\": \"cyclictest\"}, {\"name\": \"sh\", \"tool\": \"share\"}], "
-		 "\"gates\": %s}",
-		 gates_json);
-	json_object *o = json_tokener_parse(buf);
-	assert_non_null(o);
-	return o;
+		 "{\"name\": \"t\", \"baseline\": \"baseline\", \"kernels\": " JOB_FIXTURE_KERNELS
+		 ", \"variants\": {\"baseline\": {\"kernel\": \"k\"}, \"patched\": {\"kernel\": "
+		 "\"k\"}}, \"workloads\": ["
+		 "{\"name\": \"rtm\", \"tool\": \"rt-migrate-test\", \"timeout_s\": 10}, "
+		 "{\"name\": \"ct\", \"tool\": \"cyclictest\", \"timeout_s\": 10}, "
+		 "{\"name\": \"sh\", \"tool\": \"share\", \"timeout_s\": 10}], "
+		 "\"gates\": %s%s}",
+		 gates_json, extra);
+	struct job *job = job_fixture(buf);
+	assert_non_null(job);
+	return job;
+}
+
+static struct job *spec_with_gates(const char *gates_json)
+{
+	return job_with(gates_json, "");
 }
 
 static json_object *find_cmp(json_object *cmps, const char *variant, const char *metric)
@@ -110,7 +121,7 @@ static bool reasons_contain(json_object *reasons, const char *needle)
 static void test_inversions_undecided_at_repeat_2(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec = spec_with_gates(
+	_cleanup_job_ struct job *spec = spec_with_gates(
 	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	add_run(variants, "baseline",
@@ -154,7 +165,7 @@ static void test_inversions_undecided_at_repeat_2(void **state)
 static void test_inversions_improved_at_repeat_4(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec = spec_with_gates(
+	_cleanup_job_ struct job *spec = spec_with_gates(
 	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {3, 5, 11, 7}, cand[] = {0, 0, 1, 0};
@@ -181,7 +192,7 @@ static void test_inversions_improved_at_repeat_4(void **state)
 static void test_regression_fails(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec =
+	_cleanup_job_ struct job *spec =
 	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {0, 0, 0, 1, 0}, cand[] = {2, 4, 3, 3, 6};
@@ -203,7 +214,7 @@ static void test_regression_fails(void **state)
 	assert_true(reasons_contain(reasons, "Gated metric 'inversions' of workload 'rtm' "
 					     "regressed in variant 'patched': median 3 against 0"));
 	/* A change of 3 under a gate threshold of 5 is no regression. */
-	_cleanup_json_ json_object *spec5 = spec_with_gates(
+	_cleanup_job_ struct job *spec5 = spec_with_gates(
 	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 5}]");
 	_cleanup_json_ json_object *cmps5 = NULL, *reasons5 = NULL;
 	assert_int_equal(compare_result(spec5, variants, &cmps5, verdict, &reasons5, &err), 0);
@@ -216,9 +227,11 @@ static void test_regression_fails(void **state)
 	for (int i = 0; i < 3; i++) {
 		char k[32];
 		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(v3, "baseline", run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
+		add_run(v3, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
 		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(v3, "patched", run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
+		add_run(v3, "patched",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
 	}
 	_cleanup_json_ json_object *cmps3 = NULL, *reasons3 = NULL;
 	assert_int_equal(compare_result(spec, v3, &cmps3, verdict, &reasons3, &err), 0);
@@ -232,7 +245,7 @@ static void test_regression_fails(void **state)
 static void test_aa_complete_separation_is_not_a_change(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec =
+	_cleanup_job_ struct job *spec =
 	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {7, 4, 6}, cand[] = {2, 3, 3};
@@ -254,7 +267,8 @@ static void test_aa_complete_separation_is_not_a_change(void **state)
 	assert_string_equal(verdict_of(cmps, "again", "inversions"), "inconclusive");
 	assert_string_not_equal(verdict, "fail");
 	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
-		const char *v = json_object_get_string(get(json_object_array_get_idx(cmps, i), "verdict"));
+		const char *v =
+		    json_object_get_string(get(json_object_array_get_idx(cmps, i), "verdict"));
 		assert_true(strcmp(v, "improved") != 0 && strcmp(v, "regressed") != 0);
 	}
 }
@@ -270,7 +284,7 @@ static void test_aa_unchanged(void **state)
 	const double d61[4] = {96, 310, 122, 140}, d60min[4] = {20210, 20390, 20250, 20330};
 	static const int splits[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 	for (int s = 0; s < 6; s++) {
-		_cleanup_json_ json_object *spec = spec_with_gates("[]");
+		_cleanup_job_ struct job *spec = spec_with_gates("[]");
 		_cleanup_json_ json_object *variants = json_object_new_object();
 		for (int i = 0; i < 4; i++) {
 			bool base = i == splits[s][0] || i == splits[s][1];
@@ -306,7 +320,7 @@ static void test_aa_unchanged(void **state)
 static void test_candidate_run_failure_fails(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec = spec_with_gates("[]");
+	_cleanup_job_ struct job *spec = spec_with_gates("[]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	add_run(variants, "baseline",
 		run("baseline#0", "ok", "ct", "cyclictest", 1, "latency_us.avg", 200.0));
@@ -336,7 +350,7 @@ static void test_candidate_run_failure_fails(void **state)
 static void test_relative_gate_and_inconclusive(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec =
+	_cleanup_job_ struct job *spec =
 	    spec_with_gates("[{\"workload\": \"ct\", \"metric\": \"latency_us.avg\", "
 			    "\"threshold\": 0.1, \"relative\": true}]");
 	/* A clear 50 % regression against a 10 % gate. */
@@ -380,7 +394,7 @@ static void test_relative_gate_and_inconclusive(void **state)
 static void test_missing_gate_metric_and_direction_none(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec =
+	_cleanup_job_ struct job *spec =
 	    spec_with_gates("[{\"workload\": \"sh\", \"metric\": \"share_error\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double fb[] = {0.50, 0.51, 0.52, 0.49}, fc[] = {0.66, 0.67, 0.65, 0.68};
@@ -410,14 +424,14 @@ static void test_missing_gate_metric_and_direction_none(void **state)
 static void test_bad_input(void **state)
 {
 	(void)state;
-	_cleanup_json_ json_object *spec = json_tokener_parse("{\"baseline\": \"base\"}");
+	_cleanup_job_ struct job *spec = spec_with_gates("[]");
 	_cleanup_json_ json_object *variants = json_tokener_parse("{\"other\": {\"runs\": []}}");
 	json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
 	assert_true(compare_result(spec, variants, &cmps, verdict, &reasons, &err) < 0);
 	assert_int_equal(err.kind, ERR_INVALID);
-	assert_non_null(strstr(err.message, "'base'"));
+	assert_non_null(strstr(err.message, "'baseline'"));
 	assert_null(cmps);
 	assert_true(compare_result(spec, NULL, &cmps, verdict, &reasons, &err) < 0);
 }
@@ -433,9 +447,10 @@ static void test_result_example(void **state)
 	struct sl_error err = {0};
 	assert_int_equal(json_read_file_strict(path, 16 << 20, NULL, &res, &err), 0);
 	char verdict[16];
-	assert_int_equal(
-	    compare_result(get(res, "job"), get(res, "variants"), &cmps, verdict, &reasons, &err),
-	    0);
+	_cleanup_job_ struct job *job = NULL;
+	assert_int_equal(job_from_expanded(get(res, "job"), &job, &err), 0);
+	assert_int_equal(compare_result(job, get(res, "variants"), &cmps, verdict, &reasons, &err),
+			 0);
 	assert_string_equal(verdict, json_object_get_string(get(res, "verdict")));
 	/* json-c keeps a parsed number's text, so equal documents print equally. */
 	_cleanup_free_ char *want =
@@ -456,13 +471,16 @@ static void test_noisy_runs(void **state)
 {
 	(void)state;
 	for (int policy = 0; policy < 3; policy++) {
-		char buf[512];
-		snprintf(buf, sizeof(buf),
-			 "{\"name\": \"t\", \"baseline\": \"baseline\", \"noise_policy\": \"%s\", "
-			 "\"workloads\": [{\"name\": \"rtm\", \"tool\": \"rt-migrate-test\"}], "
-			 "\"gates\": [{\"workload\": \"rtm\", \"metric\": \"inversions\"}]}",
-			 policy == 0 ? "exclude" : policy == 1 ? "keep" : "fail");
-		_cleanup_json_ json_object *spec = json_tokener_parse(buf);
+		char extra[64];
+		snprintf(extra, sizeof(extra), ", \"noise_policy\": \"%s\"",
+			 policy == 0   ? "exclude"
+			 : policy == 1 ? "keep"
+				       : "fail");
+		_cleanup_job_ struct job *spec =
+		    job_with("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]", extra);
+		assert_int_equal(spec->noise_policy, policy == 0   ? JOB_NOISE_EXCLUDE
+						     : policy == 1 ? JOB_NOISE_KEEP
+								   : JOB_NOISE_FAIL);
 		_cleanup_json_ json_object *variants = json_object_new_object();
 		const double base[] = {0, 0, 0, 0, 0}, cand[] = {0, 0, 0, 0, 9};
 		for (int r = 0; r < 5; r++) {
@@ -471,12 +489,13 @@ static void test_noisy_runs(void **state)
 			add_run(variants, "baseline",
 				run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[r]));
 			snprintf(k, sizeof(k), "patched#%d", r);
-			json_object *cr = run(k, r == 3 ? "hung" : "ok", "rtm", "rt-migrate-test", 1,
-					      "inversions", cand[r]);
+			json_object *cr = run(k, r == 3 ? "hung" : "ok", "rtm", "rt-migrate-test",
+					      1, "inversions", cand[r]);
 			if (r >= 3) {
 				/* Runs 3 (hung) and 4 (9 inversions) waited for the host. */
 				json_object *hi = json_object_new_object();
-				json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(41.5));
+				json_object_object_add(hi, "vcpu_wait_pct",
+						       json_object_new_double(41.5));
 				json_object_object_add(cr, "host_interference", hi);
 				json_object_object_add(cr, "noisy", json_object_new_boolean(1));
 			}
@@ -492,14 +511,16 @@ static void test_noisy_runs(void **state)
 			/* 3 clean runs against 5: no change shown, not a hang either. */
 			assert_int_equal(n, 3);
 			assert_string_not_equal(verdict, "fail");
-			assert_true(reasons_contain(reasons, "waited 41.5 % of the run for a host CPU"));
+			assert_true(
+			    reasons_contain(reasons, "waited 41.5 % of the run for a host CPU"));
 		} else if (policy == 1) {
 			/* Kept: the hung run fails the job as any hang does. */
 			assert_int_equal(n, 4);
 			assert_string_equal(verdict, "fail");
 		} else {
 			assert_string_equal(verdict, "fail");
-			assert_true(reasons_contain(reasons, "the job fails (noise_policy 'fail')"));
+			assert_true(
+			    reasons_contain(reasons, "the job fails (noise_policy 'fail')"));
 		}
 	}
 }

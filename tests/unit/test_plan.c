@@ -6,10 +6,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers/job_fixture.h"
 #include "run/run_plan.h"
 
 static const char *spec_text =
-    "{\"variants\":{"
+    "{\"name\":\"t\",\"baseline\":\"base\",\"kernels\":" JOB_FIXTURE_KERNELS ",\"variants\":{"
     "\"base\":{\"kernel\":\"k\",\"features\":[\"NO_RT_PUSH\"],\"hrtick\":false},"
     "\"hr\":{\"kernel\":\"k\",\"features\":[\"HRTICK\"],\"hrtick\":false,"
     "\"uid_shares\":{\"1000\":2048},\"sched_tunables\":{\"latency_ns\":6000000}}},"
@@ -29,10 +30,11 @@ static json_object *field(json_object *o, const char *k)
 static void test_features_and_argv(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(spec_text);
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
 	json_object *plan = NULL;
 	struct sl_error err = {0};
-	assert_int_equal(plan_build(spec, "base", "r1", &plan, &err), 0);
+	assert_int_equal(plan_build(job, "base", "r1", &plan, &err), 0);
 	json_object *f = field(plan, "features");
 	assert_int_equal(json_object_array_length(f), 2);
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(f, 1)), "NO_HRTICK");
@@ -50,15 +52,15 @@ static void test_features_and_argv(void **state)
 	assert_false(json_object_object_get_ex(w1, "json_out", NULL));
 	assert_int_equal(plan_deadline_s(plan, true), 90 + 35 + 25);
 	json_object_put(plan);
-	json_object_put(spec);
 }
 
 static void test_explicit_hrtick_feature_wins(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(spec_text);
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
 	json_object *plan = NULL;
-	assert_int_equal(plan_build(spec, "hr", "r2", &plan, NULL), 0);
+	assert_int_equal(plan_build(job, "hr", "r2", &plan, NULL), 0);
 	json_object *f = field(plan, "features");
 	assert_int_equal(json_object_array_length(f), 1);
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(f, 0)), "HRTICK");
@@ -66,18 +68,17 @@ static void test_explicit_hrtick_feature_wins(void **state)
 	assert_int_equal(json_object_get_int(field(field(plan, "tunables"), "latency_ns")),
 			 6000000);
 	json_object_put(plan);
-	json_object_put(spec);
 }
 
 static void test_unknown_variant(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(spec_text);
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
 	json_object *plan = NULL;
 	struct sl_error err = {0};
-	assert_true(plan_build(spec, "nope", "r3", &plan, &err) < 0);
+	assert_true(plan_build(job, "nope", "r3", &plan, &err) < 0);
 	assert_non_null(strstr(err.message, "'nope'"));
-	json_object_put(spec);
 }
 
 int main(void)

@@ -10,16 +10,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers/job_fixture.h"
 #include "run/placement.h"
 #include "run/result.h"
 #include "run/run_record.h"
 
 static const char *spec_text =
-    "{\"name\":\"t\",\"baseline\":\"base\",\"repeat\":3,"
+    "{\"name\":\"t\",\"baseline\":\"base\",\"repeat\":3,\"kernels\":" JOB_FIXTURE_KERNELS ","
     "\"variants\":{\"base\":{\"kernel\":\"k\",\"features\":[\"NO_RT_PUSH\"]},"
     "\"push\":{\"kernel\":\"k\",\"features\":[\"RT_PUSH\"]},"
     "\"wake\":{\"kernel\":\"k\",\"features\":[]}},"
-    "\"workloads\":[]}";
+    "\"workloads\":[{\"tool\":\"rt-migrate-test\"}]}";
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -43,10 +44,11 @@ static void keys_of(json_object *o, char *buf, size_t len)
 static void test_order_interleaves(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(spec_text);
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
 	struct run_key *keys = NULL;
 	size_t n = 0;
-	assert_int_equal(placement_order(spec, &keys, &n), 0);
+	assert_int_equal(placement_order(job, &keys, &n), 0);
 	const char *want[] = {"base#0", "push#0", "wake#0", "wake#1", "push#1",
 			      "base#1", "base#2", "push#2", "wake#2"};
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
@@ -55,14 +57,20 @@ static void test_order_interleaves(void **state)
 		assert_string_equal(run_key_format(&keys[i], buf), want[i]);
 	}
 	free(keys);
-	json_object_object_add(spec, "repeat", json_object_new_int(0));
-	assert_int_equal(placement_order(spec, &keys, &n), 0);
+	/* Rounds [4, 6): the fifth round starts with the last variant. */
+	assert_int_equal(placement_order_rounds(job, 4, 6, &keys, &n), 0);
+	assert_int_equal(n, 6);
+	char buf[RUN_KEY_STRLEN];
+	assert_string_equal(run_key_format(&keys[0], buf), "base#4");
+	assert_string_equal(run_key_format(&keys[3], buf), "wake#5");
+	free(keys);
+	assert_int_equal(placement_order_rounds(job, 2, 2, &keys, &n), 0);
 	assert_int_equal(n, 0);
 	free(keys);
-	json_object_put(spec);
 }
 
-static json_object *made_up_run(const struct run_key *k, const char *host, bool remote)
+static json_object *made_up_run(const struct job *job, const struct run_key *k, const char *host,
+				bool remote)
 {
 	char id[RUN_RECORD_ID_LEN], key[RUN_KEY_STRLEN];
 	run_record_id("/jobs/j1", run_key_format(k, key), id);
@@ -83,7 +91,7 @@ static json_object *made_up_run(const struct run_key *k, const char *host, bool 
 	    .frames = json_object_new_array(),
 	    .agent_start_s = 1.5,
 	};
-	run_record_set_outcome(run, NULL, "tcg", &out, 3.0);
+	run_record_set_outcome(run, job, "tcg", &out, 3.0);
 	json_object_put(out.frames);
 	return run;
 }
@@ -91,14 +99,17 @@ static json_object *made_up_run(const struct run_key *k, const char *host, bool 
 static void test_run_record_keys(void **state)
 {
 	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
 	struct run_key k = {"push", 1};
-	json_object *run = made_up_run(&k, "qemu+ssh://b/system", true);
+	json_object *run = made_up_run(job, &k, "qemu+ssh://b/system", true);
 	char keys[512];
 	keys_of(run, keys, sizeof(keys));
-	assert_string_equal(keys, "key,run_id,repeat,status,host,started_at,volumes,accelerator,"
-				  "reason,boot_seconds,duration_seconds,kernel_events,host_interference,"
-				  "noisy,workloads,"
-				  "console_excerpt");
+	assert_string_equal(keys,
+			    "key,run_id,repeat,status,host,started_at,volumes,accelerator,"
+			    "reason,boot_seconds,duration_seconds,kernel_events,host_interference,"
+			    "noisy,workloads,"
+			    "console_excerpt");
 	assert_string_equal(json_object_get_string(get(run, "key")), "push#1");
 	assert_int_equal(json_object_get_int(get(run, "repeat")), 1);
 	assert_string_equal(json_object_get_string(get(run, "status")), "hung");
@@ -112,24 +123,26 @@ static void test_run_record_keys(void **state)
 static void test_document_keys(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(spec_text);
-	json_object *result = result_new(spec);
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
+	json_object *result = result_new(job);
 	struct kbuild_artifact art = {.cached = true};
 	result_add_kernel(result, "k", &art);
 	result_set_environment(result, NULL, "tcg");
 	struct run_key *order = NULL;
 	size_t n = 0;
-	assert_int_equal(placement_order(spec, &order, &n), 0);
-	result_begin_runs(result, spec, order, n);
+	assert_int_equal(placement_order(job, &order, &n), 0);
+	result_begin_runs(result, job, order, n);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(result_add_run(result, &order[i],
-						made_up_run(&order[i], i % 2 ? "h2" : "h1", false)),
-				 0);
+		assert_int_equal(
+		    result_add_run(result, &order[i],
+				   made_up_run(job, &order[i], i % 2 ? "h2" : "h1", false)),
+		    0);
 	struct run_key stray = {"nope", 0};
 	assert_int_equal(result_add_run(result, &stray, json_object_new_object()), -ENOENT);
 	struct placement pl = {.job_host = -1, .retries = 2};
 	placement_describe(&pl, result);
-	assert_int_equal(result_compare(result, spec, NULL), 0);
+	assert_int_equal(result_compare(result, job, NULL), 0);
 	result_finish(result, "2024-01-01T00:00:00Z", "2024-01-01T01:00:00Z");
 
 	char keys[512];
@@ -153,9 +166,13 @@ static void test_document_keys(void **state)
 	assert_int_equal(json_object_get_int(get(p, "retried_runs")), 2);
 	/* Every run hung: nothing to compare, so no pass. */
 	assert_string_not_equal(json_object_get_string(get(result, "verdict")), "pass");
+	/* The job as run, and each variant's kernel and features from it. */
+	assert_ptr_equal(get(result, "job"), job->spec);
+	assert_string_equal(json_object_get_string(get(push, "kernel")), "k");
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(get(push, "features"), 0)), "RT_PUSH");
 	free(order);
 	json_object_put(result);
-	json_object_put(spec);
 }
 
 int main(void)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "helpers/job_fixture.h"
 #include "run/run_record.h"
 #include "util/fs.h"
 
@@ -26,10 +27,15 @@ static char *golden(const char *name)
 	return data;
 }
 
-static json_object *spec(void)
+static struct job *spec(void)
 {
-	return json_tokener_parse("{\"workloads\":[{\"name\":\"rtm\",\"tool\":\"rt-migrate-test\","
-				  "\"args\":[\"-p\",\"60\",\"-l\",\"20\",\"3\"]}]}");
+	struct job *job =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS ","
+			"\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"rtm\",\"tool\":\"rt-migrate-test\","
+			"\"args\":[\"-p\",\"60\",\"-l\",\"20\",\"3\"]}]}");
+	assert_non_null(job);
+	return job;
 }
 
 static json_object *frame(const char *kind, json_object *payload)
@@ -75,7 +81,8 @@ static json_object *new_run(void)
 static void test_ok_run_gets_metrics(void **state)
 {
 	(void)state;
-	json_object *s = spec(), *run = new_run(), *frames = json_object_new_array();
+	struct job *s = spec();
+	json_object *run = new_run(), *frames = json_object_new_array();
 	json_object_array_add(frames, frame("workload", workload_payload(0, false)));
 	json_object_array_add(frames, frame("summary", summary(NULL)));
 	run_record_fill(run, s, frames);
@@ -88,12 +95,13 @@ static void test_ok_run_gets_metrics(void **state)
 	    "NO_RT_PUSH");
 	json_object_put(run);
 	json_object_put(frames);
-	json_object_put(s);
+	job_free(s);
 }
 
 static void expect_error(json_object *frames, const char *needle)
 {
-	json_object *s = spec(), *run = new_run();
+	struct job *s = spec();
+	json_object *run = new_run();
 	run_record_fill(run, s, frames);
 	assert_string_equal(json_object_get_string(get(run, "status")), "error");
 	const char *reason = json_object_get_string(get(run, "reason"));
@@ -101,7 +109,7 @@ static void expect_error(json_object *frames, const char *needle)
 		fail_msg("reason '%s' lacks '%s'", reason, needle);
 	json_object_put(run);
 	json_object_put(frames);
-	json_object_put(s);
+	job_free(s);
 }
 
 static void test_failures_become_errors(void **state)

@@ -10,6 +10,7 @@
 
 #include "compare/sequential.h"
 #include "compare/stats.h"
+#include "helpers/job_fixture.h"
 #include "util/macro.h"
 
 #define assert_close(a, b, eps)                                                                    \
@@ -182,14 +183,15 @@ static void test_sequential_looks(void **state)
 	assert_close(compare_alpha_per_look(0.05, 5, 5), 0.05, 0);
 	/* 3..4: only the look at 4 can reject (0.029 <= 0.05): K = 1. */
 	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.05, 0);
-	_cleanup_json_ json_object *spec = json_tokener_parse(
-	    "{\"alpha\": 0.1, \"repeat\": {\"min\": 3, \"max\": 20}}");
-	int lo, hi;
-	compare_repeat_bounds(spec, &lo, &hi);
-	assert_int_equal(lo, 3);
-	assert_int_equal(hi, 20);
-	assert_true(compare_alpha(spec) < 0.1);
-	_cleanup_json_ json_object *plain = json_tokener_parse("{\"repeat\": 4}");
+	/* The job's alpha over its looks: 0.1 over 3..20 is 0.1 / 5. */
+	struct job job = {.alpha = 0.1, .repeat_min = 3, .repeat = 20};
+	assert_close(compare_alpha(&job), 0.02, 1e-12);
+	_cleanup_job_ struct job *plain =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS ","
+			"\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"tool\":\"cyclictest\"}],\"repeat\":4}");
+	assert_non_null(plain);
+	assert_close(plain->alpha, 0.05, 0);
 	assert_close(compare_alpha(plain), 0.05, 0);
 }
 

@@ -1,0 +1,77 @@
+/* A job's kernel as files the kernel stage can build. See materialize.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/materialize.h"
+#include "util/fs.h"
+
+/* Writes an inline file under dir as NNNN-name (an unnamed config: NNNN-config). */
+static int write_inline(const char *dir, int index, const struct job_file *f, char **ret_path,
+			struct sl_error *err)
+{
+	char fname[200];
+	snprintf(fname, sizeof(fname), "%04d-%s", index, f->name ? f->name : "config");
+	_cleanup_free_ char *path = fs_path_join(dir, fname);
+	int r = fs_write_file_atomic(path, f->content, f->content_len, err);
+	if (r < 0)
+		return r;
+	*ret_path = TAKE_PTR(path);
+	return 0;
+}
+
+int materialize_kernel(const struct job_kernel *k, const char *job_dir, const char *data_dir,
+		       struct kernel_spec **ret, struct sl_error *err)
+{
+	const char *kname = k->name;
+	_cleanup_free_ char *kdir0 = fs_path_join(job_dir, "kernels");
+	_cleanup_free_ char *kdir_rel = fs_path_join(kdir0, kname);
+	int ret_code = fs_mkdir_p(kdir_rel, err);
+	if (ret_code < 0)
+		return ret_code;
+	_cleanup_free_ char *kdir = realpath(kdir_rel, NULL);
+	if (!kdir)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot resolve the directory '%s': %s.",
+				 kdir_rel, strerror(errno));
+	_cleanup_free_ char *gk = fs_path_join(data_dir, "guest-kernel");
+	struct kernel_spec *s = NULL;
+	ret_code = kernel_spec_new(k->source, NULL, &s, err);
+	if (ret_code < 0)
+		return ret_code;
+	for (size_t i = 0; i < k->n_patches; i++) {
+		const struct job_file *item = &k->patches[i];
+		char field[300];
+		snprintf(field, sizeof(field), "$.kernels.%s.patches[%zu]", kname, i);
+		if (item->kind == JOB_FILE_BUILTIN) {
+			const char *name = item->builtin;
+			_cleanup_free_ char *dir = fs_path_join(gk, name);
+			_cleanup_free_ char *file = fs_path_join(dir, "series");
+			ret_code = kernel_spec_add_series(s, NULL, file, field, err);
+			if (ret_code < 0)
+				error_prefix(err, "Built-in series '%s' cannot be used", name);
+		} else {
+			_cleanup_free_ char *path = NULL;
+			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
+			if (ret_code == 0)
+				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
+		}
+		if (ret_code < 0) {
+			kernel_spec_free(s);
+			return ret_code;
+		}
+	}
+	_cleanup_free_ char *cfg_path = NULL;
+	if (k->config.kind == JOB_FILE_BUILTIN) {
+		_cleanup_free_ char *dir = fs_path_join(gk, k->config.builtin);
+		cfg_path = fs_path_join(dir, "schedlab.config");
+	} else
+		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
+	if (ret_code == 0)
+		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
+	if (ret_code < 0) {
+		kernel_spec_free(s);
+		return ret_code;
+	}
+	*ret = s;
+	return 0;
+}

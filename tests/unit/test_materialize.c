@@ -1,0 +1,86 @@
+/* materialize_kernel(): a CLI job's patch named by a path relative to the job
+ * file's directory (not the current one) ends up, through job_expand()'s
+ * inlining, as an absolute path under the job's working directory with the
+ * file's content; built-in series and fragments come from the data dir. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "run/materialize.h"
+#include "util/fs.h"
+
+#define PATCH "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+
+static void test_relative_patch_becomes_absolute(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/schedlab-materialize-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	_cleanup_free_ char *jobs = fs_path_join(tmp, "jobs");
+	_cleanup_free_ char *patch = fs_path_join(jobs, "fix.patch");
+	assert_int_equal(fs_mkdir_p(jobs, NULL), 0);
+	assert_int_equal(fs_write_file_atomic(patch, PATCH, strlen(PATCH), NULL), 0);
+
+	/* The job file lives in jobs/; the current directory is elsewhere. */
+	_cleanup_json_ json_object *spec = json_tokener_parse(
+	    "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
+	    "\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"},"
+	    "{\"path\":\"fix.patch\"}],\"config\":{\"content\":\"CONFIG_X=y\\n\"}}},"
+	    "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+	    "\"workloads\":[{\"tool\":\"cyclictest\"}]}");
+	assert_non_null(spec);
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_CLI, jobs, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmp), 0);
+	struct kernel_spec *ks = NULL;
+	/* A relative job directory: the spec's paths are absolute all the same. */
+	int r = materialize_kernel(&job->kernels[0], "work", data_dir, &ks, &err);
+	assert_int_equal(chdir(cwd), 0);
+	if (r < 0)
+		fail_msg("%s: %s", err.path, err.message);
+
+	size_t n = 0;
+	while (ks->patches[n])
+		n++;
+	assert_true(n >= 2);
+	for (size_t i = 0; i < n; i++)
+		assert_true(ks->patches[i][0] == '/');
+	/* The built-in series first, from the data dir; then the inlined patch. */
+	_cleanup_free_ char *gk = fs_path_join(data_dir, "guest-kernel");
+	_cleanup_free_ char *gk_real = realpath(gk, NULL);
+	assert_non_null(gk_real);
+	assert_memory_equal(ks->patches[0], gk_real, strlen(gk_real));
+	char want[PATH_MAX];
+	snprintf(want, sizeof(want), "%s/work/kernels/k/%04zu-fix.patch", tmp, (size_t)2);
+	assert_string_equal(ks->patches[n - 1], want);
+	_cleanup_free_ char *text = NULL;
+	assert_int_equal(fs_read_file(ks->patches[n - 1], 1 << 20, &text, NULL, NULL), 0);
+	assert_string_equal(text, PATCH);
+	/* An unnamed inline config is 0000-config. */
+	snprintf(want, sizeof(want), "%s/work/kernels/k/0000-config", tmp);
+	assert_string_equal(ks->config, want);
+	assert_string_equal(ks->source, "debian:linux-source-6.1");
+
+	kernel_spec_free(ks);
+	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_relative_patch_becomes_absolute),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
