@@ -136,8 +136,12 @@ json_object *placement_run(struct placement *p, const struct run_key *key,
 			return NULL;
 		bool dropped = false;
 		json_object *run = ops->run(ops->userdata, (size_t)h, &dropped, err);
-		if (run || !dropped)
+		if (run || !dropped) {
+			/* cppcheck takes &dropped, passed to the callback, as kept
+			 * in run; the callback only writes it. */
+			// cppcheck-suppress returnDanglingLifetime
 			return run;
+		}
 		if (ops->retrying)
 			ops->retrying(ops->userdata, err);
 		p->excluded[h] = true;
