@@ -341,7 +341,29 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			rc = -EIO;
 			break;
 		}
+		/* "error" is the transport's verdict (a frame cut off or unreadable,
+		 * no summary), not the kernel's: on a busy host the last bytes of a
+		 * guest that powers off can be lost. Run it once more; an error
+		 * that repeats is kept. A hang, panic or crash is never retried. */
 		const char *st = json_object_get_string(get(run, "status"));
+		if (st && strcmp(st, "error") == 0 && !cancelled_cb(r)) {
+			progress(r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
+				 r->run_index, r->run_total, key,
+				 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+			json_object *again = placement_run(pl, k, &ops, err);
+			if (!again) {
+				json_object_put(run);
+				rc = -EIO;
+				break;
+			}
+			json_object *attempt = json_object_new_object();
+			json_object_object_add(attempt, "status", json_object_get(get(run, "status")));
+			json_object_object_add(attempt, "reason", json_object_get(get(run, "reason")));
+			json_object_object_add(again, "retry_of", attempt);
+			json_object_put(run);
+			run = again;
+			st = json_object_get_string(get(run, "status"));
+		}
 		progress(r, "running", 100.0 * r->run_index / r->run_total, "run %d/%d: %s %s%s%s",
 			 r->run_index, r->run_total, key, st, get(run, "reason") ? ": " : "",
 			 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
