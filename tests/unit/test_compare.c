@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "compare/compare.h"
+#include "compare/sequential.h"
 #include "helpers/job_fixture.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
@@ -525,6 +526,103 @@ static void test_noisy_runs(void **state)
 	}
 }
 
+/* The error rate the rule promises, measured by simulation (as Pinpoint
+ * calibrates its thresholds): A/A jobs whose two variants draw from one
+ * continuous distribution, gated with threshold 0 (any shown change counts).
+ * At 3 runs a side no job may call a change (min_p 0.1 > alpha); at 5 the
+ * false-change rate must stay near alpha (0.05; the bound allows 3 standard
+ * errors over 400 jobs). The old interval-only rule called 10 % at 3. */
+static double simulated_false_rate(int n, int jobs, unsigned seed)
+{
+	_cleanup_job_ struct job *spec = spec_with_gates(
+	    "[{\"workload\": \"ct\", \"metric\": \"latency_us.avg\", \"threshold\": 0}]");
+	srand(seed);
+	int false_calls = 0;
+	for (int j = 0; j < jobs; j++) {
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		for (int r = 0; r < n; r++)
+			for (int side = 0; side < 2; side++) {
+				char k[32];
+				/* Uniform draws: continuous, so no ties. */
+				double v = 100.0 + 50.0 * ((double)rand() / RAND_MAX);
+				snprintf(k, sizeof(k), "%s#%d", side ? "patched" : "baseline", r);
+				add_run(variants, side ? "patched" : "baseline",
+					run(k, "ok", "ct", "cyclictest", 1, "latency_us.avg", v));
+			}
+		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+		char verdict[16];
+		struct sl_error err = {0};
+		assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+		const char *v = verdict_of(cmps, "patched", "latency_us.avg");
+		false_calls += strcmp(v, "improved") == 0 || strcmp(v, "regressed") == 0;
+		if (n <= 3) /* a false regression is impossible here, so no A/A fails */
+			assert_string_not_equal(verdict, "fail");
+	}
+	return (double)false_calls / jobs;
+}
+
+/* The same with adaptive repeats 3..20: data added round by round, a look
+ * at each count of the schedule at its per-look level, stopping as the
+ * runner does (no gated comparison inconclusive). Over all looks the false
+ * change rate must stay near alpha. */
+static double simulated_adaptive_false_rate(int jobs, unsigned seed, double *ret_mean_rounds)
+{
+	_cleanup_job_ struct job *spec =
+	    job_with("[{\"workload\": \"ct\", \"metric\": \"latency_us.avg\", \"threshold\": 0}]",
+		     ", \"repeat\": {\"min\": 3, \"max\": 20}");
+	int looks[COMPARE_MAX_LOOKS];
+	size_t n_looks = compare_look_schedule(3, 20, looks, COMPARE_MAX_LOOKS);
+	srand(seed);
+	int false_calls = 0;
+	long rounds_total = 0;
+	for (int j = 0; j < jobs; j++) {
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		int rounds = 0;
+		for (size_t li = 0; li < n_looks; li++) {
+			for (; rounds < looks[li]; rounds++)
+				for (int side = 0; side < 2; side++) {
+					char k[32];
+					double v = 100.0 + 50.0 * ((double)rand() / RAND_MAX);
+					snprintf(k, sizeof(k), "%s#%d",
+						 side ? "patched" : "baseline", rounds);
+					add_run(variants, side ? "patched" : "baseline",
+						run(k, "ok", "ct", "cyclictest", 1,
+						    "latency_us.avg", v));
+				}
+			_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+			char verdict[16];
+			struct sl_error err = {0};
+			assert_int_equal(
+			    compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+			const char *v = verdict_of(cmps, "patched", "latency_us.avg");
+			if (strcmp(v, "improved") == 0 || strcmp(v, "regressed") == 0) {
+				false_calls++;
+				break;
+			}
+			if (strcmp(v, "inconclusive") != 0)
+				break;
+		}
+		rounds_total += rounds;
+	}
+	*ret_mean_rounds = (double)rounds_total / jobs;
+	return (double)false_calls / jobs;
+}
+
+static void test_simulated_aa_error_rate(void **state)
+{
+	(void)state;
+	double at3 = simulated_false_rate(3, 400, 1);
+	double at5 = simulated_false_rate(5, 400, 2);
+	double rounds;
+	double adaptive = simulated_adaptive_false_rate(400, 3, &rounds);
+	print_message("simulated A/A false-change rate: %.3f at 3 runs a side, %.3f at 5, %.3f "
+		      "adaptive 3..20 (%.1f rounds on average)\n",
+		      at3, at5, adaptive, rounds);
+	assert_true(at3 == 0.0);
+	assert_true(at5 <= 0.05 + 3 * sqrt(0.05 * 0.95 / 400));
+	assert_true(adaptive <= 0.05 + 3 * sqrt(0.05 * 0.95 / 400));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +636,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_noisy_runs),
+	    cmocka_unit_test(test_simulated_aa_error_rate),
 	    cmocka_unit_test(test_result_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
