@@ -6,10 +6,12 @@
  *    thresholds are multiplied by |median(baseline)|;
  *  - with fewer than 2 values on either side: inconclusive;
  *  - regressed / improved: the whole CI lies beyond thr on the worse / better
- *    side (so the CI excludes 0 and the change exceeds thr); for metrics with
- *    no better direction either side is "changed";
- *  - inconclusive: a gated metric whose CI reaches below -thr and above +thr
- *    (thr > 0);
+ *    side (so the CI excludes 0 and the change exceeds thr) and the
+ *    Mann-Whitney p is at most alpha; for metrics with no better direction
+ *    either side is "changed"; beyond thr without p <= alpha is undecided:
+ *    inconclusive when gated, else unchanged;
+ *  - inconclusive: a gated metric whose CI's worse end lies beyond thr (a
+ *    regression larger than thr is not ruled out);
  *  - otherwise unchanged.
  *
  * Overall: fail if a candidate run is not ok or a gated metric regressed;
@@ -98,6 +100,9 @@ static void default_threshold(const char *metric, double *floor_abs, double *rel
 	*floor_abs = 0;
 	*rel = is_max || is_p99 ? 0.5 : 0.25;
 	if (strcmp(metric, "inversions") == 0) {
+		/* One inversion: a gate on counts with a margin of 0 could never
+		 * pass a noisy A/A ([0,0,0,0] against [0,0,0,1] allows +1). */
+		*floor_abs = 1;
 		*rel = 0;
 	} else if (strcmp(metric, "inversion_max_us") == 0 ||
 		   strncmp(metric, "start_delay_us.", 15) == 0) {
@@ -223,10 +228,21 @@ static const char *decide(const struct decision_input *in, bool *ret_undecided)
 		*ret_undecided = true;
 		return in->gated ? "inconclusive" : "unchanged";
 	}
-	/* Too wide to decide matters only where a decision is asked for: an
-	 * ungated metric without a shown change is simply unchanged. */
-	if (in->gated && thr > 0 && lo < -thr && hi > thr)
-		return "inconclusive";
+	/* A gate asks "did it get worse by more than thr?". It passes only when
+	 * the interval rules that out: its worse end within thr. An interval
+	 * that still allows a larger regression is inconclusive, however much
+	 * of it lies on the better side (a busy host once let a planted
+	 * regression, inversions [1,0,0,0] -> [3,3,0,5], CI [0, 5], pass as
+	 * unchanged under a rule that only looked at intervals straddling both
+	 * thresholds). An ungated metric without a shown change is simply
+	 * unchanged: nothing was asked. */
+	if (in->gated) {
+		double worse = strcmp(in->better, "lower") == 0	   ? hi
+			       : strcmp(in->better, "higher") == 0 ? -lo
+							       : fmax(hi, -lo);
+		if (worse > thr)
+			return "inconclusive";
+	}
 	return "unchanged";
 }
 
@@ -356,9 +372,9 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 			reason(
 			    c,
 			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
-			    "the 95%% CI of the change [%s, %s] reaches past both -%s and +%s; "
-			    "more repeats would narrow it.",
-			    metric, workload, vname, lo, hi, t, t);
+			    "the 95%% CI of the change [%s, %s] still allows a regression larger "
+			    "than the threshold %s; more repeats would narrow it.",
+			    metric, workload, vname, lo, hi, t);
 	} else if (strcmp(verdict, "improved") == 0) {
 		reason(c,
 		       "Gated metric '%s' of workload '%s' improved in variant '%s': median %s "

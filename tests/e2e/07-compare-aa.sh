@@ -116,7 +116,10 @@ for c in r["comparisons"]:
         if want in ("improved", "regressed", "changed") and not p <= alpha:
             problems.append(f"{want} at p {p} above alpha {alpha}")
         if want is None:
-            want = "inconclusive" if c["gated"] and thr > 0 and lo < -thr and hi > thr else "unchanged"
+            # A gate passes only when the interval rules out a regression
+            # larger than the threshold: its worse end within thr.
+            worse = hi if better == "lower" else -lo if better == "higher" else max(hi, -lo)
+            want = "inconclusive" if c["gated"] and worse > thr else "unchanged"
     else:
         want = "inconclusive"
     if c["verdict"] != want:

@@ -214,9 +214,10 @@ static void test_regression_fails(void **state)
 	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "regressed");
 	assert_true(reasons_contain(reasons, "Gated metric 'inversions' of workload 'rtm' "
 					     "regressed in variant 'patched': median 3 against 0"));
-	/* A change of 3 under a gate threshold of 5 is no regression. */
+	/* A change of 3 under a gate threshold of 10 is no regression: the
+	 * interval's worse end stays within 10. */
 	_cleanup_job_ struct job *spec5 = spec_with_gates(
-	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 5}]");
+	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 10}]");
 	_cleanup_json_ json_object *cmps5 = NULL, *reasons5 = NULL;
 	assert_int_equal(compare_result(spec5, variants, &cmps5, verdict, &reasons5, &err), 0);
 	assert_string_equal(verdict, "pass");
@@ -247,7 +248,8 @@ static void test_aa_complete_separation_is_not_a_change(void **state)
 {
 	(void)state;
 	_cleanup_job_ struct job *spec =
-	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
+	    spec_with_gates(
+	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {7, 4, 6}, cand[] = {2, 3, 3};
 	for (int i = 0; i < 3; i++) {
@@ -623,6 +625,35 @@ static void test_simulated_aa_error_rate(void **state)
 	assert_true(adaptive <= 0.05 + 3 * sqrt(0.05 * 0.95 / 400));
 }
 
+/* The planted regression a busy host let through as "unchanged": the
+ * interval [0, 5] allows a regression of 5 inversions, so the gate cannot
+ * pass; it is inconclusive (more runs, or a quieter host, would decide). */
+static void test_plausible_regression_is_not_a_pass(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *spec =
+	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	const double base[] = {1, 0, 0, 0}, cand[] = {3, 3, 0, 5};
+	for (int i = 0; i < 4; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(variants, "patched",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "inconclusive");
+	assert_string_equal(verdict, "inconclusive");
+	/* The default threshold of inversions is one inversion. */
+	assert_int_equal(json_object_get_int(get(find_cmp(cmps, "patched", "inversions"), "threshold")), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +667,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_noisy_runs),
+	    cmocka_unit_test(test_plausible_regression_is_not_a_pass),
 	    cmocka_unit_test(test_simulated_aa_error_rate),
 	    cmocka_unit_test(test_result_example),
 	};
