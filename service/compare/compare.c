@@ -239,7 +239,7 @@ static const char *decide(const struct decision_input *in, bool *ret_undecided)
 	if (in->gated) {
 		double worse = strcmp(in->better, "lower") == 0	   ? hi
 			       : strcmp(in->better, "higher") == 0 ? -lo
-							       : fmax(hi, -lo);
+								   : fmax(hi, -lo);
 		if (worse > thr)
 			return "inconclusive";
 	}

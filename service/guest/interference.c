@@ -19,8 +19,9 @@ int interference_parse_proc_stat(const char *text, uint64_t *ret_steal, uint64_t
 	if (!text || strncmp(text, "cpu ", 4) != 0)
 		return -EINVAL;
 	uint64_t v[8] = {0};
-	int n = sscanf(text + 4, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-				 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+	int n = sscanf(text + 4,
+		       "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		       " %" SCNu64 " %" SCNu64,
 		       &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
 	if (n < 4)
 		return -EINVAL;
@@ -118,8 +119,8 @@ static void sample_proc(struct interference *t, struct interference_sample *s)
 	FILE *f = fopen("/proc/stat", "re");
 	if (f) {
 		if (fgets(buf, sizeof(buf), f))
-			s->have_stat =
-			    interference_parse_proc_stat(buf, &s->steal_ticks, &s->total_ticks) == 0;
+			s->have_stat = interference_parse_proc_stat(buf, &s->steal_ticks,
+								    &s->total_ticks) == 0;
 		fclose(f);
 	}
 	f = fopen("/proc/loadavg", "re");

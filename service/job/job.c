@@ -399,8 +399,8 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(out, "noise_limit_pct",
 			       nl ? json_object_get(nl) : json_object_new_double_s(25, "25"));
 	json_object *alpha = job_json_get(full, "alpha");
-	json_object_object_add(out, "alpha",
-			       alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
+	json_object_object_add(
+	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
 	json_object *gates = job_json_get(full, "gates");
 	r = check_gates(gates, workloads, err);
 	if (r < 0)

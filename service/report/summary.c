@@ -91,8 +91,8 @@ static void print_comparison(FILE *f, json_object *c)
 	/* The threshold beside the verdict, so a large change that is
 	 * "unchanged" reads as within it, not as a bug. */
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s\n",
-		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p, thr,
-		str(c, "verdict", "?"));
+		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p,
+		thr, str(c, "verdict", "?"));
 }
 
 void summary_print(FILE *f, json_object *result)
@@ -104,7 +104,8 @@ void summary_print(FILE *f, json_object *result)
 	fprintf(f, "\nComparisons against baseline '%s' (medians; * = gated)\n",
 		str(get(result, "job"), "baseline", "?"));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  %s %6s  %-9s %s\n", "variant", "workload",
-		"metric", "baseline", "candidate", "change", "[95% CI]", "p", "threshold", "verdict");
+		"metric", "baseline", "candidate", "change", "[95% CI]", "p", "threshold",
+		"verdict");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(cmp, i);
@@ -114,12 +115,14 @@ void summary_print(FILE *f, json_object *result)
 		}
 	json_object *rep = get(result, "repeats");
 	if (rep)
-		fprintf(f, "\nrepeats: %d round(s) run (min %d, max %d, %d noisy rerun(s), level %.3g per "
-			   "look): %s\n",
-			json_object_get_int(get(rep, "rounds_run")), json_object_get_int(get(rep, "min")),
-			json_object_get_int(get(rep, "max")),
-			json_object_get_int(get(rep, "noisy_reruns")),
-			json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
+		fprintf(
+		    f,
+		    "\nrepeats: %d round(s) run (min %d, max %d, %d noisy rerun(s), level %.3g per "
+		    "look): %s\n",
+		    json_object_get_int(get(rep, "rounds_run")),
+		    json_object_get_int(get(rep, "min")), json_object_get_int(get(rep, "max")),
+		    json_object_get_int(get(rep, "noisy_reruns")),
+		    json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
 	fprintf(f, "\nverdict: %s\n", str(result, "verdict", "?"));
 	json_object *reasons = get(result, "verdict_reasons");
 	for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)

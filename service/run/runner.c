@@ -349,7 +349,8 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		if (st && strcmp(st, "error") == 0 && !cancelled_cb(r)) {
 			progress(r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
 				 r->run_index, r->run_total, key,
-				 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+				 get(run, "reason") ? json_object_get_string(get(run, "reason"))
+						    : "");
 			json_object *again = placement_run(pl, k, &ops, err);
 			if (!again) {
 				json_object_put(run);
@@ -357,8 +358,10 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 				break;
 			}
 			json_object *attempt = json_object_new_object();
-			json_object_object_add(attempt, "status", json_object_get(get(run, "status")));
-			json_object_object_add(attempt, "reason", json_object_get(get(run, "reason")));
+			json_object_object_add(attempt, "status",
+					       json_object_get(get(run, "status")));
+			json_object_object_add(attempt, "reason",
+					       json_object_get(get(run, "reason")));
 			json_object_object_add(again, "retry_of", attempt);
 			json_object_put(run);
 			run = again;

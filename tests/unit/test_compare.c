@@ -66,6 +66,19 @@ static void add_run(json_object *variants, const char *variant, json_object *r)
 	json_object_array_add(get(v, "runs"), r);
 }
 
+/* n baseline and n patched runs of one metric: base[i] and cand[i]. */
+static void add_pairs(json_object *variants, const char *workload, const char *tool,
+		      const char *metric, const double *base, const double *cand, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", i);
+		add_run(variants, "baseline", run(k, "ok", workload, tool, 1, metric, base[i]));
+		snprintf(k, sizeof(k), "patched#%d", i);
+		add_run(variants, "patched", run(k, "ok", workload, tool, 1, metric, cand[i]));
+	}
+}
+
 /* A job with workloads rtm, ct and sh, the baseline "baseline", gates_json
  * and extra members (", \"noise_policy\": ..." or ""). */
 static struct job *job_with(const char *gates_json, const char *extra)
@@ -170,15 +183,7 @@ static void test_inversions_improved_at_repeat_4(void **state)
 	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {3, 5, 11, 7}, cand[] = {0, 0, 1, 0};
-	for (int i = 0; i < 4; i++) {
-		char k[32];
-		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(variants, "baseline",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
-		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(variants, "patched",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
-	}
+	add_pairs(variants, "rtm", "rt-migrate-test", "inversions", base, cand, 4);
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
@@ -197,15 +202,7 @@ static void test_regression_fails(void **state)
 	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {0, 0, 0, 1, 0}, cand[] = {2, 4, 3, 3, 6};
-	for (int i = 0; i < 5; i++) {
-		char k[32];
-		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(variants, "baseline",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
-		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(variants, "patched",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
-	}
+	add_pairs(variants, "rtm", "rt-migrate-test", "inversions", base, cand, 5);
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
@@ -226,15 +223,7 @@ static void test_regression_fails(void **state)
 	/* The first three runs alone: beyond the threshold, but 3 against 3
 	 * cannot reach 0.05. Undecided is never a pass. */
 	_cleanup_json_ json_object *v3 = json_object_new_object();
-	for (int i = 0; i < 3; i++) {
-		char k[32];
-		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(v3, "baseline",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
-		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(v3, "patched",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
-	}
+	add_pairs(v3, "rtm", "rt-migrate-test", "inversions", base, cand, 3);
 	_cleanup_json_ json_object *cmps3 = NULL, *reasons3 = NULL;
 	assert_int_equal(compare_result(spec, v3, &cmps3, verdict, &reasons3, &err), 0);
 	assert_string_equal(verdict, "inconclusive");
@@ -247,8 +236,7 @@ static void test_regression_fails(void **state)
 static void test_aa_complete_separation_is_not_a_change(void **state)
 {
 	(void)state;
-	_cleanup_job_ struct job *spec =
-	    spec_with_gates(
+	_cleanup_job_ struct job *spec = spec_with_gates(
 	    "[{\"workload\": \"rtm\", \"metric\": \"inversions\", \"threshold\": 0}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {7, 4, 6}, cand[] = {2, 3, 3};
@@ -401,15 +389,7 @@ static void test_missing_gate_metric_and_direction_none(void **state)
 	    spec_with_gates("[{\"workload\": \"sh\", \"metric\": \"share_error\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double fb[] = {0.50, 0.51, 0.52, 0.49}, fc[] = {0.66, 0.67, 0.65, 0.68};
-	for (int i = 0; i < 4; i++) {
-		char k[32];
-		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(variants, "baseline",
-			run(k, "ok", "sh", "share", 1, "cpu_fraction.1000", fb[i]));
-		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(variants, "patched",
-			run(k, "ok", "sh", "share", 1, "cpu_fraction.1000", fc[i]));
-	}
+	add_pairs(variants, "sh", "share", "cpu_fraction.1000", fb, fc, 4);
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
@@ -635,15 +615,7 @@ static void test_plausible_regression_is_not_a_pass(void **state)
 	    spec_with_gates("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]");
 	_cleanup_json_ json_object *variants = json_object_new_object();
 	const double base[] = {1, 0, 0, 0}, cand[] = {3, 3, 0, 5};
-	for (int i = 0; i < 4; i++) {
-		char k[32];
-		snprintf(k, sizeof(k), "baseline#%d", i);
-		add_run(variants, "baseline",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", base[i]));
-		snprintf(k, sizeof(k), "patched#%d", i);
-		add_run(variants, "patched",
-			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", cand[i]));
-	}
+	add_pairs(variants, "rtm", "rt-migrate-test", "inversions", base, cand, 4);
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
@@ -651,7 +623,8 @@ static void test_plausible_regression_is_not_a_pass(void **state)
 	assert_string_equal(verdict_of(cmps, "patched", "inversions"), "inconclusive");
 	assert_string_equal(verdict, "inconclusive");
 	/* The default threshold of inversions is one inversion. */
-	assert_int_equal(json_object_get_int(get(find_cmp(cmps, "patched", "inversions"), "threshold")), 1);
+	assert_int_equal(
+	    json_object_get_int(get(find_cmp(cmps, "patched", "inversions"), "threshold")), 1);
 }
 
 int main(void)

@@ -68,8 +68,7 @@ static int fake_runner(const struct runner_config *cfg, json_object *spec, const
 	json_object_object_add(result, "schema", json_object_new_string("schedlab.result/v1"));
 	json_object_object_add(result, "verdict", json_object_new_string("pass"));
 	/* One comparison, so that the store indexes it and GET /v1/trend shows it. */
-	json_object_object_add(result, "job",
-			       json_tokener_parse("{\"name\": \"nightly-<b>\"}"));
+	json_object_object_add(result, "job", json_tokener_parse("{\"name\": \"nightly-<b>\"}"));
 	json_object_object_add(
 	    result, "comparisons",
 	    json_tokener_parse("[{\"variant\": \"patched\", \"workload\": \"cyclictest\", "
@@ -360,8 +359,7 @@ static void test_submit_follow_result(void **state)
 
 	/* The trend page reads the comparisons that the queue indexed in the store. */
 	assert_int_equal(
-	    httpclient_request(f->read, "GET", "/v1/trend?since=30d", NULL, NULL, 0, &r, NULL),
-	    0);
+	    httpclient_request(f->read, "GET", "/v1/trend?since=30d", NULL, NULL, 0, &r, NULL), 0);
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.content_type, "text/html"));
 	assert_non_null(strstr(r.body, "nightly-&lt;b&gt;"));

@@ -21,9 +21,8 @@ static void test_parsers(void **state)
 {
 	(void)state;
 	uint64_t steal, total;
-	assert_int_equal(interference_parse_proc_stat("cpu  100 0 50 800 10 0 5 35 0 0\n", &steal,
-						      &total),
-			 0);
+	assert_int_equal(
+	    interference_parse_proc_stat("cpu  100 0 50 800 10 0 5 35 0 0\n", &steal, &total), 0);
 	assert_int_equal(steal, 35);
 	assert_int_equal(total, 1000);
 	assert_int_equal(interference_parse_proc_stat("cpu0 1 2 3 4\n", &steal, &total), -EINVAL);
@@ -39,11 +38,17 @@ static void test_parsers(void **state)
 static void test_figures(void **state)
 {
 	(void)state;
-	struct interference t = {.started = true, .have_last = true, .local = true, .load_max = 3.5};
-	t.first = (struct interference_sample){.mono_s = 100, .nvcpus = 2, .have_delay = true,
-					       .have_node = true, .node_busy_ns = 0,
-					       .node_total_ns = 1000, .have_stat = true,
-					       .steal_ticks = 10, .total_ticks = 1000};
+	struct interference t = {
+	    .started = true, .have_last = true, .local = true, .load_max = 3.5};
+	t.first = (struct interference_sample){.mono_s = 100,
+					       .nvcpus = 2,
+					       .have_delay = true,
+					       .have_node = true,
+					       .node_busy_ns = 0,
+					       .node_total_ns = 1000,
+					       .have_stat = true,
+					       .steal_ticks = 10,
+					       .total_ticks = 1000};
 	t.last = t.first;
 	t.last.mono_s = 110;
 	t.last.vcpu_time_ns[0] = 7000000000ULL;

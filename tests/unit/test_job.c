@@ -358,9 +358,9 @@ static void test_typed_variant_settings(void **state)
 static void test_integral_doubles_and_repeat_bounds(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(
-	    "{\"name\":\"ci\",\"base\":" KERNEL ",\"patches\":[],\"workloads\":" WL
-	    ",\"repeat\":{\"min\":3,\"max\":9},\"alpha\":0.01}");
+	json_object *spec = json_tokener_parse("{\"name\":\"ci\",\"base\":" KERNEL
+					       ",\"patches\":[],\"workloads\":" WL
+					       ",\"repeat\":{\"min\":3,\"max\":9},\"alpha\":0.01}");
 	assert_non_null(spec);
 	_cleanup_job_ struct job *job = NULL;
 	struct sl_error err = {0};
