@@ -177,11 +177,7 @@ static bool number(json_object *v, double *out)
 	return isfinite(*out);
 }
 
-/* For an "unchanged" comparison whose change is larger than its threshold:
- * why it is not a change (docs/statistics.md section 3). Either the
- * interval reaches within +-thr, or it clears it and the test did not reach
- * alpha. "" otherwise. */
-static void comparison_note(json_object *c, const char *thr_text, char *buf, size_t sz)
+void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz)
 {
 	buf[0] = '\0';
 	double change, thr, lo, hi, p, alpha;
@@ -222,7 +218,7 @@ static void print_comparison(FILE *f, json_object *c)
 		 get(c, "gated") && json_object_get_boolean(get(c, "gated")) ? " *" : "");
 	/* The threshold beside the verdict, and why a change larger than it is
 	 * still "unchanged", so that reads as the rule, not as a bug. */
-	comparison_note(c, thr, note, sizeof(note));
+	summary_unchanged_note(c, thr, note, sizeof(note));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
 		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p,
 		thr, str(c, "verdict", "?"), note);
