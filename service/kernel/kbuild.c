@@ -200,9 +200,33 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...)
 		b->o->progress(b->o->userdata, b->percent, line);
 }
 
-static void build_on_line(void *ud, const char *line)
+/* line with every "<tree>/src/" taken out: gcc names files by the absolute
+ * path of the shared tree, which says nothing to the patch's author and
+ * would put this host's cache path into results. malloc'd, or NULL when
+ * there is nothing to take out (or no memory). */
+static char *tree_relative(const struct build_ctx *b, const char *line)
+{
+	if (!b->src || !strstr(line, b->src))
+		return NULL;
+	size_t sl = strlen(b->src);
+	char *out = malloc(strlen(line) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = line; *p;) {
+		if (strncmp(p, b->src, sl) == 0 && p[sl] == '/')
+			p += sl + 1;
+		else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	return out;
+}
+
+static void build_on_line(void *ud, const char *raw)
 {
 	struct build_ctx *b = ud;
+	_cleanup_free_ char *rel = tree_relative(b, raw);
+	const char *line = rel ? rel : raw;
 	tail_append(b, line);
 	if (b->o->log_fd >= 0)
 		dprintf(b->o->log_fd, "%s\n", line);
