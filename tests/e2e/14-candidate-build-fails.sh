@@ -54,13 +54,13 @@ run_job() {
 		"$E2E_ROOT/tests/tools/check-schema.py" result "$1.json" ||
 			e2e_fail "$1: the result does not match result.schema.json"
 	fi
-	# JUnit: a failure that names the kernel's build status
+	# JUnit: a failure that names the kernel's build status (its type, message or text)
 	python3 - "$1.xml" "$2" <<'EOF' || e2e_fail "$1: junit.xml has no <failure> naming the build"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 want = sys.argv[2]
 for f in root.iter("failure"):
-    text = (f.get("message") or "") + " " + (f.text or "")
+    text = " ".join([f.get("type") or "", f.get("message") or "", f.text or ""])
     if want in text:
         sys.exit(0)
 sys.exit(1)
