@@ -4,7 +4,8 @@
 # with the default job dir, whose patch does not apply to kernel/sched/rt.c,
 # exits 1 with verdict fail, kernels.patched.build naming the status, the
 # patch and a log excerpt, a verdict reason naming it, and a JUnit failure.
-# No guest boots: with no candidate built there is nothing to compare.
+# No guest boots: with no candidate built there is nothing to compare. The
+# same patch in the base kernel is an error instead (exit 2, no result).
 # Then a patch that applies but does not compile: build_failed, with the
 # compiler's error in the excerpt. The first case takes seconds with the base
 # kernel cached; the second reconfigures the shared tree and recompiles rt.c's
@@ -103,6 +104,17 @@ jq -e '[.verdict_reasons[] | select(startswith("variant '\''patched'\'': kernel 
 	apply.json >/dev/null || e2e_fail "no verdict reason names the variant, kernel, status and patch"
 grep -q "did not build (patch_does_not_apply)" apply.out || e2e_fail "the summary does not say it"
 echo "ok: a patch that does not apply is a result: exit 1, verdict fail, build entry, JUnit"
+
+# 1b. The same patch in the BASE: nothing to compare against, an error (exit 2).
+jq '.base.patches += [{path: "does-not-apply.patch"}] | .patches = []' job.json >base-job.json
+rc=0
+"$SCHEDLAB" run base-job.json -o base.json >base.out 2>base.err || rc=$?
+cat base.err
+[ "$rc" -eq 2 ] || e2e_fail "a baseline that does not build: exit $rc, want 2"
+[ ! -e base.json ] || e2e_fail "a baseline that does not build wrote a result"
+grep -q "Kernel 'base' was not built: patch 5/5 '0002-does-not-apply.patch' does not apply" base.err ||
+	e2e_fail "the error does not name the kernel and the patch"
+echo "ok: a baseline that does not build is an error (exit 2)"
 
 # 2. A patch that applies but does not compile.
 cat >does-not-build.patch <<'EOF'
