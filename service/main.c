@@ -20,7 +20,7 @@
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
     {"test", "test your patches: base against base + patches, one verdict", cli_test},
-    {"kernel", "build kernels (kernel build SPEC.json)", cli_kernel},
+    {"kernel", "build kernels, or write the tree patches apply to (kernel tree DIR)", cli_kernel},
     {"serve", "run the HTTP service", cli_serve},
     {"submit", "submit a job to a service and optionally gate on it", cli_submit},
     {"report", "render a result as a self-contained HTML report", cli_report},

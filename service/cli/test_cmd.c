@@ -151,7 +151,7 @@ static int patches_from_git_range(const char *arg, json_object *all, struct sl_e
 		return error_set(err, ERR_INVALID, EINVAL,
 				 "The range in '%s' must be BASE..HEAD with refs of letters, "
 				 "digits and '._/^~-' (not starting with '-'), e.g. "
-				 "'git:~/linux@v6.1..HEAD' or 'git:.@HEAD~3..HEAD'.",
+				 "'git:linux@v6.1..HEAD' or 'git:.@HEAD~3..HEAD'.",
 				 arg);
 	_cleanup_free_ char *tree_rel = strndup(spec, (size_t)(at - spec));
 	_cleanup_free_ char *tree = tree_rel ? cli_path_absolute(tree_rel) : NULL;

@@ -426,7 +426,10 @@ int patchset_from_mbox(const char *data, size_t len, const char *default_name,
 		subjects[n_out++] = TAKE_PTR(subject);
 	}
 	if (n_out == 0) {
-		if (dropped > 0)
+		bool mails = false;
+		for (size_t i = 0; i < n_msgs; i++)
+			mails = mails || msgs[i].from_line;
+		if (dropped > 0 && mails)
 			r = error_set(
 			    err, ERR_INVALID, EINVAL,
 			    "The input holds no diff: %d message(s), none with a 'diff "
