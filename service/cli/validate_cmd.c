@@ -75,22 +75,29 @@ int cli_validate(int argc, char **argv)
 
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *doc = NULL, *schema = NULL, *expanded = NULL;
-	if (json_read_file_strict(file, VALIDATE_MAX_BYTES, "file", &doc, &err) < 0) {
-		fprintf(stderr, "schedlab validate: %s\n", err.message);
-		return err.kind == ERR_INVALID || err.kind == ERR_TOO_LARGE ? EXIT_FAIL
-									    : EXIT_ERROR;
-	}
 	if (schema_file) {
 		if (json_read_file_strict(schema_file, VALIDATE_MAX_BYTES, "schema file", &schema,
-					  &err) < 0 ||
-		    jsonschema_check_schema(schema, &err) < 0) {
-			fprintf(stderr, "schedlab validate: %s%s%s\n", err.message,
-				*err.path ? " schema path: " : "", err.path);
+					  &err) < 0) {
+			fprintf(stderr, "schedlab validate: %s\n", err.message);
+			return EXIT_ERROR;
+		}
+		/* Before the data is read: an unusable schema (a pattern that is not
+		 * ECMA-262, a $ref that does not resolve) is the schema's fault,
+		 * whatever FILE holds. */
+		if (jsonschema_check_schema(schema, &err) < 0) {
+			fprintf(
+			    stderr, "schedlab validate: the schema '%s' cannot be used: %s%s%s\n",
+			    schema_file, err.message, *err.path ? " schema path: " : "", err.path);
 			return EXIT_ERROR;
 		}
 	} else if (schema_load(kind, &schema, &err) < 0) {
 		fprintf(stderr, "schedlab validate: %s\n", err.message);
 		return EXIT_ERROR;
+	}
+	if (json_read_file_strict(file, VALIDATE_MAX_BYTES, "file", &doc, &err) < 0) {
+		fprintf(stderr, "schedlab validate: %s\n", err.message);
+		return err.kind == ERR_INVALID || err.kind == ERR_TOO_LARGE ? EXIT_FAIL
+									    : EXIT_ERROR;
 	}
 	int r = jsonschema_validate(schema, doc, &err);
 	if (r == 0 && kind && strcmp(kind, "job") == 0 && !schema_only) {
