@@ -328,7 +328,7 @@ static int bad_form(struct sl_error *err, const char *p, const char *key, const 
 static int check_value(struct check_ctx *c, const char *key, enum kw_form form, json_object *val,
 		       const char *where, const char *p, int depth, struct sl_error *err)
 {
-	char sp[JS_PATH_MAX], why[256] = "";
+	char sp[JS_PATH_MAX], why[256] = "", q[64];
 	int r;
 	switch (form) {
 	case KW_ANNOTATION:
@@ -347,11 +347,13 @@ static int check_value(struct check_ctx *c, const char *key, enum kw_form form, 
 		json_object_object_foreach(val, sk, sv)
 		{
 			js_path_key(sp, p, sk);
-			if (form == KW_PATTERN_MAP && js_re_check(sk, why, sizeof(why)) < 0)
+			if (form == KW_PATTERN_MAP && js_re_check(sk, why, sizeof(why)) < 0) {
+				js_quote_str(q, sizeof(q), sk, strlen(sk));
 				return error_set_path(err, ERR_INTERNAL, sp,
-						      "The pattern '%s' at %s is not a valid "
+						      "The pattern %s at %s is not a valid "
 						      "ECMA-262 regular expression: %s.",
-						      sk, p, why);
+						      q, p, why);
+			}
 			if ((r = check_schema(c, sv, sp, depth + 1, err)) < 0)
 				return r;
 		}
@@ -404,23 +406,28 @@ static int check_value(struct check_ctx *c, const char *key, enum kw_form form, 
 	case KW_PATTERN:
 		if (!json_object_is_type(val, json_type_string))
 			return bad_form(err, p, key, where, "a string");
-		if (js_re_check(json_object_get_string(val), why, sizeof(why)) < 0)
+		if (js_re_check(json_object_get_string(val), why, sizeof(why)) < 0) {
+			js_quote_str(q, sizeof(q), json_object_get_string(val),
+				     (size_t)json_object_get_string_len(val));
 			return error_set_path(err, ERR_INTERNAL, p,
-					      "The pattern '%s' at %s is not a valid ECMA-262 "
+					      "The pattern %s at %s is not a valid ECMA-262 "
 					      "regular expression: %s.",
-					      json_object_get_string(val), where, why);
+					      q, where, why);
+		}
 		return 0;
 	case KW_REF:
 		if (!json_object_is_type(val, json_type_string))
 			return bad_form(err, p, key, where, "a string");
 		json_object *target = js_resolve_ref(c->root, json_object_get_string(val));
+		js_quote_str(q, sizeof(q), json_object_get_string(val),
+			     (size_t)json_object_get_string_len(val));
 		if (!target)
 			return error_set_path(
 			    err, ERR_INTERNAL, p,
-			    "The $ref '%s' at %s does not resolve to a local "
+			    "The $ref %s at %s does not resolve to a local "
 			    "definition (only '#' and '#/json/pointer' references "
 			    "within the schema are supported).",
-			    json_object_get_string(val), where);
+			    q, where);
 		/* The target may lie under a keyword the walk does not enter
 		 * ("definitions"); walk it too, once. */
 		for (size_t i = 0; i < c->nseen; i++)
@@ -435,7 +442,10 @@ static int check_value(struct check_ctx *c, const char *key, enum kw_form form, 
 			c->cap = cap;
 		}
 		c->seen[c->nseen++] = target;
-		return check_schema(c, target, json_object_get_string(val), depth + 1, err);
+		/* The target's own location, for its messages: the reference
+		 * without the quotes js_quote_str() added. */
+		q[strlen(q) - 1] = '\0';
+		return check_schema(c, target, q + 1, depth + 1, err);
 	}
 	return 0;
 }
