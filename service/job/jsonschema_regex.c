@@ -18,7 +18,8 @@
  *   - What ECMA-262 (u flag) rejects is an error here too, rather than a PCRE2
  *     extension that silently means something else: letter escapes it does
  *     not define (\a \e \h \A \Z \Q ...), groups other than (?: (?= (?! (?<=
- *     (?<! (?<name>, possessive quantifiers, a lone '{', '}' or ']'.
+ *     (?<! (?<name>, PCRE2's verbs "(*...)", possessive quantifiers, a lone
+ *     '{', '}' or ']'.
  * \d, \w and \b stay ASCII-only, as in ECMA-262: PCRE2 without PCRE2_UCP
  * uses its built-in C-locale tables for them. */
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -469,6 +470,14 @@ static int ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 			p++;
 			break;
 		case '(':
+			/* PCRE2 reads "(*UCP)", "(*CR)" and other verbs here; to
+			 * ECMA-262 it is a quantifier with nothing to repeat. */
+			if (p[1] == '*') {
+				r = why_set(
+				    why, whysz,
+				    "'(*' at offset %zu is not ECMA-262 (nothing to repeat)", off);
+				break;
+			}
 			if (p[1] == '?' &&
 			    !(p[2] == ':' || p[2] == '=' || p[2] == '!' ||
 			      (p[2] == '<' &&
@@ -559,7 +568,7 @@ static pcre2_code *re_compile(const char *pattern, int *err, char *why, size_t w
 	PCRE2_SIZE off;
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pcre, PCRE2_ZERO_TERMINATED,
 				       PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_MATCH_INVALID_UTF |
-					   PCRE2_NEVER_BACKSLASH_C,
+					   PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP,
 				       &code, &off, NULL);
 	if (!re) {
 		PCRE2_UCHAR msg[160];
