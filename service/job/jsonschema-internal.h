@@ -1,7 +1,8 @@
 /* What the files of the JSON Schema validator share (jsonschema.c: the
  * public entry points, $ref resolution and the keyword walk;
  * jsonschema_keywords.c: the per-keyword checks; jsonschema_values.c: paths,
- * value descriptions and equality; jsonschema_regex.c: ECMA-262 patterns). Not for use outside
+ * value descriptions and equality; jsonschema_ecma.c and jsonschema_regex.c:
+ * ECMA-262 patterns translated for and run by PCRE2). Not for use outside
  * service/job/jsonschema*.c.
  *
  * json-c represents JSON null as a NULL json_object pointer, so every helper
@@ -88,6 +89,14 @@ void js_describe(char *out, size_t outsz, json_object *o);
 const char *js_type_noun(json_object *o);
 /* JSON equality; numbers compare by value (1 == 1.0). */
 bool js_equal(json_object *a, json_object *b);
+
+/* ---- jsonschema_ecma.c ---- */
+
+/* Translates the ECMA-262 pattern pat (the JSON Schema dialect, "u" flag)
+ * into PCRE2 syntax with the same meaning under PCRE2_UTF and
+ * PCRE2_DOLLAR_ENDONLY, in *ret (malloc'd; the caller frees it). 0, -EINVAL
+ * (why says what ECMA-262 does not allow, at which byte offset) or -ENOMEM. */
+int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz);
 
 /* ---- jsonschema_regex.c ---- */
 

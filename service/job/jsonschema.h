@@ -4,7 +4,7 @@
  * additionalProperties, patternProperties, propertyNames, enum, const,
  * minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength
  * (code points), pattern (ECMA-262, run by PCRE2 in UTF mode: code points,
- * \d ASCII digits, \s ECMA-262 white space; see jsonschema_regex.c), items
+ * \d ASCII digits, \s ECMA-262 white space; see jsonschema_ecma.c), items
  * (one schema; not the pre-2020 array form), minItems, maxItems, uniqueItems,
  * oneOf, anyOf, allOf, not, minProperties, maxProperties, and $ref to "#" or
  * a JSON pointer within the same document ("#/$defs/a%25b~1c": the fragment
