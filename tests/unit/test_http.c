@@ -398,7 +398,7 @@ static void test_multipart(void **state)
 	char *one[] = {p1};
 	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs",
 						   "{\"name\":\"mp\",\"runs\":0,\"patches\":[]}",
-						   one, 1, &r, NULL),
+						   one, 1, NULL, &r, NULL),
 			 0);
 	if (r.status != 202)
 		fail_msg("multipart: %ld %s", r.status, r.body);
@@ -413,19 +413,22 @@ static void test_multipart(void **state)
 	assert_string_equal(jstr(p, "content", NULL), "--- a/x\n+++ b/x\n");
 
 	char *evil[] = {p2};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", evil, 1, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", evil, 1, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 	char *bigp[] = {p3};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", bigp, 1, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", bigp, 1, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 413);
 	httpclient_response_clear(&r);
 	char *many[] = {p1, p1, p1, p1};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", many, 4, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", many, 4, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 	assert_int_equal(
-	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"a\":", NULL, 0, &r, NULL), 0);
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"a\":", NULL, 0, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 }
