@@ -8,6 +8,7 @@
 /* Weak, so a build without one subcommand's module still links; main()
  * reports such a command as unavailable instead of crashing. */
 #pragma weak cli_run
+#pragma weak cli_test
 #pragma weak cli_kernel
 #pragma weak cli_serve
 #pragma weak cli_submit
@@ -19,6 +20,7 @@
 
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
+    {"test", "test your patches: base against base + patches, one verdict", cli_test},
     {"kernel", "build kernels (kernel build SPEC.json)", cli_kernel},
     {"serve", "run the HTTP service", cli_serve},
     {"submit", "submit a job to a service and optionally gate on it", cli_submit},

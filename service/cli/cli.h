@@ -13,6 +13,7 @@ struct cli_command {
 };
 
 int cli_run(int argc, char **argv);	 /* run_cmd.c */
+int cli_test(int argc, char **argv);	 /* test_cmd.c */
 int cli_kernel(int argc, char **argv);	 /* kernel_cmd.c */
 int cli_serve(int argc, char **argv);	 /* serve_cmd.c */
 int cli_submit(int argc, char **argv);	 /* submit_cmd.c */

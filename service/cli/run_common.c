@@ -1,5 +1,6 @@
 /* Running an expanded job from the CLI. See run_common.h. */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <string.h>
 #include <time.h>
@@ -228,4 +229,91 @@ int cli_spec_sources_absolute(json_object *spec, const char *base_dir)
 	if (json_object_object_get_ex(spec, "base", &base))
 		r = source_member_absolute(base, base_dir);
 	return r;
+}
+
+static json_object *builtin_file(const char *key)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, key, json_object_new_string("linux-6.1"));
+	return o;
+}
+
+/* {"path": rel} items made absolute against dir, in place. */
+static int paths_absolute(json_object *item, const char *dir)
+{
+	json_object *p = NULL;
+	if (!json_object_is_type(item, json_type_object) ||
+	    !json_object_object_get_ex(item, "path", &p) ||
+	    !json_object_is_type(p, json_type_string) || json_object_get_string(p)[0] == '/')
+		return 0;
+	_cleanup_free_ char *joined = fs_path_join(dir, json_object_get_string(p));
+	_cleanup_free_ char *abs = cli_path_absolute(joined);
+	if (!abs)
+		return -ENOMEM;
+	json_object_object_add(item, "path", json_object_new_string(abs));
+	return 0;
+}
+
+int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
+{
+	_cleanup_json_ json_object *k = NULL;
+	if (!arg || strcmp(arg, "builtin") == 0) {
+		k = json_object_new_object();
+		json_object_object_add(k, "source",
+				       json_object_new_string("debian:linux-source-6.1"));
+		json_object *patches = json_object_new_array();
+		json_object_array_add(patches, builtin_file("series"));
+		json_object_object_add(k, "patches", patches);
+		json_object_object_add(k, "config", builtin_file("builtin"));
+	} else if (strncmp(arg, "debian:", 7) == 0 || strncmp(arg, "tarball:", 8) == 0 ||
+		   strncmp(arg, "git:", 4) == 0) {
+		if (strncmp(arg, "git:", 4) == 0 && !strchr(arg + 4, '@'))
+			return error_set_path(err, ERR_INVALID, "--base",
+					      "--base '%s' must look like 'git:PATH@REF'.", arg);
+		_cleanup_free_ char *src = cli_source_absolute(arg, NULL);
+		if (!src)
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot resolve --base '%s': %s.", arg, strerror(errno));
+		if (strncmp(src, "tarball:", 8) == 0 && !fs_exists(src + 8))
+			return error_set_path(err, ERR_NOT_FOUND, "--base",
+					      "--base tarball '%s' does not exist.", src + 8);
+		k = json_object_new_object();
+		json_object_object_add(k, "source", json_object_new_string(src));
+		json_object_object_add(k, "patches", json_object_new_array());
+		json_object_object_add(k, "config", builtin_file("builtin"));
+	} else {
+		size_t n = strlen(arg);
+		if (n < 5 || strcmp(arg + n - 5, ".json") != 0)
+			return error_set_path(
+			    err, ERR_INVALID, "--base",
+			    "--base '%s' is not 'builtin', 'debian:PACKAGE', "
+			    "'tarball:PATH', 'git:PATH@REF' or a FILE.json kernel.",
+			    arg);
+		int r = json_read_file_strict(arg, 1 << 20, "--base file", &k, err);
+		if (r < 0)
+			return r;
+		if (!json_object_is_type(k, json_type_object))
+			return error_set_path(err, ERR_INVALID, "--base",
+					      "--base file '%s' must hold a kernel object "
+					      "{\"source\", \"patches\", \"config\"}.",
+					      arg);
+		_cleanup_free_ char *copy = strdup(arg);
+		_cleanup_free_ char *dir = copy ? cli_path_absolute(dirname(copy)) : NULL;
+		if (!dir)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		json_object *patches = NULL, *config = NULL;
+		if (json_object_object_get_ex(k, "patches", &patches) &&
+		    json_object_is_type(patches, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(patches); i++)
+				if (paths_absolute(json_object_array_get_idx(patches, i), dir) < 0)
+					return error_set(err, ERR_INTERNAL, ENOMEM,
+							 "Out of memory.");
+		if (json_object_object_get_ex(k, "config", &config) &&
+		    paths_absolute(config, dir) < 0)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		if (source_member_absolute(k, dir) < 0)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	*ret = TAKE_PTR(k);
+	return 0;
 }

@@ -45,3 +45,17 @@ char *cli_source_absolute(const char *source, const char *base_dir);
  * (kernels.*.source and the CI shorthand's base.source) with
  * cli_source_absolute(). Returns 0, or -ENOMEM. */
 int cli_spec_sources_absolute(json_object *spec, const char *base_dir);
+
+/* The base kernel `schedlab test --base` and `schedlab kernel tree --base`
+ * name, as a new job kernel object ({"source", "patches", "config"}):
+ *   NULL or "builtin"      Debian's linux-source-6.1 with the built-in series
+ *                          and config (the tree the built-in kernel is built
+ *                          from; docs/testing-your-patch.md);
+ *   "debian:PACKAGE", "tarball:PATH", "git:PATH@REF"
+ *                          that source as it is, with the built-in config
+ *                          fragment and no series (paths made absolute);
+ *   FILE.json              a kernel object like a job's "base"; its relative
+ *                          "path" items and sources are made absolute against
+ *                          the file's directory.
+ * Errors (ERR_INVALID, ERR_NOT_FOUND) name --base and the reason. */
+int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err);

@@ -529,6 +529,14 @@ int compare_result(const struct job *job, json_object *variants, json_object **r
 		if (strcmp(vname, c.baseline) == 0)
 			continue;
 		ncand++;
+		/* A variant whose kernel did not build (docs/contracts.md) has no
+		 * runs and nothing to compare: it fails the job, and the runner
+		 * gives the reason with the kernel's build status. */
+		json_object *nb = get(variant, "not_built");
+		if (json_object_is_type(nb, json_type_boolean) && json_object_get_boolean(nb)) {
+			c.fail = true;
+			continue;
+		}
 		check_runs(&c, vname, variant, true);
 		json_object_object_foreach(wl, wname, jtool)
 		{
@@ -575,7 +583,11 @@ int compare_result(const struct job *job, json_object *variants, json_object **r
 		       c.n_excluded, c.max_wait);
 	const char *verdict = c.fail ? "fail" : c.inconclusive ? "inconclusive" : "pass";
 	if (!c.fail && !c.inconclusive) {
-		if (job->n_gates == 0)
+		if (job->n_gates == 0 && job->gates_opt_out)
+			reason(&c, "No gates: the job opted out (\"gates\": []), so only failed "
+				   "runs could fail it, and every run of the candidate variants "
+				   "was ok.");
+		else if (job->n_gates == 0)
 			reason(&c, "No metric is gated and every run of the candidate variants "
 				   "was ok.");
 		else

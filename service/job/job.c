@@ -4,12 +4,15 @@
  * after a restart and shown in a result. */
 #include <errno.h>
 #include <libgen.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job/job.h"
 #include "job/job-internal.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
+#include "job/suite.h"
 #include "util/fs.h"
 
 #define DEFAULT_VCPUS	       2
@@ -99,6 +102,39 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 	return 0;
 }
 
+/* A CLI job's "tarball:PATH" or "git:PATH@REF" with a relative PATH, made
+ * absolute against the job file's directory (like patch paths; base_dir
+ * itself against the working directory), so the expanded spec means the
+ * same tree from any directory. Anything else is returned as is. */
+static char *absolute_source(const char *src, enum job_origin origin, const char *base_dir)
+{
+	size_t prefix = strncmp(src, "tarball:", 8) == 0 ? 8 : strncmp(src, "git:", 4) == 0 ? 4 : 0;
+	if (origin != JOB_ORIGIN_CLI || prefix == 0 || src[prefix] == '/' || src[prefix] == '\0')
+		return strdup(src);
+	_cleanup_free_ char *dir = NULL;
+	if (base_dir && base_dir[0] == '/')
+		dir = strdup(base_dir);
+	else {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return NULL;
+		dir = base_dir && *base_dir ? fs_path_join(cwd, base_dir) : strdup(cwd);
+	}
+	if (!dir)
+		return NULL;
+	/* git:PATH@REF: the ref stays as it is (kbuild_key.c splits at the last '@'). */
+	const char *rel = src + prefix;
+	const char *at = prefix == 4 ? strrchr(rel, '@') : NULL;
+	_cleanup_free_ char *path = at ? strndup(rel, (size_t)(at - rel)) : strdup(rel);
+	if (!path)
+		return NULL;
+	_cleanup_free_ char *full = fs_path_join(dir, path);
+	char *out = NULL;
+	if (!full || asprintf(&out, "%.*s%s%s", (int)prefix, src, full, at ? at : "") < 0)
+		return NULL;
+	return out;
+}
+
 static int expand_kernel(json_object *k, enum job_origin origin, const char *base_dir,
 			 const struct job_limits *limits, const char *path, int *n_patches,
 			 json_object **ret, struct sl_error *err)
@@ -106,9 +142,13 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	char sub[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
 	json_object *src = job_json_get(k, "source");
-	json_object_object_add(
-	    out, "source",
-	    json_object_new_string(src ? json_object_get_string(src) : "debian:linux-source-6.1"));
+	_cleanup_free_ char *source = absolute_source(
+	    src ? json_object_get_string(src) : "debian:linux-source-6.1", origin, base_dir);
+	if (!source)
+		return error_set(err, ERR_INTERNAL, ENOMEM,
+				 "Cannot make kernel source '%s' an absolute path.",
+				 json_object_get_string(src));
+	json_object_object_add(out, "source", json_object_new_string(source));
 	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7))
 		return error_set_path(err, ERR_INVALID, path,
 				      "The service builds only Debian's packaged sources "
@@ -186,8 +226,10 @@ static json_object *expand_shorthand(json_object *spec)
 	return full;
 }
 
+/* suite_shares (borrowed, may be NULL): the uid_shares a suite gives every
+ * variant that sets none. */
 static int expand_variants(json_object *in, json_object *kernels, const char *baseline,
-			   json_object **ret, struct sl_error *err)
+			   json_object *suite_shares, json_object **ret, struct sl_error *err)
 {
 	char path[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
@@ -210,6 +252,11 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 		json_object_deep_copy(v, &copy, NULL);
 		if (!job_json_get(copy, "features"))
 			json_object_object_add(copy, "features", json_object_new_array());
+		if (suite_shares && !job_json_get(copy, "uid_shares")) {
+			json_object *shares = NULL;
+			json_object_deep_copy(suite_shares, &shares, NULL);
+			json_object_object_add(copy, "uid_shares", shares);
+		}
 		json_object_object_add(out, name, copy);
 		if (strcmp(name, baseline) == 0)
 			have_baseline = true;
@@ -293,6 +340,39 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 	return 0;
 }
 
+/* The gates as run: the job's own (checked against its workloads); when it
+ * names none, every workload's default gates, marked "default": true
+ * (suite.h); "gates": [] (or "gates_opt_out": true without gates, the
+ * expanded form of that) opts out and gives an empty list, which the caller
+ * records as "gates_opt_out": true. */
+static int expand_gates(json_object *full, json_object *workloads, json_object **ret,
+			bool *ret_opted_out, struct sl_error *err)
+{
+	json_object *gates = job_json_get(full, "gates");
+	json_object *opt_out = job_json_get(full, "gates_opt_out");
+	bool opted_out =
+	    json_object_is_type(opt_out, json_type_boolean) && json_object_get_boolean(opt_out);
+	if (opted_out && gates && json_object_array_length(gates) > 0)
+		return error_set_path(err, ERR_INVALID, "$.gates_opt_out",
+				      "gates_opt_out is true but the job names %zu gate(s); "
+				      "drop one or the other.",
+				      json_object_array_length(gates));
+	if (gates) {
+		int r = check_gates(gates, workloads, err);
+		if (r < 0)
+			return r;
+		*ret = json_object_get(gates);
+		*ret_opted_out = json_object_array_length(gates) == 0;
+		return 0;
+	}
+	json_object *out = json_object_new_array();
+	for (size_t i = 0; !opted_out && i < json_object_array_length(workloads); i++)
+		suite_add_default_gates(json_object_array_get_idx(workloads, i), out);
+	*ret = out;
+	*ret_opted_out = opted_out;
+	return 0;
+}
+
 int job_expand_json(json_object *spec, enum job_origin origin, const char *base_dir,
 		    const struct job_limits *limits, json_object **ret_expanded,
 		    struct sl_error *err)
@@ -351,20 +431,39 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
 	json_object_object_add(out, "guest", guest);
 
+	/* A suite (suite.h): its workloads when the job lists none, its variant
+	 * settings where a variant sets none. The schema checks the name. */
+	const char *suite = job_json_string(full, "suite");
+	if (suite && !suite_known(suite))
+		return error_set_path(err, ERR_INVALID, "$.suite",
+				      "Suite '%s' is not one of 'rt', 'latency', 'fair' or 'all'.",
+				      suite);
+	if (suite)
+		json_object_object_add(out, "suite", json_object_new_string(suite));
+	_cleanup_json_ json_object *suite_shares = suite ? suite_uid_shares(suite) : NULL;
+
 	/* Variants and baseline. */
 	json_object *bl = job_json_get(full, "baseline");
 	const char *baseline = bl ? json_object_get_string(bl) : "baseline";
 	json_object *variants = NULL;
-	r = expand_variants(job_json_get(full, "variants"), kernels, baseline, &variants, err);
+	r = expand_variants(job_json_get(full, "variants"), kernels, baseline, suite_shares,
+			    &variants, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "variants", variants);
 	json_object_object_add(out, "baseline", json_object_new_string(baseline));
 
-	/* Workloads, repeat, gates. */
+	/* Workloads, repeat, gates. The job's own workloads replace a suite's. */
+	_cleanup_json_ json_object *wl_in = json_object_get(job_json_get(full, "workloads"));
+	if (!wl_in && suite)
+		wl_in = suite_workloads(suite);
+	if (!wl_in)
+		return error_set_path(err, ERR_INVALID, "$.workloads",
+				      "A job needs 'workloads' or a 'suite' ('rt', 'latency', "
+				      "'fair' or 'all').");
 	json_object *workloads = NULL;
 	int wl_seconds = 0;
-	r = expand_workloads(job_json_get(full, "workloads"), &workloads, &wl_seconds, err);
+	r = expand_workloads(wl_in, &workloads, &wl_seconds, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "workloads", workloads);
@@ -376,7 +475,8 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		repeat_min = job_json_int(rep_in, "min", DEFAULT_REPEAT);
 		repeat = job_json_int(rep_in, "max", repeat_min);
 	} else
-		repeat_min = repeat = job_json_int(full, "repeat", DEFAULT_REPEAT);
+		repeat_min = repeat =
+		    job_json_int(full, "repeat", suite ? SUITE_DEFAULT_REPEAT : DEFAULT_REPEAT);
 	if (repeat_min < 1 || repeat > limits->max_repeat)
 		return error_set_path(err, ERR_INVALID, "$.repeat",
 				      "repeat must be between 1 and %d, not %d.",
@@ -401,12 +501,14 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object *alpha = job_json_get(full, "alpha");
 	json_object_object_add(
 	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
-	json_object *gates = job_json_get(full, "gates");
-	r = check_gates(gates, workloads, err);
+	json_object *gates = NULL;
+	bool opted_out = false;
+	r = expand_gates(full, workloads, &gates, &opted_out, err);
 	if (r < 0)
 		return r;
-	json_object_object_add(out, "gates",
-			       gates ? json_object_get(gates) : json_object_new_array());
+	json_object_object_add(out, "gates", gates);
+	if (opted_out)
+		json_object_object_add(out, "gates_opt_out", json_object_new_boolean(1));
 	json_object *accel = job_json_get(full, "accelerator");
 	json_object_object_add(
 	    out, "accelerator",

@@ -117,7 +117,8 @@ struct job_gate {
 	const char *metric;   /* e.g. "inversions", "latency_us.p99" */
 	bool has_threshold;   /* false: the metric's default threshold */
 	double threshold;
-	bool relative; /* threshold is a fraction of the baseline median */
+	bool relative;	 /* threshold is a fraction of the baseline median */
+	bool is_default; /* added because the job named no gates (job/suite.h) */
 };
 
 enum job_placement {
@@ -148,6 +149,10 @@ struct job {
 	int repeat_min; /* adaptive repeats: the fewest (compare/sequential.h); else repeat */
 	struct job_gate *gates;
 	size_t n_gates;
+	/* The job said "gates": [] (no gates on purpose). False in jobs stored
+	 * before defaults existed, whose empty gates meant "none given". */
+	bool gates_opt_out;
+	const char *suite;	 /* "rt", "latency", "fair", "all", or NULL */
 	const char *accelerator; /* "auto" (the default), "kvm" or "tcg" */
 	bool has_placement;	 /* whether the spec names a placement */
 	enum job_placement placement;

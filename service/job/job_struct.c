@@ -285,6 +285,9 @@ static int job_gates_from(struct job *job, json_object *gates, struct sl_error *
 		json_object *rel = job_json_get(g, "relative");
 		gate->relative =
 		    json_object_is_type(rel, json_type_boolean) && json_object_get_boolean(rel);
+		json_object *def = job_json_get(g, "default");
+		gate->is_default =
+		    json_object_is_type(def, json_type_boolean) && json_object_get_boolean(def);
 	}
 	return 0;
 }
@@ -385,6 +388,14 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 	r = job_gates_from(job, job_json_array(expanded, "gates"), err);
 	if (r < 0)
 		return r;
+	json_object *opt_out = job_json_get(expanded, "gates_opt_out");
+	if (opt_out && !json_object_is_type(opt_out, json_type_boolean))
+		return job_bad(err, "$.gates_opt_out", "gates_opt_out");
+	job->gates_opt_out = opt_out && json_object_get_boolean(opt_out) && job->n_gates == 0;
+	json_object *suite = job_json_get(expanded, "suite");
+	job->suite = job_json_string(expanded, "suite");
+	if (suite && !job->suite)
+		return job_bad(err, "$.suite", "suite");
 
 	job->accelerator = job_json_string(expanded, "accelerator");
 	if (!job->accelerator)

@@ -50,6 +50,7 @@ done
 printf '\x02{"tool":"slice","metrics":{"slice_us.mean":4044.5,"slice_us.max":8461},"details":{}}\n' |
 	seed fuzz_metrics own-tool
 for f in examples/*.json; do seed fuzz_job "$(basename "$f" .json)" <"$f"; done
+for f in tests/data/patchset/*; do seed fuzz_patchset "$(basename "$f")" <"$f"; done
 # fuzz_json: the first byte picks the limits (0: the defaults, 0x83: depth 3
 # and 64 bytes).
 for f in examples/*.json tests/data/rt-tests/*.json; do

@@ -298,7 +298,12 @@ static void test_typed_shorthand(void **state)
 	assert_int_equal(job->guest.memory_mb, 512);
 	assert_string_equal(job->accelerator, "auto");
 	assert_false(job->has_placement);
-	assert_int_equal(job->n_gates, 0);
+	/* No gates named: the workload's default gate. */
+	assert_int_equal(job->n_gates, 1);
+	assert_string_equal(job->gates[0].metric, "inversions");
+	assert_true(job->gates[0].is_default);
+	assert_false(job->gates_opt_out);
+	assert_null(job->suite);
 	assert_int_equal(job->n_host_labels, 0);
 	assert_null(job_find_workload(job, "cyclictest"));
 }

@@ -1,0 +1,33 @@
+/* Suites and default gates: the workloads a job gets when it names a suite
+ * ("suite": "rt" | "latency" | "fair" | "all") instead of listing them, the
+ * variant settings a suite needs, and the metrics each workload tool gates
+ * on when a job names no gates. One table each, in suite.c; docs/workloads.md
+ * documents them (keep the two in step). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "util/error.h"
+
+/* The repeat a job with a suite and no "repeat" gets: 5, the fewest runs a
+ * side at which a gated metric can be decided with one overlapping pair
+ * (docs/statistics.md); at 3 a gate can never come out regressed. */
+#define SUITE_DEFAULT_REPEAT 5
+
+/* Whether name is a suite. */
+bool suite_known(const char *name);
+
+/* A new array of the suite's workloads (job.schema.json workload objects,
+ * with name, tool, args and timeout_s), or NULL when name is not a suite. */
+json_object *suite_workloads(const char *name);
+
+/* A new object of per-uid CPU shares ({"1000": 2048, ...}) that the suite
+ * applies to every variant that sets no uid_shares, or NULL when the suite
+ * needs none (or name is not a suite). */
+json_object *suite_uid_shares(const char *name);
+
+/* Appends to gates (an array, borrowed) the default gates of one expanded
+ * workload w (its name, tool and args): {"workload", "metric", "default":
+ * true} each, thresholds left to the metric's default (compare/compare.c).
+ * Returns how many it appended. */
+int suite_add_default_gates(json_object *w, json_object *gates);

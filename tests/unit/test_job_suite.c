@@ -1,0 +1,321 @@
+/* Suites, default gates and the explicit opt-out (job/suite.h, job.c), and
+ * CLI kernel sources made absolute. Uses the real job schema. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "job/job.h"
+#include "job/job-internal.h"
+#include "job/suite.h"
+#include "util/fs.h"
+
+#define KERNEL	     "{\"source\":\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}]}"
+#define SHORT(extra) "{\"name\":\"ci\",\"base\":" KERNEL ",\"patches\":[]" extra "}"
+#define FULL(variants, extra)                                                                      \
+	"{\"name\":\"t\",\"kernels\":{\"k\":" KERNEL "},\"variants\":" variants                    \
+	",\"baseline\":\"a\"" extra "}"
+
+static json_object *expand_ok(const char *text, enum job_origin origin, const char *base_dir)
+{
+	json_object *spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	json_object *out = NULL;
+	struct sl_error err = {0};
+	if (job_expand_json(spec, origin, base_dir, NULL, &out, &err) < 0)
+		fail_msg("%s: %s: %s", text, err.path, err.message);
+	json_object_put(spec);
+	return out;
+}
+
+static void expect_error(const char *text, const char *path, const char *needle)
+{
+	json_object *spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	json_object *out = NULL;
+	struct sl_error err = {0};
+	if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out, &err) == 0)
+		fail_msg("expected an error at %s for %s", path, text);
+	if (strcmp(err.path, path) != 0)
+		fail_msg("error path '%s' (%s), expected '%s'", err.path, err.message, path);
+	if (needle && !strstr(err.message, needle))
+		fail_msg("message '%s' lacks '%s'", err.message, needle);
+	json_object_put(spec);
+}
+
+/* "tool/metric[*]" of every gate, '*' marking a default one, joined by ' '. */
+static void gate_list(json_object *expanded, char *buf, size_t sz)
+{
+	json_object *gates = job_json_array(expanded, "gates");
+	buf[0] = '\0';
+	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *d = job_json_get(g, "default");
+		size_t l = strlen(buf);
+		snprintf(buf + l, sz - l, "%s%s/%s%s", i ? " " : "", job_json_string(g, "workload"),
+			 job_json_string(g, "metric"), d && json_object_get_boolean(d) ? "*" : "");
+	}
+}
+
+static const char *workload_names(json_object *expanded, char *buf, size_t sz)
+{
+	json_object *wls = job_json_array(expanded, "workloads");
+	buf[0] = '\0';
+	for (size_t i = 0; wls && i < json_object_array_length(wls); i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sz - l, "%s%s", i ? " " : "",
+			 job_json_string(json_object_array_get_idx(wls, i), "name"));
+	}
+	return buf;
+}
+
+static void test_suites_expand(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *suite, *workloads, *gates;
+		bool shares;
+	} want[] = {
+	    {"rt", "rt-migrate-test", "rt-migrate-test/inversions*", false},
+	    {"latency", "cyclictest", "cyclictest/latency_us.p99* cyclictest/latency_us.avg*",
+	     false},
+	    {"fair", "share slice", "share/share_error* slice/slice_overrun_us.mean*", true},
+	    {"all", "rt-migrate-test cyclictest share slice",
+	     "rt-migrate-test/inversions* cyclictest/latency_us.p99* cyclictest/latency_us.avg* "
+	     "share/share_error* slice/slice_overrun_us.mean*",
+	     true},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		char text[512], names[256], gates[512];
+		/* The CI shorthand, as `schedlab test --suite S` writes it. */
+		snprintf(text, sizeof(text), SHORT(",\"suite\":\"%s\""), want[i].suite);
+		json_object *out = expand_ok(text, JOB_ORIGIN_SERVICE, NULL);
+		assert_string_equal(job_json_string(out, "suite"), want[i].suite);
+		assert_string_equal(workload_names(out, names, sizeof(names)), want[i].workloads);
+		gate_list(out, gates, sizeof(gates));
+		assert_string_equal(gates, want[i].gates);
+		assert_null(job_json_get(out, "gates_opt_out"));
+		/* A suite with no repeat runs enough to decide a gate. */
+		assert_int_equal(json_object_get_int(job_json_get(out, "repeat")),
+				 SUITE_DEFAULT_REPEAT);
+		/* Both shorthand variants get the fair suite's unequal shares. */
+		json_object *variants = job_json_object(out, "variants");
+		json_object_object_foreach(variants, vname, v)
+		{
+			json_object *sh = job_json_object(v, "uid_shares");
+			if (!want[i].shares) {
+				assert_null(sh);
+				continue;
+			}
+			if (!sh)
+				fail_msg("suite %s: variant %s has no uid_shares", want[i].suite,
+					 vname);
+			assert_int_equal(job_json_int(sh, "1000", 0), 2048);
+			assert_int_equal(job_json_int(sh, "1001", 0), 1024);
+		}
+		/* The typed job reads the same, and the expanded form expands to
+		 * itself (a stored job can be run again). */
+		_cleanup_job_ struct job *job = NULL;
+		struct sl_error err = {0};
+		assert_int_equal(job_from_expanded(out, &job, &err), 0);
+		assert_string_equal(job->suite, want[i].suite);
+		assert_true(job->n_gates >= 1);
+		for (size_t g = 0; g < job->n_gates; g++) {
+			assert_true(job->gates[g].is_default);
+			assert_false(job->gates[g].has_threshold);
+		}
+		json_object *again = NULL;
+		if (job_expand_json(out, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err) < 0)
+			fail_msg("re-expanding suite %s: %s: %s", want[i].suite, err.path,
+				 err.message);
+		assert_true(json_object_equal(out, again));
+		json_object_put(again);
+		json_object_put(out);
+	}
+}
+
+static void test_suite_settings_yield_to_the_job(void **state)
+{
+	(void)state;
+	/* A variant's own uid_shares stay; only the others get the suite's. */
+	json_object *out = expand_ok(
+	    FULL("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"uid_shares\":{\"1000\":"
+		 "1024}}}",
+		 ",\"suite\":\"fair\",\"repeat\":2"),
+	    JOB_ORIGIN_SERVICE, NULL);
+	json_object *v = job_json_object(out, "variants");
+	assert_int_equal(
+	    job_json_int(job_json_object(job_json_object(v, "a"), "uid_shares"), "1000", 0), 2048);
+	json_object *bs = job_json_object(job_json_object(v, "b"), "uid_shares");
+	assert_int_equal(json_object_object_length(bs), 1);
+	assert_int_equal(job_json_int(bs, "1000", 0), 1024);
+	assert_int_equal(json_object_get_int(job_json_get(out, "repeat")), 2);
+	json_object_put(out);
+
+	/* The job's workloads replace the suite's; the defaults follow them. */
+	out = expand_ok(SHORT(",\"suite\":\"all\",\"workloads\":[{\"tool\":\"cyclictest\","
+			      "\"args\":[\"-l100\"]}]"),
+			JOB_ORIGIN_SERVICE, NULL);
+	char names[128], gates[256];
+	assert_string_equal(workload_names(out, names, sizeof(names)), "cyclictest");
+	/* No histogram, no p99: a default gate on a metric that cannot exist
+	 * would leave every job inconclusive. */
+	gate_list(out, gates, sizeof(gates));
+	assert_string_equal(gates, "cyclictest/latency_us.avg*");
+	json_object_put(out);
+
+	for (const char *const *a =
+		 (const char *const[]){"\"-h\",\"400\"", "\"-h400\"", "\"--histogram=400\"",
+				       "\"-H\",\"9\"", NULL};
+	     *a; a++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 SHORT(",\"workloads\":[{\"tool\":\"cyclictest\",\"args\":[%s]}]"), *a);
+		out = expand_ok(text, JOB_ORIGIN_SERVICE, NULL);
+		gate_list(out, gates, sizeof(gates));
+		assert_string_equal(gates, "cyclictest/latency_us.p99* cyclictest/latency_us.avg*");
+		json_object_put(out);
+	}
+}
+
+static void test_gates_explicit_and_opt_out(void **state)
+{
+	(void)state;
+	/* Named gates are the job's, none marked default. */
+	json_object *out =
+	    expand_ok(SHORT(",\"suite\":\"rt\",\"gates\":[{\"workload\":\"rt-migrate-test\","
+			    "\"metric\":\"inversion_max_us\",\"threshold\":5000}]"),
+		      JOB_ORIGIN_SERVICE, NULL);
+	char gates[256];
+	gate_list(out, gates, sizeof(gates));
+	assert_string_equal(gates, "rt-migrate-test/inversion_max_us");
+	assert_null(job_json_get(out, "gates_opt_out"));
+	json_object_put(out);
+
+	/* "gates": [] opts out, and the expanded job says so. */
+	out = expand_ok(SHORT(",\"suite\":\"rt\",\"gates\":[]"), JOB_ORIGIN_SERVICE, NULL);
+	assert_int_equal(json_object_array_length(job_json_array(out, "gates")), 0);
+	assert_true(json_object_get_boolean(job_json_get(out, "gates_opt_out")));
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(job_from_expanded(out, &job, &err), 0);
+	assert_int_equal(job->n_gates, 0);
+	assert_true(job->gates_opt_out);
+	/* ... and stays opted out when expanded again. */
+	json_object *again = NULL;
+	assert_int_equal(job_expand_json(out, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err), 0);
+	assert_true(json_object_equal(out, again));
+	json_object_put(again);
+	json_object_put(out);
+
+	expect_error(SHORT(",\"suite\":\"rt\",\"gates_opt_out\":true,\"gates\":[{\"workload\":"
+			   "\"rt-migrate-test\",\"metric\":\"inversions\"}]"),
+		     "$.gates_opt_out", "drop one or the other");
+	expect_error(SHORT(""), "$.workloads", "required");
+	expect_error(SHORT(",\"suite\":\"everything\""), "$.suite", NULL);
+	expect_error(SHORT(",\"suite\":\"rt\",\"gates\":[{\"workload\":\"cyclictest\","
+			   "\"metric\":\"latency_us.avg\"}]"),
+		     "$.gates[0].workload", "not run");
+}
+
+/* A job stored before default gates existed: "gates": [] meant "none
+ * given". It still loads, with no gates and not marked as opted out. */
+static void test_old_expanded_job_loads(void **state)
+{
+	(void)state;
+	json_object *old = json_tokener_parse(
+	    "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"debian:linux-source-6.1\","
+	    "\"patches\":[],\"config\":{\"builtin\":\"linux-6.1\"}}},\"guest\":{\"vcpus\":2,"
+	    "\"memory_mb\":512},\"variants\":{\"a\":{\"kernel\":\"k\",\"features\":[]},\"b\":"
+	    "{\"kernel\":\"k\",\"features\":[]}},\"baseline\":\"a\",\"workloads\":[{\"name\":"
+	    "\"rtm\",\"tool\":\"rt-migrate-test\",\"args\":[],\"timeout_s\":60,\"uid\":0}],"
+	    "\"repeat\":3,\"gates\":[],\"accelerator\":\"auto\"}");
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_from_expanded(old, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	assert_int_equal(job->n_gates, 0);
+	assert_false(job->gates_opt_out);
+	assert_null(job->suite);
+	json_object_put(old);
+
+	/* Garbage in the new members is an error, not a guess. */
+	const char *bad[] = {"\"gates_opt_out\":\"yes\"", "\"suite\":7"};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"x\",\"kernels\":{\"k\":{\"source\":\"s\",\"patches\":[],"
+			 "\"config\":{\"builtin\":\"b\"}}},\"guest\":{\"vcpus\":1,\"memory_mb\":"
+			 "128},\"variants\":{\"a\":{\"kernel\":\"k\"}},\"baseline\":\"a\","
+			 "\"workloads\":[],\"repeat\":1,\"gates\":[],%s}",
+			 bad[i]);
+		json_object *o = json_tokener_parse(text);
+		assert_non_null(o);
+		struct job *j = NULL;
+		if (job_from_expanded(o, &j, &err) == 0)
+			fail_msg("accepted %s", bad[i]);
+		json_object_put(o);
+	}
+}
+
+/* A CLI job's tarball: and git: sources are relative to the job file, and
+ * absolute in the expanded job; the service keeps refusing them. */
+static void test_cli_sources_made_absolute(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *src, *base_dir, *want; /* want: NULL = base_dir + rest */
+	} cases[] = {
+	    {"tarball:linux.tar.xz", "/srv/jobs", "tarball:/srv/jobs/linux.tar.xz"},
+	    {"tarball:/abs/linux.tar.xz", "/srv/jobs", "tarball:/abs/linux.tar.xz"},
+	    {"git:../tree@v6.1", "/srv/jobs", "git:/srv/jobs/../tree@v6.1"},
+	    {"git:tree@a@b", "/srv/jobs", "git:/srv/jobs/tree@a@b"},
+	    {"git:/abs/tree@HEAD", "/srv/jobs", "git:/abs/tree@HEAD"},
+	    {"debian:linux-source-6.1", "/srv/jobs", "debian:linux-source-6.1"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"ci\",\"base\":{\"source\":\"%s\"},\"patches\":[],"
+			 "\"suite\":\"rt\"}",
+			 cases[i].src);
+		json_object *out = expand_ok(text, JOB_ORIGIN_CLI, cases[i].base_dir);
+		json_object *k = job_json_object(out, "kernels");
+		assert_string_equal(job_json_string(job_json_object(k, "base"), "source"),
+				    cases[i].want);
+		assert_string_equal(job_json_string(job_json_object(k, "patched"), "source"),
+				    cases[i].want);
+		json_object_put(out);
+	}
+	/* A relative base_dir is taken from the working directory. */
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	assert_non_null(cwd);
+	json_object *out = expand_ok(
+	    "{\"name\":\"ci\",\"base\":{\"source\":\"tarball:l.tar\"},\"patches\":[],\"suite\":"
+	    "\"rt\"}",
+	    JOB_ORIGIN_CLI, "jobs");
+	char want[4096];
+	snprintf(want, sizeof(want), "tarball:%s/jobs/l.tar", cwd);
+	assert_string_equal(
+	    job_json_string(job_json_object(job_json_object(out, "kernels"), "base"), "source"),
+	    want);
+	json_object_put(out);
+	expect_error("{\"name\":\"ci\",\"base\":{\"source\":\"tarball:l.tar\"},\"patches\":[],"
+		     "\"suite\":\"rt\"}",
+		     "$.kernels.base", "Debian");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_suites_expand),
+	    cmocka_unit_test(test_suite_settings_yield_to_the_job),
+	    cmocka_unit_test(test_gates_explicit_and_opt_out),
+	    cmocka_unit_test(test_old_expanded_job_loads),
+	    cmocka_unit_test(test_cli_sources_made_absolute),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
