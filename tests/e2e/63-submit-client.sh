@@ -7,8 +7,10 @@
 #  - a job whose base kernel does not build (no guest boots): `submit --gate`
 #    exits 2 and says why; status, wait, result (409) and cancel (409) of it;
 #  - Ctrl-C (SIGINT) to `submit --wait` while its job builds or boots: the
-#    client cancels that job (the service says cancelled) and exits 2; a
-#    queued job is cancelled at once with `submit cancel`;
+#    client cancels that job (the service says cancelled) and exits 2;
+#  - `submit --mbox FILE --suite rt` without a job file queues the CI
+#    shorthand over the default base with the mbox's patches and the suite's
+#    workloads and gates; `submit cancel` cancels it at once;
 #  - a multipart upload with --patch and --mbox: the stored job has the
 #    patch, then the mbox's patches in order, the cover letter dropped.
 # Nothing is left running: the EXIT trap kills the service and the listener.
@@ -128,31 +130,7 @@ grep -q 'HTTP 409' err.txt || e2e_fail "result of a failed job: $(cat err.txt)"
 "$SCHEDLAB" submit cancel "$id" 2>err.txt && e2e_fail "a failed job was cancelled"
 grep -q 'already ended' err.txt || e2e_fail "cancel of a failed job: $(cat err.txt)"
 
-# --- Ctrl-C cancels the job the client submitted ------------------------------
-"$SCHEDLAB" submit "$E2E_ROOT/examples/seed-reproduction-short.json" --wait >ctrlc.id 2>ctrlc.err &
-CLIENT_PID=$!
-for _ in $(seq 1 300); do [ -s ctrlc.id ] && break; sleep 0.1; done
-cid=$(cat ctrlc.id)
-[[ "$cid" =~ ^[0-9a-f]{32}$ ]] || e2e_fail "the waiting client printed no job id"
-api_wait_status "$cid" building booting running 600
-# A queued job behind it (one worker) is cancelled at once.
-"$SCHEDLAB" submit "$E2E_ROOT/examples/seed-reproduction-short.json" >queued.id
-qid=$(cat queued.id)
-"$SCHEDLAB" submit cancel "$qid" 2>err.txt || e2e_fail "cancel of a queued job failed: $(cat err.txt)"
-grep -q 'is cancelled' err.txt || e2e_fail "cancel of a queued job: $(cat err.txt)"
-api_expect 200 GET "/v1/jobs/$qid"
-[ "$(api_json 'j["status"]')" = cancelled ] || e2e_fail "the queued job is not cancelled"
-kill -INT "$CLIENT_PID"
-t0=$SECONDS
-wait "$CLIENT_PID"
-rc=$?
-CLIENT_PID=
-tail -n 5 ctrlc.err
-echo "the client exited $rc $((SECONDS - t0))s after SIGINT"
-[ "$rc" = 2 ] || e2e_fail "the interrupted client exited $rc, not 2"
-grep -q "interrupted; cancelling job $cid" ctrlc.err || e2e_fail "the client does not say it cancels"
-api_wait_status "$cid" cancelled 300
-# --- multipart: --patch and --mbox ------------------------------------------
+# --- the patches the uploads below carry --------------------------------------
 cat >extra.patch <<'EOF'
 --- a/kernel/sched/rt.c
 +++ b/kernel/sched/rt.c
@@ -207,6 +185,46 @@ diff --git a/kernel/sched/fair.c b/kernel/sched/fair.c
 2.39.5
 
 EOF
+# --- Ctrl-C cancels the job the client submitted ------------------------------
+"$SCHEDLAB" submit "$E2E_ROOT/examples/seed-reproduction-short.json" --wait >ctrlc.id 2>ctrlc.err &
+CLIENT_PID=$!
+for _ in $(seq 1 300); do [ -s ctrlc.id ] && break; sleep 0.1; done
+cid=$(cat ctrlc.id)
+[[ "$cid" =~ ^[0-9a-f]{32}$ ]] || e2e_fail "the waiting client printed no job id"
+api_wait_status "$cid" building booting running 600
+# A queued job behind it (one worker): with no job file, --mbox and --suite
+# make the CI shorthand over the default base. It is cancelled at once.
+"$SCHEDLAB" submit --mbox series.mbox --suite rt >queued.id 2>err.txt ||
+	e2e_fail "submit --mbox --suite failed: $(cat err.txt)"
+qid=$(cat queued.id)
+python3 - "$E2E_TMP/state/schedlab.db" "$qid" <<'PY' || e2e_fail "the generated shorthand is wrong"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+name, spec = db.execute("select name, expanded_json from jobs where id = ?", (sys.argv[2],)).fetchone()
+j = json.loads(spec)
+patched = j["kernels"]["patched"]["patches"]
+print("generated job:", name, [p.get("name", p.get("series")) for p in patched],
+      [w["tool"] for w in j["workloads"]], [g["metric"] for g in j["gates"]])
+assert name == "series.mbox", name
+assert patched[0] == {"series": "linux-6.1"} and len(patched) == 3, patched
+assert j["workloads"] and j["gates"], "the rt suite gave no workloads or gates"
+PY
+"$SCHEDLAB" submit cancel "$qid" 2>err.txt || e2e_fail "cancel of a queued job failed: $(cat err.txt)"
+grep -q 'is cancelled' err.txt || e2e_fail "cancel of a queued job: $(cat err.txt)"
+api_expect 200 GET "/v1/jobs/$qid"
+[ "$(api_json 'j["status"]')" = cancelled ] || e2e_fail "the queued job is not cancelled"
+kill -INT "$CLIENT_PID"
+t0=$SECONDS
+wait "$CLIENT_PID"
+rc=$?
+CLIENT_PID=
+tail -n 5 ctrlc.err
+echo "the client exited $rc $((SECONDS - t0))s after SIGINT"
+[ "$rc" = 2 ] || e2e_fail "the interrupted client exited $rc, not 2"
+grep -q "interrupted; cancelling job $cid" ctrlc.err || e2e_fail "the client does not say it cancels"
+api_wait_status "$cid" cancelled 300
+
+# --- multipart: --patch and --mbox ------------------------------------------
 # The base does not build either, so this job also ends without a guest.
 "$SCHEDLAB" submit nobuild.json --patch extra.patch --mbox series.mbox >mbox.id 2>err.txt ||
 	e2e_fail "the multipart submit failed: $(cat err.txt)"
