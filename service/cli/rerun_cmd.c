@@ -197,7 +197,8 @@ static void check_kernel(struct check *ck, const struct job_kernel *k, json_obje
 			 : "; the source tarball or git commit is the likely cause");
 	else if (then_key)
 		fprintf(stderr,
-			"schedlab rerun: kernel '%s' is the same build (cache key %.12s...).\n",
+			"schedlab rerun: kernel '%s' has the same build inputs here (cache key "
+			"%.12s...).\n",
 			k->name, key);
 	kernel_spec_free(spec);
 }
