@@ -42,6 +42,26 @@ for form in "" status wait cancel result; do
 		e2e_fail "submit $form --help has no usage"
 done
 
+# --- the CI examples parse (YAML), and their shell steps do too ---------------
+python3 - "$E2E_ROOT/examples/ci" <<'PY' || e2e_fail "a CI example is broken"
+import os, subprocess, sys, yaml
+d = sys.argv[1]
+gh = yaml.safe_load(open(os.path.join(d, "github-actions.yml")))
+gl = yaml.safe_load(open(os.path.join(d, "gitlab-ci.yml")))
+steps = gh["jobs"]["schedlab"]["steps"]
+scripts = [s["run"] for s in steps if "run" in s]
+job = gl["schedlab"]
+scripts.append("\n".join(job["before_script"] + job["script"]))
+assert job["allow_failure"] == {"exit_codes": [3]}, job["allow_failure"]
+assert job["artifacts"]["reports"]["junit"] == "schedlab-junit.xml"
+for s in scripts:
+    # GitHub expressions are not shell: stand in a word for each
+    s = s.replace("${{", "X").replace("}}", "X")
+    subprocess.run(["bash", "-n"], input=s.encode(), check=True)
+    assert "submit" not in s or ("--gate" in s and "--mbox" in s), s
+print(f"CI examples: {len(scripts)} shell steps parse")
+PY
+
 # --- a stalled service -------------------------------------------------------
 python3 -c '
 import socket, sys, time
