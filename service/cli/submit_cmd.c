@@ -97,7 +97,8 @@ static void usage(FILE *f, enum form form)
 		    "submitted, then exits 2; a second Ctrl-C exits at once.\n"
 		    "Patches given in the job by {\"path\": ...} are read here, relative to the\n"
 		    "job file, and sent inline: the service accepts no local paths.\n\n"
-		    "The other forms: 'schedlab submit status --help', and wait, cancel, result.\n"
+		    "The other forms: 'schedlab submit status --help', and wait, cancel, result\n"
+		    "(a job file named like a form is given as ./status).\n\n"
 		    "%s",
 		    conn_help, retry_help, outputs_help, exit_help);
 		break;
