@@ -8,6 +8,7 @@
 /* Weak, so a build without one subcommand's module still links; main()
  * reports such a command as unavailable instead of crashing. */
 #pragma weak cli_run
+#pragma weak cli_test
 #pragma weak cli_kernel
 #pragma weak cli_serve
 #pragma weak cli_submit
@@ -15,16 +16,19 @@
 #pragma weak cli_trend
 #pragma weak cli_validate
 #pragma weak cli_guest
+#pragma weak cli_rerun
 
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
-    {"kernel", "build kernels (kernel build SPEC.json)", cli_kernel},
+    {"test", "test your patches: base against base + patches, one verdict", cli_test},
+    {"kernel", "build kernels, or write the tree patches apply to (kernel tree DIR)", cli_kernel},
     {"serve", "run the HTTP service", cli_serve},
     {"submit", "submit a job to a service and optionally gate on it", cli_submit},
     {"report", "render a result as a self-contained HTML report", cli_report},
     {"trend", "render the nightly trend report from a service's store", cli_trend},
     {"validate", "validate a job or result file against its schema", cli_validate},
     {"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
+    {"rerun", "run a result's job again and warn where this host differs", cli_rerun},
 };
 
 static void usage(FILE *f)

@@ -1,12 +1,19 @@
 /* `schedlab kernel build SPEC.json`: builds (or takes from the cache) one
- * kernel and prints its key and artifact paths. */
+ * kernel and prints its key and artifact paths. `schedlab kernel tree DIR`:
+ * writes the tree patches apply to as a git repository. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "cli/run_common.h"
+#include "job/job.h"
 #include "kernel/kbuild.h"
+#include "kernel/kernel_export.h"
+#include "run/materialize.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/parse.h"
@@ -16,6 +23,7 @@ static void kernel_usage(FILE *f)
 	fputs("Usage: schedlab kernel build SPEC.json [--cache-dir DIR] [--jobs N]\n"
 	      "                             [--cache-max-bytes N] [--json] [--quiet]\n"
 	      "       schedlab kernel key SPEC.json [--cache-dir DIR]\n"
+	      "       schedlab kernel tree [--base BASE] [--quiet] DIR\n"
 	      "\n"
 	      "SPEC.json: {\"source\": \"debian:linux-source-6.1\" | \"tarball:PATH\" | "
 	      "\"git:PATH@REF\",\n"
@@ -29,7 +37,16 @@ static void kernel_usage(FILE *f)
 	      "  --json                 print the artifact as JSON on stdout\n"
 	      "  --quiet                no progress on stderr\n"
 	      "Exit status: 0 built or cached, 1 the kernel did not patch/configure/build,\n"
-	      "2 usage or other error.\n",
+	      "2 usage or other error.\n"
+	      "\n"
+	      "kernel tree writes the tree your patches must apply to into DIR (new or empty)\n"
+	      "as a git repository: the base source (one commit naming it and its version),\n"
+	      "then one commit per patch of the base's series, tagged schedlab-base. Commit\n"
+	      "your change on top and test it with\n"
+	      "  schedlab test git:DIR@schedlab-base..HEAD\n"
+	      "BASE is as for schedlab test: builtin (default: Debian's linux-source-6.1 and\n"
+	      "the built-in series), debian:PACKAGE, tarball:PATH, git:PATH@REF or FILE.json.\n"
+	      "It takes a few minutes (extracting and committing about 75,000 files).\n",
 	      f);
 }
 
@@ -73,6 +90,112 @@ static int load_spec(const char *path, struct kernel_spec **ret, struct sl_error
 	return 0;
 }
 
+static void tree_progress(void *ud, const char *line)
+{
+	const time_t *start = ud;
+	fprintf(stderr, "kernel tree: [%3lds] %s\n", (long)(time(NULL) - *start), line);
+}
+
+/* The base's kernel spec: the kernel object expanded as a job's and its
+ * inline patches written under tmp (run/materialize.h). */
+static int tree_spec(json_object *kernel, const char *tmp, struct kernel_spec **ret,
+		     struct sl_error *err)
+{
+	_cleanup_json_ json_object *job = json_object_new_object();
+	json_object *kernels = json_object_new_object(), *variants = json_object_new_object(),
+		    *v = json_object_new_object(), *wls = json_object_new_array(),
+		    *wl = json_object_new_object();
+	json_object_object_add(job, "name", json_object_new_string("kernel-tree"));
+	json_object_object_add(kernels, "base", json_object_get(kernel));
+	json_object_object_add(job, "kernels", kernels);
+	json_object_object_add(v, "kernel", json_object_new_string("base"));
+	json_object_object_add(variants, "baseline", v);
+	/* a job compares two variants; the second is never run */
+	json_object *v2 = json_object_new_object();
+	json_object_object_add(v2, "kernel", json_object_new_string("base"));
+	json_object_object_add(variants, "other", v2);
+	json_object_object_add(job, "variants", variants);
+	json_object_object_add(wl, "tool", json_object_new_string("rt-migrate-test"));
+	json_object_array_add(wls, wl);
+	json_object_object_add(job, "workloads", wls);
+	_cleanup_job_ struct job *j = NULL;
+	int r = job_expand(job, JOB_ORIGIN_CLI, NULL, NULL, &j, err);
+	if (r < 0)
+		return error_prefix(err, "--base");
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	return materialize_kernel(&j->kernels[0], tmp, data_dir, ret, err);
+}
+
+static int kernel_tree(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"base", required_argument, NULL, 'B'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	const char *base_arg = NULL;
+	bool quiet = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			base_arg = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			kernel_usage(stdout);
+			return EXIT_PASS;
+		default:
+			return EXIT_ERROR;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "schedlab kernel tree: give exactly one DIR (try --help).\n");
+		return EXIT_ERROR;
+	}
+	struct sl_error err = {0};
+	_cleanup_free_ char *dir = cli_path_absolute(argv[optind]);
+	_cleanup_json_ json_object *kernel = NULL;
+	if (!dir || cli_base_from_arg(base_arg, &kernel, &err) < 0) {
+		fprintf(stderr, "schedlab kernel tree: %s\n",
+			dir ? err.message : "cannot resolve DIR");
+		return EXIT_ERROR;
+	}
+	char tmpl[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(tmpl, sizeof(tmpl), "%s/schedlab-tree.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		fprintf(stderr, "schedlab kernel tree: cannot make a temporary directory: %s.\n",
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+	struct kernel_spec *spec = NULL;
+	time_t start = time(NULL);
+	struct kernel_export_opts eo = {.progress = quiet ? NULL : tree_progress,
+					.userdata = &start};
+	int r = tree_spec(kernel, tmpl, &spec, &err);
+	if (r >= 0)
+		r = kernel_export_git(spec, dir, &eo, &err);
+	kernel_spec_free(spec);
+	struct sl_error ignored;
+	fs_rm_rf(tmpl, &ignored);
+	if (r < 0) {
+		fprintf(stderr, "schedlab kernel tree: %s\n", err.message);
+		return err.kind == ERR_BUILD ? EXIT_FAIL : EXIT_ERROR;
+	}
+	if (!quiet)
+		tree_progress(&start, "done");
+	printf("tree: %s\nbase: the tag %s (commit your patches on top of it)\n"
+	       "test: schedlab test git:%s@%s..HEAD\n",
+	       dir, KERNEL_EXPORT_TAG, dir, KERNEL_EXPORT_TAG);
+	return EXIT_PASS;
+}
+
 int cli_kernel(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -92,6 +215,8 @@ int cli_kernel(int argc, char **argv)
 		return argc < 2 ? EXIT_ERROR : EXIT_PASS;
 	}
 	const char *verb = argv[1];
+	if (strcmp(verb, "tree") == 0)
+		return kernel_tree(argc - 1, argv + 1);
 	if (strcmp(verb, "build") != 0 && strcmp(verb, "key") != 0) {
 		fprintf(stderr, "schedlab kernel: unknown command '%s' (try --help).\n", verb);
 		return EXIT_ERROR;

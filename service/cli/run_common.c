@@ -1,0 +1,319 @@
+/* Running an expanded job from the CLI. See run_common.h. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/run_common.h"
+#include "report/junit.h"
+#include "report/report.h"
+#include "report/summary.h"
+#include "util/fs.h"
+#include "util/json.h"
+
+struct run_progress {
+	bool tty;
+	double last_pct;
+	char last_phase[16];
+};
+
+static void on_progress(void *userdata, const struct runner_progress *p)
+{
+	struct run_progress *st = userdata;
+	bool same_phase = strcmp(st->last_phase, p->phase) == 0;
+	/* Build output is chatty: keep one line per 5% unless on a terminal. */
+	if (strcmp(p->phase, "building") == 0 && same_phase && p->percent >= 0 &&
+	    p->percent < 100 && p->percent - st->last_pct < 5.0 && !st->tty)
+		return;
+	snprintf(st->last_phase, sizeof(st->last_phase), "%s", p->phase);
+	st->last_pct = p->percent;
+	char pct[16] = "";
+	if (p->percent >= 0)
+		snprintf(pct, sizeof(pct), " %3.0f%%", p->percent);
+	char runs[32] = "";
+	if (p->run_total > 0)
+		snprintf(runs, sizeof(runs), " [run %d/%d]", p->run_index, p->run_total);
+	if (st->tty && strcmp(p->phase, "building") == 0 && p->percent < 100)
+		fprintf(stderr, "\r\033[K[%s%s]%s %.100s", p->phase, pct, runs, p->message);
+	else
+		fprintf(stderr, "%s[%s%s]%s %s\n", st->tty ? "\r\033[K" : "", p->phase, pct, runs,
+			p->message);
+}
+
+char *cli_path_absolute(const char *path)
+{
+	if (!path || !*path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	char cwd[PATH_MAX];
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	_cleanup_free_ char *joined = path[0] == '/' ? strdup(path) : fs_path_join(cwd, path);
+	if (!joined)
+		return NULL;
+	/* Fold the components in place: the output never outgrows the input. */
+	char *out = malloc(strlen(joined) + 2);
+	if (!out)
+		return NULL;
+	size_t n = 0;
+	for (char *save = NULL, *c = strtok_r(joined, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		/* ".." stays: folding it would be wrong across a symlink. */
+		if (strcmp(c, ".") == 0)
+			continue;
+		out[n++] = '/';
+		size_t l = strlen(c);
+		memcpy(out + n, c, l);
+		n += l;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+char *cli_default_job_dir(const char *name)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	_cleanup_free_ char *rel = NULL;
+	if (asprintf(&rel, "build/jobs/%s-%s", name && *name ? name : "job", stamp) < 0)
+		return NULL;
+	return cli_path_absolute(rel);
+}
+
+/* *ret = the absolute form of path (NULL stays NULL); a message on failure. */
+static int absolute_or_report(const char *cmd, const char *what, const char *path, char **ret)
+{
+	*ret = NULL;
+	if (!path)
+		return 0;
+	*ret = cli_path_absolute(path);
+	if (!*ret) {
+		fprintf(stderr, "schedlab %s: cannot make the %s '%s' absolute: %s.\n", cmd, what,
+			path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cli_run_expanded(const char *cmd, json_object *expanded, const struct cli_run_opts *o)
+{
+	struct sl_error err = {0};
+	/* Every path is fixed before anything runs: the builds run `patch`
+	 * inside the source tree, and a relative job dir would point there. */
+	_cleanup_free_ char *output = NULL, *junit_path = NULL, *report_path = NULL,
+			    *job_dir = NULL, *cache_dir = NULL, *data_dir = NULL;
+	if (absolute_or_report(cmd, "output file", o->output, &output) < 0 ||
+	    absolute_or_report(cmd, "JUnit file", o->junit_path, &junit_path) < 0 ||
+	    absolute_or_report(cmd, "report file", o->report_path, &report_path) < 0 ||
+	    absolute_or_report(cmd, "job directory", o->job_dir, &job_dir) < 0 ||
+	    absolute_or_report(cmd, "cache directory", o->cfg.cache_dir, &cache_dir) < 0 ||
+	    absolute_or_report(cmd, "data directory", o->cfg.data_dir, &data_dir) < 0)
+		return EXIT_ERROR;
+	if (!job_dir) {
+		json_object *name = NULL;
+		json_object_object_get_ex(expanded, "name", &name);
+		job_dir = cli_default_job_dir(json_object_get_string(name));
+		if (!job_dir) {
+			fprintf(stderr, "schedlab %s: cannot name the job directory: %s.\n", cmd,
+				strerror(errno));
+			return EXIT_ERROR;
+		}
+	}
+	_cleanup_free_ char *default_out = fs_path_join(job_dir, "result.json");
+	if (!output)
+		output = TAKE_PTR(default_out);
+
+	struct runner_config cfg = o->cfg;
+	cfg.cache_dir = cache_dir;
+	cfg.data_dir = data_dir;
+	struct run_progress st = {.tty = isatty(STDERR_FILENO), .last_pct = -100};
+	struct runner_hooks hooks = {.userdata = &st, .progress = o->quiet ? NULL : on_progress};
+	_cleanup_json_ json_object *result = NULL;
+	if (runner_run_job(&cfg, expanded, job_dir, &hooks, &result, &err) < 0) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, err.message);
+		fprintf(stderr, "schedlab %s: logs are in '%s'.\n", cmd, job_dir);
+		return EXIT_ERROR;
+	}
+	const char *js = json_object_to_json_string_ext(result, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (fs_write_file_atomic(output, js, strlen(js), &err) < 0) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, err.message);
+		return EXIT_ERROR;
+	}
+	if (junit_path) {
+		_cleanup_free_ char *xml = NULL;
+		if (junit_from_result(result, &xml) < 0 ||
+		    fs_write_file_atomic(junit_path, xml, strlen(xml), &err) < 0) {
+			fprintf(stderr, "schedlab %s: cannot write JUnit XML to '%s'.\n", cmd,
+				junit_path);
+			return EXIT_ERROR;
+		}
+	}
+	if (report_path) {
+		_cleanup_free_ char *html = NULL;
+		if (report_html(result, &html, &err) < 0 ||
+		    fs_write_file_atomic(report_path, html, strlen(html), &err) < 0) {
+			fprintf(stderr, "schedlab %s: cannot write the report to '%s': %s\n", cmd,
+				report_path, err.message);
+			return EXIT_ERROR;
+		}
+	}
+	summary_print(stdout, result);
+	printf("result: %s\n", output);
+	return summary_exit_code(result);
+}
+
+char *cli_source_absolute(const char *source, const char *base_dir)
+{
+	size_t prefix = 0;
+	if (strncmp(source, "tarball:", 8) == 0)
+		prefix = 8;
+	else if (strncmp(source, "git:", 4) == 0)
+		prefix = 4;
+	if (!prefix || source[prefix] == '/' || source[prefix] == '\0')
+		return strdup(source);
+	const char *end = source + strlen(source);
+	if (prefix == 4) {
+		const char *at = strrchr(source + prefix, '@');
+		if (at)
+			end = at;
+	}
+	_cleanup_free_ char *rel = strndup(source + prefix, (size_t)(end - (source + prefix)));
+	_cleanup_free_ char *base = cli_path_absolute(base_dir ? base_dir : ".");
+	if (!rel || !base)
+		return NULL;
+	_cleanup_free_ char *joined = fs_path_join(base, rel);
+	_cleanup_free_ char *abs = cli_path_absolute(joined);
+	char *out = NULL;
+	if (!abs || asprintf(&out, "%.*s%s%s", (int)prefix, source, abs, end) < 0)
+		return NULL;
+	return out;
+}
+
+static int source_member_absolute(json_object *kernel, const char *base_dir)
+{
+	json_object *src = NULL;
+	if (!json_object_is_type(kernel, json_type_object) ||
+	    !json_object_object_get_ex(kernel, "source", &src) ||
+	    !json_object_is_type(src, json_type_string))
+		return 0;
+	_cleanup_free_ char *abs = cli_source_absolute(json_object_get_string(src), base_dir);
+	if (!abs)
+		return -ENOMEM;
+	if (strcmp(abs, json_object_get_string(src)) != 0)
+		json_object_object_add(kernel, "source", json_object_new_string(abs));
+	return 0;
+}
+
+int cli_spec_sources_absolute(json_object *spec, const char *base_dir)
+{
+	json_object *kernels = NULL, *base = NULL;
+	int r = 0;
+	if (json_object_object_get_ex(spec, "kernels", &kernels) &&
+	    json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, name, k)
+		{
+			(void)name;
+			if ((r = source_member_absolute(k, base_dir)) < 0)
+				return r;
+		}
+	}
+	if (json_object_object_get_ex(spec, "base", &base))
+		r = source_member_absolute(base, base_dir);
+	return r;
+}
+
+static json_object *builtin_file(const char *key)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, key, json_object_new_string("linux-6.1"));
+	return o;
+}
+
+/* {"path": rel} items made absolute against dir, in place. */
+static int paths_absolute(json_object *item, const char *dir)
+{
+	json_object *p = NULL;
+	if (!json_object_is_type(item, json_type_object) ||
+	    !json_object_object_get_ex(item, "path", &p) ||
+	    !json_object_is_type(p, json_type_string) || json_object_get_string(p)[0] == '/')
+		return 0;
+	_cleanup_free_ char *joined = fs_path_join(dir, json_object_get_string(p));
+	_cleanup_free_ char *abs = cli_path_absolute(joined);
+	if (!abs)
+		return -ENOMEM;
+	json_object_object_add(item, "path", json_object_new_string(abs));
+	return 0;
+}
+
+int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
+{
+	_cleanup_json_ json_object *k = NULL;
+	if (!arg || strcmp(arg, "builtin") == 0) {
+		k = json_object_new_object();
+		json_object_object_add(k, "source",
+				       json_object_new_string("debian:linux-source-6.1"));
+		json_object *patches = json_object_new_array();
+		json_object_array_add(patches, builtin_file("series"));
+		json_object_object_add(k, "patches", patches);
+		json_object_object_add(k, "config", builtin_file("builtin"));
+	} else if (strncmp(arg, "debian:", 7) == 0 || strncmp(arg, "tarball:", 8) == 0 ||
+		   strncmp(arg, "git:", 4) == 0) {
+		if (strncmp(arg, "git:", 4) == 0 && !strchr(arg + 4, '@'))
+			return error_set_path(err, ERR_INVALID, "--base",
+					      "--base '%s' must look like 'git:PATH@REF'.", arg);
+		_cleanup_free_ char *src = cli_source_absolute(arg, NULL);
+		if (!src)
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot resolve --base '%s': %s.", arg, strerror(errno));
+		if (strncmp(src, "tarball:", 8) == 0 && !fs_exists(src + 8))
+			return error_set_path(err, ERR_NOT_FOUND, "--base",
+					      "--base tarball '%s' does not exist.", src + 8);
+		k = json_object_new_object();
+		json_object_object_add(k, "source", json_object_new_string(src));
+		json_object_object_add(k, "patches", json_object_new_array());
+		json_object_object_add(k, "config", builtin_file("builtin"));
+	} else {
+		size_t n = strlen(arg);
+		if (n < 5 || strcmp(arg + n - 5, ".json") != 0)
+			return error_set_path(
+			    err, ERR_INVALID, "--base",
+			    "--base '%s' is not 'builtin', 'debian:PACKAGE', "
+			    "'tarball:PATH', 'git:PATH@REF' or a FILE.json kernel.",
+			    arg);
+		int r = json_read_file_strict(arg, 1 << 20, "--base file", &k, err);
+		if (r < 0)
+			return r;
+		if (!json_object_is_type(k, json_type_object))
+			return error_set_path(err, ERR_INVALID, "--base",
+					      "--base file '%s' must hold a kernel object "
+					      "{\"source\", \"patches\", \"config\"}.",
+					      arg);
+		_cleanup_free_ char *copy = strdup(arg);
+		_cleanup_free_ char *dir = copy ? cli_path_absolute(dirname(copy)) : NULL;
+		if (!dir)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		json_object *patches = NULL, *config = NULL;
+		if (json_object_object_get_ex(k, "patches", &patches) &&
+		    json_object_is_type(patches, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(patches); i++)
+				if (paths_absolute(json_object_array_get_idx(patches, i), dir) < 0)
+					return error_set(err, ERR_INTERNAL, ENOMEM,
+							 "Out of memory.");
+		if (json_object_object_get_ex(k, "config", &config) &&
+		    paths_absolute(config, dir) < 0)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		if (source_member_absolute(k, dir) < 0)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	*ret = TAKE_PTR(k);
+	return 0;
+}
