@@ -50,9 +50,14 @@ def mw_p(a, b):
     return 1.0 if z <= 0 else min(1.0, math.erfc(z / math.sqrt(2)))
 
 def values(r, variant, workload, metric):
+    # The documented rule: runs that did not end ok are left out, and so
+    # are noisy runs under noise_policy "exclude" (the default).
+    exclude_noisy = r["job"].get("noise_policy", "exclude") == "exclude"
     out = []
     for run in r["variants"][variant]["runs"]:
         if run["status"] != "ok":
+            continue
+        if exclude_noisy and run.get("noisy", False):
             continue
         for w in run.get("workloads", []):
             if w["name"] == workload and w.get("status", "ok") == "ok" and metric in w.get("metrics", {}):
