@@ -37,8 +37,9 @@ struct cmp_ctx {
 	double alpha; /* the level a test must reach for a change to count */
 	enum job_noise_policy noise;
 	double noise_limit;
-	int n_excluded;	 /* noisy runs left out of the comparisons */
-	double max_wait; /* the highest vCPU wait among them, % */
+	int n_excluded;	  /* noisy runs left out of the comparisons */
+	double max_wait;  /* the highest vCPU wait among them, % */
+	double base_wait; /* the baseline's median vCPU wait over its ok runs, or NAN */
 	bool fail, inconclusive;
 };
 
@@ -433,7 +434,20 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		 * or hung run on a starved host is not. */
 		bool kernel_failed =
 		    status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0);
-		bool noisy = noise_run_is_noisy(run) && !kernel_failed;
+		/* A candidate that hung while the baseline ran on a quiet host
+		 * spun its own vCPUs into the wait: the hang is the kernel's. */
+		bool own_hang = candidate && status && strcmp(status, "hung") == 0 &&
+				noise_run_is_noisy(run) &&
+				noise_hang_is_kernels(c->base_wait, c->noise_limit);
+		bool noisy = noise_run_is_noisy(run) && !kernel_failed && !own_hang;
+		if (own_hang)
+			reason(
+			    c,
+			    "Run '%s' of variant '%s' hung with its vCPUs waiting %.1f %% of the "
+			    "run, but the baseline's runs waited %.1f %% (median) on the same "
+			    "host: the wait is the hung guest's own spinning, so the hang "
+			    "counts.",
+			    key ? key : "?", vname, wait, c->base_wait);
 		if (noisy && c->noise != JOB_NOISE_KEEP) {
 			if (c->noise == JOB_NOISE_FAIL && candidate)
 				c->fail = true;
@@ -522,6 +536,7 @@ int compare_result(const struct job *job, json_object *variants, json_object **r
 	c.comparisons = comparisons;
 	c.reasons = reasons;
 
+	c.base_wait = noise_runs_median_wait(get(base, "runs"));
 	check_runs(&c, c.baseline, base, false);
 	int ncand = 0;
 	json_object_object_foreach(variants, vname, variant)

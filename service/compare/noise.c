@@ -1,5 +1,7 @@
 /* Noisy runs and the job's noise policy. See noise.h. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "compare/noise.h"
 
@@ -36,4 +38,37 @@ bool noise_mark_run(json_object *run, double limit_pct)
 	bool noisy = isfinite(w) && w > limit_pct;
 	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
 	return noisy;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double noise_runs_median_wait(json_object *runs)
+{
+	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+	double *w = calloc(n ? n : 1, sizeof(*w));
+	size_t k = 0;
+	for (size_t i = 0; w && i < n; i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		json_object *st = get(run, "status");
+		double x = noise_run_wait_pct(run);
+		if (json_object_is_type(st, json_type_string) &&
+		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
+			w[k++] = x;
+	}
+	double m = NAN;
+	if (k > 0) {
+		qsort(w, k, sizeof(*w), cmp_double);
+		m = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+	}
+	free(w);
+	return m;
+}
+
+bool noise_hang_is_kernels(double baseline_median_wait, double limit_pct)
+{
+	return isfinite(baseline_median_wait) && baseline_median_wait <= limit_pct;
 }

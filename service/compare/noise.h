@@ -29,3 +29,14 @@ bool noise_run_is_noisy(json_object *run);
  * summed over its vCPUs, that they may wait for a host CPU. Returns the
  * mark. */
 bool noise_mark_run(json_object *run, double limit_pct);
+/* A guest that deadlocks spins its vCPUs, and on a small host spinning vCPUs
+ * wait for each other and for the emulator: a hung run is "noisy" by its own
+ * doing. Its wait is evidence against the host only when the host starved
+ * the baseline too. The median vCPU wait (%) of runs (a borrowed array of
+ * run objects: the baseline's runs in the job so far) that ended ok, or NAN
+ * when none was measured. */
+double noise_runs_median_wait(json_object *runs);
+/* Whether a noisy hung run counts as the kernel's hang: the baseline's median
+ * wait (noise_runs_median_wait) was measured and within limit_pct, so the
+ * host was quiet for the same job. */
+bool noise_hang_is_kernels(double baseline_median_wait, double limit_pct);

@@ -15,7 +15,8 @@ struct variant_state {
 
 struct run_skip {
 	const struct job *job;
-	size_t base; /* the baseline's index in job->variants */
+	size_t base;		/* the baseline's index in job->variants */
+	json_object *base_runs; /* the baseline's runs so far (for noise_runs_median_wait) */
 	struct variant_state v[];
 };
 
@@ -31,6 +32,7 @@ struct run_skip *run_skip_new(const struct job *job)
 	if (!s)
 		return NULL;
 	s->job = job;
+	s->base_runs = json_object_new_array();
 	for (size_t i = 0; i < job->n_variants; i++)
 		if (&job->variants[i] == job->baseline)
 			s->base = i;
@@ -39,6 +41,8 @@ struct run_skip *run_skip_new(const struct job *job)
 
 void run_skip_free(struct run_skip *s)
 {
+	if (s)
+		json_object_put(s->base_runs);
 	free(s);
 }
 
@@ -128,16 +132,21 @@ static const char *failed_word(const char *status)
 bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_object *run)
 {
 	long i = variant_index(s, key->variant);
+	if (i >= 0 && (size_t)i == s->base && s->base_runs)
+		json_object_array_add(s->base_runs, json_object_get(run));
 	if (i < 0 || (size_t)i == s->base || s->v[i].stopped || s->v[i].not_built)
 		return false;
 	const char *word = failed_word(json_object_get_string(get(run, "status")));
 	if (!word)
 		return false;
 	/* compare.c leaves a noisy hung run out (the starved host may have hung
-	 * it), and reruns it: that is no reason to stop. A panic or crash is
-	 * the kernel's whatever the host did. */
+	 * it), and reruns it: that is no reason to stop, unless the baseline ran
+	 * on a quiet host, when the wait is the hung guest's own spinning
+	 * (noise_hang_is_kernels). A panic or crash is the kernel's whatever
+	 * the host did. */
 	if (strcmp(word, "hung") == 0 && noise_run_is_noisy(run) &&
-	    s->job->noise_policy == JOB_NOISE_EXCLUDE)
+	    s->job->noise_policy == JOB_NOISE_EXCLUDE &&
+	    !noise_hang_is_kernels(noise_runs_median_wait(s->base_runs), s->job->noise_limit_pct))
 		return false;
 	char k[RUN_KEY_STRLEN];
 	run_key_format(key, k);

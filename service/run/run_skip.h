@@ -47,9 +47,11 @@ bool run_skip_is_skipped(const struct run_skip *s, const struct run_key *key);
  * it. Call once per run the job reaches. */
 bool run_skip_take(struct run_skip *s, const struct run_key *key);
 
-/* Tells s how the run of key ended (run borrowed: its "status" and
- * "noisy"). A hung, panicked or crashed run of a non-baseline variant stops
- * that variant; returns true when that stopped the whole job. */
+/* Tells s how the run of key ended (run borrowed: its "status", "noisy" and
+ * host_interference; s keeps a reference to the baseline's runs). A hung,
+ * panicked or crashed run of a non-baseline variant stops that variant (a
+ * noisy hung one only when the baseline's runs so far were quiet:
+ * noise_hang_is_kernels); returns true when that stopped the whole job. */
 bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_object *run);
 
 /* Writes what s knows into result.variants (borrowed): "not_built": true for

@@ -575,6 +575,52 @@ static void test_noisy_runs(void **state)
 	}
 }
 
+/* A deadlocked guest spins its vCPUs, which then wait for a host CPU by the
+ * guest's own doing: a noisy hung candidate run counts as the kernel's hang
+ * when the baseline's runs on the same host were quiet, and is left out as
+ * the host's when they were starved too. */
+static void test_noisy_hang_on_quiet_host(void **state)
+{
+	(void)state;
+	for (int starved = 0; starved < 2; starved++) {
+		_cleanup_job_ struct job *spec =
+		    job_with("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]", "");
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		for (int r = 0; r < 2; r++) {
+			char k[32];
+			snprintf(k, sizeof(k), "baseline#%d", r);
+			json_object *br =
+			    run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", 0);
+			json_object *bhi = json_object_new_object();
+			json_object_object_add(bhi, "vcpu_wait_pct",
+					       json_object_new_double(starved ? 40.0 : 11.2));
+			json_object_object_add(br, "host_interference", bhi);
+			json_object_object_add(br, "noisy", json_object_new_boolean(starved));
+			add_run(variants, "baseline", br);
+			snprintf(k, sizeof(k), "patched#%d", r);
+			json_object *cr =
+			    run(k, "hung", "rtm", "rt-migrate-test", 1, "inversions", 0);
+			json_object *hi = json_object_new_object();
+			json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(47.1));
+			json_object_object_add(cr, "host_interference", hi);
+			json_object_object_add(cr, "noisy", json_object_new_boolean(1));
+			add_run(variants, "patched", cr);
+		}
+		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+		char verdict[16];
+		struct sl_error err = {0};
+		assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+		if (!starved) {
+			assert_string_equal(verdict, "fail");
+			assert_true(reasons_contain(reasons, "ended with status 'hung'"));
+			assert_true(reasons_contain(reasons, "the hang counts"));
+		} else {
+			assert_string_not_equal(verdict, "fail");
+			assert_false(reasons_contain(reasons, "the hang counts"));
+		}
+	}
+}
+
 /* The error rate the rule promises, measured by simulation (as Pinpoint
  * calibrates its thresholds): A/A jobs whose two variants draw from one
  * continuous distribution, gated with threshold 0 (any shown change counts).
@@ -709,6 +755,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_noisy_runs),
+	    cmocka_unit_test(test_noisy_hang_on_quiet_host),
 	    cmocka_unit_test(test_plausible_regression_is_not_a_pass),
 	    cmocka_unit_test(test_simulated_aa_error_rate),
 	    cmocka_unit_test(test_result_example),

@@ -197,6 +197,30 @@ static void test_noisy_hang(void **state)
 	}
 }
 
+/* Under "exclude", a noisy hung run stops its variant once the baseline's
+ * runs so far were quiet (their median vCPU wait within the limit): the
+ * wait was the hung guest's own spinning. */
+static void test_noisy_hang_after_quiet_baseline(void **state)
+{
+	(void)state;
+	for (int quiet = 0; quiet < 2; quiet++) {
+		_cleanup_job_ struct job *job = job_of("");
+		struct run_skip *s = run_skip_new(job);
+		struct run_key bk = key("base", 0);
+		json_object *b = run_with("ok", !quiet);
+		json_object *hi = json_object_new_object();
+		json_object_object_add(hi, "vcpu_wait_pct",
+				       json_object_new_double(quiet ? 11.8 : 40.0));
+		json_object_object_add(b, "host_interference", hi);
+		assert_false(run_skip_run_ended(s, &bk, b));
+		json_object_put(b);
+		assert_false(ended(s, "p1", 0, "hung", true));
+		struct run_key k = key("p1", 1);
+		assert_int_equal(run_skip_is_skipped(s, &k), quiet);
+		run_skip_free(s);
+	}
+}
+
 /* Not built and failed fast together: the job stops when both are out. */
 static void test_not_built_then_fail_fast(void **state)
 {
@@ -222,6 +246,7 @@ int main(void)
 	    cmocka_unit_test(test_not_built),
 	    cmocka_unit_test(test_fail_fast),
 	    cmocka_unit_test(test_noisy_hang),
+	    cmocka_unit_test(test_noisy_hang_after_quiet_baseline),
 	    cmocka_unit_test(test_not_built_then_fail_fast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
