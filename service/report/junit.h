@@ -1,15 +1,41 @@
 /* JUnit XML from a result document, for CI systems that show test reports.
+ * It agrees with the verdict: a <failure> is exactly something that fails
+ * it, so a pipeline is red on exit 1 and never on exit 0.
  *
- *   <testsuites name="schedlab JOB" tests failures errors>
- *     <testsuite name="VARIANT">           one per variant, in result order
+ *   <testsuites name="schedlab JOB" tests failures errors="0">
+ *     <testsuite name="kernels">            when the result has kernels
+ *       <testcase classname="schedlab.kernels" name="KERNEL">
+ *         <failure type="patch_does_not_apply|config_option_dropped|build_failed"
+ *                  message=MESSAGE>message, patch/option, log excerpt</failure>
+ *     <testsuite name="VARIANT">            one per variant, in result order
  *       <testcase classname="schedlab.VARIANT.WORKLOAD" name="METRIC">
- *         <failure type="regressed" .../>  a comparison whose verdict is regressed
+ *         <properties> gated, verdict, threshold, relative </properties>
+ *         <failure type="regressed"/>       a GATED comparison that regressed
+ *         <skipped message="inconclusive: ..."/>   a gated one not decided
+ *         <system-out>                      everything else, ungated
+ *                                           regressions included
  *       <testcase classname="schedlab.VARIANT.runs" name="RUN_KEY" time>
- *         <error type="hung|panic|crashed|error" message=REASON>console excerpt</error>
+ *         <failure type="hung|panic|crashed|error|noisy" message=REASON>console</failure>
+ *                                           a candidate run that fails the job
+ *         <system-out>                      a failed baseline run or a noisy
+ *                                           run left out (neither fails it)
+ *       <testcase ... name="skipped runs">  <skipped message=N and why/>
+ *       <testcase ... name="runs">          <skipped/> a variant whose kernel
+ *                                           did not build (the kernel's
+ *                                           testcase carries the failure)
+ *     <testsuite name="verdict">
+ *       <testcase classname="schedlab" name="verdict">
+ *         <failure type="fail"> | <skipped message="inconclusive"> | passes,
+ *         with the verdict's reasons in the message / <system-out>
+ *
+ * A noisy run follows the job's noise_policy as compare/compare.c does:
+ * left out (exclude), counted (keep), or a failure of a candidate (fail);
+ * a panic or crash counts whatever the host did.
  *
  * Every string from the result (job, variant, metric names, reasons, console
- * output) is user or guest input: it is XML-escaped, and characters XML 1.0
- * cannot carry (control characters, invalid UTF-8) are replaced. */
+ * output, build logs) is user or guest input: it is XML-escaped, and
+ * characters XML 1.0 cannot carry (control characters, invalid UTF-8) are
+ * replaced. */
 #pragma once
 
 #include "util/error.h"

@@ -62,6 +62,9 @@ int report_variant_color(const struct report_ctx *c, size_t i);
 void report_put_value(struct html_buf *o, json_object *sample, const char *key);
 /* s escaped, or a dash when NULL or empty. */
 void report_put_str_or_dash(struct html_buf *o, const char *s);
+/* text escaped in a <pre>, its last REPORT_MAX_CONSOLE bytes when longer
+ * (report_runs.c). */
+void report_put_pre(struct html_buf *o, const char *text);
 
 /* ---- report_compare.c, report_runs.c: the sections they name ---- */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "report/summary.h"
 
 static void put_change(struct html_buf *o, json_object *cmp)
 {
@@ -65,8 +66,27 @@ static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
 	report_put_value(o, cmp, "p_value");
 	report_num(report_get(cmp, "baseline"), "n", &nb);
 	report_num(report_get(cmp, "candidate"), "n", &nc);
-	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td>", nb, nc);
+	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td class=\"num\"", nb, nc);
+	/* The threshold the verdict used, and why a larger change is still
+	 * unchanged: without it such a row reads as a bug. */
+	char thr[HTML_NUM_MAX], note[160];
+	double t;
+	bool have_thr = report_num(cmp, "threshold", &t);
+	if (have_thr && json_object_get_boolean(report_get(cmp, "relative")))
+		html_buf_puts(o, " title=\"relative: a fraction of the baseline median\"");
+	html_buf_puts(o, ">");
+	if (have_thr)
+		html_buf_printf(o, "\xc2\xb1%s", html_fmt_value(t, thr));
+	else
+		html_buf_puts(o, "\xe2\x80\x93");
+	html_buf_puts(o, "</td><td>");
 	report_badge(o, report_str(cmp, "verdict"));
+	summary_unchanged_note(cmp, have_thr ? thr : "?", note, sizeof(note));
+	if (note[0]) {
+		html_buf_puts(o, "<br><span class=\"muted\">");
+		html_buf_escape(o, note + 1); /* without the leading space */
+		html_buf_puts(o, "</span>");
+	}
 	html_buf_puts(o, "</td></tr>\n");
 }
 
@@ -83,7 +103,9 @@ static const char comparison_head[] =
     "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
     "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
     "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
-    "<th class=\"num\">p</th><th class=\"num\">n</th><th>verdict</th></tr>\n";
+    "<th class=\"num\">p</th><th class=\"num\">n</th>"
+    "<th class=\"num\" title=\"the smallest change that counts\">threshold</th>"
+    "<th>verdict</th></tr>\n";
 
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 {
@@ -124,8 +146,10 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 	}
 	html_buf_puts(o, "</p>\n<p class=\"muted\">Medians over the ok runs; change = candidate "
 			 "\xe2\x88\x92 baseline; 95% CI of the change; p from a two-sided "
-			 "Mann\xe2\x80\x93Whitney U test; n = ok runs of baseline/candidate. Rows "
-			 "marked <span class=\"tag\">gate</span> decide the verdict.</p>\n");
+			 "Mann\xe2\x80\x93Whitney U test; n = ok runs of baseline/candidate. A "
+			 "change counts only when its whole interval lies beyond \xc2\xb1threshold "
+			 "and p reaches alpha. Rows marked <span class=\"tag\">gate</span> decide "
+			 "the verdict.</p>\n");
 	html_buf_puts(o, comparison_head);
 	/* Gated rows first: they are why the verdict is what it is. Then the
 	 * rest, then the per-thread rows folded away. */

@@ -142,6 +142,56 @@ static void section_header(struct html_buf *o, struct report_ctx *c)
 	}
 }
 
+/* Contract A (docs/contracts.md): a kernel that did not build is a result.
+ * One block per such kernel, first on the page after the verdict: its
+ * status, the patch or option, the message and the log excerpt. */
+static void section_build_failures(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *kernels = report_get_object(c->result, "kernels");
+	size_t shown = 0;
+
+	if (!kernels)
+		return;
+	json_object_object_foreach(kernels, kname, k)
+	{
+		json_object *b = report_get_object(k, "build");
+		const char *status = report_str(b, "status");
+		if (!b || (status && strcmp(status, "ok") == 0))
+			continue;
+		if (shown++ == 0)
+			html_buf_puts(o,
+				      "<section id=\"build-failures\">\n<h2>Kernels that did not "
+				      "build</h2>\n");
+		if (shown > 32)
+			break;
+		html_buf_puts(o, "<div class=\"run\">\n<h3>");
+		html_buf_escape(o, kname);
+		html_buf_puts(o, " ");
+		report_badge(o, status ? status : "failed");
+		html_buf_puts(o, "</h3>\n");
+		if (report_str(b, "patch")) {
+			html_buf_puts(o, "<p>patch <code>");
+			html_buf_escape(o, report_str(b, "patch"));
+			html_buf_puts(o, "</code></p>\n");
+		}
+		if (report_str(b, "option")) {
+			html_buf_puts(o, "<p>option <code>");
+			html_buf_escape(o, report_str(b, "option"));
+			html_buf_puts(o, "</code></p>\n");
+		}
+		if (report_str(b, "message")) {
+			html_buf_puts(o, "<p>");
+			html_buf_escape(o, report_str(b, "message"));
+			html_buf_puts(o, "</p>\n");
+		}
+		if (report_str(b, "log_excerpt"))
+			report_put_pre(o, report_str(b, "log_excerpt"));
+		html_buf_puts(o, "</div>\n");
+	}
+	if (shown)
+		html_buf_puts(o, "</section>\n");
+}
+
 static void section_kernels(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *kernels = report_get(c->result, "kernels");
@@ -196,6 +246,11 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 			html_buf_printf(o, "%s s", html_fmt_fixed(secs, 1, n));
 		if (cached && json_object_get_boolean(cached))
 			html_buf_puts(o, " (cached)");
+		const char *bst = report_str(report_get_object(k, "build"), "status");
+		if (bst && strcmp(bst, "ok") != 0) {
+			html_buf_puts(o, " ");
+			report_badge(o, bst);
+		}
 		html_buf_puts(o, "</td></tr>\n");
 	}
 	html_buf_puts(o, "</table>\n</section>\n");
@@ -329,7 +384,19 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 		put_int_map(o, report_get(spec, "sched_tunables"));
 		html_buf_puts(o, "</td><td>");
 		put_int_map(o, report_get(spec, "uid_shares"));
-		html_buf_printf(o, "</td><td class=\"num\">%zu / %zu</td></tr>\n", ok, total);
+		html_buf_printf(o, "</td><td class=\"num\">%zu / %zu", ok, total);
+		if (json_object_is_type(report_get(v, "not_built"), json_type_boolean) &&
+		    json_object_get_boolean(report_get(v, "not_built"))) {
+			html_buf_puts(o, " ");
+			report_badge(o, "not_built");
+		}
+		double skipped;
+		if (report_num(v, "skipped_runs", &skipped) && skipped > 0) {
+			html_buf_printf(o, "<br><span class=\"muted\">%.0f skipped: ", skipped);
+			report_put_str_or_dash(o, report_str(v, "skipped_reason"));
+			html_buf_puts(o, "</span>");
+		}
+		html_buf_puts(o, "</td></tr>\n");
 	}
 	html_buf_puts(o, "</table>\n</section>\n");
 }
@@ -398,6 +465,7 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	o = html_buf_new();
 	report_page_begin(o, title);
 	section_header(o, &c);
+	section_build_failures(o, &c);
 	report_section_comparisons(o, &c);
 	section_charts(o, &c);
 	section_variants(o, &c);

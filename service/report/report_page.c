@@ -26,7 +26,8 @@ static const char page_css[] =
     "font-size:12.5px;white-space:nowrap;color:#fff;background:#555}"
     ".badge.big{font-size:24px;padding:8px 20px;border-radius:8px}"
     ".v-pass,.v-improved,.v-ok{background:#005A8C}"
-    ".v-fail,.v-regressed,.v-hung,.v-panic,.v-crashed,.v-error,.v-failed,.v-timed_out"
+    ".v-fail,.v-regressed,.v-hung,.v-panic,.v-crashed,.v-error,.v-failed,.v-timed_out,"
+    ".v-patch_does_not_apply,.v-config_option_dropped,.v-build_failed,.v-not_built"
     "{background:#A33F00}"
     ".v-inconclusive,.v-changed{background:#F0E442;color:#1d1d1d}"
     ".v-unchanged{background:#e2e2e2;color:#1d1d1d}"
@@ -67,13 +68,24 @@ void report_badge(struct html_buf *o, const char *verdict)
 	static const struct {
 		const char *name, *symbol;
 	} known[] = {
-	    {"pass", "\xe2\x9c\x93"},	   {"ok", "\xe2\x9c\x93"},
-	    {"improved", "\xe2\x9c\x93"},  {"fail", "\xe2\x9c\x97"},
-	    {"regressed", "\xe2\x9c\x97"}, {"hung", "\xe2\x9c\x97"},
-	    {"panic", "\xe2\x9c\x97"},	   {"crashed", "\xe2\x9c\x97"},
-	    {"error", "\xe2\x9c\x97"},	   {"failed", "\xe2\x9c\x97"},
-	    {"timed_out", "\xe2\x9c\x97"}, {"unchanged", "="},
-	    {"changed", "\xe2\x89\xa0"},   {"inconclusive", "?"},
+	    {"pass", "\xe2\x9c\x93"},
+	    {"ok", "\xe2\x9c\x93"},
+	    {"improved", "\xe2\x9c\x93"},
+	    {"fail", "\xe2\x9c\x97"},
+	    {"regressed", "\xe2\x9c\x97"},
+	    {"hung", "\xe2\x9c\x97"},
+	    {"panic", "\xe2\x9c\x97"},
+	    {"crashed", "\xe2\x9c\x97"},
+	    {"error", "\xe2\x9c\x97"},
+	    {"failed", "\xe2\x9c\x97"},
+	    {"timed_out", "\xe2\x9c\x97"},
+	    {"unchanged", "="},
+	    {"changed", "\xe2\x89\xa0"},
+	    {"inconclusive", "?"},
+	    {"patch_does_not_apply", "\xe2\x9c\x97"},
+	    {"config_option_dropped", "\xe2\x9c\x97"},
+	    {"build_failed", "\xe2\x9c\x97"},
+	    {"not_built", "\xe2\x9c\x97"},
 	};
 	const char *cls = "unknown", *sym = "?";
 

@@ -78,7 +78,7 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 	html_buf_puts(o, "</table>\n</section>\n");
 }
 
-static void put_pre(struct html_buf *o, const char *text)
+void report_put_pre(struct html_buf *o, const char *text)
 {
 	size_t len = strlen(text);
 
@@ -162,7 +162,7 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 					}
 					if (report_str(ev, "excerpt")) {
 						html_buf_puts(o, "\n");
-						put_pre(o, report_str(ev, "excerpt"));
+						report_put_pre(o, report_str(ev, "excerpt"));
 					}
 					html_buf_puts(o, "</li>\n");
 				}
@@ -170,7 +170,7 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 			}
 			if (console) {
 				html_buf_puts(o, "<p>Console (last lines):</p>\n");
-				put_pre(o, console);
+				report_put_pre(o, console);
 			}
 			html_buf_puts(o, "</div>\n");
 		}

@@ -30,14 +30,79 @@ static void fmt_num(char *buf, size_t len, json_object *v)
 		snprintf(buf, len, "%.2f", d);
 }
 
+static bool is_true(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+/* Up to max_lines lines of text, each indented; a longer text ends with
+ * how many lines were left out. */
+static void print_lines(FILE *f, const char *indent, const char *text, int max_lines)
+{
+	int n = 0;
+	for (const char *p = text; p && *p; n++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (n == max_lines) {
+			int rest = 0;
+			for (const char *q = p; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+				rest++;
+			fprintf(f, "%s... (%d more line(s) in the result's log_excerpt)\n", indent,
+				rest);
+			return;
+		}
+		fprintf(f, "%s%.*s\n", indent, (int)(len > 200 ? 200 : len), p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Contract A (docs/contracts.md): one block per kernel that did not build. */
+static void print_build_failures(FILE *f, json_object *result)
+{
+	bool header = false;
+	json_object *kernels = get(result, "kernels");
+	if (!json_object_is_type(kernels, json_type_object))
+		return;
+	json_object_object_foreach(kernels, name, k)
+	{
+		json_object *b = get(k, "build");
+		const char *status = str(b, "status", NULL);
+		if (!b || (status && strcmp(status, "ok") == 0))
+			continue;
+		if (!header)
+			fprintf(f, "\nKernels that did not build\n");
+		header = true;
+		fprintf(f, "  %s: %s", name, status ? status : "unknown");
+		if (get(b, "patch"))
+			fprintf(f, " (patch %s)", str(b, "patch", ""));
+		if (get(b, "option"))
+			fprintf(f, " (option %s)", str(b, "option", ""));
+		fputc('\n', f);
+		if (get(b, "message"))
+			fprintf(f, "    %s\n", str(b, "message", ""));
+		print_lines(f, "    | ", str(b, "log_excerpt", NULL), 12);
+	}
+}
+
 static void print_runs(FILE *f, json_object *result)
 {
 	fprintf(f, "\nRuns (%s, order: interleaved)\n",
 		str(get(result, "environment"), "accelerator", "?"));
-	json_object_object_foreach(get(result, "variants"), name, v)
+	json_object *variants = get(result, "variants");
+	if (!json_object_is_type(variants, json_type_object))
+		return;
+	json_object_object_foreach(variants, name, v)
 	{
 		json_object *runs = get(v, "runs");
 		fprintf(f, "  %-20s", name);
+		if (is_true(v, "not_built")) {
+			const char *kernel = str(v, "kernel", "?");
+			fprintf(f, " not built (kernel '%s': %s)\n", kernel,
+				str(get(get(get(result, "kernels"), kernel), "build"), "status",
+				    "did not build"));
+			continue;
+		}
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
 			fprintf(f, " %s%s", str(r, "status", "?"),
@@ -67,7 +132,68 @@ static void print_runs(FILE *f, json_object *result)
 				fprintf(f, "    %s: %s\n", str(r, "key", "?"),
 					str(r, "reason", ""));
 		}
+		/* Fail fast: the runs left out after a hang, panic or crash. */
+		json_object *skipped = get(v, "skipped_runs");
+		if (json_object_is_type(skipped, json_type_int) && json_object_get_int(skipped) > 0)
+			fprintf(f, "    skipped %d run(s): %s\n", json_object_get_int(skipped),
+				str(v, "skipped_reason", "no reason given"));
 	}
+}
+
+/* Which gates the verdict used: the job's, its workloads' defaults, or none
+ * because it opted out (job.schema.json gates_opt_out). */
+static void print_gates(FILE *f, json_object *job)
+{
+	json_object *gates = get(job, "gates");
+	size_t n =
+	    json_object_is_type(gates, json_type_array) ? json_object_array_length(gates) : 0;
+	if (n == 0) {
+		fprintf(f, "gates: none%s\n",
+			is_true(job, "gates_opt_out")
+			    ? ": the job opted out (\"gates\": []); only failed runs fail it"
+			    : "; only failed runs fail the job");
+		return;
+	}
+	size_t n_default = 0;
+	for (size_t i = 0; i < n; i++)
+		n_default += is_true(json_object_array_get_idx(gates, i), "default");
+	fprintf(f, "gates: %s:",
+		n_default == n	 ? "the workloads' defaults (docs/workloads.md)"
+		: n_default == 0 ? "the job's"
+				 : "the job's and the workloads' defaults");
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		fprintf(f, "%s %s/%s", i ? "," : "", str(g, "workload", "?"),
+			str(g, "metric", "?"));
+	}
+	fputc('\n', f);
+}
+
+static bool number(json_object *v, double *out)
+{
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_double(v);
+	return isfinite(*out);
+}
+
+void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz)
+{
+	buf[0] = '\0';
+	double change, thr, lo, hi, p, alpha;
+	json_object *ci = get(c, "ci95");
+	if (strcmp(str(c, "verdict", ""), "unchanged") != 0 || !number(get(c, "change"), &change) ||
+	    !number(get(c, "threshold"), &thr) || fabs(change) <= thr ||
+	    !json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2 ||
+	    !number(json_object_array_get_idx(ci, 0), &lo) ||
+	    !number(json_object_array_get_idx(ci, 1), &hi))
+		return;
+	if (lo > thr || hi < -thr) {
+		if (number(get(c, "p_value"), &p) && number(get(c, "alpha"), &alpha))
+			snprintf(buf, sz, " (p %.3g above alpha %.3g)", p, alpha);
+		return;
+	}
+	snprintf(buf, sz, " (CI reaches within \u00b1%s)", thr_text);
 }
 
 static void print_comparison(FILE *f, json_object *c)
@@ -77,6 +203,8 @@ static void print_comparison(FILE *f, json_object *c)
 	fmt_num(cand, sizeof(cand), get(get(c, "candidate"), "median"));
 	fmt_num(ch, sizeof(ch), get(c, "change"));
 	json_object *ci = get(c, "ci95");
+	if (!json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2)
+		ci = NULL;
 	fmt_num(lo, sizeof(lo), ci ? json_object_array_get_idx(ci, 0) : NULL);
 	fmt_num(hi, sizeof(hi), ci ? json_object_array_get_idx(ci, 1) : NULL);
 	json_object *pv = get(c, "p_value");
@@ -85,19 +213,21 @@ static void print_comparison(FILE *f, json_object *c)
 	else
 		snprintf(p, sizeof(p), "-");
 	fmt_num(thr, sizeof(thr), get(c, "threshold"));
-	char metric[80];
+	char metric[80], note[96];
 	snprintf(metric, sizeof(metric), "%s%s", str(c, "metric", "?"),
 		 get(c, "gated") && json_object_get_boolean(get(c, "gated")) ? " *" : "");
-	/* The threshold beside the verdict, so a large change that is
-	 * "unchanged" reads as within it, not as a bug. */
-	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s\n",
+	/* The threshold beside the verdict, and why a change larger than it is
+	 * still "unchanged", so that reads as the rule, not as a bug. */
+	summary_unchanged_note(c, thr, note, sizeof(note));
+	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
 		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p,
-		thr, str(c, "verdict", "?"));
+		thr, str(c, "verdict", "?"), note);
 }
 
 void summary_print(FILE *f, json_object *result)
 {
 	fprintf(f, "\nschedlab: %s\n", str(get(result, "job"), "name", "job"));
+	print_build_failures(f, result);
 	print_runs(f, result);
 	json_object *cmp = get(result, "comparisons");
 	size_t n = cmp ? json_object_array_length(cmp) : 0;
@@ -123,7 +253,9 @@ void summary_print(FILE *f, json_object *result)
 		    json_object_get_int(get(rep, "min")), json_object_get_int(get(rep, "max")),
 		    json_object_get_int(get(rep, "noisy_reruns")),
 		    json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
-	fprintf(f, "\nverdict: %s\n", str(result, "verdict", "?"));
+	fputc('\n', f);
+	print_gates(f, get(result, "job"));
+	fprintf(f, "verdict: %s\n", str(result, "verdict", "?"));
 	json_object *reasons = get(result, "verdict_reasons");
 	for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)
 		fprintf(f, "  - %s\n",

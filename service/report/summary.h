@@ -9,6 +9,14 @@
  * first) and the verdict with its reasons. result is borrowed. */
 void summary_print(FILE *f, json_object *result);
 
+/* Why comparison c (borrowed), "unchanged" although its change is larger
+ * than its threshold, is not a change (docs/statistics.md section 3):
+ * " (CI reaches within ±T)" when its interval does not clear the threshold,
+ * T being thr_text, or " (p P above alpha A)" when it does but the test did
+ * not reach alpha. "" for every other comparison. Shared by the summary and
+ * the HTML report. */
+void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz);
+
 /* EXIT_PASS, EXIT_FAIL or EXIT_INCONCLUSIVE from result.verdict; EXIT_ERROR
  * when it is missing or unknown. */
 int summary_exit_code(json_object *result);

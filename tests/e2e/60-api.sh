@@ -131,11 +131,17 @@ import json, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 r = json.load(open(sys.argv[2]))
 suites = [s.get("name") for s in root.findall("testsuite")]
-assert suites == list(r["variants"]), (suites, list(r["variants"]))
+kernels = ["kernels"] if "kernels" in r else []
+assert suites == kernels + list(r["variants"]) + ["verdict"], (suites, list(r["variants"]))
 runs = sum(len(v["runs"]) for v in r["variants"].values())
-assert int(root.get("tests")) == runs + len(r["comparisons"]), root.attrib
-regressed = sum(c["verdict"] == "regressed" for c in r["comparisons"])
-assert int(root.get("failures")) == regressed
+built = sum("build" in k for k in r.get("kernels", {}).values())
+extra = sum(bool(v.get("skipped_runs")) + bool(v.get("not_built")) for v in r["variants"].values())
+assert int(root.get("tests")) == built + runs + len(r["comparisons"]) + extra + 1, root.attrib
+# JUnit agrees with the verdict: red exactly when the job failed, and a
+# regression is a failure only when it is gated.
+assert (int(root.get("failures")) > 0) == (r["verdict"] == "fail"), (root.attrib, r["verdict"])
+gated = sum(c["verdict"] == "regressed" and c["gated"] for c in r["comparisons"])
+assert len(root.findall(".//failure[@type='regressed']")) == gated
 print("junit:", root.attrib)
 PY
 TOKEN= api_expect 401 GET /v1/jobs

@@ -338,6 +338,73 @@ static void test_candidate_run_failure_fails(void **state)
 	assert_null(get(c, "ci95"));
 }
 
+/* A job that names no gates is gated by its workloads' defaults
+ * (job/suite.h): a planted inversions regression fails it. "gates": []
+ * opts out: the same data passes, and the reasons say the job opted out. */
+static void test_default_gates_and_opt_out(void **state)
+{
+	(void)state;
+	static const double base[] = {0, 0, 1, 0, 0}, cand[] = {6, 5, 7, 4, 6};
+	for (int opt_out = 0; opt_out < 2; opt_out++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "{\"name\": \"t\", \"kernels\": " JOB_FIXTURE_KERNELS
+			 ", \"variants\": {\"baseline\": {\"kernel\": \"k\"}, \"patched\": "
+			 "{\"kernel\": \"k\"}}, \"workloads\": [{\"name\": \"rtm\", \"tool\": "
+			 "\"rt-migrate-test\", \"timeout_s\": 10}]%s}",
+			 opt_out ? ", \"gates\": []" : "");
+		_cleanup_job_ struct job *job = job_fixture(text);
+		assert_non_null(job);
+		assert_int_equal(job->n_gates, opt_out ? 0 : 1);
+		assert_int_equal(job->gates_opt_out, opt_out);
+		_cleanup_json_ json_object *variants = json_object_new_object();
+		add_pairs(variants, "rtm", "rt-migrate-test", "inversions", base, cand, 5);
+		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+		char verdict[16];
+		struct sl_error err = {0};
+		assert_int_equal(compare_result(job, variants, &cmps, verdict, &reasons, &err), 0);
+		json_object *c = find_cmp(cmps, "patched", "inversions");
+		assert_string_equal(json_object_get_string(get(c, "verdict")), "regressed");
+		if (!opt_out) {
+			assert_string_equal(verdict, "fail");
+			assert_true(json_object_get_boolean(get(c, "gated")));
+			/* The metric's default threshold: one inversion. */
+			assert_int_equal(json_object_get_int(get(c, "threshold")), 1);
+			assert_true(reasons_contain(reasons,
+						    "Gated metric 'inversions' of workload "
+						    "'rtm' regressed in variant 'patched'"));
+		} else {
+			assert_string_equal(verdict, "pass");
+			assert_false(json_object_get_boolean(get(c, "gated")));
+			assert_true(reasons_contain(reasons, "No gates: the job opted out"));
+		}
+	}
+}
+
+/* A variant whose kernel did not build (docs/contracts.md A) has no runs
+ * and no comparisons; it fails the job without the "has no runs" and
+ * "cannot be judged" reasons (the runner gives the build reason). */
+static void test_not_built_variant(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = spec_with_gates("[{\"workload\": \"rtm\", \"metric\": "
+							"\"inversions\"}]");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	static const double v[] = {0, 0, 0};
+	add_pairs(variants, "rtm", "rt-migrate-test", "inversions", v, v, 3);
+	json_object *p = get(variants, "patched");
+	json_object_object_add(p, "runs", json_object_new_array());
+	json_object_object_add(p, "not_built", json_object_new_boolean(1));
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(job, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "fail");
+	assert_int_equal(json_object_array_length(cmps), 0);
+	assert_false(reasons_contain(reasons, "has no runs"));
+	assert_false(reasons_contain(reasons, "cannot be judged"));
+}
+
 static void test_relative_gate_and_inconclusive(void **state)
 {
 	(void)state;
@@ -636,6 +703,8 @@ int main(void)
 	    cmocka_unit_test(test_regression_fails),
 	    cmocka_unit_test(test_aa_unchanged),
 	    cmocka_unit_test(test_candidate_run_failure_fails),
+	    cmocka_unit_test(test_default_gates_and_opt_out),
+	    cmocka_unit_test(test_not_built_variant),
 	    cmocka_unit_test(test_relative_gate_and_inconclusive),
 	    cmocka_unit_test(test_missing_gate_metric_and_direction_none),
 	    cmocka_unit_test(test_bad_input),

@@ -137,6 +137,67 @@ static void test_sections(void **state)
 	assert_non_null(strstr(html, "[    6.104900]  &lt;TASK&gt;"));
 }
 
+/* Contract A (docs/contracts.md) and the thresholds: a hand-written result
+ * with a kernel that did not build (its excerpt hostile), a not-built
+ * variant, fail-fast skips, and a large change that is unchanged. */
+static void test_build_failure_and_thresholds(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = json_tokener_parse(
+	    "{\"schema\":\"schedlab.result/v1\",\"job\":{\"name\":\"ci\",\"baseline\":"
+	    "\"baseline\",\"variants\":{}},"
+	    "\"kernels\":{\"base\":{\"source\":\"debian:linux-source-6.1\",\"build\":"
+	    "{\"status\":\"ok\"}},\"patched\":{\"source\":\"debian:linux-source-6.1\","
+	    "\"build\":{\"status\":\"patch_does_not_apply\",\"message\":\"patch "
+	    "0005-my.patch does not apply (hunk #1 FAILED at 1925 in kernel/sched/rt.c)\","
+	    "\"patch\":\"0005-<b>my.patch\",\"log_excerpt\":\"Hunk #1 FAILED at 1925.\\n"
+	    "</pre><script>alert(1)</script>\"}}},"
+	    "\"variants\":{\"baseline\":{\"kernel\":\"base\",\"runs\":[{\"key\":"
+	    "\"baseline#0\",\"status\":\"ok\"}],\"skipped_runs\":3,\"skipped_reason\":"
+	    "\"run other#0 hung\"},\"patched\":{\"kernel\":\"patched\",\"not_built\":true,"
+	    "\"runs\":[]},\"other\":{\"kernel\":\"base\",\"runs\":[{\"key\":\"other#0\","
+	    "\"status\":\"ok\"}]}},"
+	    "\"comparisons\":[{\"variant\":\"other\",\"workload\":\"rt-migrate-test\","
+	    "\"metric\":\"inversion_max_us\",\"baseline\":{\"median\":24145,\"n\":5},"
+	    "\"candidate\":{\"median\":0,\"n\":5},\"change\":-24145,\"ci95\":[-24864,"
+	    "-4686],\"p_value\":0.008,\"alpha\":0.05,\"threshold\":6036,\"relative\":true,"
+	    "\"gated\":false,\"verdict\":\"unchanged\"}],"
+	    "\"verdict\":\"fail\",\"verdict_reasons\":[\"variant 'patched': kernel 'patched' "
+	    "did not build (patch_does_not_apply): patch 0005-my.patch does not apply\"]}");
+	assert_non_null(r);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	if (report_html(r, &html, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_only_report_markup(html);
+	assert_null(strstr(html, "<script"));
+	const char *sec = strstr(html, "<section id=\"build-failures\">");
+	assert_non_null(sec);
+	/* Right after the verdict, before the comparisons. */
+	assert_true(sec < strstr(html, "id=\"comparisons\""));
+	assert_non_null(strstr(sec, "<h3>patched <span class=\"badge v-patch_does_not_apply\">"));
+	assert_non_null(strstr(sec, "<p>patch <code>0005-&lt;b&gt;my.patch</code></p>"));
+	assert_non_null(strstr(sec, "<p>patch 0005-my.patch does not apply (hunk #1 FAILED at "
+				    "1925 in kernel/sched/rt.c)</p>"));
+	assert_non_null(strstr(sec, "<pre>Hunk #1 FAILED at 1925.\n&lt;/pre&gt;&lt;script&gt;"
+				    "alert(1)&lt;/script&gt;</pre>"));
+	/* Only the kernel that failed has a block. */
+	assert_null(strstr(sec, "<h3>base"));
+	/* The variants table: not built, and the fail-fast skips. */
+	assert_non_null(strstr(html, "0 / 0 <span class=\"badge v-not_built\">"));
+	assert_non_null(strstr(html, "3 skipped: run other#0 hung"));
+	/* The threshold column, relative marked, and why -24145 is unchanged. */
+	assert_non_null(strstr(html, "<th class=\"num\" title=\"the smallest change that "
+				     "counts\">threshold</th>"));
+	assert_non_null(strstr(html,
+			       "<td class=\"num\" title=\"relative: a fraction of the baseline "
+			       "median\">\xc2\xb1"
+			       "6036</td>"));
+	assert_non_null(strstr(html, "<span class=\"muted\">(CI reaches within "
+				     "\xc2\xb1"
+				     "6036)</span>"));
+}
+
 static void test_example_result(void **state)
 {
 	(void)state;
@@ -554,6 +615,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sections),
+	    cmocka_unit_test(test_build_failure_and_thresholds),
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
