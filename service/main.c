@@ -16,6 +16,7 @@
 #pragma weak cli_trend
 #pragma weak cli_validate
 #pragma weak cli_guest
+#pragma weak cli_rerun
 
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
@@ -27,6 +28,7 @@ static const struct cli_command commands[] = {
     {"trend", "render the nightly trend report from a service's store", cli_trend},
     {"validate", "validate a job or result file against its schema", cli_validate},
     {"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
+    {"rerun", "run a result's job again and warn where this host differs", cli_rerun},
 };
 
 static void usage(FILE *f)

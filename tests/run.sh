@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The suite driver: runs cmocka unit programs (TAP output) and end-to-end
-# scripts, prints one line per test, and ends with "N passed, N failed, N skipped".
+# scripts, prints one line per test, then "N skipped" when any were, and ends with
+# "N passed, N failed" alone on the last line (what CI reads).
 # Usage: tests/run.sh [--unit|--e2e|--all] [NAME-FILTER]
 #   e2e scripts: tests/e2e/NN-name.sh; exit 0 = pass, 77 = skip, else fail.
 #   Their logs go to build/test-logs/NAME.log; a failing log's tail is printed.
@@ -65,5 +66,6 @@ run_e2e() {
 [ "$mode" = --e2e ] || run_unit
 [ "$mode" = --unit ] || run_e2e
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
-echo "$passed passed, $failed failed, $skipped skipped"
+[ "$skipped" -gt 0 ] && echo "$skipped skipped"
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,3 +21,4 @@ int cli_report(int argc, char **argv);	 /* report_cmd.c */
 int cli_trend(int argc, char **argv);	 /* report_cmd.c */
 int cli_validate(int argc, char **argv); /* validate_cmd.c */
 int cli_guest(int argc, char **argv);	 /* guest_cmd.c */
+int cli_rerun(int argc, char **argv);	 /* rerun_cmd.c */

@@ -12,6 +12,8 @@
 struct httpclient {
 	char *base;
 	char *auth_header;
+	long connect_s, stall_s;
+	const volatile sig_atomic_t *interrupt;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -41,8 +43,57 @@ int httpclient_new(const char *base_url, const char *token, struct httpclient **
 		c->base[--n] = '\0';
 	if (token && *token && asprintf(&c->auth_header, "Authorization: Bearer %s", token) < 0)
 		c->auth_header = NULL;
+	c->connect_s = HTTPCLIENT_CONNECT_TIMEOUT_S;
+	c->stall_s = HTTPCLIENT_STALL_TIMEOUT_S;
 	*ret_client = c;
 	return 0;
+}
+
+void httpclient_set_timeouts(struct httpclient *c, long connect_s, long stall_s)
+{
+	if (connect_s > 0)
+		c->connect_s = connect_s;
+	if (stall_s > 0)
+		c->stall_s = stall_s;
+}
+
+void httpclient_set_interrupt(struct httpclient *c, const volatile sig_atomic_t *flag)
+{
+	c->interrupt = flag;
+}
+
+static bool interrupted(const struct httpclient *c)
+{
+	return c->interrupt && *c->interrupt;
+}
+
+/* libcurl calls this about once a second even when nothing moves. */
+static int xferinfo(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		    curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return interrupted(userdata) ? 1 : 0;
+}
+
+/* The options every transfer shares: timeouts, protocols, interruption. */
+static void common_opts(struct httpclient *c, CURL *h, long stall_s)
+{
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->connect_s);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_s);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+}
+
+static int interrupted_error(struct sl_error *err)
+{
+	return error_set(err, ERR_CANCELLED, EINTR, "Interrupted.");
 }
 
 void httpclient_free(struct httpclient *c)
@@ -119,12 +170,20 @@ static int perform(struct httpclient *c, CURL *h, const char *url, struct sink *
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	common_opts(c, h, c->stall_s);
+	if (interrupted(c))
+		return interrupted_error(err);
 	CURLcode rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {
 		free(s->buf);
+		if (rc == CURLE_ABORTED_BY_CALLBACK)
+			return interrupted_error(err);
+		if (rc == CURLE_OPERATION_TIMEDOUT)
+			return error_set(err, ERR_INFRA, ETIMEDOUT,
+					 "Request to '%.200s' timed out: %s (connect timeout "
+					 "%ld s, stall timeout %ld s).",
+					 url, ebuf[0] ? ebuf : curl_easy_strerror(rc), c->connect_s,
+					 c->stall_s);
 		if (s->too_large)
 			return error_set(err, ERR_TOO_LARGE, EFBIG,
 					 "The response from '%.200s' is larger than %u bytes.", url,
@@ -132,7 +191,6 @@ static int perform(struct httpclient *c, CURL *h, const char *url, struct sink *
 		return error_set(err, ERR_INFRA, EIO, "Request to '%.200s' failed: %s.", url,
 				 ebuf[0] ? ebuf : curl_easy_strerror(rc));
 	}
-	(void)c;
 	memset(resp, 0, sizeof(*resp));
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
 	char *ct = NULL;
@@ -179,7 +237,7 @@ static void mime_freep(curl_mime **m)
 }
 
 int httpclient_post_multipart(struct httpclient *c, const char *path, const char *job_json,
-			      char *const *patches, size_t n_patches,
+			      char *const *patches, size_t n_patches, const char *mbox,
 			      struct httpclient_response *resp, struct sl_error *err)
 {
 	_cleanup_(curl_cleanupp) CURL *h = curl_easy_init();
@@ -199,6 +257,14 @@ int httpclient_post_multipart(struct httpclient *c, const char *path, const char
 			return error_set(err, ERR_INVALID, ENOENT, "Cannot read patch '%.200s'.",
 					 patches[i]);
 		curl_mime_type(part, "text/x-diff");
+	}
+	if (mbox) {
+		part = curl_mime_addpart(mime);
+		curl_mime_name(part, "mbox");
+		if (curl_mime_filedata(part, mbox) != CURLE_OK)
+			return error_set(err, ERR_INVALID, ENOENT, "Cannot read mbox '%.200s'.",
+					 mbox);
+		curl_mime_type(part, "application/mbox");
 	}
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
@@ -330,12 +396,15 @@ int httpclient_events(struct httpclient *c, const char *path, int64_t last_id,
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sse_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-	/* The server sends a keepalive every 15 s: a minute of silence is a
-	 * dead connection. */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+	/* The server sends a keepalive every 15 s: a shorter stall limit would
+	 * cut a healthy stream. */
+	common_opts(c, h,
+		    c->stall_s > HTTPCLIENT_EVENTS_STALL_MIN_S ? c->stall_s
+							       : HTTPCLIENT_EVENTS_STALL_MIN_S);
+	if (interrupted(c)) {
+		free(r);
+		return interrupted_error(err);
+	}
 	CURLcode rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
 	if (ret_status)
@@ -343,6 +412,8 @@ int httpclient_events(struct httpclient *c, const char *path, int64_t last_id,
 	bool stopped = r->stop;
 	free(r->data);
 	free(r);
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		return interrupted_error(err);
 	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && stopped))
 		return error_set(err, ERR_INFRA, EIO, "Event stream '%.200s' failed: %s.", url,
 				 ebuf[0] ? ebuf : curl_easy_strerror(rc));

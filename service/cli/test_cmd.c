@@ -161,9 +161,7 @@ static int patches_from_git_range(const char *arg, json_object *all, struct sl_e
 	if (stat(tree, &st) < 0 || !S_ISDIR(st.st_mode))
 		return error_set(err, ERR_NOT_FOUND, ENOENT,
 				 "'%s': the git tree '%s' is not a directory.", arg, tree);
-	_cleanup_free_ char *range = strdup(base);
-	if (!range)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	const char *range = base; /* "BASE..HEAD", the rest of arg */
 	/* --no-attach and --no-cover-letter override a user's format.*
 	 * settings that would wrap the patches in MIME or add a letter. */
 	char *argv[] = {"git",

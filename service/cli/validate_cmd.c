@@ -1,5 +1,7 @@
-/* schedlab validate (--job|--result) FILE: checks a document against the
- * project's schema (and, for a job, the cross-references job_expand checks). */
+/* schedlab validate (--job|--result|--schema SCHEMA) FILE: checks a document
+ * against the project's schema (and, for a job, the cross-references
+ * job_expand checks), or any JSON file against any JSON Schema with the same
+ * validator (docs/json-schema.md says which keywords it implements). */
 #include <getopt.h>
 #include <libgen.h>
 #include <string.h>
@@ -14,27 +16,31 @@
 
 static void validate_usage(FILE *f)
 {
-	fprintf(f, "Usage: schedlab validate (--job|--result) [--schema-only] FILE\n\n"
-		   "Checks FILE against results-schema/job.schema.json or result.schema.json\n"
-		   "and prints 'valid', or the first error with its JSON path.\n\n"
+	fprintf(f, "Usage: schedlab validate (--job|--result) [--schema-only] FILE\n"
+		   "       schedlab validate --schema SCHEMA FILE\n\n"
+		   "Checks FILE against results-schema/job.schema.json or result.schema.json,\n"
+		   "or against the JSON Schema in the file SCHEMA, and prints 'valid', or the\n"
+		   "first error with its JSON path.\n\n"
 		   "  --job           FILE is a job spec; also checks what the schema cannot\n"
 		   "                  (variants naming kernels, gates naming workloads, limits)\n"
 		   "  --result        FILE is a result document\n"
 		   "  --schema-only   only the schema, no further job checks\n"
+		   "  --schema SCHEMA validate FILE against the schema in SCHEMA (2020-12, the\n"
+		   "                  keywords listed in docs/json-schema.md; other keywords\n"
+		   "                  are ignored; a schema that is not usable, such as a\n"
+		   "                  pattern that is not ECMA-262, is an error, exit 2)\n"
 		   "  -h, --help      this text\n\n"
-		   "Exit status: 0 valid, 1 invalid, 2 usage or I/O error.\n");
+		   "Exit status: 0 valid, 1 invalid, 2 usage, schema or I/O error.\n");
 }
 
 int cli_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"job", no_argument, NULL, 'j'},
-	    {"result", no_argument, NULL, 'r'},
-	    {"schema-only", no_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
+	    {"job", no_argument, NULL, 'j'},	     {"result", no_argument, NULL, 'r'},
+	    {"schema-only", no_argument, NULL, 's'}, {"schema", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},	     {},
 	};
-	const char *kind = NULL;
+	const char *kind = NULL, *schema_file = NULL;
 	bool schema_only = false;
 	int c;
 
@@ -50,6 +56,9 @@ int cli_validate(int argc, char **argv)
 		case 's':
 			schema_only = true;
 			break;
+		case 'S':
+			schema_file = optarg;
+			break;
 		case 'h':
 			validate_usage(stdout);
 			return 0;
@@ -58,7 +67,7 @@ int cli_validate(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	if (!kind || optind != argc - 1) {
+	if (!!kind == !!schema_file || (schema_file && schema_only) || optind != argc - 1) {
 		validate_usage(stderr);
 		return EXIT_ERROR;
 	}
@@ -66,17 +75,32 @@ int cli_validate(int argc, char **argv)
 
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *doc = NULL, *schema = NULL, *expanded = NULL;
+	if (schema_file) {
+		if (json_read_file_strict(schema_file, VALIDATE_MAX_BYTES, "schema file", &schema,
+					  &err) < 0) {
+			fprintf(stderr, "schedlab validate: %s\n", err.message);
+			return EXIT_ERROR;
+		}
+		/* Before the data is read: an unusable schema (a pattern that is not
+		 * ECMA-262, a $ref that does not resolve) is the schema's fault,
+		 * whatever FILE holds. */
+		if (jsonschema_check_schema(schema, &err) < 0) {
+			fprintf(
+			    stderr, "schedlab validate: the schema '%s' cannot be used: %s%s%s\n",
+			    schema_file, err.message, *err.path ? " schema path: " : "", err.path);
+			return EXIT_ERROR;
+		}
+	} else if (schema_load(kind, &schema, &err) < 0) {
+		fprintf(stderr, "schedlab validate: %s\n", err.message);
+		return EXIT_ERROR;
+	}
 	if (json_read_file_strict(file, VALIDATE_MAX_BYTES, "file", &doc, &err) < 0) {
 		fprintf(stderr, "schedlab validate: %s\n", err.message);
 		return err.kind == ERR_INVALID || err.kind == ERR_TOO_LARGE ? EXIT_FAIL
 									    : EXIT_ERROR;
 	}
-	if (schema_load(kind, &schema, &err) < 0) {
-		fprintf(stderr, "schedlab validate: %s\n", err.message);
-		return EXIT_ERROR;
-	}
 	int r = jsonschema_validate(schema, doc, &err);
-	if (r == 0 && strcmp(kind, "job") == 0 && !schema_only) {
+	if (r == 0 && kind && strcmp(kind, "job") == 0 && !schema_only) {
 		_cleanup_free_ char *copy = strdup(file);
 		r = job_expand_json(doc, JOB_ORIGIN_CLI, copy ? dirname(copy) : ".", NULL,
 				    &expanded, &err);

@@ -1,7 +1,8 @@
 /* What the files of the JSON Schema validator share (jsonschema.c: the
  * public entry points, $ref resolution and the keyword walk;
  * jsonschema_keywords.c: the per-keyword checks; jsonschema_values.c: paths,
- * value descriptions, equality and regular expressions). Not for use outside
+ * value descriptions and equality; jsonschema_ecma.c and jsonschema_regex.c:
+ * ECMA-262 patterns translated for and run by PCRE2). Not for use outside
  * service/job/jsonschema*.c.
  *
  * json-c represents JSON null as a NULL json_object pointer, so every helper
@@ -16,7 +17,7 @@
 #define JS_PATH_MAX	 256
 #define JS_MAX_DEPTH	 256 /* schema recursion, whatever the instance */
 #define JS_MAX_REF_CHAIN 32  /* $refs followed without descending into the instance */
-#define JS_RE_CACHE	 64
+#define JS_RE_CACHE	 256
 
 /* The first failure in a branch of the validation. */
 struct js_fail {
@@ -88,6 +89,22 @@ void js_describe(char *out, size_t outsz, json_object *o);
 const char *js_type_noun(json_object *o);
 /* JSON equality; numbers compare by value (1 == 1.0). */
 bool js_equal(json_object *a, json_object *b);
-/* 1 if s (len bytes) matches pattern (POSIX ERE), 0 if not, -EINVAL if the
- * pattern does not compile. Compiled patterns are cached. */
-int js_re_match(const char *pattern, const char *s, size_t len);
+
+/* ---- jsonschema_ecma.c ---- */
+
+/* Translates the ECMA-262 pattern pat (the JSON Schema dialect, "u" flag)
+ * into PCRE2 syntax with the same meaning under PCRE2_UTF and
+ * PCRE2_DOLLAR_ENDONLY, in *ret (malloc'd; the caller frees it). 0, -EINVAL
+ * (why says what ECMA-262 does not allow, at which byte offset) or -ENOMEM. */
+int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz);
+
+/* ---- jsonschema_regex.c ---- */
+
+/* 1 if s (len bytes, NULs included) matches the ECMA-262 pattern anywhere
+ * (unanchored, by code point), 0 if not. -EINVAL if the pattern is not
+ * ECMA-262 or does not compile, -E2BIG if matching exceeds the backtracking
+ * limit, -ENOMEM, -EIO: why (may be NULL) then holds a phrase saying why.
+ * Compiled patterns are cached; thread-safe. */
+int js_re_match(const char *pattern, const char *s, size_t len, char *why, size_t whysz);
+/* Compiles pattern (and caches it): 0, or the errors of js_re_match(). */
+int js_re_check(const char *pattern, char *why, size_t whysz);

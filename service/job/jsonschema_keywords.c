@@ -167,12 +167,15 @@ int js_check_string(struct js_ctx *ctx, json_object *schema, json_object *inst, 
 					   path, (long long)js_num_value(k), cp);
 	}
 	if ((k = js_kw(schema, "pattern"))) {
-		int m = js_re_match(json_object_get_string(k), s, len);
+		char why[256] = "";
+		int m = json_object_is_type(k, json_type_string)
+			    ? js_re_match(json_object_get_string(k), s, len, why, sizeof(why))
+			    : -EINVAL;
 		if (m < 0)
 			return js_fail_set(ctx, fail, ERR_INTERNAL, path, level,
-					   "The schema's pattern '%s' for %s is not a valid POSIX "
-					   "extended regular expression.",
-					   json_object_get_string(k), path);
+					   "The schema's pattern '%s' for %s cannot be used: %s.",
+					   json_object_get_string(k), path,
+					   *why ? why : "it is not a string");
 		if (!m) {
 			char got[64];
 			js_quote_str(got, sizeof(got), s, len);
@@ -293,14 +296,13 @@ int js_check_object(struct js_ctx *ctx, json_object *schema, json_object *inst, 
 		if (pprops) {
 			json_object_object_foreach(pprops, pat, psub)
 			{
-				int m = js_re_match(pat, key, strlen(key));
+				char why[256] = "";
+				int m = js_re_match(pat, key, strlen(key), why, sizeof(why));
 				if (m < 0)
-					return js_fail_set(
-					    ctx, fail, ERR_INTERNAL, p, level + 1,
-					    "The schema's patternProperties pattern '%s' "
-					    "is not a valid POSIX extended regular "
-					    "expression.",
-					    pat);
+					return js_fail_set(ctx, fail, ERR_INTERNAL, p, level + 1,
+							   "The schema's patternProperties pattern "
+							   "'%s' cannot be used: %s.",
+							   pat, why);
 				if (!m)
 					continue;
 				matched = true;

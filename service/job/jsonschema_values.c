@@ -1,9 +1,7 @@
 /* The JSON Schema validator's helpers for paths, value descriptions in
- * messages, equality and regular expressions. See jsonschema-internal.h. */
+ * messages and equality. See jsonschema-internal.h. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -224,50 +222,4 @@ bool js_equal(json_object *a, json_object *b)
 	default:
 		return false; /* non-finite doubles equal nothing */
 	}
-}
-
-/* ---- regular expressions: compiled once per pattern text ---- */
-
-static pthread_mutex_t re_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char *pattern;
-	regex_t re;
-} re_cache[JS_RE_CACHE];
-static size_t re_cached;
-
-/* 1 if s (len bytes) matches pattern, 0 if not, -EINVAL if pattern does not
- * compile. A string with an embedded NUL never matches: regexec() would stop
- * at the NUL and judge only a prefix. */
-int js_re_match(const char *pattern, const char *s, size_t len)
-{
-	regex_t tmp, *re = NULL;
-	bool own = false;
-
-	pthread_mutex_lock(&re_lock);
-	for (size_t i = 0; i < re_cached; i++)
-		if (strcmp(re_cache[i].pattern, pattern) == 0) {
-			re = &re_cache[i].re;
-			break;
-		}
-	if (!re) {
-		if (regcomp(&tmp, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-			pthread_mutex_unlock(&re_lock);
-			return -EINVAL;
-		}
-		char *copy = re_cached < JS_RE_CACHE ? strdup(pattern) : NULL;
-		if (copy) {
-			re_cache[re_cached].pattern = copy;
-			re_cache[re_cached].re = tmp;
-			re = &re_cache[re_cached++].re;
-		} else {
-			re = &tmp;
-			own = true;
-		}
-	}
-	pthread_mutex_unlock(&re_lock);
-
-	int m = strlen(s) == len && regexec(re, s, 0, NULL, 0) == 0;
-	if (own)
-		regfree(&tmp);
-	return m;
 }

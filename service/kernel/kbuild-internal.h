@@ -23,6 +23,9 @@ struct kbuild_artifact;
 #define KBUILD_DEFAULT_OBJECTS 1100
 #define KBUILD_MAKE_TIMEOUT_S  3600
 #define KBUILD_STEP_TIMEOUT_S  600
+/* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
+ * most KBUILD_EXCERPT_MAX of them, sanitized). */
+#define KBUILD_TAIL_MAX 16384
 
 /* ---- kbuild_key.c: sources and the key ---- */
 
@@ -66,6 +69,12 @@ struct build_ctx {
 	double percent;
 	char last_error[512];
 	char source_version[64];
+	/* The current step's output and the "schedlab:" lines after it: the
+	 * last KBUILD_TAIL_MAX bytes, raw (kbuild_run_step() starts it over). */
+	char tail[KBUILD_TAIL_MAX];
+	size_t tail_len;
+	char failed_patch[256];	 /* set by kernel_tree_patch() when a patch fails */
+	char failed_option[128]; /* set by kernel_config_apply() when Kconfig drops one */
 };
 
 /* A "schedlab: ..." line to build.log, the caller's log and progress. */
@@ -74,6 +83,9 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
  * caller's log). A non-zero exit is returned in *ret_exit, not as an error. */
 int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, int timeout_s,
 		    int *ret_exit, char **ret_output, struct sl_error *err);
+/* The sanitized excerpt of b's tail (struct kbuild_failure.log_excerpt):
+ * malloc'd, or NULL when the tail is empty or memory ran out. */
+char *kbuild_tail_excerpt(const struct build_ctx *b);
 /* snprintf for messages where cutting the text short is fine. */
 void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
 /* The last path component of p (p itself when it has no '/'). */
@@ -102,7 +114,8 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err);
 /* Sets b->source_version from the top Makefile. */
 int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
 /* Brings b->src to pristine + the spec's patches (ERR_BUILD
- * "patch_does_not_apply" naming the patch, file and hunk). */
+ * "patch_does_not_apply" naming the patch, file and hunk; the patch's file
+ * name in b->failed_patch). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
 
 /* ---- kernel_config.c: the .config ---- */
@@ -118,5 +131,6 @@ int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry
 				size_t *ret_n, struct sl_error *err);
 /* tinyconfig + fragment + olddefconfig in b->obj; then every option the
  * fragment asked for must have the asked value (ERR_BUILD
- * "config_option_dropped" otherwise). */
+ * "config_option_dropped" otherwise, the first such option in
+ * b->failed_option). */
 int kernel_config_apply(struct build_ctx *b, struct sl_error *err);

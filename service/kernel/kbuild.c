@@ -17,6 +17,7 @@
 #include "util/fs.h"
 #include "util/parse.h"
 #include "util/time.h"
+#include "proto/utf8.h"
 
 void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -70,6 +71,119 @@ static int write_text(const char *path, const char *text, struct sl_error *err)
 	return fs_write_file_atomic(path, text, strlen(text), err);
 }
 
+/* Appends line and a newline to b's tail, dropping the oldest bytes. */
+static void tail_append(struct build_ctx *b, const char *line)
+{
+	size_t n = strlen(line);
+	if (n >= sizeof(b->tail)) {
+		line += n - (sizeof(b->tail) - 1);
+		n = sizeof(b->tail) - 1;
+	}
+	if (b->tail_len + n + 1 > sizeof(b->tail)) {
+		size_t drop = b->tail_len + n + 1 - sizeof(b->tail);
+		memmove(b->tail, b->tail + drop, b->tail_len - drop);
+		b->tail_len -= drop;
+	}
+	memcpy(b->tail + b->tail_len, line, n);
+	b->tail_len += n;
+	b->tail[b->tail_len++] = '\n';
+}
+
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+/* Untrusted bytes from make and patch become text a JSON document, a
+ * terminal and an XML report can carry: valid UTF-8 is kept, '\n' and '\t'
+ * too, '\r' is dropped, every other control byte and every byte that does
+ * not start a valid sequence becomes U+FFFD. Returns a malloc'd copy (NULL
+ * when memory ran out) and its length. */
+static char *sanitize(const char *raw, size_t len, size_t *ret_len)
+{
+	char *out = malloc(len * 3 + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)raw[i];
+		if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+			out[o++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c == '\r') {
+			i++;
+			continue;
+		}
+		size_t k = c >= 0x80 ? utf8_seq_len(raw + i, len - i) : 0;
+		if (k > 0) {
+			memcpy(out + o, raw + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(out + o, REPLACEMENT, 3);
+			o += 3;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	*ret_len = o;
+	return out;
+}
+
+/* The sanitized tail, cut to its last lines that fit in KBUILD_EXCERPT_MAX
+ * bytes (the last line cut at a character boundary when it alone is
+ * longer). */
+char *kbuild_tail_excerpt(const struct build_ctx *b)
+{
+	size_t len = b->tail_len, o = 0;
+	while (len > 0 && b->tail[len - 1] == '\n')
+		len--;
+	if (len == 0)
+		return NULL;
+	char *out = sanitize(b->tail, len, &o);
+	if (!out)
+		return NULL;
+	size_t start = 0;
+	if (o > KBUILD_EXCERPT_MAX) {
+		start = o - KBUILD_EXCERPT_MAX;
+		if (out[start - 1] != '\n') {
+			const char *nl = memchr(out + start, '\n', o - start);
+			if (nl && nl + 1 < out + o)
+				start = (size_t)(nl + 1 - out);
+			else
+				while (start < o && ((unsigned char)out[start] & 0xc0) == 0x80)
+					start++;
+		}
+	}
+	memmove(out, out + start, o - start);
+	out[o - start] = '\0';
+	return out;
+}
+
+/* err's message (which quotes file names from a patch) as sanitize()d text,
+ * cut at a character boundary when it no longer fits. */
+static void sanitize_message(struct sl_error *err)
+{
+	size_t n = 0;
+	_cleanup_free_ char *m = sanitize(err->message, strlen(err->message), &n);
+	if (!m)
+		return;
+	if (n >= sizeof(err->message)) {
+		n = sizeof(err->message) - 1;
+		while (n > 0 && ((unsigned char)m[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(err->message, m, n);
+	err->message[n] = '\0';
+}
+
+void kbuild_failure_clear(struct kbuild_failure *f)
+{
+	if (!f)
+		return;
+	free(f->log_excerpt);
+	memset(f, 0, sizeof(*f));
+}
+
 void kbuild_log(struct build_ctx *b, const char *fmt, ...)
 {
 	char line[1040] = "schedlab: ";
@@ -77,6 +191,7 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line + 10, sizeof(line) - 10, fmt, ap);
 	va_end(ap);
+	tail_append(b, line);
 	if (b->log_fd >= 0)
 		dprintf(b->log_fd, "%s\n", line);
 	if (b->o->log_fd >= 0)
@@ -85,9 +200,34 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...)
 		b->o->progress(b->o->userdata, b->percent, line);
 }
 
-static void build_on_line(void *ud, const char *line)
+/* line with every "<tree>/src/" taken out: gcc names files by the absolute
+ * path of the shared tree, which says nothing to the patch's author and
+ * would put this host's cache path into results. malloc'd, or NULL when
+ * there is nothing to take out (or no memory). */
+static char *tree_relative(const struct build_ctx *b, const char *line)
+{
+	if (!b->src || !strstr(line, b->src))
+		return NULL;
+	size_t sl = strlen(b->src);
+	char *out = malloc(strlen(line) + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = line; *p;) {
+		if (strncmp(p, b->src, sl) == 0 && p[sl] == '/')
+			p += sl + 1;
+		else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	return out;
+}
+
+static void build_on_line(void *ud, const char *raw)
 {
 	struct build_ctx *b = ud;
+	_cleanup_free_ char *rel = tree_relative(b, raw);
+	const char *line = rel ? rel : raw;
+	tail_append(b, line);
 	if (b->o->log_fd >= 0)
 		dprintf(b->o->log_fd, "%s\n", line);
 	if (strncmp(line, "  CC ", 5) == 0 || strncmp(line, "  AS ", 5) == 0) {
@@ -134,6 +274,7 @@ int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, in
 	    .userdata = b,
 	    .cancelled = build_cancelled,
 	};
+	b->tail_len = 0;
 	return cmd_run(argv, &co, ret_exit, ret_output, err);
 }
 
@@ -170,7 +311,7 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	if (ex != 0) {
 		r = error_set(err, ERR_BUILD, EIO, "The kernel build failed (make exit %d): %s", ex,
 			      b->last_error[0] ? b->last_error : "see the build log");
-		snprintf(err->code, sizeof(err->code), "kernel_build_failed");
+		snprintf(err->code, sizeof(err->code), "build_failed");
 		return r;
 	}
 	if (full && b->objects > 100) {
@@ -340,6 +481,21 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	double t0 = time_monotonic_s();
 	r = real_build(&b, tmp, err);
 	if (r < 0) {
+		if (err && err->kind == ERR_BUILD) {
+			/* every build failure carries one of the three statuses */
+			if (!err->code[0])
+				snprintf(err->code, sizeof(err->code), "build_failed");
+			sanitize_message(err);
+			if (o->failure) {
+				kbuild_failure_clear(o->failure);
+				snprintf(o->failure->key, sizeof(o->failure->key), "%s", k.key);
+				snprintf(o->failure->patch, sizeof(o->failure->patch), "%s",
+					 b.failed_patch);
+				snprintf(o->failure->option, sizeof(o->failure->option), "%s",
+					 b.failed_option);
+				o->failure->log_excerpt = kbuild_tail_excerpt(&b);
+			}
+		}
 		/* keep the log of the failure beside the cache entry for people */
 		rename(log_path, failed_log);
 		struct sl_error ignored;

@@ -12,6 +12,29 @@
 #include "kernel/kernel_spec.h"
 #include "util/error.h"
 
+/* Bytes of a failed build's log excerpt, at most. */
+#define KBUILD_EXCERPT_MAX 4096
+
+/* What a build that failed with ERR_BUILD says about itself, for a result
+ * (docs/kernel-builds.md, "When a kernel does not build"). The error's code
+ * (struct sl_error.code) is the status: "patch_does_not_apply",
+ * "config_option_dropped" or "build_failed". Clear it with
+ * kbuild_failure_clear(). */
+struct kbuild_failure {
+	char key[65];	  /* the cache key of the build; "" when it was not computed */
+	char patch[256];  /* patch_does_not_apply: the file name of the patch that failed */
+	char option[128]; /* config_option_dropped: the first option Kconfig dropped */
+	/* The last lines of the failing step's output (patch, make, the config
+	 * check) and of schedlab's own lines about it: malloc'd, at most
+	 * KBUILD_EXCERPT_MAX bytes, valid UTF-8 with no control characters but
+	 * '\n' and '\t' (untrusted bytes from make and patch are replaced by
+	 * U+FFFD); NULL when there was no output at all. */
+	char *log_excerpt;
+};
+
+/* Frees f's excerpt and zeroes f; NULL is fine. */
+void kbuild_failure_clear(struct kbuild_failure *f);
+
 struct kbuild_opts {
 	const char *cache_dir;		    /* NULL: fs_default_cache_dir() */
 	int jobs;			    /* make -j; <= 0: number of online CPUs */
@@ -21,6 +44,9 @@ struct kbuild_opts {
 	void (*progress)(void *ud, double percent, const char *line);
 	int (*cancelled)(void *ud); /* polled during long steps; nonzero stops with ERR_CANCELLED */
 	void *userdata;
+	/* NULL, or filled when kbuild_build() fails with ERR_BUILD (untouched
+	 * otherwise); the caller clears it with kbuild_failure_clear(). */
+	struct kbuild_failure *failure;
 };
 
 struct kbuild_artifact {
@@ -41,9 +67,11 @@ int kbuild_key(const struct kernel_spec *s, char ret_key[65], struct sl_error *e
 
 /* Returns the artifact for s, building it when it is not cached: extract (or
  * reuse) the source tree, apply the patches (a patch that does not apply is an
- * ERR_BUILD error naming it, its file and hunk), configure (tinyconfig +
- * fragment + olddefconfig; an option Kconfig dropped is an ERR_BUILD error
- * naming it), make bzImage with ccache. Blocks while another process builds
+ * ERR_BUILD error, code "patch_does_not_apply", naming it, its file and
+ * hunk), configure (tinyconfig + fragment + olddefconfig; an option Kconfig
+ * dropped is ERR_BUILD, code "config_option_dropped", naming it), make
+ * bzImage with ccache (any other ERR_BUILD: code "build_failed"), and with
+ * o->failure set, says what failed there. Blocks while another process builds
  * the same key. On success *ret is owned by the caller. Every step is a
  * cmd_run() command, so a dry run (util/cmd.h) records the build's command
  * lines. */

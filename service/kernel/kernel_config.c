@@ -244,8 +244,11 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 			    "(unmet dependencies, a range or a choice?)",
 			    asked, kbuild_base_name(b->s->config), frag[i].name, actual);
 		kbuild_log(b, "%s", msg);
-		if (!bad++)
+		if (!bad++) {
 			kbuild_trunc_printf(first, sizeof(first), "%s", msg);
+			kbuild_trunc_printf(b->failed_option, sizeof(b->failed_option), "%s",
+					    frag[i].name);
+		}
 	}
 	if (bad) {
 		r = error_set(err, ERR_BUILD, EINVAL, "%s%s.", first,

@@ -278,6 +278,8 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 				      "patch %zu/%zu '%s' does not apply: %s.", i + 1, nwant,
 				      kbuild_base_name(patch), why);
 			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
+			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s",
+					    kbuild_base_name(patch));
 			kbuild_log(b, "%s", err->message);
 			goto out;
 		}
@@ -296,6 +298,10 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 			r = error_set(err, ERR_BUILD, EIO,
 				      "patch %zu/%zu '%s' passed its dry run but failed (exit %d).",
 				      i + 1, nwant, kbuild_base_name(patch), ex);
+			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
+			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s",
+					    kbuild_base_name(patch));
+			kbuild_log(b, "%s", err->message);
 			goto out;
 		}
 		_cleanup_free_ char *copy = applied_copy_path(b, i);

@@ -236,6 +236,9 @@ void summary_print(FILE *f, json_object *result)
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  %s %6s  %-9s %s\n", "variant", "workload",
 		"metric", "baseline", "candidate", "change", "[95% CI]", "p", "threshold",
 		"verdict");
+	if (n == 0)
+		fprintf(f, "  (none: no metric was measured in both the baseline and another "
+			   "variant)\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(cmp, i);

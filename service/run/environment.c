@@ -8,8 +8,8 @@
 json_object *environment_describe(struct guest_host *host, const char *accelerator)
 {
 	json_object *env = json_object_new_object();
-	json_object_object_add(env, "accelerator",
-			       json_object_new_string(accelerator ? accelerator : "unknown"));
+	if (accelerator)
+		json_object_object_add(env, "accelerator", json_object_new_string(accelerator));
 	json_object_object_add(env, "host_cores",
 			       json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
 	struct utsname u;

@@ -6,5 +6,6 @@
 
 /* A new object {accelerator, host_cores, host_kernel, hostname, qemu_version,
  * libvirt_version, libvirt_uri, schedlab_version}. Versions that cannot be
- * read are "unknown"; host may be NULL. Never fails. */
+ * read are "unknown"; host may be NULL; with accelerator NULL (no guest
+ * booted: no candidate kernel built) there is no "accelerator". Never fails. */
 json_object *environment_describe(struct guest_host *host, const char *accelerator);

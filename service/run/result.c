@@ -1,4 +1,8 @@
 #include <errno.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "run/result.h"
 #include "compare/compare.h"
@@ -19,11 +23,45 @@ json_object *result_new(const struct job *job)
 	return result;
 }
 
+static const char *get_str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
 void result_add_kernel(json_object *result, const char *name, const struct kbuild_artifact *art)
 {
-	json_object *meta = art->meta ? json_object_get(art->meta) : json_object_new_object();
+	/* a copy: the artifact's meta is the cache's, "build" is this job's */
+	json_object *meta = NULL;
+	if (!art->meta || json_object_deep_copy(art->meta, &meta, NULL) < 0)
+		meta = json_object_new_object();
 	json_object_object_add(meta, "cached", json_object_new_boolean(art->cached));
+	json_object *build = json_object_new_object();
+	json_object_object_add(build, "status", json_object_new_string("ok"));
+	json_object_object_add(meta, "build", build);
 	json_object_object_add(get(result, "kernels"), name, meta);
+}
+
+void result_add_kernel_failed(json_object *result, const char *name, const char *source,
+			      const struct sl_error *err, const struct kbuild_failure *f)
+{
+	json_object *k = json_object_new_object();
+	if (f && f->key[0])
+		json_object_object_add(k, "key", json_object_new_string(f->key));
+	if (source)
+		json_object_object_add(k, "source", json_object_new_string(source));
+	json_object *b = json_object_new_object();
+	const char *status = err->code[0] ? err->code : "build_failed";
+	json_object_object_add(b, "status", json_object_new_string(status));
+	json_object_object_add(b, "message", json_object_new_string(err->message));
+	if (strcmp(status, "patch_does_not_apply") == 0 && f && f->patch[0])
+		json_object_object_add(b, "patch", json_object_new_string(f->patch));
+	if (strcmp(status, "config_option_dropped") == 0 && f && f->option[0])
+		json_object_object_add(b, "option", json_object_new_string(f->option));
+	json_object_object_add(b, "log_excerpt",
+			       json_object_new_string(f && f->log_excerpt ? f->log_excerpt : ""));
+	json_object_object_add(k, "build", b);
+	json_object_object_add(get(result, "kernels"), name, k);
 }
 
 void result_set_environment(json_object *result, struct guest_host *host, const char *accelerator)
@@ -71,16 +109,97 @@ int result_add_run(json_object *result, const struct run_key *key, json_object *
 	return 0;
 }
 
+_printf_(2, 3) static void add_reason(json_object *reasons, const char *fmt, ...)
+{
+	char buf[1600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_object_array_add(reasons, json_object_new_string(buf));
+}
+
+/* The reasons kernels that did not build give: one per variant on such a
+ * kernel (contract A), and one per such kernel no variant boots. */
+static void build_reasons(json_object *result, const struct job *job, json_object *reasons)
+{
+	json_object *kernels = get(result, "kernels");
+	json_object_object_foreach(get(result, "variants"), vname, v)
+	{
+		if (!json_object_get_boolean(get(v, "not_built")))
+			continue;
+		const char *kname = get_str(v, "kernel");
+		json_object *b = get(get(kernels, kname ? kname : ""), "build");
+		const char *status = get_str(b, "status"), *msg = get_str(b, "message");
+		add_reason(reasons, "variant '%s': kernel '%s' did not build (%s): %s", vname,
+			   kname ? kname : "?", status ? status : "build_failed",
+			   msg ? msg : "see the job's build log.");
+	}
+	json_object_object_foreach(kernels, kname, k)
+	{
+		const char *status = get_str(get(k, "build"), "status");
+		if (!status || strcmp(status, "ok") == 0)
+			continue;
+		bool used = false;
+		for (size_t i = 0; i < job->n_variants; i++)
+			if (strcmp(job->variants[i].kernel->name, kname) == 0)
+				used = true;
+		if (!used)
+			add_reason(reasons, "kernel '%s' did not build (%s): %s", kname, status,
+				   get_str(get(k, "build"), "message"));
+	}
+}
+
 int result_compare(json_object *result, const struct job *job, struct sl_error *err)
 {
-	json_object *comparisons = NULL, *reasons = NULL;
+	json_object *variants = get(result, "variants");
+	_cleanup_json_ json_object *compared = json_object_new_object();
+	_cleanup_json_ json_object *reasons = json_object_new_array();
+	int candidates = 0;
+	json_object_object_foreach(variants, vname, v)
+	{
+		if (json_object_get_boolean(get(v, "not_built")))
+			continue;
+		if (strcmp(vname, job->baseline->name) != 0)
+			candidates++;
+		json_object_object_add(compared, vname, json_object_get(v));
+	}
+	build_reasons(result, job, reasons);
+	bool build_failed = json_object_array_length(reasons) > 0;
+
+	json_object *comparisons = NULL, *cmp_reasons = NULL;
 	char verdict[16];
-	int rc = compare_result(job, get(result, "variants"), &comparisons, verdict, &reasons, err);
-	if (rc < 0)
-		return rc;
+	if (build_failed && candidates == 0) {
+		/* nothing was built to compare with the baseline */
+		comparisons = json_object_new_array();
+		snprintf(verdict, sizeof(verdict), "fail");
+	} else {
+		int rc = compare_result(job, compared, &comparisons, verdict, &cmp_reasons, err);
+		if (rc < 0)
+			return rc;
+		size_t n = json_object_array_length(cmp_reasons);
+		/* compare_result() ends a pass with a sentence that all is well: the
+		 * kernels that did not build say otherwise. */
+		if (build_failed && strcmp(verdict, "pass") == 0 && n > 0)
+			n--;
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(
+			    reasons, json_object_get(json_object_array_get_idx(cmp_reasons, i)));
+		json_object_put(cmp_reasons);
+		if (build_failed)
+			snprintf(verdict, sizeof(verdict), "fail");
+	}
+	json_object_object_foreach(variants, sname, sv)
+	{
+		int skipped = json_object_get_int(get(sv, "skipped_runs"));
+		if (skipped > 0)
+			add_reason(reasons, "Variant '%s': %d run(s) skipped: %s.", sname, skipped,
+				   get_str(sv, "skipped_reason") ? get_str(sv, "skipped_reason")
+								 : "fail fast");
+	}
 	json_object_object_add(result, "comparisons", comparisons);
 	json_object_object_add(result, "verdict", json_object_new_string(verdict));
-	json_object_object_add(result, "verdict_reasons", reasons);
+	json_object_object_add(result, "verdict_reasons", TAKE_PTR(reasons));
 	return 0;
 }
 

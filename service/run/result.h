@@ -18,9 +18,17 @@
  * caller owns the reference returned. */
 json_object *result_new(const struct job *job);
 
-/* Adds kernels.<name>: art's build metadata and whether it came from the
- * cache. art is borrowed. */
+/* Adds kernels.<name>: art's build metadata, whether it came from the
+ * cache, and "build": {"status": "ok"}. art is borrowed. */
 void result_add_kernel(json_object *result, const char *name, const struct kbuild_artifact *art);
+
+/* Adds kernels.<name> for a kernel that did not build: {key, source, build}
+ * with build {status: err->code, message: err->message, patch (for
+ * patch_does_not_apply), option (for config_option_dropped), log_excerpt}
+ * (contract A, docs/kernel-builds.md). source, err and f are borrowed; f
+ * may be NULL (then the excerpt is ""). */
+void result_add_kernel_failed(json_object *result, const char *name, const char *source,
+			      const struct sl_error *err, const struct kbuild_failure *f);
 
 /* Adds environment (environment.h) as seen through host (may be NULL). */
 void result_set_environment(json_object *result, struct guest_host *host, const char *accelerator);
@@ -40,7 +48,11 @@ void result_add_order(json_object *result, const struct run_key *order, size_t n
 int result_add_run(json_object *result, const struct run_key *key, json_object *run);
 
 /* Compares every variant with the baseline (compare.h) and adds
- * comparisons, verdict and verdict_reasons. job is borrowed. */
+ * comparisons, verdict and verdict_reasons. job is borrowed. Variants marked
+ * "not_built" (run_skip.h) are not compared: each fails the verdict with a
+ * reason naming the variant, its kernel, the build status and the detail;
+ * with no other candidate left there is nothing to compare at all
+ * (comparisons []). Skipped runs (skipped_runs) get a reason each variant. */
 int result_compare(json_object *result, const struct job *job, struct sl_error *err);
 
 /* Adds started_at and finished_at (ISO 8601 UTC, as now_iso gives them). */

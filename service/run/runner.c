@@ -19,6 +19,7 @@
 #include "run/run_key.h"
 #include "run/run_plan.h"
 #include "run/run_record.h"
+#include "run/run_skip.h"
 #include "util/fs.h"
 #include "util/time.h"
 
@@ -31,6 +32,7 @@ struct runner {
 	const char *data_dir;
 	int run_index, run_total;
 	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
+	struct run_skip *skip; /* which runs still run: not-built variants, fail fast */
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -106,17 +108,34 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		    .cancelled = cancelled_cb,
 		    .userdata = r,
 		};
+		struct kbuild_failure failure = {0};
+		o.failure = &failure;
 		progress(r, "building", 0, "kernel '%s': building or taking from the cache", kname);
 		placement_slot_acquire(PLACEMENT_SLOT_BUILD, r->cfg->build_slots);
 		struct kbuild_artifact *art = NULL;
 		rc = kbuild_build(&o, spec, &art, err);
 		placement_slot_release(PLACEMENT_SLOT_BUILD);
 		kernel_spec_free(spec);
+		/* A candidate's kernel that does not build is the job's answer
+		 * (contract A): its variants do not run and the verdict fails.
+		 * The baseline's is an error: there is nothing to compare with. */
+		bool baseline_kernel = strcmp(r->job->baseline->kernel->name, kname) == 0;
+		if (rc < 0 && err && err->kind == ERR_BUILD && !baseline_kernel) {
+			result_add_kernel_failed(result, kname, r->job->kernels[i].source, err,
+						 &failure);
+			run_skip_kernel_not_built(r->skip, kname);
+			progress(r, "building", 100,
+				 "kernel '%s' did not build (%s): %s Its variants will not run.",
+				 kname, err->code, err->message);
+			kbuild_failure_clear(&failure);
+			continue;
+		}
+		kbuild_failure_clear(&failure);
 		if (rc < 0)
 			return error_prefix(err, "Kernel '%s' was not built", kname);
-		built[i].name = strdup(kname);
-		built[i].art = art;
-		*ret_n = i + 1;
+		built[*ret_n].name = strdup(kname);
+		built[*ret_n].art = art;
+		(*ret_n)++;
 		result_add_kernel(result, kname, art);
 		progress(r, "building", 100, "kernel '%s' ready (%s, key %.12s)", kname,
 			 art->cached ? "cache hit" : "built", art->key);
@@ -293,6 +312,22 @@ static void placed_retrying_cb(void *userdata, const struct sl_error *err)
 		 err ? err->message : "");
 }
 
+/* Fail fast (run_skip.h): a run that fails its variant skips the rest of
+ * it, and the last candidate to go stops the job. */
+static void fail_fast(struct runner *r, const struct run_key *k, json_object *run)
+{
+	bool was = run_skip_is_skipped(r->skip, k);
+	bool job_stopped = run_skip_run_ended(r->skip, k, run);
+	char key[RUN_KEY_STRLEN];
+	run_key_format(k, key);
+	if (!was && run_skip_is_skipped(r->skip, k))
+		progress(r, "running", -1,
+			 "run %s %s: the rest of variant '%s' is skipped (fail fast)%s", key,
+			 json_object_get_string(get(run, "status")), k->variant,
+			 job_stopped ? "; no other variant is left to compare, so the job stops"
+				     : "");
+}
+
 /* The runs of rounds [from, to) in placement order, each reused from an
  * earlier attempt (hooks->lookup_run) or run where pl places it, into
  * result. run_total is the number of runs planned so far, for progress. */
@@ -304,15 +339,23 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 	size_t n = 0;
 	if (placement_order_rounds(r->job, from, to, &order, &n) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	result_add_order(result, order, n);
 	int rc = 0;
-	int first = r->run_index;
-	r->run_total = first + (int)n;
+	int first = r->run_index, planned = 0;
+	for (size_t i = 0; i < n; i++)
+		planned += !run_skip_is_skipped(r->skip, &order[i]);
+	r->run_total = first + planned;
 	for (size_t i = 0; i < n; i++) {
 		const struct run_key *k = &order[i];
 		char key[RUN_KEY_STRLEN];
 		run_key_format(k, key);
-		r->run_index = first + (int)i + 1;
+		/* Not built, or failed fast: counted on its variant, never booted. */
+		if (run_skip_take(r->skip, k))
+			continue;
+		/* result.order lists the runs in the order they were booted */
+		result_add_order(result, k, 1);
+		r->run_index++;
+		if (r->run_index > r->run_total)
+			r->run_total = r->run_index;
 		if (cancelled_cb(r)) {
 			rc = error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
 			break;
@@ -323,6 +366,7 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		if (run) {
 			progress(r, "running", -1, "run %d/%d: %s done in an earlier attempt",
 				 r->run_index, r->run_total, key);
+			fail_fast(r, k, run);
 			result_add_run(result, k, run);
 			continue;
 		}
@@ -372,6 +416,7 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
 		if (r->hooks && r->hooks->run_done)
 			r->hooks->run_done(r->hooks->userdata, key, run);
+		fail_fast(r, k, run);
 		result_add_run(result, k, run);
 	}
 	return rc;
@@ -449,8 +494,11 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			rc = run_rounds(r, pl, result, built, n_built, base_initrd, accel, from,
 					from + want, err);
 			rounds += want;
-			/* Replace rounds the host spoiled, within the budget. */
-			want = exclude ? noisy_runs(result, from, rounds) : 0;
+			/* Replace rounds the host spoiled, within the budget; a job
+			 * that stopped (fail fast) has nothing left to rerun. */
+			want = exclude && !run_skip_stopped(r->skip)
+				   ? noisy_runs(result, from, rounds)
+				   : 0;
 			if (want > rerun_budget - reruns)
 				want = rerun_budget - reruns;
 			if (want > 0) {
@@ -464,6 +512,7 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		if (rc < 0)
 			break;
 		progress(r, "comparing", -1, "comparing every variant with the baseline");
+		run_skip_describe(r->skip, result);
 		rc = result_compare(result, r->job, err);
 		if (rc < 0)
 			break;
@@ -476,6 +525,10 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		json_object_array_add(jlooks, look);
 		if (!adaptive)
 			break;
+		if (run_skip_stopped(r->skip)) {
+			stopped = "every non-baseline variant failed (fail fast)";
+			break;
+		}
 		if (!undecided) {
 			stopped = "every gated metric was decided";
 			break;
@@ -532,8 +585,12 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	rc = hostpool_connect(r->pool, probe_host >= 0 ? (size_t)probe_host : 0, &host, NULL, err);
 	if (rc >= 0 && probe_host >= 0) {
 		progress(r, "booting", -1, "choosing the accelerator (%s)", want);
-		rc = accel_resolve(host, r->cache_dir, want, built[0].art->bzimage, base_initrd,
-				   accel, err);
+		/* the baseline's kernel: always built when the job gets here */
+		struct kbuild_artifact *probe =
+		    built_find(built, n_built, r->job->baseline->kernel->name);
+		rc =
+		    accel_resolve(host, r->cache_dir, want, (probe ? probe : built[0].art)->bzimage,
+				  base_initrd, accel, err);
 	} else if (rc >= 0) {
 		snprintf(accel, sizeof(accel), "%s", strcmp(want, "kvm") == 0 ? "kvm" : "tcg");
 	}
@@ -549,6 +606,25 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	r->pool = NULL;
 	hostpool_free(own);
 	return rc;
+}
+
+/* No candidate kernel built: no guest boots (there is nothing to compare
+ * the baseline with). The result says so: the variants, the baseline's
+ * first-look runs as skipped, the build reasons, verdict fail. */
+static int nothing_to_compare(struct runner *r, json_object *result, struct sl_error *err)
+{
+	progress(r, "comparing", -1,
+		 "no non-baseline variant was built: no guest boots, the verdict is fail");
+	result_set_environment(result, NULL, NULL);
+	result_begin_runs(result, r->job, NULL, 0);
+	_cleanup_free_ struct run_key *order = NULL;
+	size_t n = 0;
+	if (placement_order(r->job, &order, &n) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < n; i++)
+		run_skip_take(r->skip, &order[i]);
+	run_skip_describe(r->skip, result);
+	return result_compare(result, r->job, err);
 }
 
 int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
@@ -575,13 +651,19 @@ int runner_run_job(const struct runner_config *cfg, json_object *spec, const cha
 	if (rc < 0)
 		return rc;
 	_cleanup_json_ json_object *result = result_new(job);
+	r.skip = run_skip_new(job);
+	if (!r.skip)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 
 	struct built_kernel *built = NULL;
 	size_t n_built = 0;
 	rc = build_kernels(&r, result, &built, &n_built, err);
-	if (rc >= 0)
+	if (rc >= 0 && run_skip_stopped(r.skip))
+		rc = nothing_to_compare(&r, result, err);
+	else if (rc >= 0)
 		rc = measure(&r, result, built, n_built, err);
 	built_free(built, n_built);
+	run_skip_free(r.skip);
 	if (rc < 0)
 		return rc;
 	time_now_iso8601(finished);

@@ -1,5 +1,5 @@
 /* The job endpoints: POST /v1/jobs (JSON or multipart/form-data with patch
- * parts), GET /v1/jobs, GET and DELETE /v1/jobs/{id}, and the result and
+ * and mbox parts), GET /v1/jobs, GET and DELETE /v1/jobs/{id}, and the result and
  * HTML report of a finished job. Patch parts are bounded by the job
  * limits; every inline file name is checked before the spec goes on. */
 #include <errno.h>
@@ -8,6 +8,7 @@
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "job/patchset.h"
 #include "report/report.h"
 #include "util/fs.h"
 #include "util/parse.h"
@@ -130,9 +131,42 @@ static int check_spec_names(json_object *spec, struct sl_error *err)
 	return 0;
 }
 
+/* The patch list a form part adds to: "patch" or "mbox" (and "patches")
+ * the CI shorthand's patches, "patch:KERNEL" or "mbox:KERNEL" that kernel's
+ * patches (created when absent). kernel is NULL for the shorthand. */
+static int part_target(json_object *spec, const char *part_key, const char *kernel,
+		       json_object **ret_list, char path[160], struct sl_error *err)
+{
+	json_object *list = NULL, *parent = spec;
+	if (!kernel)
+		snprintf(path, 160, "$.patches");
+	else {
+		json_object *kernels = NULL;
+		snprintf(path, 160, "$.kernels.%.64s", kernel);
+		if (!json_object_object_get_ex(spec, "kernels", &kernels) ||
+		    !json_object_object_get_ex(kernels, kernel, &parent) ||
+		    !json_object_is_type(parent, json_type_object))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Form part '%.64s' names kernel '%.64s', which the job "
+			    "does not define.",
+			    part_key, kernel);
+		snprintf(path, 160, "$.kernels.%.64s.patches", kernel);
+	}
+	if (!json_object_object_get_ex(parent, "patches", &list)) {
+		list = json_object_new_array();
+		json_object_object_add(parent, "patches", list);
+	}
+	if (!json_object_is_type(list, json_type_array))
+		return error_set_path(err, ERR_INVALID, path, "'%s' must be an array.", path);
+	*ret_list = list;
+	return 0;
+}
+
 /* Adds a patch part to the spec: "patch" (or "patches") to the CI
  * shorthand's patches, "patch:KERNEL" to that kernel's patches. */
-static int add_patch_part(json_object *spec, const struct part *p, struct sl_error *err)
+static int add_patch_part(json_object *spec, const struct part *p, const char *kernel,
+			  struct sl_error *err)
 {
 	const char *name = p->filename;
 	if (!http_patch_name_valid(name))
@@ -146,41 +180,73 @@ static int add_patch_part(json_object *spec, const struct part *p, struct sl_err
 				      "Patch '%s' contains NUL bytes; a patch must be text.", name);
 	json_object *list = NULL;
 	char path[160];
-	if (strcmp(p->key, "patch") == 0 || strcmp(p->key, "patches") == 0) {
-		snprintf(path, sizeof(path), "$.patches");
-		if (!json_object_object_get_ex(spec, "patches", &list)) {
-			list = json_object_new_array();
-			json_object_object_add(spec, "patches", list);
-		}
-	} else if (strncmp(p->key, "patch:", 6) == 0) {
-		const char *kname = p->key + 6;
-		json_object *kernels = NULL, *k = NULL;
-		snprintf(path, sizeof(path), "$.kernels.%.64s", kname);
-		if (!json_object_object_get_ex(spec, "kernels", &kernels) ||
-		    !json_object_object_get_ex(kernels, kname, &k) ||
-		    !json_object_is_type(k, json_type_object))
-			return error_set_path(
-			    err, ERR_INVALID, path,
-			    "Form part '%.64s' names kernel '%.64s', which the job "
-			    "does not define.",
-			    p->key, kname);
-		snprintf(path, sizeof(path), "$.kernels.%.64s.patches", kname);
-		if (!json_object_object_get_ex(k, "patches", &list)) {
-			list = json_object_new_array();
-			json_object_object_add(k, "patches", list);
-		}
-	} else
-		return error_set_path(err, ERR_INVALID, p->key,
-				      "Form part '%.64s' is not 'job', 'patch' or 'patch:KERNEL'.",
-				      p->key);
-	if (!json_object_is_type(list, json_type_array))
-		return error_set_path(err, ERR_INVALID, path, "'%s' must be an array.", path);
+	int r = part_target(spec, p->key, kernel, &list, path, err);
+	if (r < 0)
+		return r;
 	json_object *patch = json_object_new_object();
 	json_object_object_add(patch, "name", json_object_new_string(name));
 	json_object_object_add(patch, "content",
 			       json_object_new_string_len(p->data ? p->data : "", (int)p->len));
 	json_object_array_add(list, patch);
 	return 0;
+}
+
+/* Adds an "mbox" part (a series in one file: git format-patch --stdout, b4,
+ * a list archive) split by patchset_from_mbox(): its patches in order, the
+ * cover letter dropped. A single patch or plain diff keeps the upload's
+ * file name when that is a plain file name. Returns the number added. */
+static int add_mbox_part(json_object *spec, const struct part *p, const char *kernel,
+			 const struct job_limits *lim, struct sl_error *err)
+{
+	const char *def = http_patch_name_valid(p->filename) ? p->filename : "mbox.patch";
+	_cleanup_json_ json_object *patches = NULL;
+	int r = patchset_from_mbox(p->data ? p->data : "", p->len, def, &patches, err);
+	if (r < 0) {
+		if (!err->path[0])
+			snprintf(err->path, sizeof(err->path), "%s", p->key);
+		error_prefix(err, "Form part '%.64s'", p->key);
+		return r;
+	}
+	json_object *list = NULL;
+	char path[160];
+	if ((r = part_target(spec, p->key, kernel, &list, path, err)) < 0)
+		return r;
+	size_t n = json_object_array_length(patches);
+	for (size_t i = 0; i < n; i++) {
+		json_object *patch = json_object_array_get_idx(patches, i), *content = NULL;
+		if (json_object_object_get_ex(patch, "content", &content) &&
+		    (size_t)json_object_get_string_len(content) > lim->max_patch_bytes)
+			return error_set_path(
+			    err, ERR_TOO_LARGE, p->key,
+			    "Patch %zu of the mbox in form part '%.64s' is %d bytes, over the "
+			    "limit of %zu.",
+			    i + 1, p->key, json_object_get_string_len(content),
+			    lim->max_patch_bytes);
+		json_object_array_add(list, json_object_get(patch));
+	}
+	return (int)n;
+}
+
+/* Splits a form part's key into its kind ("patch", "mbox") and the kernel
+ * after ':' (NULL for the shorthand). */
+static int part_kind(const struct part *p, bool *ret_mbox, const char **ret_kernel,
+		     struct sl_error *err)
+{
+	const char *k = p->key;
+	if (strcmp(k, "patch") == 0 || strcmp(k, "patches") == 0 || strcmp(k, "mbox") == 0) {
+		*ret_mbox = k[0] == 'm';
+		*ret_kernel = NULL;
+		return 0;
+	}
+	if (strncmp(k, "patch:", 6) == 0 || strncmp(k, "mbox:", 5) == 0) {
+		*ret_mbox = k[0] == 'm';
+		*ret_kernel = strchr(k, ':') + 1;
+		return 0;
+	}
+	return error_set_path(err, ERR_INVALID, k,
+			      "Form part '%.64s' is not 'job', 'patch', 'patch:KERNEL', 'mbox' or "
+			      "'mbox:KERNEL'.",
+			      k);
 }
 
 static int spec_from_multipart(struct http_server *srv, struct request *req, json_object **ret_spec,
@@ -197,8 +263,14 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 			job = &req->parts[i];
 			continue;
 		}
+		bool mbox = false;
+		const char *kernel = NULL;
+		int r = part_kind(&req->parts[i], &mbox, &kernel, err);
+		if (r < 0)
+			return r;
 		patches++;
-		if (req->parts[i].len > lim->max_patch_bytes)
+		/* An mbox is bounded by the body limit; its patches one by one. */
+		if (!mbox && req->parts[i].len > lim->max_patch_bytes)
 			return error_set_path(err, ERR_TOO_LARGE, req->parts[i].key,
 					      "Patch '%.128s' is %zu bytes, over the limit of %zu.",
 					      req->parts[i].filename ? req->parts[i].filename : "",
@@ -217,13 +289,28 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 		return -EINVAL;
 	if (!json_object_is_type(spec, json_type_object))
 		return error_set_path(err, ERR_INVALID, "$", "The job must be a JSON object.");
-	for (size_t i = 0; i < req->n_parts; i++) {
-		if (&req->parts[i] == job)
-			continue;
-		int r = add_patch_part(spec, &req->parts[i], err);
-		if (r < 0)
-			return r;
-	}
+	/* The patch parts first, in order, then the mboxes: --patch files and
+	 * an --mbox append in the order `schedlab submit` documents. */
+	size_t total = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < req->n_parts; i++) {
+			const struct part *p = &req->parts[i];
+			bool mbox = false;
+			const char *kernel = NULL;
+			if (p == job || part_kind(p, &mbox, &kernel, err) < 0 ||
+			    mbox != (pass == 1))
+				continue;
+			int r = mbox ? add_mbox_part(spec, p, kernel, lim, err)
+				     : add_patch_part(spec, p, kernel, err);
+			if (r < 0)
+				return r;
+			total += mbox ? (size_t)r : 1;
+			if (total > (size_t)lim->max_patches)
+				return error_set_path(err, ERR_INVALID, "patches",
+						      "The form has more than %d patches (its "
+						      "mbox parts split).",
+						      lim->max_patches);
+		}
 	*ret_spec = TAKE_PTR(spec);
 	return 0;
 }

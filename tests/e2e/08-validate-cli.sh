@@ -46,6 +46,16 @@ sed 's/"kernel": "sched"/"kernel": "nosuch"/' examples/seed-reproduction.json >"
 expect 1 --job "$T/xref.json"
 expect 0 --job --schema-only "$T/xref.json"
 
+# Suites (docs/workloads.md): the CI shorthand with a suite and no workloads
+# is a job; an unknown suite, or neither suite nor workloads, is not.
+expect 0 --job examples/ci-shorthand.json
+sed 's/"suite": "rt"/"suite": "everything"/' examples/ci-shorthand.json >"$T/suite.json"
+expect 1 --job "$T/suite.json"
+echo "$out" | grep -q 'path: $.suite' || e2e_fail "no path for an unknown suite"
+sed 's/"suite": "rt"/"repeat": 2/' examples/ci-shorthand.json >"$T/nowl.json"
+expect 1 --job "$T/nowl.json"
+echo "$out" | grep -q 'path: $.workloads' || e2e_fail "no path for a job without workloads or suite"
+
 printf 'not json' >"$T/garbage.json"
 expect 1 --job "$T/garbage.json"
 echo "$out" | grep -q 'is not valid JSON' || e2e_fail "garbage not named as invalid JSON"

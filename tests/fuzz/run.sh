@@ -57,6 +57,19 @@ for f in examples/*.json tests/data/rt-tests/*.json; do
 	printf '\x00' | cat - "$f" | seed fuzz_json "$(basename "$f" .json)"
 done
 printf '\x83[[1],{"a":"\xc3\xa9"}]' | seed fuzz_json small-limits
+# fuzz_schema: byte 0, then SCHEMA NUL DATA (each own conformance group's first
+# case); byte 1, then a bare ECMA-262 pattern.
+python3 - "$out/corpus/fuzz_schema" tests/data/jsonschema/*.json <<'PY'
+import json, os, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+for path in sys.argv[2:]:
+    for i, g in enumerate(json.load(open(path, encoding="utf-8"))):
+        name = "%s-%d" % (os.path.basename(path)[:-5], i)
+        body = json.dumps(g["schema"]).encode() + b"\0" + json.dumps(g["tests"][0]["data"]).encode()
+        open(os.path.join(d, "seed-" + name), "wb").write(b"\x00" + body)
+        if isinstance(g["schema"], dict) and isinstance(g["schema"].get("pattern"), str):
+            open(os.path.join(d, "seed-" + name + "-re"), "wb").write(b"\x01" + g["schema"]["pattern"].encode())
+PY
 
 passed=0 failed=0
 for bin in "$out"/fuzz_*; do

@@ -2,7 +2,7 @@
  * free port, the real store and queue, a fake runner and a fake job_expand;
  * requests through the real client (libcurl). Covers auth (401/403), body
  * limits (413), content types (415), validation errors (400 with a path),
- * submit JSON and multipart, status, result (409 before done), log, events
+ * submit JSON and multipart (patch and mbox parts), status, result (409 before done), log, events
  * with Last-Event-ID, cancel, list paging, metrics, path traversal, and the
  * route table against results-schema/openapi.yaml. */
 #include <errno.h>
@@ -398,7 +398,7 @@ static void test_multipart(void **state)
 	char *one[] = {p1};
 	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs",
 						   "{\"name\":\"mp\",\"runs\":0,\"patches\":[]}",
-						   one, 1, &r, NULL),
+						   one, 1, NULL, &r, NULL),
 			 0);
 	if (r.status != 202)
 		fail_msg("multipart: %ld %s", r.status, r.body);
@@ -413,19 +413,91 @@ static void test_multipart(void **state)
 	assert_string_equal(jstr(p, "content", NULL), "--- a/x\n+++ b/x\n");
 
 	char *evil[] = {p2};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", evil, 1, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", evil, 1, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 	char *bigp[] = {p3};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", bigp, 1, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", bigp, 1, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 413);
 	httpclient_response_clear(&r);
 	char *many[] = {p1, p1, p1, p1};
-	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{}", many, 4, &r, NULL), 0);
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{}", many, 4, NULL, &r, NULL), 0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 	assert_int_equal(
-	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"a\":", NULL, 0, &r, NULL), 0);
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"a\":", NULL, 0, NULL, &r, NULL), 0);
+	assert_int_equal(r.status, 400);
+	httpclient_response_clear(&r);
+}
+
+#define MBOX_MSG(n, subject, file)                                                                 \
+	"From 000000000000000000000000000000000000000" n " Mon Sep 17 00:00:00 2001\n"             \
+	"From: A <a@example.org>\n"                                                                \
+	"Date: Fri, 4 Dec 2026 12:00:00 +0000\n"                                                   \
+	"Subject: [PATCH " n "/2] " subject "\n\n"                                                 \
+	"Text.\n---\n"                                                                             \
+	"diff --git a/" file " b/" file "\n"                                                       \
+	"--- a/" file "\n+++ b/" file "\n@@ -1 +1 @@\n-old " n "\n+new " n "\n-- \n2.39.5\n\n"
+
+/* An "mbox" part is split into its patches, after the "patch" parts; the
+ * cover letter is dropped; the limits count the split patches. */
+static void test_multipart_mbox(void **state)
+{
+	struct fixture *f = *state;
+	char p1[128], mb[128], bad[128];
+	snprintf(p1, sizeof(p1), "%s/extra.patch", f->dir);
+	snprintf(mb, sizeof(mb), "%s/series.mbox", f->dir);
+	snprintf(bad, sizeof(bad), "%s/cover-only.mbox", f->dir);
+	assert_int_equal(fs_write_file_atomic(p1, "--- a/x\n+++ b/x\n", 16, NULL), 0);
+	static const char mbox[] =
+	    "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+	    "From: A <a@example.org>\n"
+	    "Date: Fri, 4 Dec 2026 12:00:00 +0000\n"
+	    "Subject: [PATCH 0/2] the cover letter\n\nNo diff.\n\n" MBOX_MSG("1", "sched/rt: first",
+									     "kernel/sched/rt.c")
+		MBOX_MSG("2", "sched/fair: second", "kernel/sched/fair.c");
+	assert_int_equal(fs_write_file_atomic(mb, mbox, strlen(mbox), NULL), 0);
+	assert_int_equal(fs_write_file_atomic(bad, "Subject: hello\n\nno diff\n", 25, NULL), 0);
+	struct httpclient_response r = {0};
+	char *one[] = {p1};
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs",
+						   "{\"name\":\"mbox\",\"runs\":0,\"patches\":[]}",
+						   one, 1, mb, &r, NULL),
+			 0);
+	if (r.status != 202)
+		fail_msg("mbox: %ld %s", r.status, r.body);
+	_cleanup_json_ json_object *o = json_tokener_parse(r.body);
+	httpclient_response_clear(&r);
+	_cleanup_json_ json_object *spec = NULL;
+	assert_int_equal(store_job_expanded(f->store, jstr(o, "id", NULL), &spec, NULL), 0);
+	json_object *patches = json_object_object_get(spec, "patches");
+	assert_int_equal(json_object_array_length(patches), 3);
+	assert_string_equal(jstr(json_object_array_get_idx(patches, 0), "name", NULL),
+			    "extra.patch");
+	const char *n1 = jstr(json_object_array_get_idx(patches, 1), "name", NULL);
+	const char *n2 = jstr(json_object_array_get_idx(patches, 2), "name", NULL);
+	assert_true(strncmp(n1, "0001-", 5) == 0 && strstr(n1, "first"));
+	assert_true(strncmp(n2, "0002-", 5) == 0 && strstr(n2, "second"));
+	assert_non_null(
+	    strstr(jstr(json_object_array_get_idx(patches, 2), "content", NULL), "+new 2\n"));
+
+	/* No diff at all: 400 naming the part. */
+	_cleanup_json_ json_object *e = NULL;
+	assert_int_equal(httpclient_post_multipart(f->all, "/v1/jobs", "{\"patches\":[]}", NULL, 0,
+						   bad, &r, NULL),
+			 0);
+	assert_int_equal(r.status, 400);
+	e = json_tokener_parse(r.body);
+	httpclient_response_clear(&r);
+	assert_string_equal(jstr(e, "error", "path"), "mbox");
+	/* Two --patch files and the mbox's two patches: over max_patches (3). */
+	char *two[] = {p1, p1};
+	assert_int_equal(
+	    httpclient_post_multipart(f->all, "/v1/jobs", "{\"patches\":[]}", two, 2, mb, &r, NULL),
+	    0);
 	assert_int_equal(r.status, 400);
 	httpclient_response_clear(&r);
 }
@@ -547,6 +619,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multipart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_multipart_mbox, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel_and_list, setup, teardown),
 	    cmocka_unit_test(test_openapi_agrees),
 	    cmocka_unit_test(test_listen_policy),

@@ -81,7 +81,7 @@ static void test_numbers_strings_arrays(void **state)
 	expect_valid(p, "\"patched-1.x\"");
 	expect_invalid(p, "\"-x\"", "$", "must match the pattern");
 	expect_invalid(p, "\"a/b\"", "$", "must match the pattern");
-	/* A NUL would end the string for regexec(); it must not pass as "ab". */
+	/* The match covers the whole string, NULs included: not just "ab". */
 	expect_invalid(p, "\"ab\\u0000/../x\"", "$", "must match the pattern");
 	/* Control characters do not reach the message. */
 	_cleanup_json_ json_object *s = parse(p), *i = parse("\"a\\nb\\u001b[31m\"");
@@ -410,6 +410,63 @@ static void test_threads(void **state)
 	}
 }
 
+/* A schema that is not usable fails before any instance is looked at, with
+ * the schema location and the reason; malformed keyword values do not crash
+ * the validator (user schemas come through validate --schema). */
+static void expect_schema_error(const char *schema, const char *path, const char *needle)
+{
+	_cleanup_json_ json_object *s = parse(schema), *i = parse("1");
+	struct sl_error err = {0};
+	if (jsonschema_check_schema(s, &err) == 0)
+		fail_msg("%s should be rejected", schema);
+	assert_int_equal(err.kind, ERR_INTERNAL);
+	if (strcmp(err.path, path) != 0)
+		fail_msg("path '%s', expected '%s' (%s)", err.path, path, err.message);
+	if (!strstr(err.message, needle))
+		fail_msg("message '%s' lacks '%s'", err.message, needle);
+	memset(&err, 0, sizeof(err));
+	assert_true(jsonschema_validate(s, i, &err) < 0);
+	assert_int_equal(err.kind, ERR_INTERNAL);
+}
+
+static void test_schema_check(void **state)
+{
+	(void)state;
+	expect_schema_error("{\"properties\": {\"a\": {\"pattern\": \"^\\\\a\"}}}",
+			    "#.properties.a.pattern",
+			    "'\\a' at offset 1 is not an ECMA-262 escape");
+	expect_schema_error("{\"pattern\": \"(?i)x\"}", "#.pattern", "(?i");
+	expect_schema_error("{\"pattern\": \"a(\"}", "#.pattern", "missing closing parenthesis");
+	expect_schema_error("{\"allOf\": 5}", "#.allOf", "non-empty array of schemas");
+	expect_schema_error("{\"anyOf\": []}", "#.anyOf", "non-empty array");
+	expect_schema_error("{\"required\": [1]}", "#.required", "array of strings");
+	expect_schema_error("{\"properties\": [1]}", "#.properties", "an object");
+	expect_schema_error("{\"type\": \"int\"}", "#.type", "type name");
+	expect_schema_error("{\"minLength\": -1}", "#.minLength", "non-negative integer");
+	expect_schema_error("{\"pattern\": 5}", "#.pattern", "a string");
+	expect_schema_error("{\"items\": [{}]}", "#.items", "prefixItems");
+	/* A $ref target under a keyword the walk does not enter is checked too. */
+	expect_schema_error("{\"x\": {\"enum\": 1}, \"$ref\": \"#/x\"}", "#/x.enum", "an array");
+	/* Unknown keywords are ignored, whatever their value. */
+	_cleanup_json_ json_object *ok = parse("{\"if\": 5, \"format\": \"email\"}");
+	assert_int_equal(jsonschema_check_schema(ok, NULL), 0);
+}
+
+/* Strings are matched whole (an embedded NUL no longer hides a suffix), and a
+ * pattern that backtracks catastrophically ends in an error, not a hang. */
+static void test_pattern_engine(void **state)
+{
+	(void)state;
+	expect_valid("{\"pattern\": \"^a\\\\u0000b$\"}", "\"a\\u0000b\"");
+	expect_invalid("{\"pattern\": \"^[a-z]+$\"}", "\"ab\\u0000c\"", "$", "must match");
+	_cleanup_json_ json_object *s = parse("{\"pattern\": \"^(a+)+$\"}"),
+				   *i = parse("\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\"");
+	struct sl_error err = {0};
+	assert_true(jsonschema_validate(s, i, &err) < 0);
+	assert_int_equal(err.kind, ERR_INTERNAL);
+	assert_non_null(strstr(err.message, "backtracks beyond the limit"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +476,8 @@ int main(void)
 	    cmocka_unit_test(test_utf8_truncation),
 	    cmocka_unit_test(test_combinators_and_refs),
 	    cmocka_unit_test(test_keyword_audit),
+	    cmocka_unit_test(test_schema_check),
+	    cmocka_unit_test(test_pattern_engine),
 	    cmocka_unit_test(test_examples_validate),
 	    cmocka_unit_test(test_job_errors),
 	    cmocka_unit_test(test_schema_load),

@@ -157,6 +157,8 @@ static void test_kernel_did_not_build(void **state)
 	assert_non_null(strstr(xml, "<testsuite name=\"kernels\" tests=\"3\" failures=\"2\""));
 	_cleanup_free_ char *base = testcase(xml, "base");
 	assert_null(strstr(base, "<failure"));
+	/* From the cache: no build time in this job. */
+	assert_non_null(strstr(base, "name=\"base\" time=\"0.000\""));
 	assert_non_null(strstr(base, "built (from the cache)"));
 	_cleanup_free_ char *k = testcase(xml, "patched");
 	assert_non_null(strstr(k, "classname=\"schedlab.kernels\""));

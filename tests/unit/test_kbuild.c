@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "kernel/kbuild.h"
+#include "proto/utf8.h"
 #include "util/cmd.h"
 #include "util/fs.h"
 
@@ -30,6 +31,8 @@ struct fixture {
 	bool fail;	      /* the dry run of a patch named *bad* or of any patch fails */
 	const char *drop;     /* olddefconfig removes this option from .config */
 	size_t bzimage_bytes;
+	const char *patch_output; /* what a failing patch dry run prints, or NULL: a hunk */
+	const char *make_output;  /* non-NULL: make bzImage prints this and exits 2 */
 };
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -61,7 +64,6 @@ static const char *arg_last(char *const argv[])
 /* The dry run's stand-in for the build's tools. */
 static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_output)
 {
-	(void)cwd;
 	struct fixture *fx = ud;
 	if (strcmp(argv[0], "gcc") == 0) {
 		*ret_output = strdup(fx->compiler);
@@ -75,6 +77,10 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 	}
 	if (strcmp(argv[0], "patch") == 0) {
 		bool dry = arg_value(argv, "--dry-run") != NULL;
+		if (dry && fx->fail && fx->patch_output) {
+			*ret_output = strdup(fx->patch_output);
+			return 1;
+		}
 		if (dry && fx->fail) {
 			*ret_output = strdup("checking file kernel/sched/core.c\n"
 					     "checking file kernel/sched/rt.c\n"
@@ -106,6 +112,16 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 			free(kept);
 			free(text);
 			free(path);
+		} else if (strcmp(target, "bzImage") == 0 && fx->make_output) {
+			/* gcc names the file by its absolute path in the tree */
+			assert_true(
+			    asprintf(ret_output,
+				     "%s%s/kernel/sched/rt.c:12:2: error: #error planted "
+				     "build failure\nmake[3]: *** [scripts/Makefile.build:250: "
+				     "kernel/sched/build_policy.o] Error 1\nmake: *** "
+				     "[Makefile:2012: .] Error 2\n",
+				     fx->make_output, cwd) > 0);
+			return 2;
 		} else if (strcmp(target, "bzImage") == 0) {
 			fx->builds++;
 			char *boot = fs_path_join(obj, "arch/x86/boot");
@@ -530,6 +546,113 @@ static void test_build_commands(void **state)
 	assert_commands(fx, "config-dropped.cmds");
 }
 
+/* A failure's excerpt is valid UTF-8 without control bytes but newline and
+ * tab, at most KBUILD_EXCERPT_MAX bytes, and whole lines where it can be. */
+static void assert_clean_excerpt(const char *x)
+{
+	assert_non_null(x);
+	size_t n = strlen(x);
+	assert_true(n > 0 && n <= KBUILD_EXCERPT_MAX);
+	assert_true(utf8_valid(x, n, NULL));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)x[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fail_msg("control byte 0x%02x at %zu in the excerpt", c, i);
+	}
+}
+
+static int build_failing(struct fixture *fx, const char *json, struct kbuild_failure *f,
+			 struct sl_error *err)
+{
+	struct kernel_spec *s = spec_from(fx, json);
+	struct kbuild_opts o = {.cache_dir = fx->cache, .jobs = 2, .log_fd = -1, .failure = f};
+	struct kbuild_artifact *a = NULL;
+	int r = kbuild_build(&o, s, &a, err);
+	kernel_spec_free(s);
+	assert_null(a);
+	return r;
+}
+
+/* What a failed build reports: the status in err.code, the patch or the
+ * option, and a sanitized excerpt of the failing step's output. */
+static void test_failure_report(void **state)
+{
+	struct fixture *fx = *state;
+	struct kbuild_failure f = {0};
+	struct sl_error err = {0};
+
+	/* patch(1)'s output is untrusted: a bad byte, an escape, a CR */
+	fx->fail = true;
+	fx->patch_output = "checking file kernel/sched/r\xfft.c\r\n"
+			   "Hunk #1 FAILED at 1925.\n"
+			   "\x1b[31m1 out of 1 hunk FAILED\x1b[0m\n";
+	assert_true(build_failing(fx, SPEC("[\"b.patch\"]"), &f, &err) < 0);
+	assert_int_equal(err.kind, ERR_BUILD);
+	assert_string_equal(err.code, "patch_does_not_apply");
+	assert_string_equal(f.patch, "b.patch");
+	assert_string_equal(f.option, "");
+	assert_int_equal(strlen(f.key), 64);
+	assert_clean_excerpt(f.log_excerpt);
+	assert_non_null(strstr(f.log_excerpt, "Hunk #1 FAILED at 1925."));
+	assert_non_null(strstr(f.log_excerpt, "r\xef\xbf\xbdt.c"));
+	assert_non_null(strstr(f.log_excerpt, "patch 1/1 'b.patch' does not apply"));
+	/* the message quotes the file name patch(1) printed: sanitized too */
+	assert_true(utf8_valid(err.message, strlen(err.message), NULL));
+	assert_non_null(strstr(err.message, "hunk #1 FAILED at line 1925"));
+	kbuild_failure_clear(&f);
+	assert_null(f.log_excerpt);
+	fx->fail = false;
+	fx->patch_output = NULL;
+
+	/* make fails after pages of output: the last lines, whole */
+	size_t cap = 64 * 1024;
+	char *out = calloc(1, cap);
+	for (int i = 0; strlen(out) < 20000; i++) {
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "  CC      kernel/obj%d.o\n", i);
+	}
+	fx->make_output = out;
+	memset(&err, 0, sizeof(err));
+	assert_true(build_failing(fx, SPEC("[\"a.patch\"]"), &f, &err) < 0);
+	assert_string_equal(err.code, "build_failed");
+	assert_non_null(strstr(err.message,
+			       "): kernel/sched/rt.c:12:2: error: #error planted build "
+			       "failure"));
+	assert_string_equal(f.patch, "");
+	assert_clean_excerpt(f.log_excerpt);
+	assert_true(strlen(f.log_excerpt) > KBUILD_EXCERPT_MAX - 100);
+	assert_true(strncmp(f.log_excerpt, "  CC      kernel/obj", 20) == 0);
+	assert_non_null(strstr(f.log_excerpt,
+			       "\nkernel/sched/rt.c:12:2: error: #error planted build "
+			       "failure\n"));
+	/* the shared tree's path is taken out: it is this host's, not the patch's */
+	assert_null(strstr(f.log_excerpt, "/trees/"));
+	assert_non_null(strstr(f.log_excerpt, "Error 2"));
+	/* nothing of the steps before make */
+	assert_null(strstr(f.log_excerpt, "olddefconfig"));
+	kbuild_failure_clear(&f);
+	fx->make_output = NULL;
+	free(out);
+
+	/* Kconfig drops an option: its name, and the lines that said so */
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\nCONFIG_KVM_INTEL=y\nCONFIG_KVM=y\n");
+	fx->drop = "CONFIG_KVM";
+	memset(&err, 0, sizeof(err));
+	assert_true(build_failing(fx, SPEC("[\"a.patch\"]"), &f, &err) < 0);
+	assert_string_equal(err.code, "config_option_dropped");
+	assert_string_equal(f.option, "CONFIG_KVM_INTEL");
+	assert_clean_excerpt(f.log_excerpt);
+	assert_non_null(strstr(f.log_excerpt, "'CONFIG_KVM_INTEL=y'"));
+	assert_non_null(strstr(f.log_excerpt, "'CONFIG_KVM=y'"));
+	kbuild_failure_clear(&f);
+	kbuild_failure_clear(NULL);
+
+	/* a failure with no failure struct asked for still has its code */
+	memset(&err, 0, sizeof(err));
+	assert_true(build_failing(fx, SPEC("[\"a.patch\"]"), NULL, &err) < 0);
+	assert_string_equal(err.code, "config_option_dropped");
+}
+
 static void test_hit_and_miss(void **state)
 {
 	struct fixture *fx = *state;
@@ -655,6 +778,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_key_inputs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_git_source, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),

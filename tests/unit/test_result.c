@@ -11,9 +11,12 @@
 #include <cmocka.h>
 
 #include "helpers/job_fixture.h"
+#include "job/jsonschema.h"
+#include "job/schema_files.h"
 #include "run/placement.h"
 #include "run/result.h"
 #include "run/run_record.h"
+#include "run/run_skip.h"
 
 static const char *spec_text =
     "{\"name\":\"t\",\"baseline\":\"base\",\"repeat\":3,\"kernels\":" JOB_FIXTURE_KERNELS ","
@@ -152,6 +155,9 @@ static void test_document_keys(void **state)
 	assert_string_equal(json_object_get_string(get(result, "schema")), "schedlab.result/v1");
 	assert_true(json_object_get_boolean(get(get(get(result, "kernels"), "k"), "cached")));
 	assert_string_equal(
+	    json_object_get_string(get(get(get(get(result, "kernels"), "k"), "build"), "status")),
+	    "ok");
+	assert_string_equal(
 	    json_object_get_string(json_object_array_get_idx(get(result, "order"), 3)), "wake#1");
 	json_object *push = get(get(result, "variants"), "push");
 	keys_of(push, keys, sizeof(keys));
@@ -175,12 +181,195 @@ static void test_document_keys(void **state)
 	json_object_put(result);
 }
 
+/* baseline "base" on kernel kb, candidates "p1" on kp and "p2" on kq */
+static const char *three_kernels =
+    "{\"name\":\"t\",\"baseline\":\"base\",\"repeat\":3,\"kernels\":{"
+    "\"kb\":{\"source\":\"debian:linux-source-6.1\"},"
+    "\"kp\":{\"source\":\"debian:linux-source-6.1\"},"
+    "\"kq\":{\"source\":\"debian:linux-source-6.1\"}},"
+    "\"variants\":{\"base\":{\"kernel\":\"kb\"},\"p1\":{\"kernel\":\"kp\"},"
+    "\"p2\":{\"kernel\":\"kq\"}},"
+    "\"workloads\":[{\"tool\":\"rt-migrate-test\"}],\"gates\":[]}";
+
+#define KEY_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+static void add_built(json_object *result, const char *name)
+{
+	struct kbuild_artifact art = {.cached = true, .meta = json_object_new_object()};
+	json_object_object_add(art.meta, "key", json_object_new_string(KEY_A));
+	result_add_kernel(result, name, &art);
+	json_object_put(art.meta);
+}
+
+static void add_failed(json_object *result, const char *name, const char *code, const char *message)
+{
+	struct sl_error err = {.kind = ERR_BUILD};
+	snprintf(err.code, sizeof(err.code), "%s", code);
+	snprintf(err.message, sizeof(err.message), "%s", message);
+	struct kbuild_failure f = {.key = KEY_A, .patch = "0002-x.patch", .option = "CONFIG_KVM"};
+	f.log_excerpt = strdup("checking file kernel/sched/rt.c\nHunk #1 FAILED at 1925.");
+	result_add_kernel_failed(result, name, "debian:linux-source-6.1", &err, &f);
+	kbuild_failure_clear(&f);
+}
+
+static void assert_schema_valid(json_object *result)
+{
+	_cleanup_json_ json_object *schema = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(schema_load("result", &schema, &err), 0);
+	if (jsonschema_validate(schema, result, &err) < 0)
+		fail_msg("%s\n%s", err.message,
+			 json_object_to_json_string_ext(result, JSON_C_TO_STRING_PRETTY));
+}
+
+static const char *reason_at(json_object *result, size_t i)
+{
+	json_object *r = get(result, "verdict_reasons");
+	assert_true(i < json_object_array_length(r));
+	return json_object_get_string(json_object_array_get_idx(r, i));
+}
+
+/* No candidate kernel built: nothing is compared, the verdict is fail, one
+ * reason per variant names the kernel, the status and the detail, and the
+ * document is valid. */
+static void test_nothing_built(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(three_kernels);
+	assert_non_null(job);
+	_cleanup_json_ json_object *result = result_new(job);
+	add_built(result, "kb");
+	add_failed(result, "kp", "patch_does_not_apply",
+		   "patch 5/5 '0002-x.patch' does not apply: file 'kernel/sched/rt.c' hunk #1 "
+		   "FAILED at line 1925.");
+	add_failed(result, "kq", "config_option_dropped",
+		   "config option 'CONFIG_KVM=y' from 'x.config' was dropped by Kconfig.");
+	json_object *kp = get(get(result, "kernels"), "kp");
+	char keys[512];
+	keys_of(kp, keys, sizeof(keys));
+	assert_string_equal(keys, "key,source,build");
+	keys_of(get(kp, "build"), keys, sizeof(keys));
+	assert_string_equal(keys, "status,message,patch,log_excerpt");
+	keys_of(get(get(get(result, "kernels"), "kq"), "build"), keys, sizeof(keys));
+	assert_string_equal(keys, "status,message,option,log_excerpt");
+
+	struct run_skip *s = run_skip_new(job);
+	run_skip_kernel_not_built(s, "kp");
+	run_skip_kernel_not_built(s, "kq");
+	assert_true(run_skip_stopped(s));
+	result_set_environment(result, NULL, NULL);
+	result_begin_runs(result, job, NULL, 0);
+	struct run_key *order = NULL;
+	size_t n = 0;
+	assert_int_equal(placement_order(job, &order, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		run_skip_take(s, &order[i]);
+	free(order);
+	run_skip_describe(s, result);
+	run_skip_free(s);
+	assert_int_equal(result_compare(result, job, NULL), 0);
+	result_finish(result, "2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z");
+
+	assert_null(get(get(result, "environment"), "accelerator"));
+	assert_string_equal(json_object_get_string(get(result, "verdict")), "fail");
+	assert_int_equal(json_object_array_length(get(result, "comparisons")), 0);
+	assert_int_equal(json_object_array_length(get(result, "verdict_reasons")), 3);
+	assert_string_equal(reason_at(result, 0),
+			    "variant 'p1': kernel 'kp' did not build (patch_does_not_apply): patch "
+			    "5/5 '0002-x.patch' does not apply: file 'kernel/sched/rt.c' hunk #1 "
+			    "FAILED at line 1925.");
+	assert_string_equal(reason_at(result, 1),
+			    "variant 'p2': kernel 'kq' did not build (config_option_dropped): "
+			    "config option 'CONFIG_KVM=y' from 'x.config' was dropped by Kconfig.");
+	assert_non_null(strstr(reason_at(result, 2), "Variant 'base': 3 run(s) skipped: no "
+						     "non-baseline variant was built"));
+	assert_schema_valid(result);
+}
+
+static json_object *ok_run(const char *variant, int repeat, const char *status)
+{
+	struct run_key k;
+	assert_int_equal(run_key_init(variant, repeat, &k), 0);
+	json_object *run = run_record_new(&k, "0123456789abcdef", "h1", "2024-01-01T00:00:00Z");
+	json_object_object_add(run, "status", json_object_new_string(status));
+	json_object_object_add(run, "workloads", json_object_new_array());
+	return run;
+}
+
+/* One candidate not built, the other runs: the verdict fails on the build,
+ * compare's "all is well" sentence goes, and the runs that were compared
+ * keep their reasons; a failed-fast variant's skipped runs get one. */
+static void test_one_not_built(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(three_kernels);
+	assert_non_null(job);
+	for (int hang = 0; hang < 2; hang++) {
+		_cleanup_json_ json_object *result = result_new(job);
+		add_built(result, "kb");
+		add_failed(result, "kp", "build_failed",
+			   "The kernel build failed (make exit 2): kernel/sched/rt.c:6:2: error: "
+			   "#error planted build failure");
+		add_built(result, "kq");
+		struct run_skip *s = run_skip_new(job);
+		run_skip_kernel_not_built(s, "kp");
+		result_set_environment(result, NULL, "tcg");
+		result_begin_runs(result, job, NULL, 0);
+		struct run_key *order = NULL;
+		size_t n = 0;
+		assert_int_equal(placement_order(job, &order, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			if (run_skip_take(s, &order[i]))
+				continue;
+			bool fails = hang && strcmp(order[i].variant, "p2") == 0;
+			json_object *run =
+			    ok_run(order[i].variant, order[i].repeat, fails ? "hung" : "ok");
+			run_skip_run_ended(s, &order[i], run);
+			assert_int_equal(result_add_run(result, &order[i], run), 0);
+		}
+		free(order);
+		run_skip_describe(s, result);
+		run_skip_free(s);
+		assert_int_equal(result_compare(result, job, NULL), 0);
+		result_finish(result, "2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z");
+
+		assert_string_equal(json_object_get_string(get(result, "verdict")), "fail");
+		json_object *v = get(result, "variants");
+		assert_true(json_object_get_boolean(get(get(v, "p1"), "not_built")));
+		assert_int_equal(json_object_array_length(get(get(v, "p1"), "runs")), 0);
+		assert_non_null(strstr(reason_at(result, 0),
+				       "variant 'p1': kernel 'kp' did not build (build_failed): "
+				       "The kernel build failed (make exit 2)"));
+		json_object *reasons = get(result, "verdict_reasons");
+		for (size_t i = 0; i < json_object_array_length(reasons); i++)
+			assert_null(strstr(reason_at(result, i), "every run of the candidate"));
+		if (!hang) {
+			assert_int_equal(json_object_array_length(get(get(v, "p2"), "runs")), 3);
+			assert_int_equal(json_object_array_length(reasons), 1);
+		} else {
+			/* p2 hung at once: one run, two skipped, the baseline's
+			 * last run skipped as the job stopped */
+			assert_int_equal(json_object_array_length(get(get(v, "p2"), "runs")), 1);
+			assert_int_equal(json_object_get_int(get(get(v, "p2"), "skipped_runs")), 2);
+			assert_int_equal(json_object_get_int(get(get(v, "base"), "skipped_runs")),
+					 2);
+			bool said = false;
+			for (size_t i = 0; i < json_object_array_length(reasons); i++)
+				said |=
+				    strcmp(reason_at(result, i),
+					   "Variant 'p2': 2 run(s) skipped: run p2#0 hung.") == 0;
+			assert_true(said);
+		}
+		assert_schema_valid(result);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_order_interleaves),
-	    cmocka_unit_test(test_run_record_keys),
-	    cmocka_unit_test(test_document_keys),
+	    cmocka_unit_test(test_order_interleaves), cmocka_unit_test(test_run_record_keys),
+	    cmocka_unit_test(test_document_keys),     cmocka_unit_test(test_nothing_built),
+	    cmocka_unit_test(test_one_not_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,7 @@ static void test_build_failures_and_skips(void **state)
 	expect(out, "  patched              not built (kernel 'patched': patch_does_not_apply)\n");
 	expect(out, "    skipped 4 run(s): every candidate failed\n");
 	expect(out, "    other#0: no output for 60 s\n    skipped 2 run(s): run other#0 hung\n");
+	expect(out, "  (none: no metric was measured in both the baseline and another variant)\n");
 	expect(out, "gates: none: the job opted out (\"gates\": []); only failed runs fail it\n");
 	expect(out, "verdict: fail\n  - variant 'patched': kernel 'patched' did not build");
 }
