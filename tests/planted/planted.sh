@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The planted-regression suite's driver, sourced by tests/e2e/45-planted-*.sh
+# after tests/e2e/lib.sh (docs/planted-regressions.md).
+#
+#   planted_test NAME SUITE REPEAT
+#
+# submits tests/planted/NAME.patch the way a user would: from a fresh
+# directory outside the repository, `schedlab test --suite SUITE --repeat
+# REPEAT PATCH -o result.json --junit junit.xml`, with the default job
+# directory (so every path the job uses must be made absolute by schedlab
+# itself). It checks the result against the schema and leaves
+#   PLANTED_RC      schedlab test's exit status
+#   PLANTED_DIR     the directory it ran in (result.json, junit.xml)
+#   PLANTED_SECS    how long it took (seconds)
+# Then
+#   planted_expect_fail METRIC_OR_STATUS...   exit 1, verdict fail, and each
+#       argument named by verdict_reasons: a metric (e.g. inversions,
+#       latency_us.*) must have a gated comparison of variant 'patched'
+#       that regressed and a reason that names it; "hung" (or "panic",
+#       "crashed") must be the status of a run of variant 'patched', named
+#       in a reason.
+#   planted_expect_pass   exit 0 and verdict pass.
+# shellcheck shell=bash
+
+planted_test() {
+	local name=$1 suite=$2 repeat=$3 start
+	local patch="$E2E_ROOT/tests/planted/$name.patch"
+	[ -f "$patch" ] || e2e_fail "no planted patch '$patch'"
+	e2e_need_guest
+	e2e_tmpdir
+	PLANTED_DIR=$E2E_TMP
+	cd "$PLANTED_DIR"
+	start=$(date +%s)
+	set +e
+	"$SCHEDLAB" test --suite "$suite" --repeat "$repeat" "$patch" -o result.json --junit junit.xml
+	PLANTED_RC=$?
+	set -e
+	PLANTED_SECS=$(($(date +%s) - start))
+	echo "planted $name: schedlab test --suite $suite --repeat $repeat exited $PLANTED_RC after ${PLANTED_SECS}s"
+	[ -f result.json ] || e2e_fail "schedlab test wrote no result.json (exit $PLANTED_RC)"
+	[ -f junit.xml ] || e2e_fail "schedlab test wrote no junit.xml (exit $PLANTED_RC)"
+	"$SCHEDLAB" validate --result result.json
+	"$E2E_ROOT/tests/tools/check-schema.py" result result.json
+	# The job ran where it was asked to: the default job dir under the cwd.
+	[ -d build/jobs ] || e2e_fail "the default job directory was not created under the working directory"
+}
+
+# Prints the medians and the per-run values of every gated comparison and the
+# status of every run: the numbers docs/planted-regressions.md quotes.
+planted_summary() {
+	python3 - "$PLANTED_DIR/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for v, var in r["variants"].items():
+    print(f"{v}: runs", [f"{run['key']}={run['status']}" for run in var.get("runs", [])],
+          "skipped", var.get("skipped_runs", 0))
+for c in r.get("comparisons", []):
+    if c.get("gated"):
+        b, k = c["baseline"], c["candidate"]
+        print(f"{c['variant']} {c['workload']} {c['metric']}: median {b['median']} -> "
+              f"{k['median']} (values {b['values']} -> {k['values']}), ci95 {c.get('ci95')}, "
+              f"p {c.get('p_value')}, threshold {c.get('threshold')}: {c['verdict']}")
+print("verdict:", r["verdict"])
+for line in r.get("verdict_reasons", []):
+    print("  -", line)
+PY
+}
+
+planted_expect_fail() {
+	planted_summary
+	[ "$PLANTED_RC" -eq 1 ] || e2e_fail "schedlab test exited $PLANTED_RC, expected 1 (fail)"
+	python3 - "$PLANTED_DIR/result.json" "$@" <<'PY'
+import fnmatch, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "fail", f"verdict {r['verdict']}, expected fail"
+reasons = r.get("verdict_reasons", [])
+for want in sys.argv[2:]:
+    if want in ("hung", "panic", "crashed"):
+        runs = [run for run in r["variants"]["patched"]["runs"] if run["status"] == want]
+        assert runs, f"no run of variant 'patched' ended {want}: " + \
+            str([run["status"] for run in r["variants"]["patched"]["runs"]])
+        keys = [run["key"] for run in runs]
+        assert any(want in x and any(k in x for k in keys) for x in reasons), \
+            f"no verdict reason names a {want} run {keys}: {reasons}"
+        print(f"ok: {keys} {want}, named in the reasons")
+        continue
+    comps = [c for c in r["comparisons"]
+             if c["variant"] == "patched" and c.get("gated") and c["verdict"] == "regressed"
+             and fnmatch.fnmatchcase(c["metric"], want)]
+    assert comps, f"no gated comparison matching '{want}' regressed: " + str(
+        [(c["metric"], c["verdict"]) for c in r["comparisons"] if c.get("gated")])
+    for c in comps:
+        assert any(f"'{c['metric']}'" in x for x in reasons), \
+            f"the verdict reasons do not name {c['metric']}: {reasons}"
+        print(f"ok: {c['metric']} regressed, named in the reasons")
+PY
+	grep -q '<failure' "$PLANTED_DIR/junit.xml" || e2e_fail "junit.xml has no failure for a failed verdict"
+}
+
+planted_expect_pass() {
+	planted_summary
+	case "$PLANTED_RC" in
+	0) ;;
+	3) e2e_fail "schedlab test was inconclusive (exit 3) on a comment-only patch: its kernel schedules exactly as the base does, so at this repeat count the gates must decide; a host too loaded to decide is a failure here, not a skip (see the reasons above)" ;;
+	*) e2e_fail "schedlab test exited $PLANTED_RC, expected 0 (pass)" ;;
+	esac
+	python3 - "$PLANTED_DIR/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "pass", r.get("verdict_reasons")
+assert r["job"].get("gates"), "the suite's default gates must be there"
+runs = r["variants"]["patched"]["runs"]
+assert runs and all(run["status"] == "ok" for run in runs), [run["status"] for run in runs]
+PY
+	if grep -q '<failure' "$PLANTED_DIR/junit.xml"; then
+		e2e_fail "junit.xml has a failure although the verdict passed"
+	fi
+}
