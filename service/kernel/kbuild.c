@@ -200,22 +200,31 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...)
 		b->o->progress(b->o->userdata, b->percent, line);
 }
 
-/* line with every "<tree>/src/" taken out: gcc names files by the absolute
- * path of the shared tree, which says nothing to the patch's author and
- * would put this host's cache path into results. malloc'd, or NULL when
- * there is nothing to take out (or no memory). */
+/* line with every "<tree>/src/" taken out and any other mention of the
+ * tree's directory ("make[1]: Entering directory '<tree>/obj'") written as
+ * "<tree>": gcc names files by the absolute path of the shared tree, which
+ * says nothing to the patch's author and would put this host's cache path
+ * into results. malloc'd, or NULL when there is nothing to take out (or no
+ * memory). */
 static char *tree_relative(const struct build_ctx *b, const char *line)
 {
-	if (!b->src || !strstr(line, b->src))
+	if (!b->src)
 		return NULL;
-	size_t sl = strlen(b->src);
-	char *out = malloc(strlen(line) + 1), *o = out;
+	const char *slash = strrchr(b->src, '/');
+	size_t sl = strlen(b->src), rl = slash && slash != b->src ? (size_t)(slash - b->src) : sl;
+	if (!memmem(line, strlen(line), b->src, rl))
+		return NULL;
+	/* "<tree>" may be longer than the root it stands for. */
+	char *out = malloc(3 * strlen(line) + 8), *o = out;
 	if (!out)
 		return NULL;
 	for (const char *p = line; *p;) {
 		if (strncmp(p, b->src, sl) == 0 && p[sl] == '/')
 			p += sl + 1;
-		else
+		else if (strncmp(p, b->src, rl) == 0) {
+			o = stpcpy(o, "<tree>");
+			p += rl;
+		} else
 			*o++ = *p++;
 	}
 	*o = '\0';

@@ -116,11 +116,13 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 			/* gcc names the file by its absolute path in the tree */
 			assert_true(
 			    asprintf(ret_output,
-				     "%s%s/kernel/sched/rt.c:12:2: error: #error planted "
+				     "%smake[1]: Entering directory '%s'\nmake[2]: Entering "
+				     "directory '%s/../obj'\n%s/kernel/sched/rt.c:12:2: error: "
+				     "#error planted "
 				     "build failure\nmake[3]: *** [scripts/Makefile.build:250: "
 				     "kernel/sched/build_policy.o] Error 1\nmake: *** "
 				     "[Makefile:2012: .] Error 2\n",
-				     fx->make_output, cwd) > 0);
+				     fx->make_output, cwd, cwd, cwd) > 0);
 			return 2;
 		} else if (strcmp(target, "bzImage") == 0) {
 			fx->builds++;
@@ -627,6 +629,7 @@ static void test_failure_report(void **state)
 			       "failure\n"));
 	/* the shared tree's path is taken out: it is this host's, not the patch's */
 	assert_null(strstr(f.log_excerpt, "/trees/"));
+	assert_non_null(strstr(f.log_excerpt, "Entering directory '<tree>/src'"));
 	assert_non_null(strstr(f.log_excerpt, "Error 2"));
 	/* nothing of the steps before make */
 	assert_null(strstr(f.log_excerpt, "olddefconfig"));
