@@ -44,6 +44,7 @@ static void usage(FILE *f)
 	    "                        ~/.cache/schedlab)\n"
 	    "      --accel MODE      auto, kvm or tcg (default: the job's)\n"
 	    "      --uri URI         libvirt connection URI (default: qemu:///system)\n"
+	    "      --jobs N          make -jN for kernel builds (default: all cores)\n"
 	    "      --dry-run         print the job and the warnings; run nothing\n"
 	    "  -q, --quiet           no progress on stderr\n"
 	    "  -h, --help            this text\n\n"
@@ -283,17 +284,10 @@ static int read_result(const char *path, json_object **ret_result, struct job **
 
 int cli_rerun(int argc, char **argv)
 {
-	enum { OPT_JOB_DIR = 256, OPT_JUNIT, OPT_REPORT, OPT_CACHE, OPT_ACCEL, OPT_URI, OPT_DRY };
+	enum { OPT_DRY = CLI_OPT_FIRST_FREE };
 	static const struct option table[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"job-dir", required_argument, NULL, OPT_JOB_DIR},
-	    {"junit", required_argument, NULL, OPT_JUNIT},
-	    {"report", required_argument, NULL, OPT_REPORT},
-	    {"cache-dir", required_argument, NULL, OPT_CACHE},
-	    {"accel", required_argument, NULL, OPT_ACCEL},
-	    {"uri", required_argument, NULL, OPT_URI},
+	    CLI_RUN_OPTIONS,
 	    {"dry-run", no_argument, NULL, OPT_DRY},
-	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -301,42 +295,15 @@ int cli_rerun(int argc, char **argv)
 	bool dry = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", table, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhj:", table, NULL)) != -1) {
+		int r = cli_run_option("rerun", c, optarg, &o);
+		if (r < 0)
+			return EXIT_ERROR;
+		if (r > 0)
+			continue;
 		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case OPT_JOB_DIR:
-			o.job_dir = optarg;
-			break;
-		case OPT_JUNIT:
-			o.junit_path = optarg;
-			break;
-		case OPT_REPORT:
-			o.report_path = optarg;
-			break;
-		case OPT_CACHE:
-			o.cfg.cache_dir = optarg;
-			break;
-		case OPT_ACCEL:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
-			    strcmp(optarg, "tcg")) {
-				fprintf(stderr,
-					"schedlab rerun: --accel must be auto, kvm or tcg, not "
-					"'%s'.\n",
-					optarg);
-				return EXIT_ERROR;
-			}
-			o.cfg.accel = optarg;
-			break;
-		case OPT_URI:
-			o.cfg.libvirt_uri = optarg;
-			break;
 		case OPT_DRY:
 			dry = true;
-			break;
-		case 'q':
-			o.quiet = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -41,78 +41,33 @@ static void usage(FILE *f)
 
 int cli_run(int argc, char **argv)
 {
+	enum { OPT_HYPERVISORS = CLI_OPT_FIRST_FREE };
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"job-dir", required_argument, NULL, 'd'},
-	    {"cache-dir", required_argument, NULL, 'c'},
-	    {"accel", required_argument, NULL, 'a'},
-	    {"uri", required_argument, NULL, 'u'},
-	    {"hypervisors", required_argument, NULL, 'H'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"junit", required_argument, NULL, 'J'},
-	    {"report", required_argument, NULL, 'R'},
+	    CLI_RUN_OPTIONS,
+	    {"hypervisors", required_argument, NULL, OPT_HYPERVISORS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli_run_opts o = {0};
-	struct runner_config *cfg = &o.cfg;
 	_cleanup_json_ json_object *hypervisors = NULL;
 	struct sl_error err = {0};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qhj:", opts, NULL)) != -1) {
+		int r = cli_run_option("run", c, optarg, &o);
+		if (r < 0)
+			return EXIT_ERROR;
+		if (r > 0)
+			continue;
 		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'd':
-			o.job_dir = optarg;
-			break;
-		case 'c':
-			cfg->cache_dir = optarg;
-			break;
-		case 'a':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
-			    strcmp(optarg, "tcg")) {
-				fprintf(
-				    stderr,
-				    "schedlab run: --accel must be auto, kvm or tcg, not '%s'.\n",
-				    optarg);
-				return EXIT_ERROR;
-			}
-			cfg->accel = optarg;
-			break;
-		case 'u':
-			cfg->libvirt_uri = optarg;
-			break;
-		case 'H':
+		case OPT_HYPERVISORS:
 			json_object_put(TAKE_PTR(hypervisors)); /* the last one counts */
 			if (json_read_file_strict(optarg, 0, "--hypervisors file", &hypervisors,
 						  &err) < 0) {
 				fprintf(stderr, "schedlab run: %s\n", err.message);
 				return EXIT_ERROR;
 			}
-			cfg->hypervisors = hypervisors;
-			break;
-		case 'j': {
-			long j = 0;
-			if (parse_int(optarg, 1, 1024, &j) < 0) {
-				fprintf(stderr, "schedlab run: --jobs '%s' is not 1..1024.\n",
-					optarg);
-				return EXIT_ERROR;
-			}
-			cfg->build_jobs = (int)j;
-			break;
-		}
-		case 'J':
-			o.junit_path = optarg;
-			break;
-		case 'R':
-			o.report_path = optarg;
-			break;
-		case 'q':
-			o.quiet = true;
+			o.cfg.hypervisors = hypervisors;
 			break;
 		case 'h':
 			usage(stdout);
@@ -136,7 +91,7 @@ int cli_run(int argc, char **argv)
 	 * source paths in the job are relative to it, whatever the cwd. */
 	_cleanup_free_ char *path_copy = strdup(job_path);
 	_cleanup_free_ char *base_dir = path_copy ? cli_path_absolute(dirname(path_copy)) : NULL;
-	if (!base_dir || cli_spec_sources_absolute(spec, base_dir) < 0) {
+	if (!base_dir) {
 		fprintf(stderr, "schedlab run: cannot resolve the directory of '%s': %s.\n",
 			job_path, strerror(errno));
 		return EXIT_ERROR;

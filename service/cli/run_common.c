@@ -1,5 +1,6 @@
 /* Running an expanded job from the CLI. See run_common.h. */
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <string.h>
@@ -7,11 +8,13 @@
 
 #include "cli/cli.h"
 #include "cli/run_common.h"
+#include "job/job.h"
 #include "report/junit.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "util/fs.h"
 #include "util/json.h"
+#include "util/parse.h"
 
 struct run_progress {
 	bool tty;
@@ -171,64 +174,50 @@ int cli_run_expanded(const char *cmd, json_object *expanded, const struct cli_ru
 	return summary_exit_code(result);
 }
 
-char *cli_source_absolute(const char *source, const char *base_dir)
+int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts *o)
 {
-	size_t prefix = 0;
-	if (strncmp(source, "tarball:", 8) == 0)
-		prefix = 8;
-	else if (strncmp(source, "git:", 4) == 0)
-		prefix = 4;
-	if (!prefix || source[prefix] == '/' || source[prefix] == '\0')
-		return strdup(source);
-	const char *end = source + strlen(source);
-	if (prefix == 4) {
-		const char *at = strrchr(source + prefix, '@');
-		if (at)
-			end = at;
-	}
-	_cleanup_free_ char *rel = strndup(source + prefix, (size_t)(end - (source + prefix)));
-	_cleanup_free_ char *base = cli_path_absolute(base_dir ? base_dir : ".");
-	if (!rel || !base)
-		return NULL;
-	_cleanup_free_ char *joined = fs_path_join(base, rel);
-	_cleanup_free_ char *abs = cli_path_absolute(joined);
-	char *out = NULL;
-	if (!abs || asprintf(&out, "%.*s%s%s", (int)prefix, source, abs, end) < 0)
-		return NULL;
-	return out;
-}
-
-static int source_member_absolute(json_object *kernel, const char *base_dir)
-{
-	json_object *src = NULL;
-	if (!json_object_is_type(kernel, json_type_object) ||
-	    !json_object_object_get_ex(kernel, "source", &src) ||
-	    !json_object_is_type(src, json_type_string))
-		return 0;
-	_cleanup_free_ char *abs = cli_source_absolute(json_object_get_string(src), base_dir);
-	if (!abs)
-		return -ENOMEM;
-	if (strcmp(abs, json_object_get_string(src)) != 0)
-		json_object_object_add(kernel, "source", json_object_new_string(abs));
-	return 0;
-}
-
-int cli_spec_sources_absolute(json_object *spec, const char *base_dir)
-{
-	json_object *kernels = NULL, *base = NULL;
-	int r = 0;
-	if (json_object_object_get_ex(spec, "kernels", &kernels) &&
-	    json_object_is_type(kernels, json_type_object)) {
-		json_object_object_foreach(kernels, name, k)
-		{
-			(void)name;
-			if ((r = source_member_absolute(k, base_dir)) < 0)
-				return r;
+	long jobs = 0;
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case CLI_OPT_JOB_DIR:
+		o->job_dir = arg;
+		return 1;
+	case CLI_OPT_CACHE_DIR:
+		o->cfg.cache_dir = arg;
+		return 1;
+	case CLI_OPT_URI:
+		o->cfg.libvirt_uri = arg;
+		return 1;
+	case CLI_OPT_JUNIT:
+		o->junit_path = arg;
+		return 1;
+	case CLI_OPT_REPORT:
+		o->report_path = arg;
+		return 1;
+	case CLI_OPT_ACCEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+			fprintf(stderr,
+				"schedlab %s: --accel must be auto, kvm or tcg, not '%s'.\n", cmd,
+				arg);
+			return -1;
 		}
+		o->cfg.accel = arg;
+		return 1;
+	case 'j':
+		if (parse_int(arg, 1, 1024, &jobs) < 0) {
+			fprintf(stderr, "schedlab %s: --jobs '%s' is not 1..1024.\n", cmd, arg);
+			return -1;
+		}
+		o->cfg.build_jobs = (int)jobs;
+		return 1;
+	default:
+		return 0;
 	}
-	if (json_object_object_get_ex(spec, "base", &base))
-		r = source_member_absolute(base, base_dir);
-	return r;
 }
 
 static json_object *builtin_file(const char *key)
@@ -270,7 +259,7 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		if (strncmp(arg, "git:", 4) == 0 && !strchr(arg + 4, '@'))
 			return error_set_path(err, ERR_INVALID, "--base",
 					      "--base '%s' must look like 'git:PATH@REF'.", arg);
-		_cleanup_free_ char *src = cli_source_absolute(arg, NULL);
+		_cleanup_free_ char *src = job_source_absolute(arg, NULL);
 		if (!src)
 			return error_set(err, ERR_INTERNAL, errno,
 					 "Cannot resolve --base '%s': %s.", arg, strerror(errno));
@@ -311,8 +300,15 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		if (json_object_object_get_ex(k, "config", &config) &&
 		    paths_absolute(config, dir) < 0)
 			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-		if (source_member_absolute(k, dir) < 0)
-			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		json_object *src = NULL;
+		if (json_object_object_get_ex(k, "source", &src) &&
+		    json_object_is_type(src, json_type_string)) {
+			char *abs = job_source_absolute(json_object_get_string(src), dir);
+			if (!abs)
+				return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+			json_object_object_add(k, "source", json_object_new_string(abs));
+			free(abs);
+		}
 	}
 	*ret = TAKE_PTR(k);
 	return 0;

@@ -18,6 +18,36 @@ struct cli_run_opts {
 	struct runner_config cfg;
 };
 
+/* The options run, test and rerun share. A command lists CLI_RUN_OPTIONS in
+ * its getopt_long table (with "o:qj:" among its short options) and hands
+ * every option to cli_run_option() first. */
+enum {
+	CLI_OPT_JOB_DIR = 0x100,
+	CLI_OPT_CACHE_DIR,
+	CLI_OPT_ACCEL,
+	CLI_OPT_URI,
+	CLI_OPT_JUNIT,
+	CLI_OPT_REPORT,
+	CLI_OPT_FIRST_FREE, /* a command's own long-only options start here */
+};
+#define CLI_RUN_OPTIONS                                                                            \
+	{"output", required_argument, NULL, 'o'},                                                  \
+	    {"job-dir", required_argument, NULL, CLI_OPT_JOB_DIR},                                 \
+	    {"cache-dir", required_argument, NULL, CLI_OPT_CACHE_DIR},                             \
+	    {"accel", required_argument, NULL, CLI_OPT_ACCEL},                                     \
+	    {"uri", required_argument, NULL, CLI_OPT_URI}, {"jobs", required_argument, NULL, 'j'}, \
+	    {"junit", required_argument, NULL, CLI_OPT_JUNIT},                                     \
+	    {"report", required_argument, NULL, CLI_OPT_REPORT},                                   \
+	{                                                                                          \
+		"quiet", no_argument, NULL, 'q'                                                    \
+	}
+
+/* Applies option c (with its argument arg) to o when it is one of
+ * CLI_RUN_OPTIONS: returns 1 when it was, 0 when c is not one of them, and
+ * -1 for a bad value (--accel not auto/kvm/tcg, --jobs not 1..1024), after
+ * saying so on stderr prefixed with "schedlab <cmd>". */
+int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts *o);
+
 /* Makes every path in o absolute (against the cwd), runs the expanded job
  * (borrowed), writes the result, JUnit and report, prints the summary, and
  * returns the exit code: 0 pass, 1 fail, 3 inconclusive, 2 error. cmd
@@ -34,17 +64,6 @@ char *cli_path_absolute(const char *path);
  * form of build/jobs/<name>-<YYYYmmddTHHMMSSZ> under the cwd. malloc'd, or
  * NULL on failure. */
 char *cli_default_job_dir(const char *name);
-
-/* A kernel source string with a relative local path made absolute against
- * base_dir (itself made absolute against the cwd): "tarball:PATH" and
- * "git:PATH@REF" (the ref after the last '@'). Other sources
- * ("debian:...") are copied unchanged. malloc'd, or NULL on failure. */
-char *cli_source_absolute(const char *source, const char *base_dir);
-
-/* Rewrites, in place, the relative tarball:/git: sources of a job spec
- * (kernels.*.source and the CI shorthand's base.source) with
- * cli_source_absolute(). Returns 0, or -ENOMEM. */
-int cli_spec_sources_absolute(json_object *spec, const char *base_dir);
 
 /* The base kernel `schedlab test --base` and `schedlab kernel tree --base`
  * name, as a new job kernel object ({"source", "patches", "config"}):

@@ -293,16 +293,8 @@ int cli_test(int argc, char **argv)
 	    {"suite", required_argument, NULL, 'S'},
 	    {"base", required_argument, NULL, 'B'},
 	    {"repeat", required_argument, NULL, 'r'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"report", required_argument, NULL, 'R'},
-	    {"junit", required_argument, NULL, 'J'},
-	    {"job-dir", required_argument, NULL, 'd'},
+	    CLI_RUN_OPTIONS,
 	    {"dry-run", no_argument, NULL, 'n'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"cache-dir", required_argument, NULL, 'c'},
-	    {"accel", required_argument, NULL, 'a'},
-	    {"uri", required_argument, NULL, 'u'},
-	    {"jobs", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -314,6 +306,11 @@ int cli_test(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qhj:", opts, NULL)) != -1) {
+		int r = cli_run_option("test", c, optarg, &o);
+		if (r < 0)
+			return EXIT_ERROR;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 'S':
 			if (strcmp(optarg, "rt") && strcmp(optarg, "latency") &&
@@ -339,51 +336,9 @@ int cli_test(int argc, char **argv)
 				return EXIT_ERROR;
 			}
 			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'R':
-			o.report_path = optarg;
-			break;
-		case 'J':
-			o.junit_path = optarg;
-			break;
-		case 'd':
-			o.job_dir = optarg;
-			break;
 		case 'n':
 			dry_run = true;
 			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'c':
-			o.cfg.cache_dir = optarg;
-			break;
-		case 'a':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
-			    strcmp(optarg, "tcg")) {
-				fprintf(stderr,
-					"schedlab test: --accel must be auto, kvm or tcg, not "
-					"'%s'.\n",
-					optarg);
-				return EXIT_ERROR;
-			}
-			o.cfg.accel = optarg;
-			break;
-		case 'u':
-			o.cfg.libvirt_uri = optarg;
-			break;
-		case 'j': {
-			long j = 0;
-			if (parse_int(optarg, 1, 1024, &j) < 0) {
-				fprintf(stderr, "schedlab test: --jobs '%s' is not 1..1024.\n",
-					optarg);
-				return EXIT_ERROR;
-			}
-			o.cfg.build_jobs = (int)j;
-			break;
-		}
 		case 'h':
 			usage(stdout);
 			return EXIT_PASS;

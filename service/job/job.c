@@ -102,14 +102,10 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 	return 0;
 }
 
-/* A CLI job's "tarball:PATH" or "git:PATH@REF" with a relative PATH, made
- * absolute against the job file's directory (like patch paths; base_dir
- * itself against the working directory), so the expanded spec means the
- * same tree from any directory. Anything else is returned as is. */
-static char *absolute_source(const char *src, enum job_origin origin, const char *base_dir)
+char *job_source_absolute(const char *src, const char *base_dir)
 {
 	size_t prefix = strncmp(src, "tarball:", 8) == 0 ? 8 : strncmp(src, "git:", 4) == 0 ? 4 : 0;
-	if (origin != JOB_ORIGIN_CLI || prefix == 0 || src[prefix] == '/' || src[prefix] == '\0')
+	if (prefix == 0 || src[prefix] == '/' || src[prefix] == '\0')
 		return strdup(src);
 	_cleanup_free_ char *dir = NULL;
 	if (base_dir && base_dir[0] == '/')
@@ -142,8 +138,11 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	char sub[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
 	json_object *src = job_json_get(k, "source");
-	_cleanup_free_ char *source = absolute_source(
-	    src ? json_object_get_string(src) : "debian:linux-source-6.1", origin, base_dir);
+	/* A CLI job's local source means the same tree from any directory;
+	 * the service refuses local sources below. */
+	const char *src_s = src ? json_object_get_string(src) : "debian:linux-source-6.1";
+	_cleanup_free_ char *source =
+	    origin == JOB_ORIGIN_CLI ? job_source_absolute(src_s, base_dir) : strdup(src_s);
 	if (!source)
 		return error_set(err, ERR_INTERNAL, ENOMEM,
 				 "Cannot make kernel source '%s' an absolute path.",

@@ -30,6 +30,14 @@ struct job_limits {
 /* The defaults above. */
 const struct job_limits *job_default_limits(void);
 
+/* A kernel source with a relative local path made absolute: "tarball:PATH"
+ * and "git:PATH@REF" (the ref after the last '@' kept) against base_dir,
+ * itself against the working directory (NULL: the working directory).
+ * Anything else ("debian:...", absolute paths) is copied. The one place
+ * this is done: a CLI job's sources (job file's directory) and `schedlab
+ * test --base`. malloc'd, or NULL on failure (errno set). */
+char *job_source_absolute(const char *source, const char *base_dir);
+
 /* Validates spec (borrowed) and returns, in *ret_expanded, a new reference to
  * the expanded spec: shorthand expanded, defaults filled in. On failure err
  * names the JSON path and the reason. base_dir is used only for

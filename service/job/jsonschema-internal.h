@@ -75,6 +75,12 @@ int js_check_branches(struct js_ctx *ctx, json_object *list, bool exactly_one, j
 
 /* Cuts an incomplete UTF-8 sequence off the end of s. */
 void js_utf8_fix_tail(char *s);
+/* Writes the reason into why (whysz bytes; why may be NULL), its UTF-8 tail
+ * made whole, and returns -EINVAL: the "why" out-parameter of the pattern
+ * translation and matching. */
+int js_why_set(char *why, size_t whysz, const char *fmt, ...) _printf_(3, 4);
+/* The value of hex digit c, or -1. */
+int js_hex_digit(char c);
 /* out = path.key (or path["key"]), out = path[i]; "..." marks truncation. */
 void js_path_key(char out[JS_PATH_MAX], const char *path, const char *key);
 void js_path_index(char out[JS_PATH_MAX], const char *path, size_t i);

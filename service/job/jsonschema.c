@@ -14,17 +14,6 @@
 #include "job/jsonschema.h"
 #include "job/jsonschema-internal.h"
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int js_fail_set(struct js_ctx *ctx, struct js_fail *fail, enum error_kind kind, const char *path,
 		int level, const char *fmt, ...)
 {
@@ -49,7 +38,7 @@ static bool fragment_decode(const char *src, char *dst, size_t dstsz)
 	for (const char *p = src; *p; p++) {
 		char c = *p;
 		if (c == '%') {
-			int hi = hex_digit(p[1]), lo = hi < 0 ? -1 : hex_digit(p[2]);
+			int hi = js_hex_digit(p[1]), lo = hi < 0 ? -1 : js_hex_digit(p[2]);
 			if (lo < 0 || (hi == 0 && lo == 0))
 				return false;
 			c = (char)(hi * 16 + lo);

@@ -73,36 +73,12 @@ static void buf_cp(struct re_buf *b, uint32_t cp)
 	buf_str(b, tmp);
 }
 
-static int why_set(char *why, size_t whysz, const char *fmt, ...) _printf_(3, 4);
-static int why_set(char *why, size_t whysz, const char *fmt, ...)
-{
-	if (why && whysz) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, whysz, fmt, ap);
-		va_end(ap);
-		js_utf8_fix_tail(why);
-	}
-	return -EINVAL;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* n hex digits at p into *cp; false if any is not one. */
 static bool hex_fixed(const char *p, int n, uint32_t *cp)
 {
 	uint32_t v = 0;
 	for (int i = 0; i < n; i++) {
-		int h = hexval(p[i]);
+		int h = js_hex_digit(p[i]);
 		if (h < 0)
 			return false;
 		v = v * 16 + (uint32_t)h;
@@ -118,8 +94,8 @@ static size_t parse_u_escape(const char *p, uint32_t *cp)
 	if (*p == '{') {
 		uint32_t v = 0;
 		size_t i = 1;
-		for (; hexval(p[i]) >= 0; i++) {
-			v = v * 16 + (uint32_t)hexval(p[i]);
+		for (; js_hex_digit(p[i]) >= 0; i++) {
+			v = v * 16 + (uint32_t)js_hex_digit(p[i]);
 			if (v > 0x10FFFF)
 				return 0;
 		}
@@ -243,7 +219,7 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 	size_t off = (size_t)(p - pat) - 1;
 	switch (c) {
 	case '\0':
-		return why_set(why, whysz, "it ends with a lone backslash");
+		return js_why_set(why, whysz, "it ends with a lone backslash");
 	case 'd':
 	case 'D':
 	case 'w':
@@ -259,8 +235,8 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 		return 1;
 	case 'B':
 		if (in_class)
-			return why_set(why, whysz, "'\\B' at offset %zu is not allowed in a class",
-				       off);
+			return js_why_set(why, whysz,
+					  "'\\B' at offset %zu is not allowed in a class", off);
 		buf_str(out, "\\B");
 		return 1;
 	case 's':
@@ -277,24 +253,24 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 		return 1;
 	case 'c':
 		if (!((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')))
-			return why_set(why, whysz,
-				       "'\\c' at offset %zu is not followed by a letter", off);
+			return js_why_set(why, whysz,
+					  "'\\c' at offset %zu is not followed by a letter", off);
 		buf_cp(out, (uint32_t)(p[1] & 0x1f));
 		return 2;
 	case 'x':
 		if (!hex_fixed(p + 1, 2, &cp))
-			return why_set(why, whysz,
-				       "'\\x' at offset %zu is not followed by two hex digits",
-				       off);
+			return js_why_set(why, whysz,
+					  "'\\x' at offset %zu is not followed by two hex digits",
+					  off);
 		buf_cp(out, cp);
 		return 3;
 	case 'u': {
 		size_t n = parse_u_escape(p + 1, &cp);
 		if (!n)
-			return why_set(why, whysz,
-				       "'\\u' at offset %zu is not a valid Unicode escape "
-				       "(\\uhhhh, a surrogate pair, or \\u{h...} up to 10FFFF)",
-				       off);
+			return js_why_set(why, whysz,
+					  "'\\u' at offset %zu is not a valid Unicode escape "
+					  "(\\uhhhh, a surrogate pair, or \\u{h...} up to 10FFFF)",
+					  off);
 		buf_cp(out, cp);
 		return (int)n + 1;
 	}
@@ -303,27 +279,29 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 		buf_str(out, "\\");
 		size_t n = translate_property(p, out);
 		if (!n)
-			return why_set(why, whysz, "'\\%c' at offset %zu is not followed by {name}",
-				       c, off);
+			return js_why_set(why, whysz,
+					  "'\\%c' at offset %zu is not followed by {name}", c, off);
 		return (int)n;
 	}
 	case 'k':
 		if (in_class || p[1] != '<' || !strchr(p, '>'))
-			return why_set(why, whysz, "'\\k' at offset %zu is not '\\k<name>'", off);
+			return js_why_set(why, whysz, "'\\k' at offset %zu is not '\\k<name>'",
+					  off);
 		buf_add(out, p - 1, (size_t)(strchr(p, '>') - p) + 2);
 		return (int)(strchr(p, '>') - p) + 1;
 	case '0':
 		if (p[1] >= '0' && p[1] <= '9')
-			return why_set(why, whysz,
-				       "'\\0' at offset %zu is followed by a digit (octal escapes "
-				       "are not ECMA-262)",
-				       off);
+			return js_why_set(
+			    why, whysz,
+			    "'\\0' at offset %zu is followed by a digit (octal escapes "
+			    "are not ECMA-262)",
+			    off);
 		buf_str(out, "\\x{0}");
 		return 1;
 	case '-':
 		if (!in_class)
-			return why_set(why, whysz, "'\\-' at offset %zu is only allowed in a class",
-				       off);
+			return js_why_set(why, whysz,
+					  "'\\-' at offset %zu is only allowed in a class", off);
 		buf_str(out, "\\-");
 		return 1;
 	default:
@@ -331,10 +309,10 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 	}
 	if (c >= '1' && c <= '9') {
 		if (in_class)
-			return why_set(why, whysz,
-				       "'\\%c' at offset %zu is not allowed in a class (octal "
-				       "escapes are not ECMA-262)",
-				       c, off);
+			return js_why_set(why, whysz,
+					  "'\\%c' at offset %zu is not allowed in a class (octal "
+					  "escapes are not ECMA-262)",
+					  c, off);
 		size_t n = 0;
 		while (p[n] >= '0' && p[n] <= '9' && n < 6)
 			n++;
@@ -348,8 +326,8 @@ static int translate_escape(const char *pat, const char *p, bool in_class, struc
 		return 1;
 	}
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-		return why_set(why, whysz, "'\\%c' at offset %zu is not an ECMA-262 escape", c,
-			       off);
+		return js_why_set(why, whysz, "'\\%c' at offset %zu is not an ECMA-262 escape", c,
+				  off);
 	/* Other punctuation: a literal, as in ECMA-262 without the u flag
 	 * (lenient on purpose; PCRE2 reads it the same way). A non-ASCII
 	 * character after a backslash is that character. */
@@ -372,8 +350,8 @@ static int translate_class(const char *pat, const char *p, struct re_buf *out, c
 	}
 	while (*p != ']') {
 		if (*p == '\0') {
-			r = why_set(why, whysz, "the class at offset %zu is not closed",
-				    (size_t)(start - pat) - 1);
+			r = js_why_set(why, whysz, "the class at offset %zu is not closed",
+				       (size_t)(start - pat) - 1);
 			goto out;
 		}
 		if (*p == '\\') {
@@ -463,7 +441,7 @@ int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 			/* PCRE2 reads "(*UCP)", "(*CR)" and other verbs here; to
 			 * ECMA-262 it is a quantifier with nothing to repeat. */
 			if (p[1] == '*') {
-				r = why_set(
+				r = js_why_set(
 				    why, whysz,
 				    "'(*' at offset %zu is not ECMA-262 (nothing to repeat)", off);
 				break;
@@ -474,10 +452,10 @@ int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 			       (p[3] == '=' || p[3] == '!' || p[3] == '_' ||
 				(p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z'))))) {
 				char g[2] = {p[2] > 0x20 && p[2] < 0x7f ? p[2] : '\0', '\0'};
-				r = why_set(why, whysz,
-					    "the group '(?%s' at offset %zu is not ECMA-262 "
-					    "(allowed: (?: (?= (?! (?<= (?<! (?<name>)",
-					    g, off);
+				r = js_why_set(why, whysz,
+					       "the group '(?%s' at offset %zu is not ECMA-262 "
+					       "(allowed: (?: (?= (?! (?<= (?<! (?<name>)",
+					       g, off);
 				break;
 			}
 			buf_add(&out, p, p[1] == '?' ? 3 : 1);
@@ -487,10 +465,10 @@ int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 		case '+':
 		case '?':
 			if (after_quant && *p == '+') {
-				r = why_set(why, whysz,
-					    "the possessive quantifier at offset %zu is not "
-					    "ECMA-262",
-					    off);
+				r = js_why_set(why, whysz,
+					       "the possessive quantifier at offset %zu is not "
+					       "ECMA-262",
+					       off);
 				break;
 			}
 			if (after_quant && *p == '?') { /* lazy: a+? */
@@ -504,10 +482,11 @@ int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 		case '{': {
 			size_t n = quantifier_len(p);
 			if (!n) {
-				r = why_set(why, whysz,
-					    "the '{' at offset %zu starts no quantifier {n}, {n,} "
-					    "or {n,m} (write '\\{' for the character)",
-					    off);
+				r = js_why_set(
+				    why, whysz,
+				    "the '{' at offset %zu starts no quantifier {n}, {n,} "
+				    "or {n,m} (write '\\{' for the character)",
+				    off);
 				break;
 			}
 			buf_add(&out, p, n);
@@ -517,9 +496,9 @@ int js_ecma_to_pcre2(const char *pat, char **ret, char *why, size_t whysz)
 		}
 		case '}':
 		case ']':
-			r = why_set(why, whysz,
-				    "the lone '%c' at offset %zu must be escaped ('\\%c')", *p, off,
-				    *p);
+			r = js_why_set(why, whysz,
+				       "the lone '%c' at offset %zu must be escaped ('\\%c')", *p,
+				       off, *p);
 			break;
 		default:
 			buf_add(&out, p++, 1);

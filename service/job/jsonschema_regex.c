@@ -19,19 +19,6 @@
 #define RE_MATCH_LIMIT 10000000
 #define RE_DEPTH_LIMIT 100000
 
-static int why_set(char *why, size_t whysz, const char *fmt, ...) _printf_(3, 4);
-static int why_set(char *why, size_t whysz, const char *fmt, ...)
-{
-	if (why && whysz) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, whysz, fmt, ap);
-		va_end(ap);
-		js_utf8_fix_tail(why);
-	}
-	return -EINVAL;
-}
-
 /* ---- compiled once per pattern text ---- */
 
 static pthread_mutex_t re_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,7 +46,7 @@ static pcre2_code *re_compile(const char *pattern, int *err, char *why, size_t w
 		PCRE2_UCHAR msg[160];
 		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "PCRE2 error %d", code);
-		*err = why_set(why, whysz, "%s", (const char *)msg);
+		*err = js_why_set(why, whysz, "%s", (const char *)msg);
 	}
 	return re;
 }
@@ -94,7 +81,7 @@ int js_re_check(const char *pattern, char *why, size_t whysz)
 	pcre2_code *own;
 	int err = 0;
 	if (!pattern)
-		return why_set(why, whysz, "the pattern is not a string");
+		return js_why_set(why, whysz, "the pattern is not a string");
 	pcre2_code *re = re_get(pattern, &own, &err, why, whysz);
 	pcre2_code_free(own);
 	return re ? 0 : err;
@@ -107,7 +94,7 @@ int js_re_match(const char *pattern, const char *s, size_t len, char *why, size_
 	pcre2_code *own;
 	int err = 0;
 	if (!pattern)
-		return why_set(why, whysz, "the pattern is not a string");
+		return js_why_set(why, whysz, "the pattern is not a string");
 	pcre2_code *re = re_get(pattern, &own, &err, why, whysz);
 	if (!re)
 		return err;
@@ -127,14 +114,14 @@ int js_re_match(const char *pattern, const char *s, size_t len, char *why, size_
 		r = 0;
 	else if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT ||
 		 r == PCRE2_ERROR_HEAPLIMIT) {
-		why_set(why, whysz, "matching it backtracks beyond the limit of %d steps",
-			RE_MATCH_LIMIT);
+		js_why_set(why, whysz, "matching it backtracks beyond the limit of %d steps",
+			   RE_MATCH_LIMIT);
 		r = -E2BIG;
 	} else {
 		PCRE2_UCHAR msg[160];
 		if (pcre2_get_error_message(r, msg, sizeof(msg)) < 0)
 			snprintf((char *)msg, sizeof(msg), "PCRE2 error %d", r);
-		why_set(why, whysz, "%s", (const char *)msg);
+		js_why_set(why, whysz, "%s", (const char *)msg);
 		r = -EIO;
 	}
 out:

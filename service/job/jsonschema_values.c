@@ -1,6 +1,7 @@
 /* The JSON Schema validator's helpers for paths, value descriptions in
  * messages and equality. See jsonschema-internal.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +31,29 @@ static size_t utf8_prefix(const char *s, size_t len, size_t max)
 
 /* Cuts an incomplete UTF-8 sequence off the end of s (after snprintf truncated
  * it): a lead byte in the last three followed only by continuation bytes. */
+int js_why_set(char *why, size_t whysz, const char *fmt, ...)
+{
+	if (why && whysz) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, whysz, fmt, ap);
+		va_end(ap);
+		js_utf8_fix_tail(why);
+	}
+	return -EINVAL;
+}
+
+int js_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 void js_utf8_fix_tail(char *s)
 {
 	size_t n = strlen(s), i = 0;

@@ -515,6 +515,16 @@ static void test_result_example(void **state)
 		fail_msg("%s", err.message);
 }
 
+/* run (returned) with the vCPU wait and the noisy mark the runner records. */
+static json_object *with_wait(json_object *run, double wait_pct, bool noisy)
+{
+	json_object *hi = json_object_new_object();
+	json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(wait_pct));
+	json_object_object_add(run, "host_interference", hi);
+	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
+	return run;
+}
+
 /* Runs the host starved: left out under "exclude" (a hung one is not a
  * kernel failure), counted under "keep", a failure under "fail". */
 static void test_noisy_runs(void **state)
@@ -541,14 +551,8 @@ static void test_noisy_runs(void **state)
 			snprintf(k, sizeof(k), "patched#%d", r);
 			json_object *cr = run(k, r == 3 ? "hung" : "ok", "rtm", "rt-migrate-test",
 					      1, "inversions", cand[r]);
-			if (r >= 3) {
-				/* Runs 3 (hung) and 4 (9 inversions) waited for the host. */
-				json_object *hi = json_object_new_object();
-				json_object_object_add(hi, "vcpu_wait_pct",
-						       json_object_new_double(41.5));
-				json_object_object_add(cr, "host_interference", hi);
-				json_object_object_add(cr, "noisy", json_object_new_boolean(1));
-			}
+			if (r >= 3) /* Runs 3 (hung) and 4 (9 inversions) waited for the host. */
+				with_wait(cr, 41.5, true);
 			add_run(variants, "patched", cr);
 		}
 		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
@@ -589,22 +593,15 @@ static void test_noisy_hang_on_quiet_host(void **state)
 		for (int r = 0; r < 2; r++) {
 			char k[32];
 			snprintf(k, sizeof(k), "baseline#%d", r);
-			json_object *br =
-			    run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", 0);
-			json_object *bhi = json_object_new_object();
-			json_object_object_add(bhi, "vcpu_wait_pct",
-					       json_object_new_double(starved ? 40.0 : 11.2));
-			json_object_object_add(br, "host_interference", bhi);
-			json_object_object_add(br, "noisy", json_object_new_boolean(starved));
-			add_run(variants, "baseline", br);
+			add_run(
+			    variants, "baseline",
+			    with_wait(run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", 0),
+				      starved ? 40.0 : 11.2, starved));
 			snprintf(k, sizeof(k), "patched#%d", r);
-			json_object *cr =
-			    run(k, "hung", "rtm", "rt-migrate-test", 1, "inversions", 0);
-			json_object *hi = json_object_new_object();
-			json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(47.1));
-			json_object_object_add(cr, "host_interference", hi);
-			json_object_object_add(cr, "noisy", json_object_new_boolean(1));
-			add_run(variants, "patched", cr);
+			add_run(
+			    variants, "patched",
+			    with_wait(run(k, "hung", "rtm", "rt-migrate-test", 1, "inversions", 0),
+				      47.1, true));
 		}
 		_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 		char verdict[16];

@@ -60,38 +60,29 @@ static void test_path_absolute(void **state)
 	assert_null(cli_path_absolute(NULL));
 }
 
-static void test_source_absolute(void **state)
+/* The options run, test and rerun share: applied, refused with a message,
+ * or left to the command. */
+static void test_run_option(void **state)
 {
 	(void)state;
-	_cleanup_free_ char *t = cli_source_absolute("tarball:src/linux.tar.xz", "/jobs/dir");
-	assert_string_equal(t, "tarball:/jobs/dir/src/linux.tar.xz");
-	_cleanup_free_ char *g = cli_source_absolute("git:linux@v6.1-rc1", "/jobs");
-	assert_string_equal(g, "git:/jobs/linux@v6.1-rc1");
-	_cleanup_free_ char *a = cli_source_absolute("git:/abs/linux@HEAD", "/jobs");
-	assert_string_equal(a, "git:/abs/linux@HEAD");
-	_cleanup_free_ char *d = cli_source_absolute("debian:linux-source-6.1", "/jobs");
-	assert_string_equal(d, "debian:linux-source-6.1");
-	_cleanup_free_ char *rel = cli_source_absolute("tarball:l.tar", "sub");
-	_cleanup_free_ char *want = NULL;
-	assert_true(asprintf(&want, "tarball:%s/sub/l.tar", cwd) > 0);
-	assert_string_equal(rel, want);
-
-	json_object *spec = json_tokener_parse(
-	    "{\"kernels\": {\"a\": {\"source\": \"tarball:x.tar\"}, \"b\": {\"source\": "
-	    "\"debian:linux-source-6.1\"}}, \"base\": {\"source\": \"git:t@main\"}}");
-	assert_int_equal(cli_spec_sources_absolute(spec, "/j"), 0);
-	json_object *k, *ka, *kb, *base, *src;
-	json_object_object_get_ex(spec, "kernels", &k);
-	json_object_object_get_ex(k, "a", &ka);
-	json_object_object_get_ex(k, "b", &kb);
-	json_object_object_get_ex(spec, "base", &base);
-	json_object_object_get_ex(ka, "source", &src);
-	assert_string_equal(json_object_get_string(src), "tarball:/j/x.tar");
-	json_object_object_get_ex(kb, "source", &src);
-	assert_string_equal(json_object_get_string(src), "debian:linux-source-6.1");
-	json_object_object_get_ex(base, "source", &src);
-	assert_string_equal(json_object_get_string(src), "git:/j/t@main");
-	json_object_put(spec);
+	struct cli_run_opts o = {0};
+	assert_int_equal(cli_run_option("t", 'o', "r.json", &o), 1);
+	assert_string_equal(o.output, "r.json");
+	assert_int_equal(cli_run_option("t", CLI_OPT_ACCEL, "tcg", &o), 1);
+	assert_string_equal(o.cfg.accel, "tcg");
+	assert_int_equal(cli_run_option("t", CLI_OPT_ACCEL, "xen", &o), -1);
+	assert_string_equal(o.cfg.accel, "tcg");
+	assert_int_equal(cli_run_option("t", 'j', "4", &o), 1);
+	assert_int_equal(o.cfg.build_jobs, 4);
+	assert_int_equal(cli_run_option("t", 'j', "0", &o), -1);
+	assert_int_equal(cli_run_option("t", 'j', "9x", &o), -1);
+	assert_int_equal(o.cfg.build_jobs, 4);
+	assert_int_equal(cli_run_option("t", CLI_OPT_JOB_DIR, "d", &o), 1);
+	assert_string_equal(o.job_dir, "d");
+	assert_int_equal(cli_run_option("t", 'q', NULL, &o), 1);
+	assert_true(o.quiet);
+	assert_int_equal(cli_run_option("t", 'h', NULL, &o), 0);
+	assert_int_equal(cli_run_option("t", CLI_OPT_FIRST_FREE, "x", &o), 0);
 }
 
 static void test_default_job_dir(void **state)
@@ -171,7 +162,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_path_absolute),
-	    cmocka_unit_test(test_source_absolute),
+	    cmocka_unit_test(test_run_option),
 	    cmocka_unit_test(test_default_job_dir),
 	    cmocka_unit_test(test_base_from_arg),
 	};
