@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "job/jsonschema.h"
 #include "report/report.h"
 #include "job/schema_files.h"
 #include "report/trend.h"
@@ -73,9 +72,7 @@ int cli_report(int argc, char **argv)
 	}
 	/* The report shows whatever it can of any result; a result that does
 	 * not match the schema is worth a warning, not a refusal. */
-	_cleanup_json_ json_object *schema = NULL;
-	if (schema_load("result", &schema, NULL) == 0 &&
-	    jsonschema_validate(schema, result, &err) < 0)
+	if (schema_validate("result", result, &err) < 0)
 		fprintf(stderr,
 			"schedlab report: warning: '%s' does not match result.schema.json: %s "
 			"Rendering it anyway.\n",

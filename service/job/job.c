@@ -381,11 +381,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (!spec || !json_object_is_type(spec, json_type_object))
 		return error_set_path(err, ERR_INVALID, "$", "A job must be a JSON object.");
 
-	_cleanup_json_ json_object *schema = NULL;
-	int r = schema_load("job", &schema, err);
-	if (r < 0)
-		return r;
-	r = jsonschema_validate(schema, spec, err);
+	int r = schema_validate("job", spec, err);
 	if (r < 0)
 		return r;
 

@@ -207,12 +207,17 @@ out:
 
 int jsonschema_validate(json_object *schema, json_object *instance, struct sl_error *err)
 {
-	struct js_ctx ctx = {.root = schema};
-	struct js_fail fail = {0};
 	int r = jsonschema_check_schema(schema, err);
 	if (r < 0)
 		return r;
-	r = js_validate(&ctx, schema, instance, "$", 0, 0, &fail);
+	return jsonschema_validate_checked(schema, instance, err);
+}
+
+int jsonschema_validate_checked(json_object *schema, json_object *instance, struct sl_error *err)
+{
+	struct js_ctx ctx = {.root = schema};
+	struct js_fail fail = {0};
+	int r = js_validate(&ctx, schema, instance, "$", 0, 0, &fail);
 	if (r == 0)
 		return 0;
 	if (fail.kind == ERR_INTERNAL) {

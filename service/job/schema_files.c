@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "job/schema_files.h"
+#include "job/jsonschema.h"
 #include "util/fs.h"
 #include "util/json.h"
 
@@ -43,6 +44,13 @@ int schema_load(const char *name, json_object **ret, struct sl_error *err)
 			error_prefix(err, "Cannot load the %s schema", name);
 			goto out;
 		}
+		/* Checked once here, so schema_validate() need not each time. */
+		r = jsonschema_check_schema(s, err);
+		if (r < 0) {
+			json_object_put(s);
+			error_prefix(err, "The %s schema '%s' is broken", name, file);
+			goto out;
+		}
 		schema_cache[idx] = s;
 	}
 	json_object *copy = NULL;
@@ -55,4 +63,11 @@ int schema_load(const char *name, json_object **ret, struct sl_error *err)
 out:
 	pthread_mutex_unlock(&schema_lock);
 	return r;
+}
+
+int schema_validate(const char *name, json_object *instance, struct sl_error *err)
+{
+	_cleanup_json_ json_object *schema = NULL;
+	int r = schema_load(name, &schema, err);
+	return r < 0 ? r : jsonschema_validate_checked(schema, instance, err);
 }

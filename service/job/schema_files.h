@@ -11,3 +11,9 @@
  * Errors: unknown name (ERR_INVALID), missing or unparsable file
  * (ERR_INTERNAL, the message names the path). */
 int schema_load(const char *name, json_object **ret, struct sl_error *err);
+
+/* Validates instance (borrowed) against the schema named name, which was
+ * checked once when first loaded (jsonschema_check_schema(); a broken file
+ * is ERR_INTERNAL): jsonschema_validate() without checking the schema again
+ * each time. */
+int schema_validate(const char *name, json_object *instance, struct sl_error *err);

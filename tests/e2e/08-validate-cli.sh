@@ -71,4 +71,17 @@ truncate -s 65M "$T/huge.json"
 expect 1 --job "$T/huge.json"
 echo "$out" | grep -qi 'too large\|at most\|bytes' || e2e_fail "huge file not named as too large"
 expect 2 --job "$T/does-not-exist.json"
+# The project's own schema is checked once, when it is loaded (then jobs are
+# validated without checking it again): a broken one is an error that says so.
+mkdir -p "$T/data/results-schema"
+echo '{"type": "object", "properties": {"name": {"type": "string", "pattern": "(?i)x"}}}' \
+	>"$T/data/results-schema/job.schema.json"
+cp "$E2E_ROOT/examples/ci-shorthand.json" "$T/ok-job.json"
+set +e
+out=$(SCHEDLAB_DATA_DIR="$T/data" "$SCHEDLAB" validate --job "$T/ok-job.json" 2>&1)
+rc=$?
+set -e
+echo "broken job schema: rc=$rc: $out"
+[ "$rc" -eq 2 ] || e2e_fail "a broken job schema gave exit $rc, not 2"
+echo "$out" | grep -q 'job schema .* is broken' || e2e_fail "the broken schema is not named"
 echo "ok: validate exit codes, messages and hostile files"
