@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/changepoint.h"
 #include "report/report.h"
 #include "report/svg.h"
 #include "report/trend.h"
@@ -24,12 +25,25 @@ struct point {
 	char variant[TEXT_MAX];
 };
 
+/* A change point of one variant's candidate medians (or, with variant
+ * NULL, of the baseline's): between nights `before` and `after`. */
+struct trend_cp {
+	const struct point *before, *after;
+	const char *variant;
+	struct changepoint cp;
+	bool baseline_too; /* the baseline moved between the same nights */
+};
+
+#define TREND_MAX_CPS 16 /* per chart */
+
 /* One chart: all points of one (job name, workload, metric). */
 struct series_group {
 	char job_name[TEXT_MAX], workload[TEXT_MAX], metric[TEXT_MAX];
 	struct point *pts;
 	size_t n, cap;
 	size_t regressions;
+	struct trend_cp cps[TREND_MAX_CPS];
+	size_t n_cps;
 };
 
 struct trend {
@@ -209,6 +223,69 @@ static bool first_regressed(const struct series_group *g, size_t i)
 	return true;
 }
 
+/* Change points of one series of points (in time order): the candidate
+ * medians of `variant`, or with base set the baseline medians of the
+ * points of `variant` (one per job run). Appends to g->cps. */
+static void detect_series(struct series_group *g, const char *variant, bool base)
+{
+	_cleanup_free_ double *v = malloc(g->n * sizeof(double));
+	_cleanup_free_ const struct point **at = malloc(g->n * sizeof(*at));
+	struct changepoint cps[CHANGEPOINT_MAX_FOUND];
+	struct changepoint_opts o;
+	size_t n = 0, found = 0;
+
+	if (!v || !at)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		double x = base ? g->pts[i].base : g->pts[i].cand;
+		if (strcmp(g->pts[i].variant, variant) != 0 || !isfinite(x))
+			continue;
+		at[n] = &g->pts[i];
+		v[n++] = x;
+	}
+	changepoint_opts_default(&o);
+	if (changepoint_detect(v, n, &o, cps, CHANGEPOINT_MAX_FOUND, &found) < 0)
+		return;
+	for (size_t i = 0; i < found && g->n_cps < TREND_MAX_CPS; i++)
+		g->cps[g->n_cps++] = (struct trend_cp){
+		    .before = at[cps[i].at - 1],
+		    .after = at[cps[i].at],
+		    .variant = base ? NULL : at[cps[i].at]->variant,
+		    .cp = cps[i],
+		};
+}
+
+/* Each variant's candidate series and the baseline's series (taken from
+ * the first variant's rows: one baseline median per job run). A
+ * candidate change whose nights overlap a baseline change of the same sign
+ * is marked: the host or the baseline kernel moved too, not only the code
+ * under test. */
+static void detect_change_points(struct series_group *g)
+{
+	const char *seen[TREND_MAX_VARIANTS];
+	size_t n_var = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < n_var; k++)
+			dup = dup || strcmp(seen[k], g->pts[i].variant) == 0;
+		if (!dup && n_var < TREND_MAX_VARIANTS)
+			seen[n_var++] = g->pts[i].variant;
+	}
+	for (size_t k = 0; k < n_var; k++)
+		detect_series(g, seen[k], false);
+	size_t cand = g->n_cps;
+	if (n_var)
+		detect_series(g, seen[0], true);
+	for (size_t i = 0; i < cand; i++)
+		for (size_t j = cand; j < g->n_cps; j++) {
+			const struct trend_cp *c = &g->cps[i], *b = &g->cps[j];
+			if (b->after->t >= c->before->t && b->before->t <= c->after->t &&
+			    (b->cp.change > 0) == (c->cp.change > 0))
+				g->cps[i].baseline_too = true;
+		}
+}
+
 static void put_date(struct html_buf *o, time_t t)
 {
 	struct tm tm;
@@ -292,12 +369,26 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 			}
 		svg_plot_points(p, sr, x, y, n, SVG_MARK_TRIANGLE);
 	}
+	if (g->n_cps) {
+		int sc = svg_plot_add_series(p, "change point", 6, true);
+		for (size_t i = 0; i < g->n_cps; i++) {
+			char label[TEXT_MAX + 32];
+			snprintf(label, sizeof(label), "%.60s %+.3g%s",
+				 g->cps[i].variant ? g->cps[i].variant : "baseline",
+				 g->cps[i].cp.change,
+				 g->cps[i].baseline_too ? " (baseline too)" : "");
+			svg_plot_vline(p, sc, (double)g->cps[i].after->t, label);
+		}
+	}
 	html_buf_printf(o, "<figure id=\"trend-%d\">\n", ++*chart_id);
 	svg_plot_render_to(p, o);
 	html_buf_printf(o, "<figcaption>%zu comparisons", g->n);
 	if (g->regressions)
 		html_buf_printf(o, "; %zu regression%s first seen (\xe2\x96\xb2)", g->regressions,
 				g->regressions == 1 ? "" : "s");
+	if (g->n_cps)
+		html_buf_printf(o, "; %zu change point%s (dashed vertical line%s)", g->n_cps,
+				g->n_cps == 1 ? "" : "s", g->n_cps == 1 ? "" : "s");
 	html_buf_puts(o, ".</figcaption>\n</figure>\n");
 }
 
@@ -319,15 +410,79 @@ static int cmp_group(const void *a, const void *b)
 
 	if (r)
 		return r;
-	/* Within a job, metrics that regressed come first. */
-	if ((x->regressions > 0) != (y->regressions > 0))
-		return x->regressions > 0 ? -1 : 1;
+	/* Within a job, metrics that regressed or changed level come first. */
+	bool xr = x->regressions > 0 || x->n_cps > 0, yr = y->regressions > 0 || y->n_cps > 0;
+	if (xr != yr)
+		return xr ? -1 : 1;
 	r = strcmp(x->workload, y->workload);
 	return r ? r : strcmp(x->metric, y->metric);
 }
 
+/* The table of change points, every chart's, first on the page. */
+static void change_point_table(struct html_buf *o, const struct trend *t, size_t total)
+{
+	html_buf_puts(o, "<section id=\"change-points\">\n<h2>Change points</h2>\n");
+	if (total == 0) {
+		html_buf_puts(o, "<p>No series changed level in this window (E-Divisive means, "
+				 "permutation p \xe2\x89\xa4 0.01, at least 5 % and 3 nights a "
+				 "side; docs/statistics.md).</p>\n</section>\n");
+		return;
+	}
+	html_buf_puts(o, "<p class=\"muted\">Where a series' level moved and stayed moved, judged "
+			 "over all its nights (E-Divisive means on ranks, permutation p "
+			 "\xe2\x89\xa4 0.01, at least 5 % and 3 nights a side; "
+			 "docs/statistics.md). <b>baseline too</b>: the baseline moved "
+			 "between the same nights, so the host or the baseline kernel "
+			 "changed, not only the code under test.</p>\n<table>\n"
+			 "<tr><th>last night before (UTC)</th><th>first night after</th>"
+			 "<th>job</th><th>series</th><th>workload</th><th>metric</th>"
+			 "<th class=\"num\">before</th><th class=\"num\">after</th>"
+			 "<th class=\"num\">change, 95% CI</th><th class=\"num\">p</th>"
+			 "<th>job ids</th></tr>\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct series_group *g = &t->g[i];
+		for (size_t j = 0; j < g->n_cps; j++) {
+			const struct trend_cp *c = &g->cps[j];
+			char a[HTML_NUM_MAX], b[HTML_NUM_MAX], d[HTML_NUM_MAX], lo[HTML_NUM_MAX],
+			    hi[HTML_NUM_MAX], pv[HTML_NUM_MAX];
+			html_buf_puts(o, "<tr class=\"cp\"><td>");
+			put_date(o, c->before->t);
+			html_buf_puts(o, "</td><td>");
+			put_date(o, c->after->t);
+			html_buf_puts(o, "</td><td>");
+			html_buf_escape(o, g->job_name);
+			html_buf_puts(o, "</td><td>");
+			if (c->variant)
+				html_buf_escape(o, c->variant);
+			else
+				html_buf_puts(o, "<b>baseline</b>");
+			if (c->baseline_too)
+				html_buf_puts(o, " <b>(baseline too)</b>");
+			html_buf_puts(o, "</td><td>");
+			html_buf_escape(o, g->workload);
+			html_buf_puts(o, "</td><td><code>");
+			html_buf_escape(o, g->metric);
+			html_buf_printf(
+			    o,
+			    "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			    "<td class=\"num\">%s%s [%s, %s]</td><td class=\"num\">%s</td>"
+			    "<td><code>",
+			    html_fmt_value(c->cp.before, a), html_fmt_value(c->cp.after, b),
+			    c->cp.change > 0 ? "+" : "", html_fmt_value(c->cp.change, d),
+			    html_fmt_value(c->cp.ci_lo, lo), html_fmt_value(c->cp.ci_hi, hi),
+			    html_fmt_value(c->cp.p, pv));
+			html_buf_escape(o, c->before->job_id);
+			html_buf_puts(o, "</code> \xe2\x86\x92 <code>");
+			html_buf_escape(o, c->after->job_id);
+			html_buf_puts(o, "</code></td></tr>\n");
+		}
+	}
+	html_buf_puts(o, "</table>\n</section>\n");
+}
+
 static void render(struct html_buf *o, struct trend *t, long since_seconds, time_t now)
 {
+	size_t total_cps = 0;
 	size_t total_regressions = 0, charts = 0;
 	int chart_id = 0;
 	time_t since = now - since_seconds;
@@ -340,6 +495,8 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 			if (first_regressed(&t->g[i], j))
 				t->g[i].regressions++;
 		total_regressions += t->g[i].regressions;
+		detect_change_points(&t->g[i]);
+		total_cps += t->g[i].n_cps;
 	}
 	if (t->n > 1)
 		qsort(t->g, t->n, sizeof(*t->g), cmp_group);
@@ -353,8 +510,11 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 	put_date(o, since);
 	html_buf_puts(o, " \xe2\x80\x93 ");
 	put_date(o, now);
-	html_buf_printf(o, " UTC \xc2\xb7 %zu comparisons in %zu series</p>\n</div>\n</header>\n",
-			t->rows, t->n);
+	html_buf_printf(o,
+			" UTC \xc2\xb7 %zu comparisons in %zu series \xc2\xb7 %zu change point%s"
+			"</p>\n</div>\n</header>\n",
+			t->rows, t->n, total_cps, total_cps == 1 ? "" : "s");
+	change_point_table(o, t, total_cps);
 
 	html_buf_puts(o, "<section id=\"regressions\">\n<h2>Regressions</h2>\n");
 	if (total_regressions == 0) {

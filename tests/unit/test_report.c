@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sqlite3.h>
 #include <cmocka.h>
@@ -522,6 +523,54 @@ static void test_trend(void **state)
 	assert_int_equal(count(html, "<svg "), 0);
 }
 
+/* 30 nights of p99 around 800 with a deterministic wobble of about 3 %
+ * (an A/A-like spread) and a 10 % step at night 15 in the candidate; a flat
+ * avg series; and, in a second job, a step in the baseline too. The change
+ * point table lists the p99 step once, between nights 14 and 15, the flat
+ * series not at all, and marks the second job's step "baseline too". */
+static void test_trend_change_points(void **state)
+{
+	(void)state;
+	char dir[64] = "/tmp/test_report.XXXXXX";
+	_cleanup_free_ char *path = NULL, *html = NULL;
+	struct sl_error err = {0};
+	sqlite3 *db;
+
+	assert_non_null(mkdtemp(dir));
+	path = fs_path_join(dir, "schedlab.db");
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_sql(db,
+		 "CREATE TABLE comparisons(job_id TEXT, job_name TEXT, finished_at, variant "
+		 "TEXT, workload TEXT, metric TEXT, baseline_median REAL, candidate_median REAL, "
+		 "change REAL, ci_lo REAL, ci_hi REAL, p_value REAL, verdict TEXT)");
+	for (int d = 0; d < 30; d++) {
+		long t = NOW - (30 - d) * 86400L + 3600;
+		double wobble = 24 * sin(d * 1.7) + 8 * cos(d * 5.3);
+		add_row(db, "steps", t, false, "latency_us.p99", 800 + wobble / 2,
+			(d >= 14 ? 880 : 800) + wobble, "unchanged");
+		add_row(db, "steps", t, true, "latency_us.avg", 200, 200 + wobble / 4, "unchanged");
+		add_row(db, "host-moved", t + 600, false, "latency_us.p99",
+			(d >= 20 ? 900 : 800) + wobble, (d >= 20 ? 900 : 800) + wobble / 2,
+			"unchanged");
+	}
+	sqlite3_close(db);
+	assert_int_equal(trend_html_at(dir, 40 * 86400L, NOW, &html, &err), 0);
+	if (getenv("DUMP_TREND"))
+		fs_write_file_atomic(getenv("DUMP_TREND"), html, strlen(html), &err);
+	assert_only_report_markup(html);
+	/* Night index 14 is 16 days before NOW, at 07:00. */
+	assert_non_null(strstr(html, "<tr class=\"cp\"><td>2026-11-16 07:00</td><td>2026-11-17 "
+				     "07:00</td><td>steps</td><td>patched</td>"));
+	assert_non_null(strstr(html, "<tr class=\"cp\"><td>2026-11-22 07:10</td><td>2026-11-23 "
+				     "07:10</td><td>host-moved</td><td>patched <b>(baseline "
+				     "too)</b></td>"));
+	assert_int_equal(count(html, "<tr class=\"cp\"><td>"), 3); /* + host-moved's baseline */
+	assert_null(strstr(html, "<code>latency_us.avg</code></td><td class=\"num\">"));
+	assert_non_null(strstr(html, "3 change points"));
+	assert_non_null(strstr(html, "change point"));
+	fs_rm_rf(dir, NULL);
+}
+
 static void test_trend_errors(void **state)
 {
 	struct trend_fixture *f = *state;
@@ -623,6 +672,7 @@ int main(void)
 	    cmocka_unit_test(test_shared_priorities),
 	    cmocka_unit_test(test_type_confusion),
 	    cmocka_unit_test_setup_teardown(test_trend, trend_setup, trend_teardown),
+	    cmocka_unit_test(test_trend_change_points),
 	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
 	    cmocka_unit_test(test_trend_real_store),
 	    cmocka_unit_test(test_trend_parsing),
