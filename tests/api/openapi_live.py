@@ -576,8 +576,7 @@ def drive_submissions(ck, spec, ops, job_file):
             elif mt == "multipart/form-data":
                 b = "----schedlab" + uuid.uuid4().hex
                 h = {"Content-Type": "multipart/form-data; boundary=" + b}
-                body = multipart(b, [("job", None, job_text),
-                                     ("patch", "0001-extra.patch", "--- a/x\n+++ b/x\n")])
+                body = multipart(b, [("job", None, job_text)])
             else:
                 continue
             r = ck.send(method, path, dict(ck.auth(tok), **h), body)
