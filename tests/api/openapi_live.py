@@ -18,7 +18,8 @@ or response is covered without editing this file:
   - with --job FILE, that job submitted as JSON and as multipart, then the
     {id} operations on the new jobs (cancel: 200 or 202), and the events of
     each once it is final.
-Every answer must be listed on its operation, with a documented content
+Every answer must be listed on its operation, must not contain a --secret
+(such as the service's state directory), and must have a documented content
 type, the documented required headers, and a body valid against the
 listed schema (OpenAPI 3.1 schemas are JSON Schema 2020-12; $refs into the
 document and into job.schema.json and result.schema.json resolve). Event
@@ -139,13 +140,14 @@ class Response:
 
 
 class Checker:
-    def __init__(self, spec, url, tokens, max_body, verbose):
+    def __init__(self, spec, url, tokens, max_body, verbose, secrets=()):
         self.spec = spec
         u = urllib.parse.urlparse(url)
         self.host, self.port = u.hostname, u.port
         self.tokens = tokens  # [(name, token, roles)]; empty: no tokens configured
         self.max_body = max_body
         self.verbose = verbose
+        self.secrets = [x.encode() for x in secrets if x]
         self.failures = []
         self.seen = {}  # "METHOD path" -> {status: count}
         self.requests = 0
@@ -177,6 +179,18 @@ class Checker:
         finally:
             c.close()
 
+    def send_oversize(self, method, target, headers):
+        """send() for a request the service answers before reading all of
+        it (414, 431): its close can reset the connection before the answer
+        is read, so a reset is tried again, up to three times."""
+        for attempt in range(3):
+            try:
+                return self.send(method, target, headers)
+            except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+                if attempt == 2:
+                    raise
+                time.sleep(0.2)
+
     def auth(self, token):
         return {"Authorization": "Bearer " + token} if token else {}
 
@@ -204,6 +218,9 @@ class Checker:
         what = "%s %s%s -> %d" % (method, target[:120], label, r.status)
         if self.verbose:
             print(what)
+        for x in self.secrets:
+            if x in r.body or any(x in v.encode() for _, v in r.headers):
+                self.fail(what, "the answer contains %r, which it must not tell" % x.decode())
         if expect is not None and r.status not in expect:
             self.fail(what, "expected %s" % "/".join(map(str, sorted(expect))))
         if path is None:
@@ -530,10 +547,10 @@ def drive_operation(ck, spec, path, method, op, params, ids):
     if method == "GET":
         ck.check("HEAD", path, base, ck.send("HEAD", base, ck.auth(tok)), None, " [HEAD]")
     long_target = base + ("&" if "?" in base else "?") + "pad=" + "a" * OVERSIZE
-    ck.check(method, path, base + "?pad=...", ck.send(method, long_target, ck.auth(tok)), {414},
-             " [request line over the limit]")
+    ck.check(method, path, base + "?pad=...", ck.send_oversize(method, long_target, ck.auth(tok)),
+             {414}, " [request line over the limit]")
     big = {"X-Pad-%d" % i: "b" * 4000 for i in range(OVERSIZE // 4000)}
-    ck.check(method, path, base, ck.send(method, base, dict(ck.auth(tok), **big)), {431},
+    ck.check(method, path, base, ck.send_oversize(method, base, dict(ck.auth(tok), **big)), {431},
              " [headers over the limit]")
 
 
@@ -662,6 +679,8 @@ def main():
     ap.add_argument("--max-body", type=int, default=8 << 20)
     ap.add_argument("--job", help="a valid job to submit (JSON and multipart)")
     ap.add_argument("--record", help="JSON file the statuses seen are added to")
+    ap.add_argument("--secret", action="append", default=[],
+                    help="text no answer may contain (the state directory's path)")
     ap.add_argument("--check-coverage", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -675,7 +694,7 @@ def main():
         name, _, rest = t.partition("=")
         tok, _, roles = rest.rpartition(":")
         tokens.append((name, tok, set(r for r in roles.split(",") if r)))
-    ck = Checker(spec, a.url, tokens, a.max_body, a.verbose)
+    ck = Checker(spec, a.url, tokens, a.max_body, a.verbose, a.secret)
     t0 = time.time()
     try:
         drive(ck, spec, a.job)

@@ -7,13 +7,15 @@
 #      base kernel does not build (it fails in seconds, no guest boots),
 #      as JSON and multipart, and cancelling the queued ones (200/202);
 #   2. tokens (submit+read, read, submit), the same store, now seeded: those
-#      failed and cancelled jobs, plus one done job with a result;
+#      failed and cancelled jobs, plus one done job with a result and one
+#      whose result file is gone (a 500 for result and report);
 #   3. tokens, an empty store;
 #   4. no tokens, the seeded store.
 # Every answer must be listed in the document with its content type and a
 # body valid against its schema, and every operation must have been driven.
-# The done job is the only thing not made through the API (that needs a
-# guest run): a jobs row and tests/data/result-example.json as its result.
+# The done jobs are the only things not made through the API (that needs a
+# guest run): jobs rows, and tests/data/result-example.json as a result. No
+# answer may contain the temporary directory's path.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
@@ -22,7 +24,7 @@ api_need_runner
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	e2e_skip "needs python3-jsonschema and python3-yaml"
 e2e_tmpdir
-cd "$E2E_TMP"
+cd "$E2E_TMP" || exit 1
 API_LOG=$E2E_TMP/serve.log
 trap 'echo "--- serve log:"; tail -n 20 "$API_LOG"; _api_cleanup' EXIT
 SPEC=$E2E_ROOT/results-schema/openapi.yaml
@@ -63,44 +65,45 @@ check() {
 	echo "== $1"
 	shift
 	python3 "$CHECK" --spec "$SPEC" --url "$API_URL" --max-body "$MAX_BODY" \
-		--record coverage.json "$@" || e2e_fail "the service answered outside openapi.yaml"
+		--record coverage.json --secret "$E2E_TMP" "$@" || e2e_fail "the service answered outside openapi.yaml"
 }
 
 api_start "$E2E_TMP/seeded" notoken.json
 check "1: no tokens, empty store, then submissions" --job nobuild.json
-ts=$SECONDS; api_stop; echo "stop took $((SECONDS - ts)) s"
+api_stop
 
-# The done job: a row as the store writes it, and its result file.
-done_id=$(python3 - "$E2E_TMP/seeded" "$E2E_ROOT/tests/data/result-example.json" <<'PY'
+# The done jobs: rows as the store writes them; one has its result file.
+python3 - "$E2E_TMP/seeded" "$E2E_ROOT/tests/data/result-example.json" <<'PY' ||
 import json, os, secrets, shutil, sqlite3, sys
 state, example = sys.argv[1:]
 r = json.load(open(example))
-jid = secrets.token_hex(16)
-os.makedirs(os.path.join(state, "jobs", jid))
-shutil.copy(example, os.path.join(state, "jobs", jid, "result.json"))
-with open(os.path.join(state, "jobs", jid, "build.log"), "w") as f:
-    f.write("make: seeded for the OpenAPI test\n")
 db = sqlite3.connect(os.path.join(state, "schedlab.db"), timeout=10)
 spec = json.dumps(r["job"])
 t = "2026-01-02T03:04:05Z"
-db.execute("INSERT INTO jobs(id, name, status, priority, spec_json, expanded_json, created_at, "
-           "started_at, finished_at, verdict) VALUES (?,?,?,?,?,?,?,?,?,?)",
-           (jid, r["job"]["name"], "done", 0, spec, spec, t, t, t, r["verdict"]))
+for with_result in (True, False):
+    jid = secrets.token_hex(16)
+    os.makedirs(os.path.join(state, "jobs", jid))
+    if with_result:
+        shutil.copy(example, os.path.join(state, "jobs", jid, "result.json"))
+    with open(os.path.join(state, "jobs", jid, "build.log"), "w") as f:
+        f.write("make: seeded for the OpenAPI test\n")
+    db.execute("INSERT INTO jobs(id, name, status, priority, spec_json, expanded_json, "
+               "created_at, started_at, finished_at, verdict) VALUES (?,?,?,?,?,?,?,?,?,?)",
+               (jid, r["job"]["name"], "done", 0, spec, spec, t, t, t, r["verdict"]))
+    print("seeded done job %s, %s" % (jid, "with its result" if with_result else "result gone"))
 db.commit()
-print(jid)
 PY
-) || e2e_fail "could not seed the done job"
-echo "seeded done job $done_id"
+	e2e_fail "could not seed the done jobs"
 
 api_start "$E2E_TMP/seeded" tokens.json
 check "2: tokens, seeded store" "${TOKENS[@]}" --job nobuild.json
-ts=$SECONDS; api_stop; echo "stop took $((SECONDS - ts)) s"
+api_stop
 api_start "$E2E_TMP/empty" tokens.json
 check "3: tokens, empty store" "${TOKENS[@]}"
-ts=$SECONDS; api_stop; echo "stop took $((SECONDS - ts)) s"
+api_stop
 api_start "$E2E_TMP/seeded" notoken.json
-check "4: no tokens, seeded store" 
-ts=$SECONDS; api_stop; echo "stop took $((SECONDS - ts)) s"
+check "4: no tokens, seeded store"
+api_stop
 
 python3 "$CHECK" --spec "$SPEC" --record coverage.json --check-coverage ||
 	e2e_fail "an operation of openapi.yaml was not driven"
@@ -109,6 +112,7 @@ python3 - coverage.json <<'PY' || e2e_fail "the seeded store did not give its an
 import json, sys
 c = json.load(open(sys.argv[1]))
 for op, st in (("GET /v1/jobs/{id}/result", "200"), ("GET /v1/jobs/{id}/report", "200"),
+               ("GET /v1/jobs/{id}/result", "500"), ("GET /v1/jobs/{id}/report", "500"),
                ("GET /v1/jobs/{id}/result", "409"), ("DELETE /v1/jobs/{id}", "409"),
                ("GET /v1/jobs/{id}/events", "200"), ("POST /v1/jobs", "202")):
     assert st in c.get(op, {}), (op, st, c.get(op))
