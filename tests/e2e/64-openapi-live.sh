@@ -19,7 +19,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
-e2e_need curl python3
+e2e_need python3
 api_need_runner
 python3 -c 'import jsonschema, yaml' 2>/dev/null ||
 	e2e_skip "needs python3-jsonschema and python3-yaml"
