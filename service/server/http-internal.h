@@ -56,6 +56,7 @@ struct request {
 	const struct route *route;
 	char id[STORE_ID_LEN + 1]; /* the validated {id}, when the route has one */
 	unsigned status;	   /* the status answered, 0 before */
+	char allow[64];		   /* a 405's Allow header: the path's methods */
 	bool multipart;
 	char *body;
 	size_t body_len, body_cap;
@@ -72,7 +73,7 @@ void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);
 
 /* Queues a response of len bytes of data with the given content type and
  * records status in req (may be NULL). mode says who frees data, as in
- * MHD_create_response_from_buffer. */
+ * MHD_create_response_from_buffer. A 405 carries req->allow as Allow. */
 enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
 				 const char *type, const void *data, size_t len,
 				 enum MHD_ResponseMemoryMode mode);

@@ -41,6 +41,8 @@ enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *re
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"schedlab\"");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED && req && req->allow[0])
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, req->allow);
 	if (req)
 		req->status = status;
 	enum MHD_Result r = MHD_queue_response(conn, status, resp);

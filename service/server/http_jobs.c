@@ -440,7 +440,14 @@ static int read_result(struct http_server *srv, const char *id, char **ret_text,
 				 "Job '%s' is %s; its result exists once it is done.", id, status);
 	_cleanup_free_ char *dir = store_job_dir(srv->opts->store, id);
 	_cleanup_free_ char *path = fs_path_join(dir, "result.json");
-	return fs_read_file(path, RESULT_MAX_BYTES, ret_text, ret_len, err);
+	/* A done job without a readable result is the service's fault (500),
+	 * and the client is not told this host's path: the log is. */
+	if (fs_read_file(path, RESULT_MAX_BYTES, ret_text, ret_len, err) < 0) {
+		http_log(srv, "job %s: %s", id, err->message);
+		return error_set(err, ERR_INTERNAL, EIO, "The result of job '%s' cannot be read.",
+				 id);
+	}
+	return 0;
 }
 
 enum MHD_Result http_jobs_result(struct http_server *srv, struct MHD_Connection *conn,
@@ -465,12 +472,16 @@ enum MHD_Result http_jobs_report(struct http_server *srv, struct MHD_Connection 
 	size_t len = 0;
 	if (read_result(srv, req->id, &text, &len, &err) < 0)
 		return http_respond_error(conn, req, &err);
+	/* The stored result is the service's own: a result the report cannot
+	 * use is a 500, not the client's 400. */
 	_cleanup_json_ json_object *result = http_parse_json(text, len, "stored result", &err);
-	if (!result)
-		return http_respond_error(conn, req, &err);
 	char *html = NULL;
-	if (report(result, &html, &err) < 0)
-		return http_respond_error(conn, req, &err);
+	if (!result || report(result, &html, &err) < 0) {
+		http_log(srv, "job %s: report: %s", req->id, err.message);
+		return http_respond_errorf(conn, req, ERR_INTERNAL, NULL,
+					   "The report of job '%s' cannot be made from its result.",
+					   req->id);
+	}
 	return http_respond_buf(conn, req, MHD_HTTP_OK, "text/html; charset=utf-8", html,
 				strlen(html), MHD_RESPMEM_MUST_FREE);
 }

@@ -118,8 +118,14 @@ enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connectio
 		    "'30d', '12h', '90m' or '3600s'.",
 		    since);
 	char *html = NULL;
-	if (trend_html(store_state_dir(srv->opts->store), seconds, &html, &err) < 0)
-		return http_respond_error(conn, req, &err);
+	/* The store is the service's own: any failure here is a 500, and its
+	 * message (which may name this host's paths) goes to the log only. */
+	if (trend_html(store_state_dir(srv->opts->store), seconds, &html, &err) < 0) {
+		http_log(srv, "trend: %s", err.message);
+		return http_respond_errorf(
+		    conn, req, ERR_INTERNAL, NULL,
+		    "The trend page cannot be made from this service's store.");
+	}
 	return http_respond_buf(conn, req, MHD_HTTP_OK, "text/html; charset=utf-8", html,
 				strlen(html), MHD_RESPMEM_MUST_FREE);
 }

@@ -1,6 +1,10 @@
 /* The route table and dispatch: which handler serves a method and path,
  * and the 404, 405 and bad-id answers when none does. The table is the
- * one a unit test compares with results-schema/openapi.yaml. */
+ * one a unit test compares with results-schema/openapi.yaml. Routing comes
+ * before authentication: an unknown path is a 404, a method the path does
+ * not have a 405 with Allow, a malformed id a 400, with or without a token
+ * (none of them tells anything about the store). */
+#include <errno.h>
 #include <string.h>
 
 #include "server/http.h"
@@ -53,18 +57,21 @@ static bool path_match(const char *tmpl, const char *url, char *id_out, size_t i
 	return *tmpl == '\0' && *url == '\0';
 }
 
-/* Finds the route; *ret_path_matched tells a 405 from a 404. */
+/* Finds the route. When none serves method on url but some route has the
+ * path, allow gets the methods it has ("GET, HEAD, DELETE"), for 405. */
 static const struct route *route_find(const char *method, const char *url, char *id, size_t id_size,
-				      bool *ret_path_matched)
+				      char *allow, size_t allow_size)
 {
-	*ret_path_matched = false;
+	allow[0] = '\0';
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		if (!path_match(routes[i].path, url, id, id_size))
 			continue;
-		*ret_path_matched = true;
 		if (strcmp(routes[i].method, method) == 0 ||
 		    (strcmp(method, "HEAD") == 0 && strcmp(routes[i].method, "GET") == 0))
 			return &routes[i];
+		size_t n = strlen(allow);
+		snprintf(allow + n, allow_size - n, "%s%s%s", n ? ", " : "", routes[i].method,
+			 strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
 	}
 	return NULL;
 }
@@ -74,13 +81,20 @@ enum MHD_Result http_route_request(struct MHD_Connection *conn, const char *meth
 {
 	*ret_answered = true;
 	char id[256] = "";
-	bool path_matched;
-	req->route = route_find(method, url, id, sizeof(id), &path_matched);
+	req->route = route_find(method, url, id, sizeof(id), req->allow, sizeof(req->allow));
 	if (!req->route) {
-		if (path_matched)
-			return http_respond_errorf(conn, req, ERR_INVALID, NULL,
-						   "Method '%.16s' is not allowed on '%.200s'.",
-						   method, url);
+		if (req->allow[0]) {
+			/* 405 has no error kind of its own: the body is the usual
+			 * error with code "method_not_allowed"; http_respond_buf
+			 * adds the Allow header. */
+			struct sl_error err = {0};
+			error_set(&err, ERR_INVALID, EINVAL,
+				  "Method '%.16s' is not allowed on '%.200s'; it allows %s.",
+				  method, url, req->allow);
+			snprintf(err.code, sizeof(err.code), "method_not_allowed");
+			_cleanup_json_ json_object *o = error_to_json(&err);
+			return http_respond_json(conn, req, MHD_HTTP_METHOD_NOT_ALLOWED, o);
+		}
 		return http_respond_errorf(conn, req, ERR_NOT_FOUND, NULL,
 					   "There is no resource at '%.200s'.", url);
 	}

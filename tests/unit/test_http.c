@@ -229,7 +229,7 @@ static void test_health_auth(void **state)
 	httpclient_free(bad);
 	assert_int_equal(req(f->anon, "GET", "/metrics", NULL, NULL, NULL), 401);
 	assert_int_equal(req(f->read, "GET", "/nope", NULL, NULL, NULL), 404);
-	assert_int_equal(req(f->read, "PUT", "/v1/jobs", "application/json", "{}", NULL), 400);
+	assert_int_equal(req(f->read, "PUT", "/v1/jobs", "application/json", "{}", NULL), 405);
 }
 
 static void test_bad_input(void **state)
