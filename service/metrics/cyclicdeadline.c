@@ -109,8 +109,28 @@ static const char *cyclicdeadline_better(const char *metric)
 	return strcmp(metric, "cycles") == 0 ? "none" : NULL; /* latency_*: lower */
 }
 
+/* cyclicdeadline ends with "FATAL: <why>" on stderr when it cannot run: its
+ * calibration of the work loop missed the runtime ("Failed to perform task
+ * within runtime: Missed by 6019 us": under TCG a vCPU stalled by the host
+ * does this now and then), or runtimes under 2 ms without HRTICK. */
+static bool cyclicdeadline_failure_reason(const struct metrics_output *out, char *buf, size_t len)
+{
+	const char *f = out->stderr_text ? strstr(out->stderr_text, "FATAL: ") : NULL;
+	if (!f)
+		return false;
+	f += 7;
+	char why[160];
+	size_t n = 0;
+	for (; f[n] && f[n] != '\n' && n + 1 < sizeof(why); n++)
+		why[n] = f[n] >= ' ' && f[n] < 0x7f ? f[n] : '?';
+	why[n] = '\0';
+	snprintf(buf, len, "cyclicdeadline stopped: %s", why);
+	return true;
+}
+
 const struct metrics_plugin metrics_plugin_cyclicdeadline = {
     .tool = "cyclicdeadline",
     .parse = cyclicdeadline_parse,
     .better = cyclicdeadline_better,
+    .failure_reason = cyclicdeadline_failure_reason,
 };

@@ -126,6 +126,14 @@ static void test_pi_stress_deadlock_reason(void **state)
 	assert_false(metrics_failure_reason("pi_stress", q, why, sizeof(why)));
 	assert_false(metrics_failure_reason("hackbench", p, why, sizeof(why)));
 	assert_false(metrics_failure_reason("pi_stress", NULL, why, sizeof(why)));
+
+	/* cyclicdeadline's calibration under a stalled vCPU, seen in the guest */
+	_cleanup_json_ json_object *cd = json_tokener_parse(
+	    "{\"stdout\": \"Using all CPUS\\ninterval: 6000:10000\\n\", \"stderr\": \"FATAL: "
+	    "Failed to perform task within runtime: Missed by 6019 us\\n\", \"exit_code\": 1}");
+	assert_true(metrics_failure_reason("cyclicdeadline", cd, why, sizeof(why)));
+	assert_string_equal(why, "cyclicdeadline stopped: Failed to perform task within runtime: "
+				 "Missed by 6019 us");
 }
 
 static void test_pip_stress(void **state)
