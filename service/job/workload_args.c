@@ -165,7 +165,7 @@ int workload_args_check(const char *tool, json_object *args, const char *path, s
 		if (!o->num)
 			continue;
 		const char *v = arg + len;
-		if (*v == '=')
+		if (*v == '=' && len > 2) /* --long=N; -s=N would pass "=N" */
 			v++;
 		else if (*v == '\0') {
 			if (i + 1 == n)

@@ -52,6 +52,7 @@ static void test_hackbench(void **state)
 	bad("hackbench", "[\"-p\", \"-g\", \"-1\"]", "$.workloads[1].args[2]", "whole number");
 	bad("hackbench", "[\"-p\", \"-g\", \"+3\"]", "$.workloads[1].args[2]", "whole number");
 	bad("hackbench", "[\"-p\", \"-l\"]", "$.workloads[1].args[1]", "needs a number");
+	bad("hackbench", "[\"-p\", \"-g=4\"]", "$.workloads[1].args[1]", "whole number");
 	bad("hackbench", "[\"-p\", \"-p\"]", "$.workloads[1].args[1]", "twice");
 	bad("hackbench", "[\"-p\", \"-g\", \"64\", \"-f\", \"64\"]", "$.workloads[1].args",
 	    "8192 tasks");
