@@ -218,5 +218,14 @@ int workload_args_check(const char *tool, json_object *args, const char *path, s
 		    "The stress-ng workload needs at least one stressor: --switch, "
 		    "--mutex, --futex or --yield.");
 	}
+	/* flags have the value 0 when given */
+	if (strcmp(tool, "stress-ng") == 0 && opt_value(t, seen, value, "metrics", -1) < 0 &&
+	    opt_value(t, seen, value, "metrics-brief", -1) < 0) {
+		char p[192];
+		snprintf(p, sizeof(p), "%s.args", path);
+		return error_set_path(err, ERR_INVALID, p,
+				      "The stress-ng workload needs --metrics or --metrics-brief: "
+				      "without them stress-ng writes no metrics to its YAML file.");
+	}
 	return 0;
 }

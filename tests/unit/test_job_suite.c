@@ -195,11 +195,12 @@ static void test_new_tools_default_gates(void **state)
 {
 	(void)state;
 	json_object *out = expand_ok(
-	    SHORT(",\"workloads\":[{\"tool\":\"hackbench\",\"args\":[\"-p\"]},"
-		  "{\"tool\":\"pi_stress\",\"args\":[\"-D\",\"2\"]},{\"tool\":\"pip_stress\"},"
-		  "{\"tool\":\"cyclicdeadline\",\"args\":[\"-D\",\"2\"]},{\"tool\":"
-		  "\"stress-ng\",\"args\":[\"--yield\",\"1\",\"-t\",\"2\"]},{\"tool\":"
-		  "\"wakeup\"}]"),
+	    SHORT(
+		",\"workloads\":[{\"tool\":\"hackbench\",\"args\":[\"-p\"]},"
+		"{\"tool\":\"pi_stress\",\"args\":[\"-D\",\"2\"]},{\"tool\":\"pip_stress\"},"
+		"{\"tool\":\"cyclicdeadline\",\"args\":[\"-D\",\"2\"]},{\"tool\":"
+		"\"stress-ng\",\"args\":[\"--yield\",\"1\",\"-t\",\"2\",\"--metrics\"]},{\"tool\":"
+		"\"wakeup\"}]"),
 	    JOB_ORIGIN_SERVICE, NULL);
 	char gates[512];
 	gate_list(out, gates, sizeof(gates));

@@ -80,7 +80,8 @@ static void test_stress_ng_yaml_and_initramfs_tools(void **state)
 			",\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
 			"\"workloads\":[{\"name\":\"hb\",\"tool\":\"hackbench\",\"args\":[\"-p\"],"
 			"\"timeout_s\":30,\"uid\":0},{\"name\":\"sng\",\"tool\":\"stress-ng\","
-			"\"args\":[\"--switch\",\"1\",\"-t\",\"2\"],\"timeout_s\":30,\"uid\":0}]}");
+			"\"args\":[\"--switch\",\"1\",\"-t\",\"2\",\"--metrics\"],\"timeout_s\":30,"
+			"\"uid\":0}]}");
 	assert_non_null(job);
 	json_object *plan = NULL;
 	assert_int_equal(plan_build(job, "a", "r4", &plan, NULL), 0);

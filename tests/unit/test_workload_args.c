@@ -85,15 +85,19 @@ static void test_stress_ng_and_wakeup(void **state)
 {
 	(void)state;
 	ok("stress-ng", "[\"--switch\", \"1\", \"--mutex=2\", \"-t\", \"5\", \"--metrics\"]");
-	ok("stress-ng", "[\"--yield\", \"0\", \"--yield-ops\", \"1000\", \"--timeout=10\"]");
-	bad("stress-ng", "[\"--switch\", \"1\"]", "$.workloads[1].args", "--timeout");
+	ok("stress-ng", "[\"--yield\", \"0\", \"--yield-ops\", \"1000\", \"--timeout=10\", "
+			"\"--metrics-brief\"]");
+	bad("stress-ng", "[\"--yield\", \"1\", \"-t\", \"5\"]", "$.workloads[1].args",
+	    "no metrics");
+	bad("stress-ng", "[\"--switch\", \"1\", \"--metrics\"]", "$.workloads[1].args",
+	    "--timeout");
 	bad("stress-ng", "[\"-t\", \"5\", \"--metrics\"]", "$.workloads[1].args",
 	    "at least one stressor");
 	bad("stress-ng", "[\"--cpu\", \"1\", \"-t\", \"5\"]", "$.workloads[1].args[0]", "not one");
 	bad("stress-ng", "[\"--switch\", \"1\", \"-t\", \"5\", \"--yaml\", \"/x\"]",
 	    "$.workloads[1].args[4]", "schedlab's own");
-	bad("stress-ng", "[\"--switch\", \"65\", \"-t\", \"5\"]", "$.workloads[1].args[1]",
-	    "from 0 to 64");
+	bad("stress-ng", "[\"--switch\", \"65\", \"-t\", \"5\", \"--metrics\"]",
+	    "$.workloads[1].args[1]", "from 0 to 64");
 	ok("wakeup", "[]");
 	ok("wakeup", "[\"--message-threads\", \"2\", \"--workers=4\", \"--seconds\", \"10\"]");
 	bad("wakeup", "[\"--seconds\", \"0.5\"]", "$.workloads[1].args[1]", "whole number");
