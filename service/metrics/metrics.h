@@ -40,8 +40,10 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 bool metrics_failure_reason(const char *tool, json_object *workload_payload, char *buf, size_t len);
 
 /* The better direction of a metric: "lower", "higher" or "none" (static
- * string). Unknown metrics are "lower" when their name says latency, delay,
- * wait or error, else "none". */
+ * string). The tool's plug-in decides where it declares one (hackbench's
+ * time_s, stress-ng's bogo_ops_per_s.*, wakeup's requests_per_s, ...);
+ * other metrics are "lower" when their name says latency, delay, wait or
+ * error, else "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
 /* rt-migrate-test's own --maxerr default in microseconds (rt-tests 2.4). */
