@@ -128,7 +128,7 @@ static const struct {
     {"slice", "slice_overrun_us.mean", false, NULL},
     {"hackbench", "time_s", false, NULL},
     {"cyclicdeadline", "latency_us.avg", false, "0.5"},
-    {"wakeup", "wakeup_latency_us.p99", false, NULL},
+    {"wakeup", "wakeup_latency_us.p50", false, NULL},
     {"wakeup", "requests_per_s", false, NULL},
 };
 

@@ -205,7 +205,7 @@ static void test_new_tools_default_gates(void **state)
 	char gates[512];
 	gate_list(out, gates, sizeof(gates));
 	assert_string_equal(gates, "hackbench/time_s* cyclicdeadline/latency_us.avg* "
-				   "wakeup/wakeup_latency_us.p99* wakeup/requests_per_s*");
+				   "wakeup/wakeup_latency_us.p50* wakeup/requests_per_s*");
 	json_object_put(out);
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"hackbench\","
 			   "\"args\":[\"-g\",\"2\"]}]"),
