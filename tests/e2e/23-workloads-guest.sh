@@ -7,6 +7,9 @@
 # metrics; the result validates against the schema (lib_job.sh); the
 # default gates of hackbench, cyclicdeadline and wakeup are in the expanded
 # job and the comparisons carry each metric's better direction.
+# Measured: 62 s at host load 11, 92 s at 13, 164 s at 15 (one cyclicdeadline
+# calibration failure run again, docs/workloads.md); noise_policy keep stops
+# noisy rounds from being rerun.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
