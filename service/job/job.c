@@ -13,6 +13,7 @@
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "job/suite.h"
+#include "job/workload_args.h"
 #include "util/fs.h"
 
 #define DEFAULT_VCPUS	       2
@@ -295,6 +296,9 @@ static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds
 					       json_object_new_int(DEFAULT_TIMEOUT_S));
 		if (!job_json_get(copy, "uid"))
 			json_object_object_add(copy, "uid", json_object_new_int(0));
+		int r = workload_args_check(tool, job_json_get(copy, "args"), path, err);
+		if (r < 0)
+			return r;
 		const char *name = job_json_string(copy, "name");
 		if (!safe_name(name))
 			return error_set_path(

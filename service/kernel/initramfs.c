@@ -17,7 +17,15 @@
 
 #define MAX_WORKLOADS 64
 
-static const char *const default_tools[] = {"/usr/bin/rt-migrate-test", "/usr/bin/cyclictest",
+/* Debian's rt-tests programs schedlab runs: small, and they need only libc,
+ * libpthread, librt and libnuma. stress-ng (8 MiB and 25 libraries) is not
+ * here: a job that runs it adds it (run_plan.c). */
+static const char *const default_tools[] = {"/usr/bin/rt-migrate-test",
+					    "/usr/bin/cyclictest",
+					    "/usr/bin/hackbench",
+					    "/usr/bin/pi_stress",
+					    "/usr/bin/pip_stress",
+					    "/usr/bin/cyclicdeadline",
 					    NULL};
 
 /* The directories the agent mounts on or writes to, always present. */

@@ -26,7 +26,9 @@ struct initramfs_inputs {
 				      NULL or missing: none */
 };
 
-/* /usr/bin/rt-migrate-test and /usr/bin/cyclictest (Debian's rt-tests). */
+/* The rt-tests programs of Debian's rt-tests that schedlab runs
+ * (rt-migrate-test, cyclictest, hackbench, pi_stress, pip_stress,
+ * cyclicdeadline) under /usr/bin; NULL-terminated. */
 const char *const *initramfs_default_tools(void);
 
 /* Returns in *ret_path (malloc'd) the base image for in, building it into

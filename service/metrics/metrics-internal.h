@@ -19,7 +19,8 @@
 struct metrics_output {
 	const char *stdout_text; /* stdout_len bytes; NUL bytes are the parser's to reject */
 	size_t stdout_len;
-	const char *json_text; /* the tool's --json file, or NULL */
+	const char *json_text;	 /* the tool's --json (or stress-ng's --yaml) file, or NULL */
+	const char *stderr_text; /* "" when the agent sent none */
 };
 
 /* One tool's parser. */
@@ -29,12 +30,24 @@ struct metrics_plugin {
 	/* Same contract as metrics_from_workload(); workload_spec may be NULL. */
 	int (*parse)(const struct metrics_output *out, json_object *workload_spec,
 		     json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
+	/* Optional: the better direction of one of its metrics ("lower",
+	 * "higher", "none"), or NULL to use the generic rules. */
+	const char *(*better)(const char *metric);
+	/* Optional: why a run that exited non-zero failed, from its output
+	 * (one sentence into buf), or false when the output does not say. */
+	bool (*failure_reason)(const struct metrics_output *out, char *buf, size_t len);
 };
 
-extern const struct metrics_plugin metrics_plugin_rtmigrate;  /* rtmigrate.c */
-extern const struct metrics_plugin metrics_plugin_cyclictest; /* cyclictest.c */
-extern const struct metrics_plugin metrics_plugin_share;      /* own_tool.c */
-extern const struct metrics_plugin metrics_plugin_slice;      /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_rtmigrate;	  /* rtmigrate.c */
+extern const struct metrics_plugin metrics_plugin_cyclictest;	  /* cyclictest.c */
+extern const struct metrics_plugin metrics_plugin_share;	  /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_slice;	  /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_wakeup;	  /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_hackbench;	  /* hackbench.c */
+extern const struct metrics_plugin metrics_plugin_pi_stress;	  /* pi_stress.c */
+extern const struct metrics_plugin metrics_plugin_pip_stress;	  /* pi_stress.c */
+extern const struct metrics_plugin metrics_plugin_cyclicdeadline; /* cyclicdeadline.c */
+extern const struct metrics_plugin metrics_plugin_stress_ng;	  /* stress_ng.c */
 
 /* Per-tool parsers, exposed for the unit tests; same contract as above. */
 int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
@@ -46,6 +59,23 @@ int metrics_cyclictest(const char *stdout_text, size_t stdout_len, const char *j
 int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
 		     json_object **ret_details, struct sl_error *err);
 
+/* hackbench: the "Time: S" line of its stdout. */
+int metrics_hackbench(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
+		      json_object **ret_details, struct sl_error *err);
+/* pi_stress: its --json file ("inversion"), or its stdout's "Total inversion
+ * performed" line when there is no file. */
+int metrics_pi_stress(const char *stdout_text, size_t stdout_len, const char *json_text,
+		      json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
+/* pip_stress: whether its stdout says priority inheritance handled an inversion. */
+int metrics_pip_stress(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
+		       json_object **ret_details, struct sl_error *err);
+/* cyclicdeadline: its --json file's per-thread latencies. */
+int metrics_cyclicdeadline(const char *json_text, json_object **ret_metrics,
+			   json_object **ret_details, struct sl_error *err);
+/* stress-ng: the "metrics:" list of its --yaml file. */
+int metrics_stress_ng(const char *yaml_text, json_object **ret_metrics, json_object **ret_details,
+		      struct sl_error *err);
+
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 
 /* The member key of object o (borrowed), or NULL if o is not an object
@@ -56,6 +86,17 @@ json_object *metrics_get(json_object *o, const char *key);
 json_object *metrics_number(double v);
 /* 1 if name is a valid metric name: [a-z0-9_.]{1,128}. */
 bool metrics_name_ok(const char *name);
+/* Splits text (len bytes, untrusted) into lines for a line parser: calls
+ * fn(line, line_len, ctx) for each line (without its '\n'; a '\r' before it
+ * is dropped) until fn returns non-zero, which it returns; 0 at the end.
+ * A NUL byte in the text is ERR_INVALID (what names the text). */
+int metrics_each_line(const char *text, size_t len, const char *what,
+		      int (*fn)(const char *line, size_t line_len, void *ctx), void *ctx,
+		      struct sl_error *err);
+/* Parses a whole line field as a finite number >= 0 (at most 32 bytes,
+ * digits, '.', no sign or exponent). 0 or -EINVAL. */
+int metrics_parse_nonneg(const char *s, size_t len, double *ret);
+
 /* Parses text (len bytes, untrusted, at most METRICS_MAX_JSON_BYTES) with
  * json_parse_strict() as exactly one JSON object; what names
  * the text in error messages ("cyclictest's JSON file"). */

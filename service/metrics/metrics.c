@@ -9,10 +9,10 @@
 
 /* Every tool schedlab knows, by the name a job's workload gives it. */
 static const struct metrics_plugin *const metrics_plugins[] = {
-    &metrics_plugin_rtmigrate,
-    &metrics_plugin_cyclictest,
-    &metrics_plugin_share,
-    &metrics_plugin_slice,
+    &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	&metrics_plugin_share,
+    &metrics_plugin_slice,	&metrics_plugin_hackbench,	&metrics_plugin_pi_stress,
+    &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline, &metrics_plugin_stress_ng,
+    &metrics_plugin_wakeup,
 };
 
 static const struct metrics_plugin *metrics_plugin_find(const char *tool)
@@ -21,6 +21,23 @@ static const struct metrics_plugin *metrics_plugin_find(const char *tool)
 		if (strcmp(metrics_plugins[i]->tool, tool) == 0)
 			return metrics_plugins[i];
 	return NULL;
+}
+
+/* The texts of a workload frame (borrowed from payload). */
+static void output_of(json_object *payload, struct metrics_output *out)
+{
+	json_object *so = metrics_get(payload, "stdout");
+	json_object *se = metrics_get(payload, "stderr");
+	json_object *jf = metrics_get(payload, "json_file");
+	bool have_so = json_object_is_type(so, json_type_string);
+	*out = (struct metrics_output){
+	    .stdout_text = have_so ? json_object_get_string(so) : "",
+	    .stdout_len = have_so ? (size_t)json_object_get_string_len(so) : 0,
+	    .json_text =
+		json_object_is_type(jf, json_type_string) ? json_object_get_string(jf) : NULL,
+	    .stderr_text =
+		json_object_is_type(se, json_type_string) ? json_object_get_string(se) : "",
+	};
 }
 
 int metrics_from_workload(const char *tool, json_object *workload_payload,
@@ -35,15 +52,8 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 	json_object *to = metrics_get(workload_payload, "timed_out");
 	if (to && json_object_get_boolean(to))
 		return error_set(err, ERR_INVALID, 0, "The '%s' workload timed out.", tool);
-	json_object *so = metrics_get(workload_payload, "stdout");
-	json_object *jf = metrics_get(workload_payload, "json_file");
-	bool have_so = json_object_is_type(so, json_type_string);
-	struct metrics_output out = {
-	    .stdout_text = have_so ? json_object_get_string(so) : "",
-	    .stdout_len = have_so ? (size_t)json_object_get_string_len(so) : 0,
-	    .json_text =
-		json_object_is_type(jf, json_type_string) ? json_object_get_string(jf) : NULL,
-	};
+	struct metrics_output out;
+	output_of(workload_payload, &out);
 
 	const struct metrics_plugin *p = metrics_plugin_find(tool);
 	if (!p)
@@ -59,6 +69,9 @@ const char *metrics_better(const char *tool, const char *metric)
 	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "segments") == 0)
 		return "none";
 	const struct metrics_plugin *p = metrics_plugin_find(tool);
+	const char *b = p && p->better ? p->better(metric) : NULL;
+	if (b)
+		return b;
 	if (p && p->all_lower)
 		return "lower";
 	if (strcmp(metric, "share_error") == 0)
@@ -69,4 +82,15 @@ const char *metrics_better(const char *tool, const char *metric)
 		if (strstr(metric, lower_words[i]))
 			return "lower";
 	return "none";
+}
+
+bool metrics_failure_reason(const char *tool, json_object *workload_payload, char *buf, size_t len)
+{
+	const struct metrics_plugin *p = metrics_plugin_find(tool);
+	if (!p || !p->failure_reason || !json_object_is_type(workload_payload, json_type_object) ||
+	    len == 0)
+		return false;
+	struct metrics_output out;
+	output_of(workload_payload, &out);
+	return p->failure_reason(&out, buf, len);
 }

@@ -19,7 +19,9 @@
 #define METRICS_MAX_HIST_US    1000000 /* cyclictest histogram buckets */
 
 /* Computes the metrics of one workload run.
- *   tool:             "rt-migrate-test", "cyclictest", "share" or "slice"
+ *   tool:             a job workload's tool ("rt-migrate-test", "cyclictest",
+ *                     "hackbench", "pi_stress", "pip_stress", "cyclicdeadline",
+ *                     "stress-ng", "share", "slice", "wakeup")
  *   workload_payload: the agent's workload frame (borrowed): stdout, stderr,
  *                     json_file (string or null), exit_code, timed_out
  *   workload_spec:    the job's workload entry (borrowed; may be NULL): args,
@@ -32,9 +34,16 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 			  json_object *workload_spec, json_object **ret_metrics,
 			  json_object **ret_details, struct sl_error *err);
 
+/* Why a workload run that exited non-zero failed, when its tool's output says
+ * (pi_stress's deadlock watchdog): one sentence into buf (len bytes). false
+ * when the tool or its output gives no reason. */
+bool metrics_failure_reason(const char *tool, json_object *workload_payload, char *buf, size_t len);
+
 /* The better direction of a metric: "lower", "higher" or "none" (static
- * string). Unknown metrics are "lower" when their name says latency, delay,
- * wait or error, else "none". */
+ * string). The tool's plug-in decides where it declares one (hackbench's
+ * time_s, stress-ng's bogo_ops_per_s.*, wakeup's requests_per_s, ...);
+ * other metrics are "lower" when their name says latency, delay, wait or
+ * error, else "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
 /* rt-migrate-test's own --maxerr default in microseconds (rt-tests 2.4). */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "metrics/metrics.h"
@@ -51,5 +52,48 @@ int metrics_parse_json(const char *text, size_t len, const char *what, json_obje
 		return error_set(err, ERR_INVALID, 0, "The %s is not a JSON object.", what);
 	}
 	*ret = o;
+	return 0;
+}
+
+int metrics_each_line(const char *text, size_t len, const char *what,
+		      int (*fn)(const char *line, size_t line_len, void *ctx), void *ctx,
+		      struct sl_error *err)
+{
+	if (len > METRICS_MAX_JSON_BYTES)
+		return error_set(err, ERR_INVALID, 0, "The %s is larger than %d bytes.", what,
+				 METRICS_MAX_JSON_BYTES);
+	if (memchr(text, '\0', len))
+		return error_set(err, ERR_INVALID, 0, "The %s holds a NUL byte.", what);
+	size_t at = 0;
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		size_t n = end - at;
+		if (n > 0 && text[at + n - 1] == '\r')
+			n--;
+		int r = fn(text + at, n, ctx);
+		if (r)
+			return r;
+		at = end + 1;
+	}
+	return 0;
+}
+
+int metrics_parse_nonneg(const char *s, size_t len, double *ret)
+{
+	char buf[33];
+	if (len == 0 || len >= sizeof(buf) || s[0] == '.')
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("0123456789.", s[i]) || s[i] == '\0')
+			return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (errno || *end || !isfinite(v))
+		return -EINVAL;
+	*ret = v;
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* The metrics plug-in for schedlab's own workloads (share, slice): the tool
+/* The metrics plug-in for schedlab's own workloads (share, slice, wakeup): the tool
  * prints one JSON object with a "metrics" object of {name: number} and an
  * optional "details" object. */
 #include <math.h>
@@ -88,4 +88,18 @@ const struct metrics_plugin metrics_plugin_slice = {
     .tool = "slice",
     .all_lower = true,
     .parse = own_tool_parse,
+};
+
+static const char *wakeup_better(const char *metric)
+{
+	if (strcmp(metric, "requests_per_s") == 0)
+		return "higher";
+	return NULL; /* wakeup_latency_us.*, request_latency_us.*: lower (latency) */
+}
+
+const struct metrics_plugin metrics_plugin_wakeup = {
+    .tool = "wakeup",
+    .all_lower = false,
+    .parse = own_tool_parse,
+    .better = wakeup_better,
 };

@@ -4,16 +4,25 @@
 #include "run/run_plan.h"
 #include "kernel/initramfs.h"
 
+/* Each tool's program in the guest and the option that makes it write its
+ * results to a file the agent returns (NULL: stdout only). */
 static const struct {
 	const char *tool;
 	const char *path;
-	bool rt_tests; /* takes --json=FILE */
+	const char *out_opt; /* "--json=" (rt-tests) or "--yaml=" (stress-ng) */
+	bool on_demand;	     /* in the initramfs only for jobs that run it */
 } tools[] = {
-    {"rt-migrate-test", "/usr/bin/rt-migrate-test", true},
-    {"cyclictest", "/usr/bin/cyclictest", true},
-    {"share", INITRAMFS_WORKLOAD_DIR "/share", false},
-    {"slice", INITRAMFS_WORKLOAD_DIR "/slice", false},
-    {"crashme", INITRAMFS_WORKLOAD_DIR "/crashme", false},
+    {"rt-migrate-test", "/usr/bin/rt-migrate-test", "--json=", false},
+    {"cyclictest", "/usr/bin/cyclictest", "--json=", false},
+    {"hackbench", "/usr/bin/hackbench", NULL, false},
+    {"pi_stress", "/usr/bin/pi_stress", "--json=", false},
+    {"pip_stress", "/usr/bin/pip_stress", NULL, false},
+    {"cyclicdeadline", "/usr/bin/cyclicdeadline", "--json=", false},
+    {"stress-ng", "/usr/bin/stress-ng", "--yaml=", true},
+    {"share", INITRAMFS_WORKLOAD_DIR "/share", NULL, false},
+    {"slice", INITRAMFS_WORKLOAD_DIR "/slice", NULL, false},
+    {"wakeup", INITRAMFS_WORKLOAD_DIR "/wakeup", NULL, false},
+    {"crashme", INITRAMFS_WORKLOAD_DIR "/crashme", NULL, false},
 };
 
 static int tool_index(const char *tool)
@@ -28,6 +37,24 @@ const char *plan_tool_path(const char *tool)
 {
 	int i = tool_index(tool);
 	return i < 0 ? NULL : tools[i].path;
+}
+
+size_t plan_initramfs_tools(const struct job *job, const char **out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *const *d = initramfs_default_tools(); *d && n + 1 < cap; d++)
+		out[n++] = *d;
+	for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
+		if (!tools[i].on_demand)
+			continue;
+		for (size_t w = 0; w < job->n_workloads; w++)
+			if (strcmp(job->workloads[w].tool, tools[i].tool) == 0 && n + 1 < cap) {
+				out[n++] = tools[i].path;
+				break;
+			}
+	}
+	out[n] = NULL;
+	return n;
 }
 
 /* Features as the agent writes them: the variant's list, then HRTICK or
@@ -71,8 +98,8 @@ static json_object *plan_uid_shares(const struct job_variant *v)
 	return out;
 }
 
-/* Workload i of the plan: its argv and, for rt-tests, the JSON file it
- * writes. NULL for an unknown tool. */
+/* Workload i of the plan: its argv and, for rt-tests and stress-ng, the
+ * JSON or YAML file it writes. NULL for an unknown tool. */
 static json_object *plan_workload(const struct job_workload *w, size_t i)
 {
 	int ti = tool_index(w->tool);
@@ -82,10 +109,11 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 	json_object_object_add(pw, "name", json_object_new_string(w->name));
 	json_object *argv = json_object_new_array();
 	json_object_array_add(argv, json_object_new_string(tools[ti].path));
-	if (tools[ti].rt_tests) {
+	if (tools[ti].out_opt) {
 		char out[32], opt[48];
-		snprintf(out, sizeof(out), "/tmp/w%zu.json", i);
-		snprintf(opt, sizeof(opt), "--json=%s", out);
+		snprintf(out, sizeof(out), "/tmp/w%zu.%s", i,
+			 strcmp(tools[ti].out_opt, "--yaml=") == 0 ? "yaml" : "json");
+		snprintf(opt, sizeof(opt), "%s%s", tools[ti].out_opt, out);
 		json_object_array_add(argv, json_object_new_string(opt));
 		json_object_object_add(pw, "json_out", json_object_new_string(out));
 		/* maxerr_us is not passed on: the tool runs exactly as the job

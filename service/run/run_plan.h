@@ -3,11 +3,19 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+
 #include "job/job.h"
 #include "util/error.h"
 
 /* Guest path of a tool's binary, or NULL for an unknown tool. */
 const char *plan_tool_path(const char *tool);
+
+/* The host programs the job's initramfs needs under /usr/bin: the default
+ * rt-tests (initramfs_default_tools()) and the tools added on demand
+ * (stress-ng) that job runs. Writes at most cap - 1 paths and a NULL to out
+ * (static strings); returns how many. The host path is the guest path. */
+size_t plan_initramfs_tools(const struct job *job, const char **out, size_t cap);
 
 /* Builds the plan for the variant of that name in job (borrowed) into *ret
  * (new reference). Workload i writes its rt-tests JSON to /tmp/w<i>.json.

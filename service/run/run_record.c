@@ -128,6 +128,8 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 	json_object *ec = get(payload, "exit_code");
 	int exit_code = ec ? json_object_get_int(ec) : -1;
 	json_object_object_add(rec, "exit_code", json_object_new_int(exit_code));
+	json_object *sg = get(payload, "signal");
+	int sig = json_object_is_type(sg, json_type_int) ? json_object_get_int(sg) : 0;
 	json_object *to = get(payload, "timed_out");
 	const char *agent_err = get_str(payload, "error");
 	if (to && json_object_get_boolean(to)) {
@@ -136,8 +138,18 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 	} else if (agent_err) {
 		snprintf(why, why_len, "workload '%s' could not run: %s", name, agent_err);
 		json_object_object_add(rec, "status", json_object_new_string("error"));
-	} else if (exit_code != 0) {
-		snprintf(why, why_len, "workload '%s' exited with status %d", name, exit_code);
+	} else if (exit_code != 0 || sig > 0) {
+		/* A tool that stops itself with a signal (pi_stress's watchdog
+		 * sends SIGTERM to its process group) failed too. */
+		char reason[256], how[48];
+		if (sig > 0)
+			snprintf(how, sizeof(how), "was killed by signal %d", sig);
+		else
+			snprintf(how, sizeof(how), "exited with status %d", exit_code);
+		if (metrics_failure_reason(tool, payload, reason, sizeof(reason)))
+			snprintf(why, why_len, "workload '%s' %s: %s", name, how, reason);
+		else
+			snprintf(why, why_len, "workload '%s' %s", name, how);
 		json_object_object_add(rec, "status", json_object_new_string("failed"));
 	}
 	if (why[0]) {

@@ -559,7 +559,9 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 {
 	_cleanup_free_ char *agent = fs_path_join(r->data_dir, "build/agent");
 	_cleanup_free_ char *wl = fs_path_join(r->data_dir, "build/workloads");
-	struct initramfs_inputs in = {.agent = agent, .workloads_dir = wl};
+	const char *tools[16];
+	plan_initramfs_tools(r->job, tools, ELEMENTSOF(tools));
+	struct initramfs_inputs in = {.agent = agent, .tools = tools, .workloads_dir = wl};
 	_cleanup_free_ char *base_initrd = NULL;
 	progress(r, "booting", -1, "assembling the guest initramfs");
 	int rc = initramfs_base(r->cache_dir, &in, &base_initrd, err);

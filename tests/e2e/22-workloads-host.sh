@@ -6,17 +6,18 @@
 #   - slice: 3 threads on one CPU give segments and waits; with fake tunables
 #     the predicted slice is max(latency / threads, min_granularity);
 #   - crashme: exit codes, garbage that the frame decoder rejects, bad usage;
+#   - wakeup: bounds, ordered percentiles, the work inside the request latency;
 #   - --help on each.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_need python3
 e2e_tmpdir
 cd "$E2E_ROOT"
-make -s build/agent build/workloads/share build/workloads/slice build/workloads/crashme
+make -s build/agent build/workloads/share build/workloads/slice build/workloads/crashme build/workloads/wakeup
 [ "$(id -u)" -eq 0 ] || e2e_skip "needs root (the share hogs switch uid)"
 T=$E2E_TMP
 
-for w in share slice crashme; do
+for w in share slice crashme wakeup; do
 	build/workloads/$w --help | grep -q Usage || e2e_fail "$w --help"
 done
 build/workloads/share --uids 1000:0 2>/dev/null && e2e_fail "share accepted 0 hogs"
@@ -89,4 +90,23 @@ fi
 [ ! -s "$T/port.decoded" ] || e2e_fail "garbage produced a frame: $(cat "$T/port.decoded")"
 cat "$T/port.err"
 timeout 1 build/workloads/crashme spin-rt 0.3 >/dev/null || e2e_fail "crashme spin-rt 0.3"
+
+# wakeup: bounds, then a short run whose percentiles are ordered and whose
+# request latency includes the 200 us of work
+build/workloads/wakeup --workers 0 2>/dev/null && e2e_fail "wakeup accepted 0 workers"
+build/workloads/wakeup --message-threads 64 --workers 64 2>/dev/null && e2e_fail "wakeup accepted 4096 workers"
+build/workloads/wakeup --seconds 1 extra 2>/dev/null && e2e_fail "wakeup accepted an extra argument"
+build/workloads/wakeup --message-threads 2 --workers 2 --seconds 1 --warmup-seconds 0.2 --work-us 200 >"$T/wakeup.json"
+python3 - "$T/wakeup.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m, d = r["metrics"], r["details"]
+print("wakeup:", json.dumps(m))
+assert r["tool"] == "wakeup"
+assert 0 <= m["wakeup_latency_us.p50"] <= m["wakeup_latency_us.p90"] <= m["wakeup_latency_us.p99"] <= m["wakeup_latency_us.p99.9"], m
+assert m["request_latency_us.p50"] >= 200 * 0.99, m  # the spin alone is 200 us
+assert m["requests_per_s"] > 0 and d["requests"] > 0, (m, d)
+# at most 4 workers x (1 s / 200 us) requests fit in the window
+assert d["requests"] <= 4 * 5000, d
+EOF
 echo "ok"

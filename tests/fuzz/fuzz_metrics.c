@@ -1,6 +1,8 @@
 /* libFuzzer target: the workload output parsers (service/metrics/). The
- * first byte picks the tool; for the rt-tests parsers the rest is split at
- * the first NUL into the tool's stdout and its JSON file. A parser either
+ * first byte picks the tool (modulo 8: rt-migrate-test, cyclictest, own
+ * tools, hackbench, pi_stress, pip_stress, cyclicdeadline, stress-ng); the
+ * rest is split at the first NUL into the tool's stdout and its JSON (or
+ * stress-ng's YAML) file. A parser either
  * fails with ERR_INVALID and a message, or returns metrics whose names are
  * valid and whose values are finite numbers. */
 #include <assert.h>
@@ -19,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	int tool = data[0] % 3;
+	int tool = data[0] % 8;
 	long maxerr = 100 + (data[0] >> 2) * 1000;
 	data++, size--;
 	/* stdout: bytes up to the first NUL; the JSON file: the rest, as a C string. */
@@ -49,8 +51,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = metrics_rtmigrate(out, out_len, json, maxerr, &metrics, &details, &err);
 	else if (tool == 1)
 		r = metrics_cyclictest(out, out_len, json, &metrics, &details, &err);
-	else
+	else if (tool == 2)
 		r = metrics_own_tool(out, out_len, &metrics, &details, &err);
+	else if (tool == 3)
+		r = metrics_hackbench(out, out_len, &metrics, &details, &err);
+	else if (tool == 4)
+		r = metrics_pi_stress(out, out_len, json, &metrics, &details, &err);
+	else if (tool == 5)
+		r = metrics_pip_stress(out, out_len, &metrics, &details, &err);
+	else if (tool == 6)
+		r = metrics_cyclicdeadline(json, &metrics, &details, &err);
+	else
+		r = metrics_stress_ng(json, &metrics, &details, &err);
 
 	if (r < 0) {
 		assert(!metrics && !details);

@@ -188,6 +188,30 @@ static void test_suite_settings_yield_to_the_job(void **state)
 	}
 }
 
+/* Issue 20's tools: hackbench, cyclicdeadline and wakeup gate by default;
+ * pi_stress, pip_stress and stress-ng do not. Their arguments are checked
+ * while expanding (service/job/workload_args.c). */
+static void test_new_tools_default_gates(void **state)
+{
+	(void)state;
+	json_object *out = expand_ok(
+	    SHORT(
+		",\"workloads\":[{\"tool\":\"hackbench\",\"args\":[\"-p\"]},"
+		"{\"tool\":\"pi_stress\",\"args\":[\"-D\",\"2\"]},{\"tool\":\"pip_stress\"},"
+		"{\"tool\":\"cyclicdeadline\",\"args\":[\"-D\",\"2\"]},{\"tool\":"
+		"\"stress-ng\",\"args\":[\"--yield\",\"1\",\"-t\",\"2\",\"--metrics\"]},{\"tool\":"
+		"\"wakeup\"}]"),
+	    JOB_ORIGIN_SERVICE, NULL);
+	char gates[512];
+	gate_list(out, gates, sizeof(gates));
+	assert_string_equal(gates, "hackbench/time_s* cyclicdeadline/latency_us.avg* "
+				   "wakeup/wakeup_latency_us.p50* wakeup/requests_per_s*");
+	json_object_put(out);
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"hackbench\","
+			   "\"args\":[\"-g\",\"2\"]}]"),
+		     "$.workloads[1].args", "pipes");
+}
+
 static void test_gates_explicit_and_opt_out(void **state)
 {
 	(void)state;
@@ -320,6 +344,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_suites_expand),
 	    cmocka_unit_test(test_suite_settings_yield_to_the_job),
+	    cmocka_unit_test(test_new_tools_default_gates),
 	    cmocka_unit_test(test_gates_explicit_and_opt_out),
 	    cmocka_unit_test(test_old_expanded_job_loads),
 	    cmocka_unit_test(test_cli_sources_made_absolute),

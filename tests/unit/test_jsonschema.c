@@ -316,7 +316,7 @@ static void test_job_errors(void **state)
 	     "$.variants.patched.features[2]", "must match the pattern"},
 	    {"{\"name\": \"j\", \"kernels\": {\"k\": {\"source\": \"s\"}}, \"variants\": "
 	     "{\"v\": {\"kernel\": \"k\"}}, \"workloads\": [{\"name\": \"w\", \"tool\": "
-	     "\"hackbench\"}]}",
+	     "\"schbench\"}]}",
 	     "$.workloads[0].tool",
 	     "is not one of 'rt-migrate-test', 'cyclictest', 'share', 'slice'"},
 	    {"{\"name\": \"j\", \"kernels\": {\"k\": {\"source\": \"s\"}}, \"variants\": "

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -70,6 +71,47 @@ static void test_explicit_hrtick_feature_wins(void **state)
 	json_object_put(plan);
 }
 
+/* stress-ng writes YAML; it is in the initramfs only for jobs that run it. */
+static void test_stress_ng_yaml_and_initramfs_tools(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS
+			",\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"hb\",\"tool\":\"hackbench\",\"args\":[\"-p\"],"
+			"\"timeout_s\":30,\"uid\":0},{\"name\":\"sng\",\"tool\":\"stress-ng\","
+			"\"args\":[\"--switch\",\"1\",\"-t\",\"2\",\"--metrics\"],\"timeout_s\":30,"
+			"\"uid\":0}]}");
+	assert_non_null(job);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "a", "r4", &plan, NULL), 0);
+	json_object *hb = json_object_array_get_idx(field(plan, "workloads"), 0);
+	json_object *sng = json_object_array_get_idx(field(plan, "workloads"), 1);
+	assert_false(json_object_object_get_ex(hb, "json_out", NULL));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(field(hb, "argv"), 0)),
+			    "/usr/bin/hackbench");
+	json_object *argv = field(sng, "argv");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 1)),
+			    "--yaml=/tmp/w1.yaml");
+	assert_string_equal(json_object_get_string(field(sng, "json_out")), "/tmp/w1.yaml");
+	json_object_put(plan);
+
+	const char *tools[16];
+	size_t n = plan_initramfs_tools(job, tools, 16);
+	assert_null(tools[n]);
+	assert_string_equal(tools[n - 1], "/usr/bin/stress-ng");
+	bool hackbench = false;
+	for (size_t i = 0; i < n; i++)
+		hackbench |= strcmp(tools[i], "/usr/bin/hackbench") == 0;
+	assert_true(hackbench);
+
+	_cleanup_job_ struct job *plain = job_fixture(spec_text);
+	size_t m = plan_initramfs_tools(plain, tools, 16);
+	assert_int_equal(m, n - 1);
+	for (size_t i = 0; i < m; i++)
+		assert_string_not_equal(tools[i], "/usr/bin/stress-ng");
+}
+
 static void test_unknown_variant(void **state)
 {
 	(void)state;
@@ -86,6 +128,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_features_and_argv),
 	    cmocka_unit_test(test_explicit_hrtick_feature_wins),
+	    cmocka_unit_test(test_stress_ng_yaml_and_initramfs_tools),
 	    cmocka_unit_test(test_unknown_variant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,6 +138,14 @@ static void test_failures_become_errors(void **state)
 	json_object_array_add(f, frame("summary", summary("feature 'RT_FOO' is not known")));
 	expect_error(f, "RT_FOO");
 
+	/* killed by a signal with exit code 0: still a failure */
+	json_object *killed = workload_payload(0, false);
+	json_object_object_add(killed, "signal", json_object_new_int(15));
+	f = json_object_new_array();
+	json_object_array_add(f, frame("workload", killed));
+	json_object_array_add(f, frame("summary", summary(NULL)));
+	expect_error(f, "was killed by signal 15");
+
 	json_object *garbage = workload_payload(0, false);
 	json_object_object_add(garbage, "stdout", json_object_new_string("\x01\x02 garbage"));
 	json_object_object_add(garbage, "json_file", json_object_new_string("{not json"));
@@ -145,6 +153,40 @@ static void test_failures_become_errors(void **state)
 	json_object_array_add(f, frame("workload", garbage));
 	json_object_array_add(f, frame("summary", summary(NULL)));
 	expect_error(f, "does not parse");
+}
+
+/* pi_stress's watchdog: the run fails, and the reason says deadlock. */
+static void test_pi_stress_deadlock_reason(void **state)
+{
+	(void)state;
+	struct job *s =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS ","
+			"\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"pi\",\"tool\":\"pi_stress\","
+			"\"args\":[\"-D\",\"5\"]}]}");
+	assert_non_null(s);
+	json_object *p = json_object_new_object();
+	json_object_object_add(p, "index", json_object_new_int(0));
+	json_object_object_add(p, "exit_code", json_object_new_int(0));
+	json_object_object_add(p, "signal", json_object_new_int(15));
+	json_object_object_add(p, "stdout", json_object_new_string("Starting PI Stress Test\n"));
+	json_object_object_add(
+	    p, "stderr",
+	    json_object_new_string("ERROR: WATCHDOG triggered: group 0 is deadlocked!\n"));
+	json_object *frames = json_object_new_array(), *run = new_run();
+	json_object_array_add(frames, frame("workload", p));
+	json_object_array_add(frames, frame("summary", summary(NULL)));
+	run_record_fill(run, s, frames);
+	assert_string_equal(json_object_get_string(get(run, "status")), "error");
+	const char *reason = json_object_get_string(get(run, "reason"));
+	if (!strstr(reason, "was killed by signal 15: pi_stress found a deadlock") ||
+	    !strstr(reason, "group 0"))
+		fail_msg("reason '%s'", reason);
+	json_object *w = json_object_array_get_idx(get(run, "workloads"), 0);
+	assert_string_equal(json_object_get_string(get(w, "status")), "failed");
+	json_object_put(run);
+	json_object_put(frames);
+	job_free(s);
 }
 
 static void test_first_failure_is_kept(void **state)
@@ -163,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ok_run_gets_metrics),
 	    cmocka_unit_test(test_failures_become_errors),
+	    cmocka_unit_test(test_pi_stress_deadlock_reason),
 	    cmocka_unit_test(test_first_failure_is_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
