@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "guest/bug_signature.h"
 #include "guest/console_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,6 +45,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(line_kind && strcmp(line_kind, kind) == 0);
 		assert(json_object_object_get_ex(ev, "excerpt", &v));
 		assert((size_t)json_object_get_string_len(v) <= excerpt_max);
+		/* Each report has a bounded signature, or points back at the
+		 * report it is part of. */
+		json_object *sig = NULL, *part = NULL;
+		bool has_sig = json_object_object_get_ex(ev, "signature", &sig);
+		bool has_part = json_object_object_get_ex(ev, "part_of", &part);
+		assert(has_sig != has_part);
+		if (has_part) {
+			assert(json_object_get_int(part) >= 0 &&
+			       (size_t)json_object_get_int(part) < i);
+			continue;
+		}
+		assert(json_object_object_get_ex(sig, "id", &v));
+		assert(json_object_get_string_len(v) == BUG_SIG_ID_LEN - 1);
+		assert(json_object_object_get_ex(sig, "kind", &v));
+		assert(json_object_object_get_ex(sig, "title", &v));
+		assert(json_object_get_string_len(v) > 0 &&
+		       (size_t)json_object_get_string_len(v) < BUG_SIG_TITLE_MAX);
+		for (const char *c = json_object_get_string(v); *c; c++)
+			assert((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f);
 	}
 	json_object_put(arr);
 	console_events_free(ce);
