@@ -407,7 +407,7 @@ void bug_signature_begin(struct bug_signature *s, const char *event_kind, const 
 		s->stack_only = true;
 	} else if (strcmp(event_kind, "hang") == 0) {
 		s->kind = "hang";
-		set_headline(s, "no output from the guest: hang");
+		set_headline(s, "hang");
 		s->use_rip = true;
 	} else {
 		s->kind = "bug";
@@ -455,19 +455,29 @@ void bug_signature_line(struct bug_signature *s, const char *msg)
 	}
 	char f[BUG_SIG_FUNC_MAX];
 	bool unreliable;
-	if (!bug_signature_frame(p, f, &unreliable) || unreliable)
+	if (!bug_signature_frame(p, f, &unreliable))
 		return;
 	bool rip = starts(p, "RIP: ");
 	if (rip ? !s->use_rip || s->stack_only : !s->in_trace || s->in_irq)
 		return;
 	if (bug_signature_skipped(s->kind, f))
 		return;
+	if (unreliable) {
+		/* A kernel without frame pointers or ORC (this project's guest
+		 * config) prints every frame as "? f": the first one is the
+		 * best there is when no reliable frame follows. */
+		if (!s->guess[0])
+			snprintf(s->guess, sizeof(s->guess), "%s", f);
+		return;
+	}
 	snprintf(s->func, sizeof(s->func), "%s", f);
 	s->done = true;
 }
 
 void bug_signature_end(struct bug_signature *s)
 {
+	if (!s->func[0] && s->guess[0])
+		snprintf(s->func, sizeof(s->func), "%s", s->guess);
 	snprintf(s->title, sizeof(s->title), "%s", s->headline);
 	if (s->func[0]) {
 		size_t n = strlen(s->title);

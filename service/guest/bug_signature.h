@@ -26,6 +26,7 @@ struct bug_signature {
 	char headline[BUG_SIG_TITLE_MAX]; /* the title without " in FUNC" */
 	char location[BUG_SIG_LOCATION_MAX];
 	char func[BUG_SIG_FUNC_MAX];   /* the first meaningful function, or "" */
+	char guess[BUG_SIG_FUNC_MAX];  /* the first meaningful "? f" frame, or "" */
 	char title[BUG_SIG_TITLE_MAX]; /* set by end() */
 	char id[BUG_SIG_ID_LEN];       /* set by end(): hash of kind and title */
 	int lines_left;

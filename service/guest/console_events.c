@@ -187,6 +187,27 @@ static void handle_line(struct console_events *ce, const char *line)
 		ce->before_n++;
 }
 
+void console_events_begin_hang(struct console_events *ce, int silent_s)
+{
+	ce->n_seen++;
+	if (ce->n_kept >= CONSOLE_EVENTS_MAX)
+		return;
+	for (int i = 0; i < ce->n_kept; i++)
+		ce->ev[i].sig.lines_left = 0;
+	struct event *e = &ce->ev[ce->n_kept++];
+	e->kind = "hang";
+	e->part_of = -1;
+	snprintf(e->line, sizeof(e->line),
+		 "schedlab: no heartbeat and no console output for %d s; NMI sent for the "
+		 "backtraces of all CPUs",
+		 silent_s);
+	excerpt_append(e, e->line);
+	e->after_left = CONSOLE_HANG_AFTER;
+	bug_signature_begin(&e->sig, "hang", e->line);
+	ce->report = ce->n_kept - 1;
+	ce->since_report = 0;
+}
+
 void console_events_feed(struct console_events *ce, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -15,6 +15,7 @@
 #define CONSOLE_EXCERPT_BEFORE 4   /* lines before the event line in its excerpt */
 #define CONSOLE_EXCERPT_AFTER  24  /* lines after it */
 #define CONSOLE_REPORT_LINES   100 /* a panic/Oops this close to a report is part of it */
+#define CONSOLE_HANG_AFTER     160 /* lines of a hang's backtraces kept in its excerpt */
 
 /* The kind of event line is, or NULL: "panic", "oops", "bug", "warning",
  * "soft_lockup", "hard_lockup", "hung_task", "rcu_stall". line has no '\n';
@@ -29,6 +30,11 @@ void console_events_free(struct console_events *ce);
 
 /* Feeds raw console bytes in any chunking ('\r' is dropped, '\n' ends a line). */
 void console_events_feed(struct console_events *ce, const void *buf, size_t len);
+/* The host found the guest silent for silent_s seconds and is asking it for
+ * backtraces (guest_run.c): starts an event of kind "hang" whose excerpt
+ * keeps the next CONSOLE_HANG_AFTER lines and whose signature ("hang in F",
+ * kind "hang") names the first meaningful function they show. */
+void console_events_begin_hang(struct console_events *ce, int silent_s);
 /* Ends the stream: a last line without '\n' is scanned too. */
 void console_events_finish(struct console_events *ce);
 
