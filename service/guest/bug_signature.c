@@ -444,7 +444,11 @@ void bug_signature_line(struct bug_signature *s, const char *msg)
 		s->in_trace = true;
 		return;
 	}
-	bool timer_kind = strcmp(s->kind, "rcu_stall") == 0 || strcmp(s->kind, "soft_lockup") == 0;
+	/* The detector's own frames, and for a hang the CPUs that spin in an
+	 * interrupt (the tick on a runqueue lock) behind the one that holds
+	 * it in task context (tests/data/console/hang-nmi-6.1.txt). */
+	bool timer_kind = strcmp(s->kind, "rcu_stall") == 0 ||
+			  strcmp(s->kind, "soft_lockup") == 0 || strcmp(s->kind, "hang") == 0;
 	if (starts(p, "<NMI>") || (timer_kind && starts(p, "<IRQ>"))) {
 		s->in_irq = true;
 		return;

@@ -15,11 +15,18 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/planted/planted.sh"
 planted_test deadlock rt 1
-planted_expect_fail hung
+# Not planted_expect_fail: on a loaded host the deadlocked guest's spinning
+# vCPUs make its runs "noisy" and the noise rule leaves them out of the
+# reasons (docs/planted-regressions.md, known limits); the hang's signature
+# fails the job whatever the noise.
+planted_summary
+[ "$PLANTED_RC" -eq 1 ] || e2e_fail "schedlab test exited $PLANTED_RC, expected 1 (fail)"
 python3 - "$PLANTED_DIR/result.json" "$PLANTED_DIR/junit.xml" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "fail", r["verdict"]
 hung = [run for run in r["variants"]["patched"]["runs"] if run["status"] == "hung"]
+assert hung, [run["status"] for run in r["variants"]["patched"]["runs"]]
 for run in hung:
     assert run["duration_seconds"] < 90, f"{run['key']} took {run['duration_seconds']:.0f} s to be found hung"
     assert "no heartbeat and no console output" in run["reason"], run["reason"]
