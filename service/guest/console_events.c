@@ -1,6 +1,7 @@
 /* Kernel events on a guest console: see console_events.h. */
 #include <string.h>
 
+#include "guest/bug_signature.h"
 #include "guest/console_events.h"
 
 struct event {
@@ -9,6 +10,12 @@ struct event {
 	char *excerpt; /* grows to at most (BEFORE + 1 + AFTER) lines */
 	size_t excerpt_len;
 	int after_left;
+	/* A report's first event has a signature; a panic or Oops that follows
+	 * it within CONSOLE_REPORT_LINES lines (or the hard-lockup panic after
+	 * the hard-lockup report) is part of that report: part_of is the
+	 * report's index, else -1. */
+	struct bug_signature sig;
+	int part_of;
 };
 
 struct console_events {
@@ -18,6 +25,8 @@ struct console_events {
 	int before_n, before_pos;
 	struct event ev[CONSOLE_EVENTS_MAX];
 	int n_kept, n_seen;
+	int report;	  /* index of the last report's event, or -1 */
+	int since_report; /* lines since it began */
 	bool restart, power_down, halt;
 };
 
@@ -59,6 +68,20 @@ static const char *message_of(const char *line)
 	return s;
 }
 
+/* The message from the scanner's marker on ("watchdog: BUG: soft lockup"
+ * -> "BUG: soft lockup ..."), for the signature's headline. */
+static const char *msg_at_marker(const char *msg, const char *kind)
+{
+	for (size_t i = 0; i < ELEMENTSOF(markers); i++) {
+		if (strcmp(markers[i].kind, kind) != 0 || markers[i].at_start)
+			continue;
+		const char *m = strstr(msg, markers[i].marker);
+		if (m)
+			return m;
+	}
+	return msg;
+}
+
 const char *console_line_kind(const char *line)
 {
 	const char *msg = message_of(line);
@@ -78,7 +101,10 @@ const char *console_line_kind(const char *line)
 
 struct console_events *console_events_new(void)
 {
-	return calloc(1, sizeof(struct console_events));
+	struct console_events *ce = calloc(1, sizeof(struct console_events));
+	if (ce)
+		ce->report = -1;
+	return ce;
 }
 
 void console_events_free(struct console_events *ce)
@@ -120,11 +146,32 @@ static void handle_line(struct console_events *ce, const char *line)
 		ce->halt = true;
 
 	const char *kind = console_line_kind(line);
+	/* Whether this event continues the current report (see struct event). */
+	bool continues = false;
+	if (kind && ce->report >= 0 && ce->since_report < CONSOLE_REPORT_LINES) {
+		const struct event *r = &ce->ev[ce->report];
+		/* The NMI watchdog's own panic is a hard_lockup line too. */
+		continues = strcmp(kind, "panic") == 0 || strcmp(kind, "oops") == 0 ||
+			    (strcmp(kind, "hard_lockup") == 0 && strcmp(r->kind, kind) == 0);
+	}
+	if (!kind || continues)
+		for (int i = 0; i < ce->n_kept; i++)
+			bug_signature_line(&ce->ev[i].sig, msg);
+	ce->since_report++;
 	if (kind) {
 		ce->n_seen++;
 		if (ce->n_kept < CONSOLE_EVENTS_MAX) {
 			struct event *e = &ce->ev[ce->n_kept++];
 			e->kind = kind;
+			e->part_of = continues ? ce->report : -1;
+			if (!continues) {
+				/* A new report: the ones before it stop reading. */
+				for (int i = 0; i < ce->n_kept - 1; i++)
+					ce->ev[i].sig.lines_left = 0;
+				bug_signature_begin(&e->sig, kind, msg_at_marker(msg, kind));
+				ce->report = ce->n_kept - 1;
+				ce->since_report = 0;
+			}
 			snprintf(e->line, sizeof(e->line), "%s", line);
 			int start = ce->before_n < CONSOLE_EXCERPT_BEFORE ? 0 : ce->before_pos;
 			for (int k = 0; k < ce->before_n; k++)
@@ -138,6 +185,27 @@ static void handle_line(struct console_events *ce, const char *line)
 	ce->before_pos = (ce->before_pos + 1) % CONSOLE_EXCERPT_BEFORE;
 	if (ce->before_n < CONSOLE_EXCERPT_BEFORE)
 		ce->before_n++;
+}
+
+void console_events_begin_hang(struct console_events *ce, int silent_s)
+{
+	ce->n_seen++;
+	if (ce->n_kept >= CONSOLE_EVENTS_MAX)
+		return;
+	for (int i = 0; i < ce->n_kept; i++)
+		ce->ev[i].sig.lines_left = 0;
+	struct event *e = &ce->ev[ce->n_kept++];
+	e->kind = "hang";
+	e->part_of = -1;
+	snprintf(e->line, sizeof(e->line),
+		 "schedlab: no heartbeat and no console output for %d s; NMI sent for the "
+		 "backtraces of all CPUs",
+		 silent_s);
+	excerpt_append(e, e->line);
+	e->after_left = CONSOLE_HANG_AFTER;
+	bug_signature_begin(&e->sig, "hang", e->line);
+	ce->report = ce->n_kept - 1;
+	ce->since_report = 0;
 }
 
 void console_events_feed(struct console_events *ce, const void *buf, size_t len)
@@ -167,6 +235,21 @@ void console_events_finish(struct console_events *ce)
 	}
 }
 
+/* {"id","kind","title","location"?} of a report, settled on a copy: the
+ * scanner may still be reading its lines. */
+static json_object *signature_to_json(const struct bug_signature *sig)
+{
+	struct bug_signature s = *sig;
+	bug_signature_end(&s);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(s.id));
+	json_object_object_add(o, "kind", json_object_new_string(s.kind));
+	json_object_object_add(o, "title", json_object_new_string(s.title));
+	if (s.location[0])
+		json_object_object_add(o, "location", json_object_new_string(s.location));
+	return o;
+}
+
 json_object *console_events_to_json(const struct console_events *ce)
 {
 	json_object *a = json_object_new_array();
@@ -177,6 +260,10 @@ json_object *console_events_to_json(const struct console_events *ce)
 		json_object_object_add(o, "line", json_object_new_string(e->line));
 		json_object_object_add(o, "excerpt",
 				       json_object_new_string(e->excerpt ? e->excerpt : e->line));
+		if (e->part_of >= 0)
+			json_object_object_add(o, "part_of", json_object_new_int(e->part_of));
+		else
+			json_object_object_add(o, "signature", signature_to_json(&e->sig));
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -14,6 +14,8 @@
 #define CONSOLE_EVENTS_MAX     32  /* events kept; later ones are only counted */
 #define CONSOLE_EXCERPT_BEFORE 4   /* lines before the event line in its excerpt */
 #define CONSOLE_EXCERPT_AFTER  24  /* lines after it */
+#define CONSOLE_REPORT_LINES   100 /* a panic/Oops this close to a report is part of it */
+#define CONSOLE_HANG_AFTER     160 /* lines of a hang's backtraces kept in its excerpt */
 
 /* The kind of event line is, or NULL: "panic", "oops", "bug", "warning",
  * "soft_lockup", "hard_lockup", "hung_task", "rcu_stall". line has no '\n';
@@ -28,11 +30,20 @@ void console_events_free(struct console_events *ce);
 
 /* Feeds raw console bytes in any chunking ('\r' is dropped, '\n' ends a line). */
 void console_events_feed(struct console_events *ce, const void *buf, size_t len);
+/* The host found the guest silent for silent_s seconds and is asking it for
+ * backtraces (guest_run.c): starts an event of kind "hang" whose excerpt
+ * keeps the next CONSOLE_HANG_AFTER lines and whose signature ("hang in F",
+ * kind "hang") names the first meaningful function they show. */
+void console_events_begin_hang(struct console_events *ce, int silent_s);
 /* Ends the stream: a last line without '\n' is scanned too. */
 void console_events_finish(struct console_events *ce);
 
 /* A new reference to a JSON array of {"kind","line","excerpt"} (excerpt: the
- * lines around the event joined with '\n'), in the order seen. */
+ * lines around the event joined with '\n'), in the order seen. An event that
+ * begins a report also has "signature": {"id","kind","title","location"?}
+ * (bug_signature.h); one that continues the report before it (the panic
+ * after an Oops, the Oops after "BUG: kernel NULL pointer dereference") has
+ * "part_of": that event's index instead. */
 json_object *console_events_to_json(const struct console_events *ce);
 /* Whether an event of kind was seen; the number of events seen (kept or not). */
 bool console_events_has(const struct console_events *ce, const char *kind);

@@ -27,7 +27,7 @@ struct guest_xml_params {
  * watchdog would otherwise switch clocksources in the middle of a run. */
 #define GUEST_BASE_CMDLINE                                                                         \
 	"console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 printk.time=1 "               \
-	"tsc=reliable"
+	"tsc=reliable unknown_nmi_panic=1 panic_print=0x40"
 
 /* Builds the domain XML into *ret_xml (malloc'd). Values are XML-escaped;
  * a bad name, accelerator or size is an ERR_INVALID error naming it. */

@@ -67,6 +67,11 @@ struct guest_state {
 	char payload_error[256];
 	bool hello, summary, saw_linux;
 	double t_hello;
+	/* Liveness (docs/kernel-bugs.md): the last time any byte arrived on
+	 * either port, and whether the agent sends heartbeat frames (its hello
+	 * said so, or one arrived). */
+	double t_activity;
+	bool heartbeat;
 	char line_start[16]; /* first bytes of the current console line, for "Linux version" */
 	size_t line_start_len;
 };
@@ -105,6 +110,7 @@ int guest_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int deta
 /* guest.c */
 
 /* Fills o from the finished run and closes s to late callbacks. Under
- * s->lock. */
+ * s->lock. silent_s > 0: the run was ended by the silence rule after that
+ * many seconds without output (status hung whatever the console says). */
 void guest_outcome_fill(struct guest_state *s, struct guest_outcome *o, bool hung, int deadline_s,
-			bool probe);
+			bool probe, int silent_s);

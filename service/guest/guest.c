@@ -61,7 +61,7 @@ json_object *guest_outcome_to_json(const struct guest_outcome *o)
 
 /* Fills the outcome from the finished run. Called under r->lock. */
 void guest_outcome_fill(struct guest_state *r, struct guest_outcome *o, bool hung, int deadline_s,
-			bool probe)
+			bool probe, int silent_s)
 {
 	const char *perr = NULL;
 	int nerr;
@@ -118,6 +118,16 @@ void guest_outcome_fill(struct guest_state *r, struct guest_outcome *o, bool hun
 		if (strcmp(status, "ok") != 0 &&
 		    asprintf(&reason, "The probe saw no kernel output within %d s.", deadline_s) <
 			0)
+			reason = NULL;
+	} else if (silent_s > 0) {
+		/* The NMI's backtraces end in a panic ("NMI: Not continuing"):
+		 * the kernel stopped first, so this is a hang. */
+		status = "hung";
+		if (asprintf(&reason,
+			     "The guest sent no heartbeat and no console output for %d s; the "
+			     "host asked its kernel for backtraces of all CPUs (an NMI) and "
+			     "destroyed it.",
+			     silent_s) < 0)
 			reason = NULL;
 	} else if (panic_line) {
 		status = "panic";

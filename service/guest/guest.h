@@ -63,7 +63,16 @@ struct guest_spec {
 	/* Probe mode (accel.c): the run ends, status ok, at the first sign of a
 	 * kernel that boots: a "Linux version" console line or the hello frame. */
 	bool probe;
+	/* The silence rule (docs/kernel-bugs.md): once the agent's hello has
+	 * promised heartbeats, this many seconds with no byte on either port make
+	 * the host ask the kernel for backtraces of all CPUs (an NMI) and end
+	 * the run as hung. 0: GUEST_SILENCE_DEFAULT_S; never beyond the
+	 * deadline. */
+	int silence_s;
 };
+
+#define GUEST_SILENCE_DEFAULT_S 30
+#define GUEST_NMI_GRACE_S	15 /* after the NMI, for the backtraces to arrive */
 
 struct guest_outcome {
 	char status[GUEST_STATUS_LEN]; /* ok hung panic crashed error */

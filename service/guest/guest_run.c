@@ -88,6 +88,13 @@ static int stage_files(const struct guest_spec *s, char **ret_dir, char **ret_ke
 	return 0;
 }
 
+/* A failed NMI leaves the run to the deadline; it is worth a line. */
+static void guest_log_nmi_failure(const char *name)
+{
+	fprintf(stderr, "schedlab: could not send an NMI to the guest '%s': %s\n", name,
+		guest_virt_error());
+}
+
 int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_outcome **ret,
 	      struct sl_error *err)
 {
@@ -188,7 +195,13 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	struct interference itf;
 	interference_begin(&itf, dom, !uri || strstr(uri, ":///") != NULL);
 	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
+	int silence = s->silence_s > 0 ? s->silence_s : GUEST_SILENCE_DEFAULT_S;
+	if (silence > s->deadline_s)
+		silence = s->deadline_s;
+	double t_nmi = 0;
+	int silent_s = 0;
 	pthread_mutex_lock(&r->lock);
+	r->t_activity = t_resume;
 	for (;;) {
 		double t = time_monotonic_s();
 		if (r->stopped) {
@@ -216,9 +229,24 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			pthread_mutex_lock(&r->lock);
 			r->stopped = true;
 			continue;
-		} else if (t >= deadline) {
+		} else if (t >= deadline || (t_nmi && t - t_nmi > GUEST_NMI_GRACE_S)) {
 			hung = true;
 			break;
+		} else if (!t_nmi && !s->probe && r->heartbeat && t - r->t_activity >= silence) {
+			/* The silence rule: the kernel is stuck. Ask every CPU for
+			 * its backtrace before the guest goes (unknown_nmi_panic
+			 * on the command line: the kernel dumps the interrupted
+			 * stack and panics), and mark the console for the hang's
+			 * signature. */
+			t_nmi = t;
+			silent_s = (int)(t - r->t_activity + 0.5);
+			console_events_begin_hang(r->ce, silent_s);
+			pthread_mutex_unlock(&r->lock);
+			if (virDomainInjectNMI(dom, 0) < 0)
+				guest_log_nmi_failure(name);
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			continue;
 		} else if (s->cancelled && s->cancelled(s->userdata)) {
 			cancelled = true;
 			break;
@@ -274,7 +302,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		o->boot_s = r->t_hello - t_create;
 		o->agent_start_s = r->t_hello - t_resume;
 	}
-	guest_outcome_fill(r, o, hung, s->deadline_s, s->probe);
+	guest_outcome_fill(r, o, hung || t_nmi, s->deadline_s, s->probe, silent_s);
 	pthread_mutex_unlock(&r->lock);
 	*ret = TAKE_PTR(o);
 	rc = 0;

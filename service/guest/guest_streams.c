@@ -122,6 +122,12 @@ void guest_state_pop_frames(struct guest_state *r)
 {
 	struct frame f;
 	while (frame_parser_next(r->fp, &f) == 1) {
+		if (strcmp(f.kind, "heartbeat") == 0) {
+			/* Liveness only: neither kept nor counted. */
+			r->heartbeat = true;
+			frame_clear(&f);
+			continue;
+		}
 		if (r->n_frames >= GUEST_MAX_FRAMES) {
 			r->dropped_frames++;
 			frame_clear(&f);
@@ -139,6 +145,10 @@ void guest_state_pop_frames(struct guest_state *r)
 		if (strcmp(f.kind, "hello") == 0 && !r->hello) {
 			r->hello = true;
 			r->t_hello = time_monotonic_s();
+			/* An agent that promises heartbeats arms the silence
+			 * rule now: the kernel may hang before the first one. */
+			if (payload && json_object_object_get(payload, "heartbeat_s"))
+				r->heartbeat = true;
 		} else if (strcmp(f.kind, "summary") == 0 && payload) {
 			r->summary = true;
 		}
@@ -161,6 +171,7 @@ static void stream_cb(virStreamPtr st, int events, void *opaque)
 		if (r->closed) {
 			/* The outcome was taken; drop what still arrives. */
 		} else if (n > 0) {
+			r->t_activity = time_monotonic_s();
 			if (sr->which == GUEST_STREAM_CONSOLE) {
 				console_bytes(r, buf, (size_t)n);
 			} else {

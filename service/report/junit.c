@@ -314,6 +314,49 @@ static void write_verdict(FILE *f, json_object *result, struct junit_counts *n)
 	free(text);
 }
 
+/* One <testcase> per kernel bug signature (docs/kernel-bugs.md): a
+ * <failure type="kernel_bug"> when a candidate shows it and the baseline
+ * never did (it fails the verdict), <system-out> otherwise. */
+static void write_signatures(FILE *f, json_object *sigs, struct junit_counts *n)
+{
+	size_t len =
+	    json_object_is_type(sigs, json_type_array) ? json_object_array_length(sigs) : 0;
+	for (size_t i = 0; i < len; i++) {
+		json_object *s = json_object_array_get_idx(sigs, i);
+		const char *title = str(s, "title") ? str(s, "title") : "?";
+		const char *kind = str(s, "kind") ? str(s, "kind") : "bug";
+		json_object *new_in = member(s, "new_in");
+		size_t n_new = json_object_is_type(new_in, json_type_array)
+				   ? json_object_array_length(new_in)
+				   : 0;
+		n->tests++;
+		testcase_open(f, "signatures", kind, title);
+		fputs(">\n", f);
+		char msg[800];
+		int w =
+		    snprintf(msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
+			     str(s, "location") ? " at " : "",
+			     str(s, "location") ? str(s, "location") : "", (int)num(s, "runs", 0),
+			     n_new ? "never in the baseline; in" : "seen in the baseline too");
+		for (size_t k = 0; k < n_new && w > 0 && (size_t)w < sizeof(msg); k++)
+			w += snprintf(msg + w, sizeof(msg) - (size_t)w, " '%s'",
+				      json_object_get_string(json_object_array_get_idx(new_in, k)));
+		const char *excerpt = str(member(s, "first"), "excerpt");
+		if (n_new) {
+			n->failures++;
+			element(f, "failure", "kernel_bug", msg, excerpt ? excerpt : msg);
+		} else {
+			system_out(f, msg);
+		}
+		fputs("    </testcase>\n", f);
+	}
+}
+
+static void fill_signatures(FILE *f, void *ctx, struct junit_counts *n)
+{
+	write_signatures(f, ctx, n);
+}
+
 /* Writes one <testsuite> with the body that fill writes. */
 typedef void (*suite_fill_t)(FILE *f, void *ctx, struct junit_counts *n);
 
@@ -398,6 +441,10 @@ int junit_from_result(json_object *result, char **ret_xml)
 				break;
 		}
 	}
+	json_object *sigs = member(result, "signatures");
+	if (r == 0 && json_object_is_type(sigs, json_type_array) &&
+	    json_object_array_length(sigs) > 0)
+		r = write_suite(f, "signatures", fill_signatures, sigs, &total);
 	if (r == 0 && member(result, "verdict"))
 		r = write_suite(f, "verdict", fill_verdict, result, &total);
 	fclose(f);

@@ -23,6 +23,11 @@
  *       <testcase ... name="runs">          <skipped/> a variant whose kernel
  *                                           did not build (the kernel's
  *                                           testcase carries the failure)
+ *     <testsuite name="signatures">         when the result has kernel bug signatures
+ *       <testcase classname="schedlab.signatures.KIND" name="TITLE">
+ *         <failure type="kernel_bug" message=...>first excerpt</failure>
+ *                                           a candidate shows it, the baseline never
+ *         <system-out>                      the baseline shows it too
  *     <testsuite name="verdict">
  *       <testcase classname="schedlab" name="verdict">
  *         <failure type="fail"> | <skipped message="inconclusive"> | passes,

@@ -7,6 +7,7 @@
  *                    and the charts of each workload, by tool
  *   report_compare.c the comparison table
  *   report_runs.c    the runs and the failed runs
+ *   report_signatures.c the kernel bug signatures
  *   charts.c         what every chart shares (values, figures, histograms)
  *   charts_<tool>.c  the charts of one tool
  *
@@ -71,6 +72,8 @@ void report_put_pre(struct html_buf *o, const char *text);
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c);
 void report_section_runs(struct html_buf *o, struct report_ctx *c);
 void report_section_failed(struct html_buf *o, struct report_ctx *c);
+/* report_signatures.c: the kernel bug signatures, when the result has any. */
+void report_section_signatures(struct html_buf *o, struct report_ctx *c);
 
 /* ---- charts.c ---- */
 

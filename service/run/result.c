@@ -6,6 +6,7 @@
 
 #include "run/result.h"
 #include "compare/compare.h"
+#include "compare/signatures.h"
 #include "run/environment.h"
 
 static json_object *get(json_object *o, const char *k)
@@ -166,6 +167,11 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 	}
 	build_reasons(result, job, reasons);
 	bool build_failed = json_object_array_length(reasons) > 0;
+	/* Kernel bugs (docs/kernel-bugs.md): a signature a candidate shows and
+	 * the baseline never does fails the job, whatever the metrics say. */
+	_cleanup_json_ json_object *signatures = signatures_collect(variants, job->baseline->name);
+	_cleanup_json_ json_object *sig_reasons = json_object_new_array();
+	bool kernel_bugs = signatures_gate(signatures, job->baseline->name, sig_reasons) > 0;
 
 	json_object *comparisons = NULL, *cmp_reasons = NULL;
 	char verdict[16];
@@ -180,7 +186,7 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 		size_t n = json_object_array_length(cmp_reasons);
 		/* compare_result() ends a pass with a sentence that all is well: the
 		 * kernels that did not build say otherwise. */
-		if (build_failed && strcmp(verdict, "pass") == 0 && n > 0)
+		if ((build_failed || kernel_bugs) && strcmp(verdict, "pass") == 0 && n > 0)
 			n--;
 		for (size_t i = 0; i < n; i++)
 			json_object_array_add(
@@ -189,6 +195,11 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 		if (build_failed)
 			snprintf(verdict, sizeof(verdict), "fail");
 	}
+	for (size_t i = 0; i < json_object_array_length(sig_reasons); i++)
+		json_object_array_add(reasons,
+				      json_object_get(json_object_array_get_idx(sig_reasons, i)));
+	if (kernel_bugs)
+		snprintf(verdict, sizeof(verdict), "fail");
 	json_object_object_foreach(variants, sname, sv)
 	{
 		int skipped = json_object_get_int(get(sv, "skipped_runs"));
@@ -200,6 +211,7 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 	json_object_object_add(result, "comparisons", comparisons);
 	json_object_object_add(result, "verdict", json_object_new_string(verdict));
 	json_object_object_add(result, "verdict_reasons", TAKE_PTR(reasons));
+	json_object_object_add(result, "signatures", TAKE_PTR(signatures));
 	return 0;
 }
 

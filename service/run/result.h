@@ -52,7 +52,10 @@ int result_add_run(json_object *result, const struct run_key *key, json_object *
  * "not_built" (run_skip.h) are not compared: each fails the verdict with a
  * reason naming the variant, its kernel, the build status and the detail;
  * with no other candidate left there is nothing to compare at all
- * (comparisons []). Skipped runs (skipped_runs) get a reason each variant. */
+ * (comparisons []). Skipped runs (skipped_runs) get a reason each variant.
+ * It also adds the job's kernel bug "signatures" (compare/signatures.h) and
+ * each run's signature ids; a signature a candidate shows and the baseline
+ * never does fails the verdict with a reason naming it. */
 int result_compare(json_object *result, const struct job *job, struct sl_error *err);
 
 /* Adds started_at and finished_at (ISO 8601 UTC, as now_iso gives them). */

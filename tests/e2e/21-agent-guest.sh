@@ -12,6 +12,7 @@
 #   - `slice` predicting its slice from the real tunables;
 #   - Debian's dynamic cyclictest and rt-migrate-test running under the agent,
 #     their --json files returned;
+#   - a heartbeat frame every second, none after the summary;
 #   - the guest powering itself off.
 # QEMU is driven directly: libvirt is the guest module's business (and tests).
 set -euo pipefail
@@ -81,9 +82,16 @@ def check(cond, what):
         print("FAIL:", what)
         sys.exit(1)
 
+# Heartbeats (docs/contracts.md 2) come every second between the others,
+# numbered upwards (the garbage workload may spoil one), none after the summary.
+beats = [p["n"] for k, p in frames if k == "heartbeat"]
+check(len(beats) >= 3 and beats == sorted(set(beats)), "heartbeats %r" % beats)
+check(frames[-1][0] == "summary", "a frame after the summary: %r" % frames[-1][0])
+frames = [(k, p) for k, p in frames if k != "heartbeat"]
 kinds = [k for k, _ in frames]
 check(kinds == ["hello"] + ["workload"] * 7 + ["summary"], "frame kinds %r" % kinds)
 hello, s = frames[0][1], frames[-1][1]
+check(hello.get("heartbeat_s") == 1, "hello %r" % hello)
 check(hello["uname"].startswith("6.1."), "hello uname %r" % hello["uname"])
 w = {p["name"]: p for k, p in frames if k == "workload"}
 

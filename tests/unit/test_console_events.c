@@ -209,6 +209,108 @@ static void test_bounds(void **state)
 	console_events_free(NULL);
 }
 
+/* The signature of event i: kind, title, location ("" when none). */
+static const char *sig(json_object *ev, size_t i, const char *key)
+{
+	json_object *s = json_object_object_get(json_object_array_get_idx(ev, i), "signature");
+	json_object *v = json_object_object_get(s, key);
+	return v ? json_object_get_string(v) : "";
+}
+
+/* One golden capture per kind of report (tests/data/console/README): the
+ * signature each gets, in any chunking. */
+static void test_golden_signatures(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *kind, *title, *location;
+		int events;
+	} golden[] = {
+	    {"lockdep-circular-6.1.txt", "lockdep", "possible deadlock in planted_take_b", "", 1},
+	    {"atomic-sleep-6.1.txt", "atomic_sleep",
+	     "BUG: sleeping function called from invalid context in planted_sleep_under_lock",
+	     "kernel/locking/mutex.c:580", 1},
+	    {"warn-sched-6.1.txt", "warn", "WARNING in push_rt_task", "kernel/sched/rt.c:2124", 1},
+	    {"soft-lockup-6.1.txt", "soft_lockup", "BUG: soft lockup in push_rt_tasks", "", 1},
+	    {"hard-lockup-6.1.txt", "hard_lockup", "BUG: hard lockup in push_rt_tasks", "", 3},
+	    {"rcu-stall-6.1.txt", "rcu_stall",
+	     "INFO: rcu detected stall in pick_next_pushable_task", "", 1},
+	    {"hung-task-6.1.txt", "hung_task", "INFO: task hung in planted_work_fn", "", 1},
+	    {"oops-null-deref-6.1.txt", "bug",
+	     "BUG: kernel NULL pointer dereference in pick_next_task_rt", "", 3},
+	    {"panic-sysrq-debian-cloud.txt", "panic", "kernel panic: sysrq triggered crash", "", 1},
+	    {"warning-module-put.txt", "warn", "WARNING in module_put", "kernel/module.c:1108", 1},
+	    {"oops-null-deref.txt", "bug",
+	     "BUG: unable to handle kernel NULL pointer dereference in my_oops_init", "", 2},
+	};
+	for (size_t g = 0; g < ELEMENTSOF(golden); g++) {
+		size_t chunks[] = {1 << 20, 1, 13};
+		for (size_t c = 0; c < ELEMENTSOF(chunks); c++) {
+			json_object *ev = scan(golden[g].file, chunks[c], NULL);
+			print_message("%s: %s / %s / %s\n", golden[g].file, sig(ev, 0, "kind"),
+				      sig(ev, 0, "title"), sig(ev, 0, "location"));
+			assert_int_equal(json_object_array_length(ev), golden[g].events);
+			assert_string_equal(sig(ev, 0, "kind"), golden[g].kind);
+			assert_string_equal(sig(ev, 0, "title"), golden[g].title);
+			assert_string_equal(sig(ev, 0, "location"), golden[g].location);
+			assert_int_equal(strlen(sig(ev, 0, "id")), 16);
+			/* The panic or Oops that ends a report is part of it. */
+			for (size_t i = 1; i < json_object_array_length(ev); i++) {
+				json_object *e = json_object_array_get_idx(ev, i);
+				assert_null(json_object_object_get(e, "signature"));
+				assert_int_equal(
+				    json_object_get_int(json_object_object_get(e, "part_of")), 0);
+			}
+			json_object_put(ev);
+		}
+	}
+}
+
+/* The same bug in three runs, with other timestamps, CPUs and PIDs: one id;
+ * another bug: another id. Two reports on one console: two signatures. */
+static void test_same_bug_same_id(void **state)
+{
+	(void)state;
+	const char *runs[] = {
+	    "[ 1.0] WARNING: CPU: 0 PID: 10 at kernel/sched/rt.c:2124 push_rt_task+0x1/0x2\n",
+	    "[ 9.5] WARNING: CPU: 1 PID: 77 at kernel/sched/rt.c:2124 "
+	    "push_rt_task.part.0+0x3/0x9\n",
+	    "<4>[ 3.3] WARNING: CPU: 1 PID: 5 at kernel/sched/rt.c:2124 push_rt_task+0x1/0x2\n"};
+	char first[17] = "";
+	for (size_t i = 0; i < ELEMENTSOF(runs); i++) {
+		struct console_events *ce = console_events_new();
+		console_events_feed(ce, runs[i], strlen(runs[i]));
+		console_events_finish(ce);
+		json_object *ev = console_events_to_json(ce);
+		if (i == 0)
+			snprintf(first, sizeof(first), "%s", sig(ev, 0, "id"));
+		assert_string_equal(sig(ev, 0, "id"), first);
+		json_object_put(ev);
+		console_events_free(ce);
+	}
+	const char *two = "WARNING: CPU: 0 PID: 1 at kernel/sched/rt.c:9 push_rt_task+0x1/0x2\n"
+			  "---[ end trace 0000000000000000 ]---\n"
+			  "WARNING: CPU: 0 PID: 1 at kernel/sched/core.c:9 set_task_cpu+0x1/0x2\n";
+	struct console_events *ce = console_events_new();
+	console_events_feed(ce, two, strlen(two));
+	console_events_finish(ce);
+	json_object *ev = console_events_to_json(ce);
+	assert_int_equal(json_object_array_length(ev), 2);
+	assert_string_equal(sig(ev, 1, "title"), "WARNING in set_task_cpu");
+	assert_string_not_equal(sig(ev, 1, "id"), first);
+	json_object_put(ev);
+	console_events_free(ce);
+	/* A tab from the console stays out of a title (fuzz_console found it). */
+	ce = console_events_new();
+	const char *tab = "Kernel panic - not syncing: a\tb\n";
+	console_events_feed(ce, tab, strlen(tab));
+	console_events_finish(ce);
+	ev = console_events_to_json(ce);
+	assert_string_equal(sig(ev, 0, "title"), "kernel panic: a b");
+	json_object_put(ev);
+	console_events_free(ce);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +321,8 @@ int main(void)
 	    cmocka_unit_test(test_documented_samples),
 	    cmocka_unit_test(test_line_kinds),
 	    cmocka_unit_test(test_bounds),
+	    cmocka_unit_test(test_golden_signatures),
+	    cmocka_unit_test(test_same_bug_same_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

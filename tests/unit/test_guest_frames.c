@@ -10,6 +10,10 @@
 
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
+#include "util/fs.h"
+
+/* The signature of tests/data/console/hang-nmi-6.1.txt. */
+#define HANG_TITLE "hang in push_rt_task"
 
 /* Parses text as frame 1 of kind "workload"; returns the object (new ref)
  * or NULL with msg filled. */
@@ -134,7 +138,7 @@ static struct guest_outcome *fill(struct guest_state *s)
 	struct guest_outcome *o = calloc(1, sizeof(*o));
 	assert_non_null(o);
 	pthread_mutex_lock(&s->lock);
-	guest_outcome_fill(s, o, false, 60, false);
+	guest_outcome_fill(s, o, false, 60, false, 0);
 	pthread_mutex_unlock(&s->lock);
 	return o;
 }
@@ -184,6 +188,56 @@ static void test_frames_bounded(void **state)
 	guest_state_free(s);
 }
 
+/* Heartbeats (docs/contracts.md 2) arm the silence rule and are neither
+ * kept nor counted against the frame limit; a run ended by the silence rule
+ * is hung, not panic, with the hang's backtrace and a signature naming the
+ * function the CPU was stuck in (docs/kernel-bugs.md). */
+static void test_heartbeat_and_silence(void **state)
+{
+	(void)state;
+	struct guest_state *s = new_state();
+	feed_frame(s, "hello", "{\"agent\":\"schedlab-agent\"}");
+	assert_false(s->heartbeat);
+	guest_state_free(s);
+
+	s = new_state();
+	feed_frame(s, "hello", "{\"agent\":\"schedlab-agent\",\"heartbeat_s\":1}");
+	assert_true(s->heartbeat);
+	for (int i = 0; i < GUEST_MAX_FRAMES + 5; i++)
+		feed_frame(s, "heartbeat", "{\"n\":1}");
+	assert_int_equal(s->n_frames, 1);
+	assert_int_equal(s->dropped_frames, 0);
+
+	char *console = NULL;
+	size_t len = 0;
+	struct sl_error err = {0};
+	if (fs_read_file("data/console/hang-nmi-6.1.txt", 1 << 20, &console, &len, &err) < 0)
+		fail_msg("%s", err.message);
+	console_events_begin_hang(s->ce, 31);
+	console_events_feed(s->ce, console, len);
+	free(console);
+	struct guest_outcome *o = calloc(1, sizeof(*o));
+	pthread_mutex_lock(&s->lock);
+	guest_outcome_fill(s, o, true, 185, false, 31);
+	pthread_mutex_unlock(&s->lock);
+	assert_string_equal(o->status, "hung");
+	assert_non_null(strstr(o->reason, "no heartbeat and no console output for 31 s"));
+	json_object *hang = json_object_array_get_idx(o->events, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(hang, "kind")), "hang");
+	json_object *sig = json_object_object_get(hang, "signature");
+	assert_string_equal(json_object_get_string(json_object_object_get(sig, "kind")), "hang");
+	assert_string_equal(json_object_get_string(json_object_object_get(sig, "title")),
+			    HANG_TITLE);
+	/* The backtrace is in the excerpt; the NMI's panic is part of the hang. */
+	assert_non_null(
+	    strstr(json_object_get_string(json_object_object_get(hang, "excerpt")), "Call Trace:"));
+	json_object *panic = json_object_array_get_idx(o->events, 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(panic, "kind")), "panic");
+	assert_int_equal(json_object_get_int(json_object_object_get(panic, "part_of")), 0);
+	guest_outcome_free(o);
+	guest_state_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +246,7 @@ int main(void)
 	    cmocka_unit_test(test_payload_depth_bound),
 	    cmocka_unit_test(test_frames_into_outcome),
 	    cmocka_unit_test(test_frames_bounded),
+	    cmocka_unit_test(test_heartbeat_and_silence),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -249,6 +249,36 @@ static void test_empty_and_bad(void **state)
 	assert_non_null(strstr(odd, "<failure type=\"unknown\""));
 }
 
+/* Kernel bug signatures (docs/kernel-bugs.md): one new in a candidate is a
+ * failure with its first excerpt; one the baseline shows too is not. */
+static void test_signatures(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *xml = junit(
+	    "{\"job\":{\"name\":\"ci\",\"baseline\":\"base\"},"
+	    "\"variants\":{\"base\":{\"runs\":[]},\"cand\":{\"runs\":[]}},"
+	    "\"signatures\":["
+	    " {\"id\":\"0123456789abcdef\",\"kind\":\"warn\",\"title\":\"WARNING in "
+	    "push_rt_task\",\"location\":\"kernel/sched/rt.c:2124\",\"runs\":3,\"reports\":3,"
+	    "  \"variants\":{\"cand\":3},\"in_baseline\":false,\"new_in\":[\"cand\"],"
+	    "  \"first\":{\"variant\":\"cand\",\"excerpt\":\"WARNING: CPU: 1 <x>\"}},"
+	    " {\"id\":\"fedcba9876543210\",\"kind\":\"lockdep\",\"title\":\"possible deadlock "
+	    "in f\",\"runs\":2,\"reports\":2,\"variants\":{\"base\":1,\"cand\":1},"
+	    "  \"in_baseline\":true,\"new_in\":[],\"first\":{\"variant\":\"base\","
+	    "\"excerpt\":\"x\"}}],"
+	    "\"comparisons\":[],\"verdict\":\"fail\",\"verdict_reasons\":[\"k\"]}");
+	assert_non_null(strstr(xml, "<testsuite name=\"signatures\" tests=\"2\" failures=\"1\""));
+	_cleanup_free_ char *w = testcase(xml, "WARNING in push_rt_task");
+	assert_non_null(strstr(w, "classname=\"schedlab.signatures.warn\""));
+	assert_non_null(
+	    strstr(w, "<failure type=\"kernel_bug\" message=\"WARNING in push_rt_task "
+		      "[warn] at kernel/sched/rt.c:2124: 3 run(s), never in the "
+		      "baseline; in &#39;cand&#39;\">WARNING: CPU: 1 &lt;x&gt;</failure>"));
+	_cleanup_free_ char *l = testcase(xml, "possible deadlock in f");
+	assert_null(strstr(l, "<failure"));
+	assert_non_null(strstr(l, "seen in the baseline too"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +286,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_did_not_build),
 	    cmocka_unit_test(test_pass_is_green_and_noise_policy),
 	    cmocka_unit_test(test_empty_and_bad),
+	    cmocka_unit_test(test_signatures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,6 +232,40 @@ static void test_real_result(void **state)
 	assert_non_null(strstr(html, "0004-sched-rt-add-the-RT_CPUPRI-sched-feature.patch"));
 }
 
+/* The kernel bugs section: one row per signature, the gate, the first
+ * excerpt escaped; none without signatures. */
+static void test_signatures_section(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = json_tokener_parse(
+	    "{\"schema\":\"schedlab.result/v1\",\"job\":{\"name\":\"ci\",\"baseline\":"
+	    "\"base\"},\"variants\":{\"base\":{\"runs\":[]},\"cand\":{\"runs\":[]}},"
+	    "\"signatures\":[{\"id\":\"0123456789abcdef\",\"kind\":\"warn\",\"title\":"
+	    "\"WARNING in push_rt_task\",\"location\":\"kernel/sched/rt.c:2124\",\"runs\":3,"
+	    "\"reports\":3,\"variants\":{\"cand\":3},\"in_baseline\":false,\"new_in\":"
+	    "[\"cand\"],\"first\":{\"variant\":\"cand\",\"key\":\"cand#0\",\"excerpt\":"
+	    "\"WARNING: CPU: 1</pre><script>alert(1)</script>\"}}],"
+	    "\"comparisons\":[],\"verdict\":\"fail\",\"verdict_reasons\":[\"x\"]}");
+	assert_non_null(r);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	if (report_html(r, &html, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_only_report_markup(html);
+	assert_null(strstr(html, "<script"));
+	const char *sec = strstr(html, "<section id=\"kernel-bugs\">");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "<td>warn</td><td>WARNING in push_rt_task</td><td>"
+				    "kernel/sched/rt.c:2124</td><td>cand 3</td><td><span "
+				    "class=\"badge v-fail\">"));
+	assert_non_null(strstr(sec, "new against the baseline"));
+	assert_non_null(strstr(sec, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+	json_object_object_del(r, "signatures");
+	_cleanup_free_ char *clean = NULL;
+	assert_int_equal(report_html(r, &clean, &err), 0);
+	assert_null(strstr(clean, "kernel-bugs"));
+}
+
 static void test_hostile(void **state)
 {
 	(void)state;
@@ -668,6 +702,7 @@ int main(void)
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_signatures_section),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_shared_priorities),
 	    cmocka_unit_test(test_type_confusion),

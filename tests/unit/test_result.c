@@ -13,6 +13,7 @@
 #include "helpers/job_fixture.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
+#include "guest/console_events.h"
 #include "run/placement.h"
 #include "run/result.h"
 #include "run/run_record.h"
@@ -150,8 +151,9 @@ static void test_document_keys(void **state)
 
 	char keys[512];
 	keys_of(result, keys, sizeof(keys));
-	assert_string_equal(keys, "schema,job,kernels,environment,order,variants,placement,"
-				  "comparisons,verdict,verdict_reasons,started_at,finished_at");
+	assert_string_equal(
+	    keys, "schema,job,kernels,environment,order,variants,placement,"
+		  "comparisons,verdict,verdict_reasons,signatures,started_at,finished_at");
 	assert_string_equal(json_object_get_string(get(result, "schema")), "schedlab.result/v1");
 	assert_true(json_object_get_boolean(get(get(get(result, "kernels"), "k"), "cached")));
 	assert_string_equal(
@@ -364,12 +366,110 @@ static void test_one_not_built(void **state)
 	}
 }
 
+/* A run whose console printed text (the scanner's events, signatures in). */
+static json_object *run_printing(const char *variant, int repeat, const char *text)
+{
+	json_object *run = ok_run(variant, repeat, "ok");
+	struct console_events *ce = console_events_new();
+	console_events_feed(ce, text, strlen(text));
+	console_events_finish(ce);
+	json_object_object_add(run, "kernel_events", console_events_to_json(ce));
+	console_events_free(ce);
+	return run;
+}
+
+/* Kernel bug signatures (docs/kernel-bugs.md): the same WARNING in three
+ * candidate runs is one signature counted three times and fails the job by
+ * name; one the baseline shows too is listed and does not. */
+static void test_signatures_gate(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(spec_text);
+	assert_non_null(job);
+	static const char *const warn_push =
+	    "[ 1.0] WARNING: CPU: 1 PID: 17 at kernel/sched/rt.c:2124 push_rt_task+0x1/0x2\n";
+	static const char *const warn_both =
+	    "[ 2.0] WARNING: CPU: 0 PID: 9 at kernel/sched/core.c:77 set_task_cpu+0x1/0x2\n";
+	for (int planted = 0; planted < 2; planted++) {
+		_cleanup_json_ json_object *result = result_new(job);
+		add_built(result, "k");
+		result_set_environment(result, NULL, "tcg");
+		result_begin_runs(result, job, NULL, 0);
+		for (int r = 0; r < 3; r++) {
+			struct run_key k;
+			assert_int_equal(run_key_init("base", r, &k), 0);
+			result_add_run(result, &k,
+				       run_printing("base", r, r == 0 ? warn_both : ""));
+			assert_int_equal(run_key_init("push", r, &k), 0);
+			result_add_run(result, &k,
+				       run_printing("push", r, planted ? warn_push : "booted\n"));
+			assert_int_equal(run_key_init("wake", r, &k), 0);
+			result_add_run(result, &k,
+				       run_printing("wake", r, r == 1 ? warn_both : ""));
+		}
+		assert_int_equal(result_compare(result, job, NULL), 0);
+		result_finish(result, "2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z");
+		json_object *sigs = get(result, "signatures");
+		json_object *reasons = get(result, "verdict_reasons");
+		assert_int_equal(json_object_array_length(sigs), planted ? 2 : 1);
+		json_object *both = json_object_array_get_idx(sigs, 0);
+		assert_string_equal(json_object_get_string(get(both, "title")),
+				    "WARNING in set_task_cpu");
+		assert_true(json_object_get_boolean(get(both, "in_baseline")));
+		assert_int_equal(json_object_get_int(get(both, "runs")), 2);
+		assert_int_equal(json_object_array_length(get(both, "new_in")), 0);
+		assert_string_equal(json_object_get_string(get(get(both, "first"), "variant")),
+				    "base");
+		/* Each run names its signatures by id. */
+		json_object *base0 =
+		    json_object_array_get_idx(get(get(get(result, "variants"), "base"), "runs"), 0);
+		assert_string_equal(
+		    json_object_get_string(json_object_array_get_idx(get(base0, "signatures"), 0)),
+		    json_object_get_string(get(both, "id")));
+		if (!planted) {
+			assert_string_not_equal(json_object_get_string(get(result, "verdict")),
+						"fail");
+			for (size_t i = 0; i < json_object_array_length(reasons); i++)
+				assert_null(strstr(reason_at(result, i), "kernel bug"));
+		} else {
+			json_object *push = json_object_array_get_idx(sigs, 1);
+			assert_string_equal(json_object_get_string(get(push, "kind")), "warn");
+			assert_string_equal(json_object_get_string(get(push, "location")),
+					    "kernel/sched/rt.c:2124");
+			assert_int_equal(json_object_get_int(get(push, "runs")), 3);
+			assert_int_equal(json_object_get_int(get(get(push, "variants"), "push")),
+					 3);
+			assert_false(json_object_get_boolean(get(push, "in_baseline")));
+			assert_string_equal(json_object_get_string(
+						json_object_array_get_idx(get(push, "new_in"), 0)),
+					    "push");
+			assert_non_null(
+			    strstr(json_object_get_string(get(get(push, "first"), "excerpt")),
+				   "push_rt_task+0x1/0x2"));
+			assert_string_equal(json_object_get_string(get(result, "verdict")), "fail");
+			bool said = false;
+			for (size_t i = 0; i < json_object_array_length(reasons); i++) {
+				said |=
+				    strstr(
+					reason_at(result, i),
+					"Variant 'push': kernel bug 'WARNING in push_rt_task' "
+					"(warn, kernel/sched/rt.c:2124) in 3 run(s), never in the "
+					"baseline 'base'") != NULL;
+				assert_null(
+				    strstr(reason_at(result, i), "WARNING in set_task_cpu"));
+			}
+			assert_true(said);
+		}
+		assert_schema_valid(result);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_order_interleaves), cmocka_unit_test(test_run_record_keys),
 	    cmocka_unit_test(test_document_keys),     cmocka_unit_test(test_nothing_built),
-	    cmocka_unit_test(test_one_not_built),
+	    cmocka_unit_test(test_one_not_built),     cmocka_unit_test(test_signatures_gate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,16 +81,44 @@ static void agent_log(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* One frame at a time on the results port: the heartbeat thread writes
+ * between the main thread's frames, never inside one. */
+static pthread_mutex_t frame_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void send_frame(struct agent *a, const char *kind, json_object *payload)
 {
 	size_t len = 0;
 	const char *s = json_object_to_json_string_length(
 	    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	pthread_mutex_lock(&frame_lock);
 	int r = frame_write(a->frame_fd, kind, s, len);
+	pthread_mutex_unlock(&frame_lock);
 
 	if (r < 0)
 		agent_log("could not send the '%s' frame of %zu bytes: %s", kind, len,
 			  strerror(-r));
+}
+
+/* The heartbeat (docs/contracts.md 2): a "heartbeat" frame {"n": N} every
+ * AGENT_HEARTBEAT_S while the agent runs, so the host tells a guest that is
+ * busy from one whose kernel stopped (docs/kernel-bugs.md). A plain thread
+ * of normal priority: when it cannot run for half a minute, the kernel is
+ * what is stuck. No allocation: frame_write() and snprintf() only. */
+#define AGENT_HEARTBEAT_S 1
+static void *heartbeat_main(void *arg)
+{
+	struct agent *a = arg;
+	unsigned long n = 0;
+	char payload[40];
+
+	for (;;) {
+		sleep(AGENT_HEARTBEAT_S);
+		int len = snprintf(payload, sizeof(payload), "{\"n\":%lu}", ++n);
+		pthread_mutex_lock(&frame_lock);
+		frame_write(a->frame_fd, "heartbeat", payload, (size_t)len);
+		pthread_mutex_unlock(&frame_lock);
+	}
+	return NULL;
 }
 
 /* Mounts what the workloads and this agent need. A failure is an error in
@@ -530,7 +559,16 @@ int main(int argc, char **argv)
 	json_object_object_add(hello, "agent", json_object_new_string("schedlab-agent"));
 	json_object_object_add(hello, "version", json_object_new_string(AGENT_VERSION));
 	json_object_object_add(hello, "uname", json_object_new_string(a.uname));
+	/* The host arms its silence rule on this: a workload may hang the
+	 * kernel before the first heartbeat leaves. */
+	if (!a.host_mode)
+		json_object_object_add(hello, "heartbeat_s",
+				       json_object_new_int(AGENT_HEARTBEAT_S));
 	send_frame(&a, "hello", hello);
+	/* In a guest only: host mode writes a file that tests read frame by frame. */
+	pthread_t heartbeat;
+	if (!a.host_mode && pthread_create(&heartbeat, NULL, heartbeat_main, &a) == 0)
+		pthread_detach(heartbeat);
 
 	plan_path = a.plan_path ? strdup(a.plan_path) : agent_path(a.root, AGENT_PLAN_PATH);
 	r = agent_read_file(plan_path, PLAN_MAX_BYTES, &text, &len);
@@ -553,6 +591,9 @@ int main(int argc, char **argv)
 		json_object_object_add(summary, "workloads", json_object_new_int(0));
 	}
 	send_summary(&a, summary, plan ? plan->run_id : NULL);
+	/* No heartbeat after the summary: a frame cut off by the power-off would
+	 * read as a transport error. Held until the end. */
+	pthread_mutex_lock(&frame_lock);
 	r = summary_error_count(summary) + a.workload_errors > 0 ? 1 : 0;
 	agent_plan_free(plan);
 	agent_log("done");

@@ -1,0 +1,155 @@
+/* Kernel bug signatures across runs: see signatures.h. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare/signatures.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static int get_int(json_object *o, const char *k)
+{
+	return json_object_get_int(get(o, k));
+}
+
+static void add_int(json_object *o, const char *k, int delta)
+{
+	json_object_object_add(o, k, json_object_new_int(get_int(o, k) + delta));
+}
+
+static bool array_has(json_object *a, const char *s)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(a, i)), s) == 0)
+			return true;
+	return false;
+}
+
+/* The signature with id in all (an id -> entry index), or a new one. */
+static json_object *entry_for(json_object *all, json_object *by_id, json_object *sig,
+			      json_object *event, const char *vname, json_object *run)
+{
+	const char *id = get_str(sig, "id");
+	json_object *idx = get(by_id, id);
+	if (idx)
+		return json_object_array_get_idx(all, (size_t)json_object_get_int(idx));
+	if (json_object_array_length(all) >= SIGNATURES_MAX)
+		return NULL;
+	json_object *e = json_object_new_object();
+	json_object_object_add(e, "id", json_object_new_string(id));
+	const char *keys[] = {"kind", "title", "location"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (get_str(sig, keys[i]))
+			json_object_object_add(e, keys[i],
+					       json_object_new_string(get_str(sig, keys[i])));
+	json_object_object_add(e, "runs", json_object_new_int(0));
+	json_object_object_add(e, "reports", json_object_new_int(0));
+	json_object_object_add(e, "variants", json_object_new_object());
+	json_object *first = json_object_new_object();
+	json_object_object_add(first, "variant", json_object_new_string(vname));
+	const char *rkeys[] = {"key", "run_id"};
+	for (size_t i = 0; i < 2; i++)
+		if (get_str(run, rkeys[i]))
+			json_object_object_add(first, rkeys[i],
+					       json_object_new_string(get_str(run, rkeys[i])));
+	const char *ex = get_str(event, "excerpt");
+	json_object_object_add(first, "excerpt", json_object_new_string(ex ? ex : ""));
+	json_object_object_add(e, "first", first);
+	json_object_object_add(by_id, id, json_object_new_int((int)json_object_array_length(all)));
+	json_object_array_add(all, e);
+	return e;
+}
+
+json_object *signatures_collect(json_object *variants, const char *baseline)
+{
+	json_object *all = json_object_new_array();
+	json_object *by_id = json_object_new_object();
+	int more = 0;
+	json_object_object_foreach(variants, vname, v)
+	{
+		json_object *runs = get(v, "runs");
+		for (size_t r = 0; json_object_is_type(runs, json_type_array) &&
+				   r < json_object_array_length(runs);
+		     r++) {
+			json_object *run = json_object_array_get_idx(runs, r);
+			json_object *events = get(run, "kernel_events");
+			json_object *ids = json_object_new_array();
+			for (size_t i = 0; json_object_is_type(events, json_type_array) &&
+					   i < json_object_array_length(events);
+			     i++) {
+				json_object *ev = json_object_array_get_idx(events, i);
+				json_object *sig = get(ev, "signature");
+				if (!get_str(sig, "id") || !get_str(sig, "title"))
+					continue;
+				json_object *e = entry_for(all, by_id, sig, ev, vname, run);
+				if (!e) {
+					more++;
+					continue;
+				}
+				add_int(e, "reports", 1);
+				const char *id = get_str(sig, "id");
+				if (array_has(ids, id))
+					continue;
+				json_object_array_add(ids, json_object_new_string(id));
+				add_int(e, "runs", 1);
+				add_int(get(e, "variants"), vname, 1);
+			}
+			json_object_object_add(run, "signatures", ids);
+		}
+	}
+	size_t n = json_object_array_length(all);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(all, i);
+		json_object *per = get(e, "variants");
+		bool in_baseline = get_int(per, baseline) > 0;
+		json_object *new_in = json_object_new_array();
+		json_object_object_foreach(per, name, count)
+		{
+			(void)count;
+			if (!in_baseline && strcmp(name, baseline) != 0)
+				json_object_array_add(new_in, json_object_new_string(name));
+		}
+		json_object_object_add(e, "in_baseline", json_object_new_boolean(in_baseline));
+		json_object_object_add(e, "new_in", new_in);
+	}
+	if (more > 0 && n > 0)
+		json_object_object_add(json_object_array_get_idx(all, n - 1), "more",
+				       json_object_new_int(more));
+	json_object_put(by_id);
+	return all;
+}
+
+int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons)
+{
+	int n = 0;
+	for (size_t i = 0; i < json_object_array_length(signatures); i++) {
+		json_object *e = json_object_array_get_idx(signatures, i);
+		json_object *new_in = get(e, "new_in");
+		for (size_t k = 0; k < json_object_array_length(new_in); k++) {
+			const char *vname =
+			    json_object_get_string(json_object_array_get_idx(new_in, k));
+			int runs = get_int(get(e, "variants"), vname);
+			const char *loc = get_str(e, "location");
+			char buf[1200];
+			snprintf(
+			    buf, sizeof(buf),
+			    "Variant '%s': kernel bug '%s' (%s%s%s) in %d run(s), never in the "
+			    "baseline '%s' [signature %s].",
+			    vname, get_str(e, "title"), get_str(e, "kind"), loc ? ", " : "",
+			    loc ? loc : "", runs, baseline, get_str(e, "id"));
+			json_object_array_add(reasons, json_object_new_string(buf));
+			n++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,508 @@
+/* Kernel bug signatures: see bug_signature.h and docs/kernel-bugs.md. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "guest/bug_signature.h"
+#include "util/hash.h"
+#include "util/macro.h"
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Lockdep's own headlines (kernel/locking/lockdep.c, kernel/rcu/update.c)
+ * after "WARNING: " or "BUG: ", and the title each gets (syzkaller's). */
+static const struct {
+	const char *headline, *title;
+} lockdep_headlines[] = {
+    {"possible circular locking dependency detected", "possible deadlock"},
+    {"possible recursive locking detected", "possible deadlock"},
+    {"possible irq lock inversion dependency detected", "possible deadlock"},
+    {"inconsistent lock state", "inconsistent lock state"},
+    {"bad unlock balance detected", "bad unlock balance"},
+    {"bad contention detected", "bad contention"},
+    {"held lock freed", "held lock freed"},
+    {"lock held when returning to user space", "lock held when returning to user space"},
+    {"suspicious RCU usage", "suspicious RCU usage"},
+    {"Nested lock was not taken", "nested lock was not taken"},
+    {"still has locks held", "still has locks held"},
+};
+
+/* "HARDIRQ-safe -> HARDIRQ-unsafe lock order detected" and its siblings. */
+static bool lockdep_lock_order(const char *rest)
+{
+	return strstr(rest, "-safe -> ") && strstr(rest, "lock order detected");
+}
+
+/* Copies at most n bytes of src into dst (size dsize), trims trailing
+ * blanks and punctuation a headline does not need. */
+static void copy_trimmed(char *dst, size_t dsize, const char *src, size_t n)
+{
+	if (n >= dsize)
+		n = dsize - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	while (n > 0 && strchr(" \t,:;!.", dst[n - 1]))
+		dst[--n] = '\0';
+}
+
+/* The describing part of "BUG: DESCRIPTION ...": up to where per-instance
+ * values start (an address, a CPU, a task, a bracket). */
+static size_t description_len(const char *d)
+{
+	static const char *const cuts[] = {
+	    ":",  ",", "[", "!", " at ", " for address", " on CPU", " on cpu", " in process ",
+	    " - "};
+	size_t n = strlen(d);
+	for (size_t i = 0; i < ELEMENTSOF(cuts); i++) {
+		const char *c = strstr(d, cuts[i]);
+		if (c && (size_t)(c - d) < n)
+			n = (size_t)(c - d);
+	}
+	return n;
+}
+
+/* "file.c:123" at p (up to a blank, '!' or the end) into location. */
+static const char *take_location(struct bug_signature *s, const char *p)
+{
+	size_t n = strcspn(p, " \t!");
+	const char *colon = memchr(p, ':', n);
+	if (!colon || colon == p || !isdigit((unsigned char)colon[1]))
+		return p;
+	copy_trimmed(s->location, sizeof(s->location), p, n);
+	return p + n;
+}
+
+bool bug_signature_frame(const char *msg, char func[BUG_SIG_FUNC_MAX], bool *unreliable)
+{
+	const char *p = msg;
+	*unreliable = false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (starts(p, "RIP: ")) {
+		p += 5;
+		const char *colon = strchr(p, ':');
+		if (!colon || colon - p > 4)
+			return false;
+		p = colon + 1;
+	} else if (p[0] == '[' && p[1] == '<') { /* "[<c12ba080>] " of old kernels */
+		const char *e = strstr(p, ">]");
+		if (!e)
+			return false;
+		p = e + 2;
+		while (*p == ' ')
+			p++;
+	}
+	if (p[0] == '?' && p[1] == ' ') {
+		*unreliable = true;
+		p += 2;
+	}
+	size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$");
+	if (n == 0 || !starts(p + n, "+0x") || isdigit((unsigned char)p[0]))
+		return false;
+	size_t dot = strcspn(p, ".");
+	if (dot < n)
+		n = dot; /* ".isra.0", ".constprop.0", ".part.0", ".cold" */
+	if (n == 0)
+		return false;
+	copy_trimmed(func, BUG_SIG_FUNC_MAX, p, n);
+	return true;
+}
+
+/* Reporting, locking and entry machinery: never the bug's own function. */
+static const char *const generic_exact[] = {
+    "dump_stack",
+    "show_stack",
+    "show_regs",
+    "sched_show_task",
+    "panic",
+    "__warn",
+    "report_bug",
+    "handle_bug",
+    "exc_invalid_op",
+    "lock_acquire",
+    "lock_release",
+    "lock_acquired",
+    "lock_contended",
+    "lock_is_held_type",
+    "check_noncircular",
+    "check_prev_add",
+    "check_prevs_add",
+    "validate_chain",
+    "check_deadlock",
+    "mark_lock",
+    "mark_usage",
+    "valid_state",
+    "spin_bug",
+    "spin_dump",
+    "queued_spin_lock_slowpath",
+    "native_queued_spin_lock_slowpath",
+    "__pv_queued_spin_lock_slowpath",
+    "raw_spin_rq_lock",
+    "raw_spin_rq_lock_nested",
+    "raw_spin_rq_unlock",
+    "rq_lock",
+    "rq_unlock",
+    "task_rq_lock",
+    "__task_rq_lock",
+    "double_lock_balance",
+    "_double_lock_balance",
+    "double_rq_lock",
+    "mutex_lock",
+    "mutex_lock_nested",
+    "mutex_lock_interruptible",
+    "mutex_lock_killable",
+    "down",
+    "down_read",
+    "down_write",
+    "down_interruptible",
+    "check_preemption_disabled",
+    "nmi_cpu_backtrace",
+    "nmi_trigger_cpumask_backtrace",
+    "arch_trigger_cpumask_backtrace",
+    "nmi_handle",
+    "default_do_nmi",
+    "exc_nmi",
+    "end_repeat_nmi",
+    "kthread",
+    "ret_from_fork",
+    "do_syscall_64",
+    "irq_exit_rcu",
+    "__irq_exit_rcu",
+    "default_idle",
+    "default_idle_call",
+    "native_safe_halt",
+    "arch_cpu_idle",
+    "cpuidle_idle_call",
+    "do_idle",
+    "cpu_startup_entry",
+    "start_secondary",
+    "rest_init",
+    "arch_call_rest_init",
+    "start_kernel",
+    "x86_64_start_reservations",
+    "x86_64_start_kernel",
+    "__schedule_bug",
+    "schedule_debug",
+    "preempt_count_add",
+    "preempt_count_sub",
+    "lockdep_rcu_suspicious",
+    "rcu_dump_cpu_stacks",
+    "print_cpu_stall",
+    "check_cpu_stall",
+    "rcu_pending",
+    "rcu_sched_clock_irq",
+    "update_process_times",
+    "tick_sched_handle",
+    "tick_sched_timer",
+    "watchdog_timer_fn",
+    "watchdog_overflow_callback",
+    "__hrtimer_run_queues",
+    "hrtimer_interrupt",
+    "handle_softirqs",
+    "__do_softirq",
+    "sysrq_handle_showallcpus",
+    "showacpu",
+    "flush_smp_call_function_queue",
+};
+static const char *const generic_prefixes[] = {
+    "dump_stack",   "__dump_stack",  "show_trace", "warn_slowpath",	"asm_",	      "sysvec_",
+    "__sysvec_",    "entry_SYSCALL", "print_",	   "lockdep_",		"__lock_",    "_raw_",
+    "__raw_",	    "do_raw_",	     "__mutex_",   "__might_",		"___might_",  "might_",
+    "debug_",	    "__rt_mutex",    "rt_mutex_",  "secondary_startup", "__x64_sys_", "__ia32_sys_",
+    "x64_sys_call",
+};
+/* A sleeping task's stack (hung_task, atomic_sleep): waiting machinery too. */
+static const char *const sleep_exact[] = {
+    "schedule",
+    "__schedule",
+    "io_schedule",
+    "io_schedule_timeout",
+    "msleep",
+    "msleep_interruptible",
+    "usleep_range_state",
+    "ssleep",
+    "__wait_for_common",
+    "do_wait_for_common",
+    "wait_for_common",
+    "slab_pre_alloc_hook",
+    "kmalloc_trace",
+    "__kmalloc",
+    "kmem_cache_alloc",
+    "kmem_cache_alloc_trace",
+    "slab_alloc_node",
+    "__alloc_pages",
+    "alloc_pages",
+    "finish_wait",
+    "prepare_to_wait_event",
+};
+static const char *const sleep_prefixes[] = {"schedule_", "wait_for_",	  "__down",    "rwsem_down",
+					     "__rwsem",	  "__flush_work", "flush_work"};
+
+bool bug_signature_skipped(const char *kind, const char *func)
+{
+	for (size_t i = 0; i < ELEMENTSOF(generic_exact); i++)
+		if (strcmp(func, generic_exact[i]) == 0)
+			return true;
+	for (size_t i = 0; i < ELEMENTSOF(generic_prefixes); i++)
+		if (starts(func, generic_prefixes[i]))
+			return true;
+	if (kind && (strcmp(kind, "hung_task") == 0 || strcmp(kind, "atomic_sleep") == 0)) {
+		for (size_t i = 0; i < ELEMENTSOF(sleep_exact); i++)
+			if (strcmp(func, sleep_exact[i]) == 0)
+				return true;
+		for (size_t i = 0; i < ELEMENTSOF(sleep_prefixes); i++)
+			if (starts(func, sleep_prefixes[i]))
+				return true;
+	}
+	return false;
+}
+
+static void set_headline(struct bug_signature *s, const char *h)
+{
+	snprintf(s->headline, sizeof(s->headline), "%s", h);
+}
+
+/* The part of a line after "at: " that lockdep prints for a lock (", at:
+ * func+0x1c/0x40"). */
+static void lockdep_at(struct bug_signature *s, const char *msg)
+{
+	const char *at = strstr(msg, ", at: ");
+	char f[BUG_SIG_FUNC_MAX];
+	bool unreliable;
+	if (at && !s->func[0] && bug_signature_frame(at + 6, f, &unreliable) &&
+	    !bug_signature_skipped(s->kind, f)) {
+		snprintf(s->func, sizeof(s->func), "%s", f);
+		s->done = true;
+	}
+}
+
+static void begin_warning(struct bug_signature *s, const char *msg)
+{
+	const char *rest = msg + strlen("WARNING: ");
+	for (size_t i = 0; i < ELEMENTSOF(lockdep_headlines); i++)
+		if (starts(rest, lockdep_headlines[i].headline)) {
+			s->kind = "lockdep";
+			set_headline(s, lockdep_headlines[i].title);
+			s->stack_only = true;
+			return;
+		}
+	if (lockdep_lock_order(rest)) {
+		s->kind = "lockdep";
+		set_headline(s, "possible deadlock");
+		s->stack_only = true;
+		return;
+	}
+	s->kind = "warn";
+	/* "WARNING: CPU: 1 PID: 7 at kernel/sched/rt.c:1108 func+0x57/0x70" */
+	const char *at = strstr(rest, " at ");
+	if (starts(rest, "CPU: ") && at) {
+		set_headline(s, "WARNING");
+		const char *p = take_location(s, at + 4);
+		char f[BUG_SIG_FUNC_MAX];
+		bool unreliable;
+		while (*p == ' ')
+			p++;
+		if (bug_signature_frame(p, f, &unreliable) && !bug_signature_skipped(s->kind, f)) {
+			snprintf(s->func, sizeof(s->func), "%s", f);
+			s->done = true;
+		}
+		s->use_rip = true;
+		return;
+	}
+	snprintf(s->headline, sizeof(s->headline), "WARNING: ");
+	copy_trimmed(s->headline + 9, sizeof(s->headline) - 9, rest, description_len(rest));
+	s->use_rip = true;
+}
+
+static void begin_bug(struct bug_signature *s, const char *msg)
+{
+	s->kind = "bug";
+	s->use_rip = true;
+	if (starts(msg, "kernel BUG at ")) {
+		set_headline(s, "kernel BUG");
+		take_location(s, msg + strlen("kernel BUG at "));
+		return;
+	}
+	const char *rest = msg + strlen("BUG: ");
+	static const char *const sleeping = "sleeping function called from invalid context";
+	if (starts(rest, sleeping)) {
+		s->kind = "atomic_sleep";
+		set_headline(s, "BUG: sleeping function called from invalid context");
+		const char *at = strstr(rest, " at ");
+		if (at)
+			take_location(s, at + 4);
+		s->use_rip = false;
+		s->stack_only = true;
+		return;
+	}
+	if (starts(rest, "scheduling while atomic")) {
+		s->kind = "atomic_sleep";
+		set_headline(s, "BUG: scheduling while atomic");
+		s->use_rip = false;
+		s->stack_only = true;
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(lockdep_headlines); i++)
+		if (starts(rest, lockdep_headlines[i].headline)) {
+			s->kind = "lockdep";
+			set_headline(s, lockdep_headlines[i].title);
+			s->use_rip = false;
+			s->stack_only = true;
+			return;
+		}
+	/* "BUG: using smp_processor_id() in preemptible [00000000] code: x/1" */
+	snprintf(s->headline, sizeof(s->headline), "BUG: ");
+	copy_trimmed(s->headline + 5, sizeof(s->headline) - 5, rest, description_len(rest));
+	if (starts(rest, "using smp_processor_id() in preemptible") ||
+	    starts(rest, "using __this_cpu_")) {
+		s->use_rip = false;
+		s->stack_only = true;
+	}
+}
+
+void bug_signature_begin(struct bug_signature *s, const char *event_kind, const char *msg)
+{
+	memset(s, 0, sizeof(*s));
+	s->lines_left = BUG_SIG_SCAN_LINES;
+	/* The scanner's markers may sit after a prefix ("watchdog: ", "rcu: "). */
+	if (strcmp(event_kind, "warning") == 0) {
+		begin_warning(s, msg);
+	} else if (strcmp(event_kind, "bug") == 0) {
+		begin_bug(s, msg);
+	} else if (strcmp(event_kind, "oops") == 0) {
+		s->kind = "oops";
+		s->use_rip = true;
+		if (starts(msg, "general protection fault"))
+			set_headline(s, "general protection fault");
+		else
+			set_headline(s, "Oops");
+	} else if (strcmp(event_kind, "panic") == 0) {
+		s->kind = "panic";
+		const char *m = strstr(msg, "not syncing");
+		m = m ? m + strlen("not syncing") : msg;
+		while (*m == ':' || *m == ' ')
+			m++;
+		snprintf(s->headline, sizeof(s->headline), "kernel panic: ");
+		size_t h = strlen(s->headline);
+		copy_trimmed(s->headline + h, sizeof(s->headline) - h, m, 100);
+		s->done = true; /* syzkaller's title: the message, no function */
+	} else if (strcmp(event_kind, "soft_lockup") == 0) {
+		s->kind = "soft_lockup";
+		set_headline(s, "BUG: soft lockup");
+		s->use_rip = true;
+	} else if (strcmp(event_kind, "hard_lockup") == 0) {
+		s->kind = "hard_lockup";
+		set_headline(s, "BUG: hard lockup");
+		s->use_rip = true;
+	} else if (strcmp(event_kind, "rcu_stall") == 0) {
+		s->kind = "rcu_stall";
+		set_headline(s, "INFO: rcu detected stall");
+		s->use_rip = true;
+	} else if (strcmp(event_kind, "hung_task") == 0) {
+		s->kind = "hung_task";
+		set_headline(s, "INFO: task hung");
+		s->stack_only = true;
+	} else if (strcmp(event_kind, "hang") == 0) {
+		s->kind = "hang";
+		set_headline(s, "hang");
+		s->use_rip = true;
+	} else {
+		s->kind = "bug";
+		set_headline(s, "kernel report");
+	}
+}
+
+bool bug_signature_wants_lines(const struct bug_signature *s)
+{
+	return !s->done && s->lines_left > 0;
+}
+
+void bug_signature_line(struct bug_signature *s, const char *msg)
+{
+	if (!bug_signature_wants_lines(s))
+		return;
+	s->lines_left--;
+	const char *p = msg;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (starts(p, "---[ end trace")) {
+		s->done = true;
+		return;
+	}
+	if (strcmp(s->kind, "lockdep") == 0) {
+		lockdep_at(s, p);
+		if (s->done)
+			return;
+		/* "kernel/sched/core.c:123 suspicious rcu_dereference_check() usage!" */
+		if (!s->location[0] && strstr(p, " suspicious ") && strstr(p, "usage"))
+			take_location(s, p);
+	}
+	if (starts(p, "Call Trace:")) {
+		s->in_trace = true;
+		return;
+	}
+	/* The detector's own frames, and for a hang the CPUs that spin in an
+	 * interrupt (the tick on a runqueue lock) behind the one that holds
+	 * it in task context (tests/data/console/hang-nmi-6.1.txt). */
+	bool timer_kind = strcmp(s->kind, "rcu_stall") == 0 ||
+			  strcmp(s->kind, "soft_lockup") == 0 || strcmp(s->kind, "hang") == 0;
+	if (starts(p, "<NMI>") || (timer_kind && starts(p, "<IRQ>"))) {
+		s->in_irq = true;
+		return;
+	}
+	if (starts(p, "</NMI>") || starts(p, "</IRQ>")) {
+		s->in_irq = false;
+		return;
+	}
+	char f[BUG_SIG_FUNC_MAX];
+	bool unreliable;
+	if (!bug_signature_frame(p, f, &unreliable))
+		return;
+	bool rip = starts(p, "RIP: ");
+	if (rip ? !s->use_rip || s->stack_only : !s->in_trace || s->in_irq)
+		return;
+	if (bug_signature_skipped(s->kind, f))
+		return;
+	if (unreliable) {
+		/* A kernel without frame pointers or ORC (this project's guest
+		 * config) prints every frame as "? f": the first one is the
+		 * best there is when no reliable frame follows. */
+		if (!s->guess[0])
+			snprintf(s->guess, sizeof(s->guess), "%s", f);
+		return;
+	}
+	snprintf(s->func, sizeof(s->func), "%s", f);
+	s->done = true;
+}
+
+void bug_signature_end(struct bug_signature *s)
+{
+	if (!s->func[0] && s->guess[0])
+		snprintf(s->func, sizeof(s->func), "%s", s->guess);
+	snprintf(s->title, sizeof(s->title), "%s", s->headline);
+	if (s->func[0]) {
+		size_t n = strlen(s->title);
+		int w = snprintf(s->title + n, sizeof(s->title) - n, " in %.*s",
+				 BUG_SIG_FUNC_MAX - 1, s->func);
+		(void)w; /* a title cut short is still the same for the same bug */
+	}
+	/* The console keeps tabs; a title is one line of plain text. */
+	for (char *c = s->title; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = ' ';
+	struct hash_ctx *h = hash_new();
+	char hex[HASH_HEX_LEN];
+	if (!h) {
+		snprintf(s->id, sizeof(s->id), "0000000000000000");
+		return;
+	}
+	hash_update_str(h, s->kind);
+	hash_update_str(h, s->title);
+	hash_final_hex(h, hex);
+	snprintf(s->id, sizeof(s->id), "%.16s", hex);
+	s->done = true;
+	s->lines_left = 0;
+}

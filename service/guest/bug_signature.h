@@ -1,0 +1,55 @@
+/* A kernel bug report's signature, as syzkaller names one: a kind and a title
+ * made of the report's headline and its first meaningful function ("WARNING
+ * in enqueue_task_rt", "possible deadlock in planted_take_b"), with the
+ * file:line when the kernel prints one. Two reports of the same bug in two
+ * runs get the same kind and title, hence the same id. The rules (kinds,
+ * which frames are skipped, how far a report is read) are in
+ * docs/kernel-bugs.md.
+ *
+ * It is a streaming parser of one report: begin() with the line that opened
+ * it, then line() with each following console line until done() or the
+ * scanner stops feeding it; end() settles the title. Lines are untrusted
+ * guest output: everything kept is bounded and ASCII. */
+#pragma once
+
+#include <stdbool.h>
+
+#define BUG_SIG_TITLE_MAX    160 /* bytes of a title, NUL included */
+#define BUG_SIG_LOCATION_MAX 128 /* bytes of "file:line", NUL included */
+#define BUG_SIG_FUNC_MAX     96	 /* bytes of a function name, NUL included */
+#define BUG_SIG_SCAN_LINES   120 /* lines after the headline read for a function */
+#define BUG_SIG_ID_LEN	     17	 /* 16 hex characters and NUL */
+
+struct bug_signature {
+	const char *kind;		  /* lockdep, atomic_sleep, warn, bug, oops, panic,
+					     soft_lockup, hard_lockup, rcu_stall, hung_task, hang */
+	char headline[BUG_SIG_TITLE_MAX]; /* the title without " in FUNC" */
+	char location[BUG_SIG_LOCATION_MAX];
+	char func[BUG_SIG_FUNC_MAX];   /* the first meaningful function, or "" */
+	char guess[BUG_SIG_FUNC_MAX];  /* the first meaningful "? f" frame, or "" */
+	char title[BUG_SIG_TITLE_MAX]; /* set by end() */
+	char id[BUG_SIG_ID_LEN];       /* set by end(): hash of kind and title */
+	int lines_left;
+	bool in_trace, in_irq, use_rip, stack_only, done;
+};
+
+/* Starts the signature of the report whose first line's message (no
+ * timestamp) is msg, classified by the console scanner as event_kind
+ * ("warning", "bug", "panic", ...: console_events.h). */
+void bug_signature_begin(struct bug_signature *s, const char *event_kind, const char *msg);
+/* Feeds a following line's message; a no-op once done. */
+void bug_signature_line(struct bug_signature *s, const char *msg);
+/* Whether it still wants lines. */
+bool bug_signature_wants_lines(const struct bug_signature *s);
+/* Settles title and id (the headline alone when no function was found). */
+void bug_signature_end(struct bug_signature *s);
+
+/* The function a stack-frame or "RIP: 0010:" line names, without its offset
+ * and compiler suffixes (".isra.0", ".cold", ".constprop.0", ".part.0");
+ * false when line is not a frame. *unreliable: a "? func+0x" frame. Exposed
+ * for the unit tests. */
+bool bug_signature_frame(const char *msg, char func[BUG_SIG_FUNC_MAX], bool *unreliable);
+/* Whether func is generic (reporting, locking, scheduling, waiting
+ * machinery) and never names a bug; kind widens the list for reports whose
+ * stack is a sleeping task's (hung_task, atomic_sleep). */
+bool bug_signature_skipped(const char *kind, const char *func);
