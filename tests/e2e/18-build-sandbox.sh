@@ -143,7 +143,7 @@ hostile fork "\$(shell sh -c 'i=0; while [ \$\$i -lt 3000 ]; do sleep 4242 >/dev
 n=$(jq -r '.kernels.patched.build.log_excerpt' fork.json | sed -n 's/.*hostile fork: forked \([0-9]*\).*/\1/p' | tail -1)
 [ -n "$n" ] || e2e_fail "fork: the rule did not report: $(jq -r .kernels.patched.build.log_excerpt fork.json | tail -3)"
 echo "fork: $n processes started before the limit"
-[ "$n" -lt 3000 ] && [ "$n" -le 512 ] || e2e_fail "fork: $n processes started; the limit is 512"
+{ [ "$n" -lt 3000 ] && [ "$n" -le 512 ]; } || e2e_fail "fork: $n processes started; the limit is 512"
 sleep 1
 if pgrep -f "sleep 4242" >/dev/null; then
 	e2e_fail "fork: $(pgrep -fc 'sleep 4242') of the build's processes outlived it"
