@@ -21,7 +21,8 @@
 static void kernel_usage(FILE *f)
 {
 	fputs("Usage: schedlab kernel build SPEC.json [--cache-dir DIR] [--jobs N]\n"
-	      "                             [--cache-max-bytes N] [--json] [--quiet]\n"
+	      "                             [--cache-max-bytes N] [--no-sandbox]\n"
+	      "                             [--build-timeout S] [--json] [--quiet]\n"
 	      "       schedlab kernel key SPEC.json [--cache-dir DIR]\n"
 	      "       schedlab kernel tree [--base BASE] [--quiet] DIR\n"
 	      "\n"
@@ -34,6 +35,9 @@ static void kernel_usage(FILE *f)
 	      "  --cache-dir DIR        the cache (default $SCHEDLAB_CACHE or ~/.cache/schedlab)\n"
 	      "  --jobs N               make -jN (default: all CPUs)\n"
 	      "  --cache-max-bytes N    evict least recently used kernels above N bytes\n"
+	      "  --no-sandbox           patch and make without the bubblewrap sandbox\n"
+	      "                         (trusted trees only; docs/kernel-builds.md)\n"
+	      "  --build-timeout S      a build step's time limit (default 3600 s for make)\n"
 	      "  --json                 print the artifact as JSON on stdout\n"
 	      "  --quiet                no progress on stderr\n"
 	      "Exit status: 0 built or cached, 1 the kernel did not patch/configure/build,\n"
@@ -202,13 +206,15 @@ int cli_kernel(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, 'c'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"cache-max-bytes", required_argument, NULL, 'm'},
+	    {"no-sandbox", no_argument, NULL, 'S'},
+	    {"build-timeout", required_argument, NULL, 'T'},
 	    {"json", no_argument, NULL, 'J'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	const char *cache_dir = NULL;
-	int jobs = 0, json_out = 0, quiet = 0;
+	int jobs = 0, json_out = 0, quiet = 0, no_sandbox = 0, timeout_s = 0;
 	unsigned long long max_bytes = 0;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		kernel_usage(argc < 2 ? stderr : stdout);
@@ -224,7 +230,7 @@ int cli_kernel(int argc, char **argv)
 	optind = 1;
 	int c;
 	long n_jobs;
-	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:Jqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:ST:Jqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			cache_dir = optarg;
@@ -245,6 +251,19 @@ int cli_kernel(int argc, char **argv)
 					optarg);
 				return EXIT_ERROR;
 			}
+			break;
+		case 'S':
+			no_sandbox = 1;
+			break;
+		case 'T':
+			if (parse_int(optarg, 1, 86400, &n_jobs) < 0) {
+				fprintf(
+				    stderr,
+				    "schedlab kernel: --build-timeout '%s' is not 1..86400 s.\n",
+				    optarg);
+				return EXIT_ERROR;
+			}
+			timeout_s = (int)n_jobs;
 			break;
 		case 'J':
 			json_out = 1;
@@ -291,6 +310,8 @@ int cli_kernel(int argc, char **argv)
 	    .jobs = jobs,
 	    .cache_max_bytes = max_bytes,
 	    .log_fd = -1,
+	    .no_sandbox = no_sandbox,
+	    .timeout_s = timeout_s,
 	    .progress = on_progress,
 	    .userdata = &ps,
 	};

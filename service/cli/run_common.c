@@ -208,6 +208,17 @@ int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts 
 		}
 		o->cfg.accel = arg;
 		return 1;
+	case CLI_OPT_NO_SANDBOX:
+		o->cfg.build_no_sandbox = true;
+		return 1;
+	case CLI_OPT_BUILD_TIMEOUT:
+		if (parse_int(arg, 1, 86400, &jobs) < 0) {
+			fprintf(stderr, "schedlab %s: --build-timeout '%s' is not 1..86400 s.\n",
+				cmd, arg);
+			return -1;
+		}
+		o->cfg.build_timeout_s = (int)jobs;
+		return 1;
 	case 'j':
 		if (parse_int(arg, 1, 1024, &jobs) < 0) {
 			fprintf(stderr, "schedlab %s: --jobs '%s' is not 1..1024.\n", cmd, arg);

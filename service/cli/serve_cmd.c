@@ -173,6 +173,8 @@ int cli_serve(int argc, char **argv)
 		    .libvirt_uri = cfg->libvirt_uri,
 		    .accel = cfg->accelerator,
 		    .build_slots = cfg->build_slots,
+		    .build_no_sandbox = !cfg->build_sandbox,
+		    .build_timeout_s = cfg->build_timeout_s,
 		    .guest_slots = cfg->guest_slots,
 		    .hostpool = cfg->hostpool,
 		},

@@ -23,6 +23,13 @@ struct kbuild_artifact;
 #define KBUILD_DEFAULT_OBJECTS 1100
 #define KBUILD_MAKE_TIMEOUT_S  3600
 #define KBUILD_STEP_TIMEOUT_S  600
+/* The sandbox's limits per process (util/sandbox.h): address space (a
+ * compiler of a kernel unit needs a few hundred MiB), the largest file
+ * (vmlinux of this config is tens of MiB) and the processes of the
+ * sandbox's uid (make -j2 uses about 20). */
+#define KBUILD_SANDBOX_AS_BYTES	   (4ULL << 30)
+#define KBUILD_SANDBOX_FSIZE_BYTES (1ULL << 30)
+#define KBUILD_SANDBOX_NPROC	   512
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
 #define KBUILD_TAIL_MAX 16384
@@ -75,14 +82,28 @@ struct build_ctx {
 	size_t tail_len;
 	char failed_patch[256];	 /* set by kernel_tree_patch() when a patch fails */
 	char failed_option[128]; /* set by kernel_config_apply() when Kconfig drops one */
+	bool sandbox;		 /* patch and make run sandboxed (not o->no_sandbox) */
+	bool as_root;		 /* ...by root: the tree is handed to SANDBOX_UID */
 };
+
+/* Where a step runs: on the host (extracting the source: schedlab's own
+ * commands on trusted input), or sandboxed when b->sandbox is set: patch
+ * with the source writable and applied/ read-only; make with the source
+ * read-only, obj/ writable and ccache read-only. */
+enum kbuild_where { KBUILD_ON_HOST, KBUILD_SANDBOX_PATCH, KBUILD_SANDBOX_MAKE };
 
 /* A "schedlab: ..." line to build.log, the caller's log and progress. */
 void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
-/* Runs one step through cmd_run(); its output goes to build.log (and the
- * caller's log). A non-zero exit is returned in *ret_exit, not as an error. */
-int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, int timeout_s,
-		    int *ret_exit, char **ret_output, struct sl_error *err);
+/* Runs one step through cmd_run(), where says where; its output goes to
+ * build.log (and the caller's log). A non-zero exit is returned in
+ * *ret_exit, not as an error; a step past its time limit (timeout_s, or
+ * o->timeout_s when shorter) is ERR_BUILD "build_failed". */
+int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
+		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
+		    struct sl_error *err);
+/* As root with the sandbox on, hands path (recursively, never following a
+ * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
+int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);
 /* The sanitized excerpt of b's tail (struct kbuild_failure.log_excerpt):
  * malloc'd, or NULL when the tail is empty or memory ran out. */
 char *kbuild_tail_excerpt(const struct build_ctx *b);

@@ -4,6 +4,7 @@
  * docs/kernel-builds.md for the layout under the cache directory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "util/cmd.h"
 #include "util/fs.h"
 #include "util/parse.h"
+#include "util/sandbox.h"
 #include "util/time.h"
 #include "proto/utf8.h"
 
@@ -257,22 +259,91 @@ static int build_cancelled(void *ud)
 	return b->o->cancelled ? b->o->cancelled(b->o->userdata) : 0;
 }
 
-int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, int timeout_s,
-		    int *ret_exit, char **ret_output, struct sl_error *err)
+static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)flag;
+	(void)ftw;
+	if ((st->st_uid != SANDBOX_UID || st->st_gid != SANDBOX_UID) &&
+	    lchown(path, SANDBOX_UID, SANDBOX_UID) < 0)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err)
+{
+	if (!b->sandbox || !b->as_root || !fs_exists(path))
+		return 0;
+	int r = nftw(path, own_one, 64, FTW_PHYS | FTW_MOUNT);
+	if (r != 0)
+		return error_set(err, ERR_INTERNAL, r > 0 ? r : errno,
+				 "Cannot hand the kernel tree to the build sandbox's uid %d: %s.",
+				 SANDBOX_UID, strerror(r > 0 ? r : errno));
+	return 0;
+}
+
+/* The binds of a sandboxed step (enum kbuild_where). */
+static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *applied,
+			    char *ccache, struct sandbox_bind *ret)
+{
+	size_t n = 0;
+	if (where == KBUILD_SANDBOX_PATCH) {
+		ret[n++] = (struct sandbox_bind){b->src, true};
+		ret[n++] = (struct sandbox_bind){applied, false};
+	} else {
+		ret[n++] = (struct sandbox_bind){b->src, false};
+		ret[n++] = (struct sandbox_bind){b->obj, true};
+		ret[n++] = (struct sandbox_bind){ccache, false};
+	}
+	return n;
+}
+
+int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
+		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
+		    struct sl_error *err)
 {
 	_cleanup_free_ char *ccache_dir = fs_path_join(b->cache_dir, "ccache");
 	_cleanup_free_ char *e1 = NULL, *e2 = NULL;
 	if (asprintf(&e1, "CCACHE_DIR=%s", ccache_dir) < 0 ||
 	    asprintf(&e2, "CCACHE_BASEDIR=%s", b->cache_dir) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	/* Fixed build identity: uname -v does not change between identical builds. */
+	bool sandboxed = b->sandbox && where != KBUILD_ON_HOST;
+	/* Fixed build identity: uname -v does not change between identical
+	 * builds (KBUILD_BUILD_VERSION: else the "#N" of uname -v counts the
+	 * links of the tree's obj/, and two builds of one key differ in it and
+	 * in the build id). In the sandbox ccache only reads: a build must not plant
+	 * objects other builds would take (docs/kernel-builds.md). */
 	char *env[] = {e1,
 		       e2,
 		       "KBUILD_BUILD_USER=schedlab",
 		       "KBUILD_BUILD_HOST=schedlab",
 		       "KBUILD_BUILD_TIMESTAMP=schedlab",
+		       "KBUILD_BUILD_VERSION=1",
 		       "LC_ALL=C",
+		       sandboxed ? "CCACHE_READONLY=1" : NULL,
+		       "CCACHE_TEMPDIR=/tmp",
 		       NULL};
+	if (b->o->timeout_s > 0 && b->o->timeout_s < timeout_s)
+		timeout_s = b->o->timeout_s;
+	_cleanup_strv_free_ char **wrapped = NULL;
+	if (sandboxed) {
+		_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+		struct sandbox_bind binds[3];
+		struct sandbox_spec sp = {
+		    .binds = binds,
+		    .n_binds = sandbox_binds(b, where, applied, ccache_dir, binds),
+		    .chdir = cwd,
+		    .env = env,
+		    .as_root = b->as_root,
+		    .cpu_s = (unsigned long)timeout_s,
+		    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
+		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
+		    .nproc = KBUILD_SANDBOX_NPROC,
+		};
+		int r = sandbox_argv(&sp, argv, &wrapped, err);
+		if (r < 0)
+			return r;
+		cwd = NULL;
+	}
 	struct cmd_opts co = {
 	    .cwd = cwd,
 	    .env_extra = env,
@@ -284,7 +355,18 @@ int kbuild_run_step(struct build_ctx *b, char *const argv[], const char *cwd, in
 	    .cancelled = build_cancelled,
 	};
 	b->tail_len = 0;
-	return cmd_run(argv, &co, ret_exit, ret_output, err);
+	int r = cmd_run(wrapped ? wrapped : argv, &co, ret_exit, ret_output, err);
+	if (r < 0 && err && err->kind == ERR_TIMEOUT) {
+		/* the build's own doing, not the host's: a build failure */
+		kbuild_log(b, "'%s' did not finish within %d s and was stopped", argv[0],
+			   timeout_s);
+		r = error_set(err, ERR_BUILD, ETIMEDOUT,
+			      "The kernel build step '%s' did not finish within %d s (the build's "
+			      "time limit) and was stopped.",
+			      argv[0], timeout_s);
+		snprintf(err->code, sizeof(err->code), "build_failed");
+	}
+	return r;
 }
 
 static int tree_make(struct build_ctx *b, struct sl_error *err)
@@ -314,7 +396,8 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	bool full = !fs_exists(vmlinux);
 	char *const argv[] = {"make", oarg, jarg, "CC=ccache gcc", "bzImage", NULL};
 	int ex = 0;
-	int r = kbuild_run_step(b, argv, b->src, KBUILD_MAKE_TIMEOUT_S, &ex, NULL, err);
+	int r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_MAKE_TIMEOUT_S, &ex,
+				NULL, err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
@@ -361,6 +444,18 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 			return r;
 	} else
 		kbuild_log(b, "reusing the source tree '%s'", b->src);
+	if (b->sandbox) {
+		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
+		if (b->as_root)
+			kbuild_log(b, "patch and make run in a sandbox as uid %d", SANDBOX_UID);
+		else
+			kbuild_log(b, "patch and make run in a sandbox");
+		if ((r = fs_mkdir_p(ccache, err)) < 0 ||
+		    (r = kbuild_sandbox_own(b, b->src, err)) < 0 ||
+		    (r = kbuild_sandbox_own(b, b->obj, err)) < 0)
+			return r;
+	} else
+		kbuild_log(b, "patch and make run without a sandbox (--no-sandbox)");
 	r = kernel_tree_read_version(b, err);
 	if (r < 0)
 		return r;
@@ -446,7 +541,13 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	_cleanup_free_ char *lock = NULL, *tmp = NULL, *failed_log = NULL, *log_path = NULL,
 			    *meta_path = NULL;
 	_cleanup_close_ int lock_fd = -1, log_fd = -1;
-	struct build_ctx b = {.o = o, .s = s, .k = &k, .cache_dir = cache_dir, .log_fd = -1};
+	struct build_ctx b = {.o = o,
+			      .s = s,
+			      .k = &k,
+			      .cache_dir = cache_dir,
+			      .log_fd = -1,
+			      .sandbox = !o->no_sandbox,
+			      .as_root = geteuid() == 0};
 	_cleanup_(kbuild_artifact_freep) struct kbuild_artifact *a = NULL;
 	_cleanup_json_ json_object *meta = NULL;
 
@@ -464,6 +565,11 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		goto cleanup;
 	}
+	/* a dry run (util/cmd.h) runs nothing, so it needs no bwrap */
+	if (b.sandbox && !cmd_dry_run_active() &&
+	    (r = sandbox_check("build with --no-sandbox (the service: \"build_sandbox\": false)",
+			       err)) < 0)
+		goto cleanup;
 	r = kbuild_lock_take(lock, o, NULL, &lock_fd, err);
 	if (r < 0)
 		goto cleanup;

@@ -47,6 +47,14 @@ struct kbuild_opts {
 	/* NULL, or filled when kbuild_build() fails with ERR_BUILD (untouched
 	 * otherwise); the caller clears it with kbuild_failure_clear(). */
 	struct kbuild_failure *failure;
+	/* Patch application and every make run in a bubblewrap sandbox
+	 * (util/sandbox.h, docs/kernel-builds.md "The sandbox") unless this is
+	 * set: for trusted trees only. */
+	bool no_sandbox;
+	/* The wall-clock limit of each step in seconds (make included; a step
+	 * past it is ERR_BUILD "build_failed"); <= 0: 600 s a step, 3600 s for
+	 * make bzImage. */
+	int timeout_s;
 };
 
 struct kbuild_artifact {

@@ -150,7 +150,8 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	kbuild_log(b, "configuring: tinyconfig + '%s' (%zu options)",
 		   kbuild_base_name(b->s->config), nfrag);
 	char *const tiny[] = {"make", "-s", oarg, "tinyconfig", NULL};
-	r = kbuild_run_step(b, tiny, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+			    err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make tinyconfig' failed (exit %d): %s", ex,
 			      b->last_error);
@@ -200,10 +201,11 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		mlen += (size_t)k;
 	}
 	r = fs_write_file_atomic(dotconfig, merged, mlen, err);
-	if (r < 0)
+	if (r < 0 || (r = kbuild_sandbox_own(b, dotconfig, err)) < 0)
 		return r;
 	char *const old[] = {"make", "-s", oarg, "olddefconfig", NULL};
-	r = kbuild_run_step(b, old, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+			    err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make olddefconfig' failed (exit %d): %s", ex,
 			      b->last_error);

@@ -72,19 +72,22 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 		const char *commit = src->identity + strlen("git-commit:");
 		char *const a1[] = {"git",	    "-C",   (char *)src->path, "archive",
 				    "--format=tar", outopt, (char *)commit,    NULL};
-		r = kbuild_run_step(b, a1, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+		r = kbuild_run_step(b, KBUILD_ON_HOST, a1, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+				    err);
 		if (r >= 0 && ex != 0)
 			r = error_set(err, ERR_BUILD, EIO,
 				      "'git archive' of '%s' failed (exit %d).", src->path, ex);
 		if (r < 0)
 			return r;
 		char *const a2[] = {"tar", "-xf", tar, "-C", tmp, NULL};
-		r = kbuild_run_step(b, a2, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+		r = kbuild_run_step(b, KBUILD_ON_HOST, a2, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+				    err);
 		unlink(tar);
 	} else {
 		char *const a[] = {
 		    "tar", "-xf", (char *)src->path, "-C", tmp, "--strip-components=1", NULL};
-		r = kbuild_run_step(b, a, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+		r = kbuild_run_step(b, KBUILD_ON_HOST, a, NULL, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+				    err);
 	}
 	if (r < 0)
 		return r;
@@ -98,9 +101,11 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot rename '%s': %s.", tmp,
 				 strerror(errno));
 	r = fs_mkdir_p(applied, err);
-	if (r < 0)
+	if (r < 0 || (r = fs_mkdir_p(b->obj, err)) < 0)
 		return r;
-	return fs_mkdir_p(b->obj, err);
+	/* tar ran as the host's user; the sandboxed steps write src and obj */
+	r = kbuild_sandbox_own(b, b->src, err);
+	return r < 0 ? r : kbuild_sandbox_own(b, b->obj, err);
 }
 
 /* What patch(1) said about a failed (dry) run, as "file 'F' hunk #N FAILED
@@ -234,7 +239,8 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 		char *const argv[] = {"patch",	  "-p1", "-R", "--batch", "--no-backup-if-mismatch",
 				      "--silent", "-i",	 copy, NULL};
 		int ex = 0;
-		r = kbuild_run_step(b, argv, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL, err);
+		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->src, KBUILD_STEP_TIMEOUT_S,
+				    &ex, NULL, err);
 		if (r < 0)
 			return r;
 		if (ex != 0) {
@@ -262,24 +268,31 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 	for (size_t i = 0; i < nwant; i++)
 		shas[i] = b->k->patch_sha[i];
 	for (size_t i = same; i < nwant; i++) {
-		const char *patch = b->s->patches[i];
+		const char *name = kbuild_base_name(b->s->patches[i]);
+		/* patch reads the copy in applied/: the sandbox sees that
+		 * directory, not wherever the job keeps its files */
+		_cleanup_free_ char *copy = applied_copy_path(b, i);
+		r = kbuild_copy_file(b->s->patches[i], copy, err);
+		if (r < 0)
+			goto out;
+		const char *patch = copy;
 		_cleanup_free_ char *outp = NULL;
 		int ex = 0;
 		char *const dry[] = {"patch",	"-p1",	       "--dry-run",
 				     "--batch", "--forward",   "--no-backup-if-mismatch",
 				     "-i",	(char *)patch, NULL};
-		r = kbuild_run_step(b, dry, b->src, KBUILD_STEP_TIMEOUT_S, &ex, &outp, err);
+		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S,
+				    &ex, &outp, err);
 		if (r < 0)
 			goto out;
 		if (ex != 0) {
 			char why[600];
 			patch_explain(outp, why, sizeof(why));
 			r = error_set(err, ERR_BUILD, EINVAL,
-				      "patch %zu/%zu '%s' does not apply: %s.", i + 1, nwant,
-				      kbuild_base_name(patch), why);
+				      "patch %zu/%zu '%s' does not apply: %s.", i + 1, nwant, name,
+				      why);
 			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
-			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s",
-					    kbuild_base_name(patch));
+			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
 			kbuild_log(b, "%s", err->message);
 			goto out;
 		}
@@ -288,7 +301,8 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 		    "-i",    (char *)patch, NULL};
 		free(outp);
 		outp = NULL;
-		r = kbuild_run_step(b, real, b->src, KBUILD_STEP_TIMEOUT_S, &ex, &outp, err);
+		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->src, KBUILD_STEP_TIMEOUT_S,
+				    &ex, &outp, err);
 		if (r < 0)
 			goto out;
 		if (ex != 0) {
@@ -297,21 +311,16 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 			fs_write_file_atomic(list, "unknown\n", 8, err);
 			r = error_set(err, ERR_BUILD, EIO,
 				      "patch %zu/%zu '%s' passed its dry run but failed (exit %d).",
-				      i + 1, nwant, kbuild_base_name(patch), ex);
+				      i + 1, nwant, name, ex);
 			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
-			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s",
-					    kbuild_base_name(patch));
+			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
 			kbuild_log(b, "%s", err->message);
 			goto out;
 		}
-		_cleanup_free_ char *copy = applied_copy_path(b, i);
-		r = kbuild_copy_file(patch, copy, err);
-		if (r < 0)
-			goto out;
 		r = applied_list_write(b, shas, i + 1, err);
 		if (r < 0)
 			goto out;
-		kbuild_log(b, "patch %zu/%zu '%s' applied", i + 1, nwant, kbuild_base_name(patch));
+		kbuild_log(b, "patch %zu/%zu '%s' applied", i + 1, nwant, name);
 	}
 	r = 0;
 out:

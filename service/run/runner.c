@@ -103,6 +103,8 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		struct kbuild_opts o = {
 		    .cache_dir = r->cache_dir,
 		    .jobs = r->cfg->build_jobs,
+		    .no_sandbox = r->cfg->build_no_sandbox,
+		    .timeout_s = r->cfg->build_timeout_s,
 		    .log_fd = log_fd,
 		    .progress = build_progress_cb,
 		    .cancelled = cancelled_cb,

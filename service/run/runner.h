@@ -18,6 +18,8 @@ struct runner_config {
 	const char *accel;	 /* "auto" (probe), "kvm" or "tcg"; NULL: "auto" */
 	int build_jobs;		 /* make -jN; <= 0: number of online CPUs */
 	int build_slots;	 /* kernel builds at once in this process; <= 0: 1 */
+	bool build_no_sandbox;	 /* patch and make unsandboxed (kbuild_opts.no_sandbox) */
+	int build_timeout_s;	 /* a build step's time limit; <= 0: kbuild's defaults */
 	int guest_slots;	 /* guests at once in this process; <= 0: max(1, cores / 2) */
 	/* The hypervisor hosts (hostpool.h, docs/scale-out.md): a pool shared by
 	 * the service's workers; or NULL to make one for the job from

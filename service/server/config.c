@@ -25,6 +25,7 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 	c->limits = *job_default_limits();
 	c->workers = 2;
 	c->build_slots = 1;
+	c->build_sandbox = true;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	c->guest_slots = cores >= 4 ? (int)(cores / 2) : 1;
 	*ret_config = c;
@@ -197,6 +198,18 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 		} else if (strcmp(key, "build_slots") == 0) {
 			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
 				c->build_slots = (int)n;
+		}
+		/* Kernel builds: the sandbox and the time limit (issue 21). */
+		else if (strcmp(key, "build_sandbox") == 0) {
+			if (!json_object_is_type(v, json_type_boolean))
+				r = error_set_path(
+				    err, ERR_INVALID, key,
+				    "Setting 'build_sandbox' must be true or false.");
+			else
+				c->build_sandbox = json_object_get_boolean(v);
+		} else if (strcmp(key, "build_timeout_s") == 0) {
+			if ((r = get_int(v, key, 1, 86400, &n, err)) >= 0)
+				c->build_timeout_s = (int)n;
 		} else if (strcmp(key, "guest_slots") == 0) {
 			if ((r = get_int(v, key, 1, 256, &n, err)) >= 0)
 				c->guest_slots = (int)n;

@@ -48,6 +48,9 @@ struct service_config {
 	/* From "hypervisors" (hostpool.h, docs/scale-out.md); NULL: the runner's
 	 * one host libvirt_uri. Shared by every worker's runner_config. */
 	struct hostpool *hostpool;
+	/* Kernel builds (issue 21, sandboxed builds; docs/kernel-builds.md). */
+	bool build_sandbox;  /* "build_sandbox", default true: patch and make in bubblewrap */
+	int build_timeout_s; /* "build_timeout_s", default 0: kbuild's (3600 s for make) */
 };
 
 /* A configuration with every default. */

@@ -44,6 +44,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c->max_body_bytes, 8 * 1024 * 1024);
 	assert_int_equal(c->workers, 2);
 	assert_int_equal(c->build_slots, 1);
+	assert_true(c->build_sandbox);
+	assert_int_equal(c->build_timeout_s, 0);
 	assert_true(c->guest_slots >= 1);
 	assert_int_equal(c->n_tokens, 0);
 	assert_int_equal(c->limits.max_vcpus, job_default_limits()->max_vcpus);
@@ -112,6 +114,19 @@ static void expect_error(const char *text, const char *needle)
 		fail_msg("message '%s' lacks '%s'", err.message, needle);
 }
 
+/* The kernel build keys (issue 21): the sandbox can be turned off for
+ * trusted trees, and the time limit set. */
+static void test_build_keys(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(load("{\"build_sandbox\":false,\"build_timeout_s\":900}", &c, &err), 0);
+	assert_false(c->build_sandbox);
+	assert_int_equal(c->build_timeout_s, 900);
+	service_config_free(c);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -127,6 +142,8 @@ static void test_errors(void **state)
 		     "Role 'admin'");
 	expect_error("{\"tokens\":{}}", "must be an array");
 	expect_error("{\"accelerator\":\"hvf\"}", "not auto, kvm or tcg");
+	expect_error("{\"build_sandbox\":\"no\"}", "'build_sandbox' must be true or false");
+	expect_error("{\"build_timeout_s\":0}", "outside");
 	struct service_config *c = NULL;
 	struct sl_error err = {0};
 	assert_true(service_config_load("/nonexistent/schedlab.json", &c, &err) < 0);
@@ -138,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_build_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,8 @@ struct fixture {
 	size_t bzimage_bytes;
 	const char *patch_output; /* what a failing patch dry run prints, or NULL: a hunk */
 	const char *make_output;  /* non-NULL: make bzImage prints this and exits 2 */
+	int sandboxed;		  /* commands that came wrapped in bwrap */
+	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
 };
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -61,10 +63,23 @@ static const char *arg_last(char *const argv[])
 	return argv[n];
 }
 
-/* The dry run's stand-in for the build's tools. */
+/* The dry run's stand-in for the build's tools. A sandboxed command
+ * (util/sandbox.h) is the one after bwrap's last "--", run in --chdir. */
 static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_output)
 {
 	struct fixture *fx = ud;
+	if (strcmp(argv[0], "bwrap") == 0) {
+		size_t cmd = 0;
+		for (size_t i = 1; argv[i]; i++) {
+			if (strcmp(argv[i], "--chdir") == 0 && argv[i + 1])
+				cwd = argv[i + 1];
+			if (strcmp(argv[i], "--") == 0)
+				cmd = i + 1;
+		}
+		assert_true(cmd > 0 && argv[cmd]);
+		fx->sandboxed++;
+		return fake_cmd(ud, argv + cmd, cwd, ret_output);
+	}
 	if (strcmp(argv[0], "gcc") == 0) {
 		*ret_output = strdup(fx->compiler);
 		return 0;
@@ -430,8 +445,11 @@ static struct kbuild_artifact *build(struct fixture *fx, const char *json,
 				     unsigned long long max_bytes, int *ret_r)
 {
 	struct kernel_spec *s = spec_from(fx, json);
-	struct kbuild_opts o = {
-	    .cache_dir = fx->cache, .jobs = 2, .log_fd = -1, .cache_max_bytes = max_bytes};
+	struct kbuild_opts o = {.cache_dir = fx->cache,
+				.jobs = 2,
+				.log_fd = -1,
+				.cache_max_bytes = max_bytes,
+				.no_sandbox = fx->no_sandbox};
 	struct kbuild_artifact *a = NULL;
 	struct sl_error err = {0};
 	int r = kbuild_build(&o, s, &a, &err);
@@ -462,9 +480,47 @@ static void replace_all(char **text, const char *from, const char *to)
 	*text = out;
 }
 
+/* A recorded "bwrap OPTIONS -- [prlimit/setpriv ... --] CMD" line as
+ * "sandbox(rw:A ro:B ...) cd DIR && CMD": the binds a step gets, whoever
+ * runs the test (root's sandbox adds setpriv; util/sandbox.h), and the
+ * command. Other lines are kept. */
+static void collapse_sandbox(char **text)
+{
+	size_t cap = strlen(*text) + 1;
+	char *out = calloc(1, cap), *o = out;
+	char *save = NULL;
+	for (char *l = strtok_r(*text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *last = NULL;
+		for (char *p = strstr(l, " -- "); p; p = strstr(p + 1, " -- "))
+			last = p;
+		if (strncmp(l, "bwrap ", 6) != 0 || !last) {
+			o += sprintf(o, "%s\n", l);
+			continue;
+		}
+		*last = '\0';
+		char binds[1024] = "", dir[512] = "";
+		char *tsave = NULL, *prev = NULL;
+		for (char *t = strtok_r(l, " ", &tsave); t; t = strtok_r(NULL, " ", &tsave)) {
+			if (prev && strcmp(prev, "--chdir") == 0)
+				snprintf(dir, sizeof(dir), "%s", t);
+			if (prev &&
+			    (strcmp(prev, "--bind") == 0 || strcmp(prev, "--ro-bind") == 0) &&
+			    strstr(binds, t) == NULL)
+				snprintf(binds + strlen(binds), sizeof(binds) - strlen(binds),
+					 "%s%s:%s", binds[0] ? " " : "",
+					 strcmp(prev, "--bind") == 0 ? "rw" : "ro", t);
+			prev = t;
+		}
+		o += sprintf(o, "sandbox(%s) cd %s && %s\n", binds, dir, last + 4);
+	}
+	free(*text);
+	*text = out;
+	(void)cap;
+}
+
 /* Ends the dry run (and starts the next), compares what it recorded, with
- * the temporary paths replaced by @CACHE@, @TREE@ and @TMP@, to
- * tests/data/kbuild/<name>. */
+ * the temporary paths replaced by @CACHE@, @TREE@ and @TMP@ and the
+ * sandbox collapsed (collapse_sandbox), to tests/data/kbuild/<name>. */
 static void assert_commands(struct fixture *fx, const char *name)
 {
 	char *text = cmd_dry_run_end();
@@ -482,6 +538,7 @@ static void assert_commands(struct fixture *fx, const char *name)
 	free(trees);
 	assert_non_null(realpath(fx->dir, real));
 	replace_all(&text, real, "@TMP@");
+	collapse_sandbox(&text);
 
 	char *root = fs_data_dir();
 	char *dir = fs_path_join(root, "tests/data/kbuild");
@@ -516,6 +573,8 @@ static void test_build_commands(void **state)
 	assert_string_equal(cfg, "# CONFIG_KVM is not set\nCONFIG_SMP=y\n# CONFIG_HZ is not set\n");
 	free(cfg);
 	kbuild_artifact_free(a);
+	/* both patches (dry run and real) and the three makes, not tar or gcc */
+	assert_int_equal(fx->sandboxed, 7);
 	assert_commands(fx, "build.cmds");
 
 	/* b.patch is reverted from the tree, c.patch applied on a.patch */
@@ -546,6 +605,24 @@ static void test_build_commands(void **state)
 	assert_non_null(strstr(err.message, "config option 'CONFIG_KVM_INTEL=y' from 'frag.config' "
 					    "was dropped by Kconfig"));
 	assert_commands(fx, "config-dropped.cmds");
+}
+
+/* --no-sandbox: the same steps, none of them in bwrap. */
+static void test_no_sandbox(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\n");
+	fx->no_sandbox = true;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_false(a->cached);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->sandboxed, 0);
+	char *text = cmd_dry_run_end();
+	assert_null(strstr(text, "bwrap"));
+	assert_non_null(strstr(text, "patch -p1 --dry-run"));
+	assert_non_null(strstr(text, "bzImage"));
+	free(text);
+	dry_run_begin(fx);
 }
 
 /* A failure's excerpt is valid UTF-8 without control bytes but newline and
@@ -782,6 +859,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_git_source, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),

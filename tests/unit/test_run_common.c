@@ -76,6 +76,12 @@ static void test_run_option(void **state)
 	assert_int_equal(o.cfg.build_jobs, 4);
 	assert_int_equal(cli_run_option("t", 'j', "0", &o), -1);
 	assert_int_equal(cli_run_option("t", 'j', "9x", &o), -1);
+	assert_false(o.cfg.build_no_sandbox);
+	assert_int_equal(cli_run_option("t", CLI_OPT_NO_SANDBOX, NULL, &o), 1);
+	assert_true(o.cfg.build_no_sandbox);
+	assert_int_equal(cli_run_option("t", CLI_OPT_BUILD_TIMEOUT, "90", &o), 1);
+	assert_int_equal(o.cfg.build_timeout_s, 90);
+	assert_int_equal(cli_run_option("t", CLI_OPT_BUILD_TIMEOUT, "0", &o), -1);
 	assert_int_equal(o.cfg.build_jobs, 4);
 	assert_int_equal(cli_run_option("t", CLI_OPT_JOB_DIR, "d", &o), 1);
 	assert_string_equal(o.job_dir, "d");
