@@ -48,6 +48,16 @@ struct service_config {
 	/* From "hypervisors" (hostpool.h, docs/scale-out.md); NULL: the runner's
 	 * one host libvirt_uri. Shared by every worker's runner_config. */
 	struct hostpool *hostpool;
+
+	/* ---- connections and TLS (docs/service.md "Connections") ---- */
+	int max_connections;	    /* open connections in all, default 512 */
+	int max_connections_per_ip; /* per client address, default 32 */
+	int request_deadline_s;	    /* a request's headers and body, default 30 */
+	int idle_timeout_s;	    /* no byte moves, default 60 */
+	int max_streams_per_token;  /* open event streams per token, default 16 */
+	int http_threads;	    /* request threads (handlers may block), default 4 */
+	char *tls_cert;		    /* PEM text read from the "tls_cert" file, or NULL */
+	char *tls_key;		    /* PEM text read from the "tls_key" file, or NULL */
 };
 
 /* A configuration with every default. */
@@ -66,3 +76,7 @@ int service_config_parse_listen(const char *listen, struct sockaddr_storage *ret
 /* The roles of a presented bearer token, or 0 when it matches none. Every
  * configured token is compared, in constant time, whatever matches. */
 unsigned service_config_token_roles(const struct service_config *c, const char *token);
+/* The same, and *ret_index the matching token's index in c->tokens (-1 for
+ * none); still constant time. */
+unsigned service_config_token_match(const struct service_config *c, const char *token,
+				    int *ret_index);

@@ -18,6 +18,9 @@ struct store {
 	sqlite3 *db;
 	char *state_dir;
 	pthread_mutex_t lock; /* serializes every use of db */
+	/* store_set_event_hook; under lock */
+	void (*event_hook)(void *cls, const char *job_id);
+	void *event_hook_cls;
 };
 
 /* Sets err to "The job store failed to <what>: <sqlite message>." and

@@ -94,6 +94,10 @@ int store_run_count(struct store *s, const char *id, int *ret_count, struct sl_e
 /* Appends an event; data (borrowed) may be NULL. *ret_event_id may be NULL. */
 int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
 		    int64_t *ret_event_id, struct sl_error *err);
+/* Calls fn(cls, job_id) as each event is recorded (any type, any job),
+ * with the store's lock held: fn must not block or call the store. The
+ * HTTP server wakes the job's event streams with it. fn NULL removes it. */
+void store_set_event_hook(struct store *s, void (*fn)(void *cls, const char *job_id), void *cls);
 /* Events of a job with an id greater than after_id, oldest first, at most
  * limit: a new reference to an array of {id, ts, type, data}. */
 int store_events_after(struct store *s, const char *id, int64_t after_id, int limit,

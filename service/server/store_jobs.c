@@ -29,7 +29,16 @@ static int event_add_locked(struct store *s, const char *id, const char *type, j
 		return store_db_error(s, err, "record an event");
 	if (ret_event_id)
 		*ret_event_id = sqlite3_last_insert_rowid(s->db);
+	if (s->event_hook)
+		s->event_hook(s->event_hook_cls, id);
 	return 0;
+}
+
+void store_set_event_hook(struct store *s, void (*fn)(void *cls, const char *job_id), void *cls)
+{
+	STORE_LOCK(s);
+	s->event_hook = fn;
+	s->event_hook_cls = cls;
 }
 
 int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
