@@ -43,6 +43,9 @@ struct http_server {
 	pthread_t ticker;
 	bool ticker_running;
 	atomic_ullong deadline_closed; /* connections closed by the deadline */
+	long mhd_log_second;	       /* http.c's rate limit of libmicrohttpd's */
+	unsigned mhd_log_count;	       /* messages, under conns_lock */
+	unsigned long mhd_log_dropped;
 
 	/* http_streams.c: the open event streams (suspended while idle) and
 	 * how many each token holds ([n_tokens]: no token, auth off). */

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
@@ -34,6 +35,37 @@ void http_log(struct http_server *srv, const char *fmt, ...)
 		srv->opts->log(line);
 	else
 		fprintf(stderr, "schedlab-http: %s\n", line);
+}
+
+/* libmicrohttpd's own messages (MHD_OPTION_EXTERNAL_LOGGER), at most
+ * MHD_LOG_BURST a second: a flood of refused connections must not flood
+ * the log. The count of those dropped is logged with the next one let
+ * through. */
+#define MHD_LOG_BURST 5
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_server *srv = cls;
+	char line[400];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	long now = (long)time(NULL);
+	pthread_mutex_lock(&srv->conns_lock);
+	if (now != srv->mhd_log_second) {
+		srv->mhd_log_second = now;
+		srv->mhd_log_count = 0;
+	}
+	bool show = srv->mhd_log_count++ < MHD_LOG_BURST;
+	unsigned long dropped = show ? srv->mhd_log_dropped : 0;
+	if (show)
+		srv->mhd_log_dropped = 0;
+	else
+		srv->mhd_log_dropped++;
+	pthread_mutex_unlock(&srv->conns_lock);
+	if (show && dropped)
+		http_log(srv, "libmicrohttpd: %s (and %lu similar messages not shown)", line,
+			 dropped);
+	else if (show)
+		http_log(srv, "libmicrohttpd: %s", line);
 }
 
 /* ---- responses ---- */
@@ -390,13 +422,13 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 	}
 	srv->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
-	    http_conns_notify, srv, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_connections_per_ip,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024), MHD_OPTION_ARRAY, tls,
-	    MHD_OPTION_END);
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+	    srv, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, srv, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)cfg->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+	    MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!srv->daemon) {
 		http_server_free(srv);
 		if (cfg->tls_cert)
