@@ -21,6 +21,7 @@
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "server/counters.h"
 #include "util/json.h"
 #include "util/parse.h"
 
@@ -217,8 +218,13 @@ static void request_free(struct request *req)
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
 	(void)toe;
+	struct http_server *srv = cls;
+	struct request *req = *con_cls;
+	if (req && req->status)
+		counters_http(store_counters(srv->opts->store),
+			      req->route ? req->route->method : NULL,
+			      req->route ? req->route->path : NULL, req->status);
 	http_conns_request_done(conn);
 	request_free(*con_cls);
 	*con_cls = NULL;

@@ -9,12 +9,20 @@
 # 127.0.0.3-5) on a running job: the service's threads (/proc/PID/task) do
 # not grow with N, one stream over max_streams_per_token is refused 429 with
 # Retry-After, and cancelling the job ends every stream with its final
-# status. tests/api/conn_attack.py is the attack; run it against an older
+# status. Then /metrics parses as Prometheus text (python3-prometheus-client)
+# and counted all of it by route template. tests/api/conn_attack.py is the attack; run it against an older
 # build to see the difference (docs/service.md "Connections").
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
 e2e_need curl python3
+# The Debian package installs for the system interpreter, which may not be
+# the first python3 on PATH.
+PROM_PY=
+for py in python3 /usr/bin/python3; do
+	"$py" -c 'import prometheus_client' 2>/dev/null && { PROM_PY=$py; break; }
+done
+[ -n "$PROM_PY" ] || e2e_skip "needs python3-prometheus-client"
 api_need_runner
 e2e_tmpdir
 cd "$E2E_TMP"
@@ -101,7 +109,36 @@ for st in streams:
     s.close()
 print(f"all {len(streams)} streams ended with the cancelled status")
 PY
-api_wait_status "$id" cancelled 120 || true
+api_wait_status "$id" cancelled 120
+
+# --- /metrics: valid Prometheus text, counted as it happened -----------------
+TOKEN=$API_TOKEN_RO api_expect 200 GET /metrics
+$PROM_PY - "$API_BODY" "$id" <<'PY' || e2e_fail "/metrics"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+fams = {f.name: f for f in text_string_to_metric_families(text)}  # raises on bad syntax
+def value(name, **labels):
+    for f in fams.values():
+        for s in f.samples:
+            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+                return s.value
+    raise AssertionError(f"no sample {name} {labels}")
+assert value("schedlab_build_info") == 1
+assert value("schedlab_jobs_finished_total", status="cancelled", verdict="none") == 1
+ev = "/v1/jobs/{id}/events"
+assert value("schedlab_http_requests_total", method="GET", route=ev, code="200") == 90
+assert value("schedlab_http_requests_total", method="GET", route=ev, code="429") == 1
+assert value("schedlab_http_requests_total", method="POST", route="/v1/jobs", code="202") == 1
+assert not any(sys.argv[2] in s.labels.get("route", "") for f in fams.values() for s in f.samples)
+assert value("schedlab_http_deadline_closed_total") >= 32
+assert value("schedlab_http_streams_refused_total") == 1
+assert value("schedlab_queue_wait_seconds_count") == 1
+value("schedlab_kernel_cache_hits_total"), value("schedlab_kernel_cache_misses_total")
+assert value("schedlab_jobs", status="cancelled") == 1
+print(f"metrics: {len(fams)} families parse; requests, finished jobs, queue wait and "
+      f"deadline closures counted")
+PY
 api_stop
 trap _api_cleanup EXIT
 echo "64-api-connections: ok"

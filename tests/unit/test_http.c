@@ -387,6 +387,18 @@ static void test_submit_follow_result(void **state)
 	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"2\"} 3\n"));
 	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"1\"} 0\n"));
 	assert_non_null(strstr(r.body, "# TYPE schedlab_build_seconds histogram"));
+	/* Counted as it happened: the finished job, this test's requests by
+	 * route template (never the raw URL), the job's wait in the queue. */
+	assert_non_null(
+	    strstr(r.body, "schedlab_jobs_finished_total{status=\"done\",verdict=\"pass\"} 1\n"));
+	assert_non_null(strstr(r.body, "schedlab_http_requests_total{method=\"POST\","
+				       "route=\"/v1/jobs\",code=\"202\"} 1\n"));
+	assert_non_null(strstr(r.body, "route=\"/v1/jobs/{id}/result\",code=\"200\"}"));
+	assert_non_null(strstr(r.body, "route=\"/v1/trend\",code=\"400\"} 1\n"));
+	assert_null(strstr(r.body, "route=\"/v1/jobs/0"));
+	assert_non_null(strstr(r.body, "schedlab_queue_wait_seconds_count 1\n"));
+	assert_non_null(strstr(r.body, "schedlab_build_info{version=\""));
+	assert_non_null(strstr(r.body, "schedlab_http_event_streams 0\n"));
 	httpclient_response_clear(&r);
 }
 
