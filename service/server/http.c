@@ -427,10 +427,10 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 		tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, cfg->tls_key};
 	}
 	srv->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-	    srv, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, srv, MHD_OPTION_THREAD_POOL_SIZE,
-	    (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
+	    flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED,
+	    on_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, srv,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)cfg->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
