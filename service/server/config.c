@@ -308,6 +308,12 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 		if (r < 0)
 			return r;
 	}
+	/* libmicrohttpd splits the connection limit among its threads. */
+	if (c->max_connections < c->http_threads)
+		return error_set_path(
+		    err, ERR_INVALID, "max_connections",
+		    "Setting 'max_connections' (%d) is below 'http_threads' (%d).",
+		    c->max_connections, c->http_threads);
 	if (!c->tls_cert != !c->tls_key)
 		return error_set_path(err, ERR_INVALID, c->tls_cert ? "tls_key" : "tls_cert",
 				      "Settings 'tls_cert' and 'tls_key' go together: set both or "

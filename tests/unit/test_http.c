@@ -697,7 +697,7 @@ static void test_request_deadline(void **state)
 	double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	print_message("trickled header closed after %.2f s (deadline 2 s)\n", took);
 	assert_true(closed);
-	assert_true(took >= 1.9 && took < 4.0);
+	assert_true(took >= 1.9 && took < 6.0); /* the ticker runs twice a second */
 	close(fd);
 	/* A prompt request still works. */
 	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, NULL), 200);

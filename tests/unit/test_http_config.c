@@ -174,6 +174,8 @@ static void test_connections(void **state)
 	assert_true(load("{\"request_deadline_s\": 0}", &c, &err) < 0);
 	assert_non_null(strstr(err.path, "request_deadline_s"));
 	assert_true(load("{\"http_threads\": 65}", &c, &err) < 0);
+	assert_true(load("{\"http_threads\": 16, \"max_connections\": 8}", &c, &err) < 0);
+	assert_string_equal(err.path, "max_connections");
 	/* TLS: both files or neither; PEM text; the error names the key. */
 	_cleanup_free_ char *pem = fs_path_join(dir, "cert.pem");
 	const char *text = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
