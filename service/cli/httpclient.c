@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/httpclient.h"
 #include "util/parse.h"
@@ -12,6 +13,7 @@
 struct httpclient {
 	char *base;
 	char *auth_header;
+	char *cacert; /* NULL: the system's CA store */
 	long connect_s, stall_s;
 	const volatile sig_atomic_t *interrupt;
 };
@@ -57,6 +59,20 @@ void httpclient_set_timeouts(struct httpclient *c, long connect_s, long stall_s)
 		c->stall_s = stall_s;
 }
 
+int httpclient_set_cacert(struct httpclient *c, const char *path, struct sl_error *err)
+{
+	free(c->cacert);
+	c->cacert = NULL;
+	if (!path || !*path)
+		return 0;
+	if (access(path, R_OK) < 0)
+		return error_set(err, ERR_INVALID, errno,
+				 "Cannot read CA certificate file '%.200s': %s.", path,
+				 strerror(errno));
+	c->cacert = strdup(path);
+	return c->cacert ? 0 : error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+}
+
 void httpclient_set_interrupt(struct httpclient *c, const volatile sig_atomic_t *flag)
 {
 	c->interrupt = flag;
@@ -86,6 +102,10 @@ static void common_opts(struct httpclient *c, CURL *h, long stall_s)
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_s);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (c->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -101,6 +121,7 @@ void httpclient_free(struct httpclient *c)
 	if (!c)
 		return;
 	free(c->base);
+	free(c->cacert);
 	if (c->auth_header)
 		explicit_bzero(c->auth_header, strlen(c->auth_header));
 	free(c->auth_header);

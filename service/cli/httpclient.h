@@ -40,6 +40,10 @@ void httpclient_free(struct httpclient *c);
 /* Sets the connect and stall timeouts in seconds (> 0; defaults
  * HTTPCLIENT_CONNECT_TIMEOUT_S and HTTPCLIENT_STALL_TIMEOUT_S). */
 void httpclient_set_timeouts(struct httpclient *c, long connect_s, long stall_s);
+/* Trusts the PEM CA certificates in the file at path (copied; NULL: the
+ * system's store) for https:// servers, e.g. a service's self-signed
+ * certificate. The peer and its host name are always verified. */
+int httpclient_set_cacert(struct httpclient *c, const char *path, struct sl_error *err);
 /* While *flag (borrowed; NULL: none) is nonzero, a transfer in progress is
  * abandoned within about a second and new ones fail at once, with
  * ERR_CANCELLED. A signal handler sets the flag: SIGINT stops a wait. */

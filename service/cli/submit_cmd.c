@@ -1,8 +1,9 @@
 /* schedlab submit: the client of a schedlab service. Sends a job (a job file,
  * or patches and an mbox under the CI shorthand) and optionally follows it
  * to its verdict; `submit status|wait|cancel|result ID` act on a job that
- * exists. The server and token default to $SCHEDLAB_SERVER and
- * $SCHEDLAB_TOKEN; the exit code of a wait is the verdict's (docs/ci.md). */
+ * exists. The server, token and CA file default to $SCHEDLAB_SERVER,
+ * $SCHEDLAB_TOKEN and $SCHEDLAB_CACERT; the exit code of a wait is the
+ * verdict's (docs/ci.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -28,7 +29,7 @@ enum form { FORM_SUBMIT, FORM_STATUS, FORM_WAIT, FORM_CANCEL, FORM_RESULT };
 
 /* Options, as bits, so that each form can say which it takes. */
 enum {
-	O_CONN = 1 << 0, /* --server --token --connect-timeout --stall-timeout */
+	O_CONN = 1 << 0, /* --server --token --cacert --connect-timeout --stall-timeout */
 	O_WAIT = 1 << 1,
 	O_GATE = 1 << 2,
 	O_OUTPUTS = 1 << 3, /* -o --junit --report */
@@ -51,6 +52,8 @@ static const struct form_info {
 static const char conn_help[] =
     "  --server URL           the service (default: $SCHEDLAB_SERVER)\n"
     "  --token T              bearer token (default: $SCHEDLAB_TOKEN)\n"
+    "  --cacert FILE          trust this PEM CA file for an https:// server\n"
+    "                         (default: $SCHEDLAB_CACERT, else the system's CAs)\n"
     "  --connect-timeout S    give up connecting after S seconds (default 10)\n"
     "  --stall-timeout S      fail a request when no byte moves for S seconds\n"
     "                         (default 60; the event stream allows at least 20)\n";
@@ -150,7 +153,7 @@ static void usage(FILE *f, enum form form)
 }
 
 struct opts {
-	const char *server, *token;
+	const char *server, *token, *cacert;
 	long connect_s, stall_s, retry_for_s;
 	bool wait, gate, json;
 	struct submit_outputs out;
@@ -173,10 +176,20 @@ static int parse_seconds(const char *flag, const char *arg, long min, long *ret)
 /* Parses the options of every form; returns 0, 1 after --help, or -EINVAL. */
 static int parse_opts(int argc, char **argv, enum form form, struct opts *o)
 {
-	enum { OPT_CONNECT = 256, OPT_STALL, OPT_RETRY, OPT_REPORT, OPT_MBOX, OPT_SUITE, OPT_JSON };
+	enum {
+		OPT_CONNECT = 256,
+		OPT_STALL,
+		OPT_RETRY,
+		OPT_REPORT,
+		OPT_MBOX,
+		OPT_SUITE,
+		OPT_JSON,
+		OPT_CACERT
+	};
 	static const struct option table[] = {
 	    {"server", required_argument, NULL, 's'},
 	    {"token", required_argument, NULL, 't'},
+	    {"cacert", required_argument, NULL, OPT_CACERT},
 	    {"connect-timeout", required_argument, NULL, OPT_CONNECT},
 	    {"stall-timeout", required_argument, NULL, OPT_STALL},
 	    {"retry-for", required_argument, NULL, OPT_RETRY},
@@ -204,6 +217,10 @@ static int parse_opts(int argc, char **argv, enum form form, struct opts *o)
 			break;
 		case 't':
 			o->token = optarg;
+			bit = O_CONN;
+			break;
+		case OPT_CACERT:
+			o->cacert = optarg;
 			bit = O_CONN;
 			break;
 		case OPT_CONNECT:
@@ -425,6 +442,11 @@ static int client_open(const struct opts *o, struct httpclient **ret, struct sl_
 	int r = httpclient_new(o->server, o->token, ret, err);
 	if (r < 0)
 		return r;
+	if ((r = httpclient_set_cacert(*ret, o->cacert, err)) < 0) {
+		httpclient_free(*ret);
+		*ret = NULL;
+		return r;
+	}
 	httpclient_set_timeouts(*ret, o->connect_s, o->stall_s);
 	httpclient_set_interrupt(*ret, &submit_interrupted);
 	return 0;
@@ -667,6 +689,7 @@ int cli_submit(int argc, char **argv)
 		}
 	struct opts o = {.server = getenv("SCHEDLAB_SERVER"),
 			 .token = getenv("SCHEDLAB_TOKEN"),
+			 .cacert = getenv("SCHEDLAB_CACERT"),
 			 .connect_s = HTTPCLIENT_CONNECT_TIMEOUT_S,
 			 .stall_s = HTTPCLIENT_STALL_TIMEOUT_S,
 			 .retry_for_s = SUBMIT_RETRY_FOR_S};

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +29,12 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 	c->build_sandbox = true;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	c->guest_slots = cores >= 4 ? (int)(cores / 2) : 1;
+	c->max_connections = 512;
+	c->max_connections_per_ip = 32;
+	c->request_deadline_s = 30;
+	c->idle_timeout_s = 60;
+	c->max_streams_per_token = 16;
+	c->http_threads = 4;
 	*ret_config = c;
 	return 0;
 }
@@ -45,6 +52,10 @@ void service_config_free(struct service_config *c)
 	free(c->libvirt_uri);
 	free(c->accelerator);
 	hostpool_free(c->hostpool);
+	free(c->tls_cert);
+	if (c->tls_key)
+		explicit_bzero(c->tls_key, strlen(c->tls_key));
+	free(c->tls_key);
 	free(c);
 }
 
@@ -177,6 +188,73 @@ static int apply_tokens(struct service_config *c, json_object *o, struct sl_erro
 	return 0;
 }
 
+/* ---- connections and TLS ---- */
+
+/* Reads the PEM file a "tls_cert"/"tls_key" setting names into *ret. The
+ * error names the setting, not the file's contents. */
+static int get_pem(json_object *v, const char *key, char **ret, struct sl_error *err)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = get_str(v, key, &path, err);
+	if (r < 0)
+		return r;
+	char *data = NULL;
+	size_t len = 0;
+	if (fs_read_file(path, 1024 * 1024, &data, &len, NULL) < 0)
+		return error_set_path(err, ERR_INVALID, key,
+				      "Setting '%s': the file cannot be read (missing, unreadable "
+				      "or over 1 MiB).",
+				      key);
+	if (len == 0 || !strstr(data, "-----BEGIN ")) {
+		if (data)
+			explicit_bzero(data, len);
+		free(data);
+		return error_set_path(err, ERR_INVALID, key,
+				      "Setting '%s': the file is not PEM text.", key);
+	}
+	if (*ret)
+		explicit_bzero(*ret, strlen(*ret));
+	free(*ret);
+	*ret = data;
+	return 0;
+}
+
+/* The connection settings; *ret_known false for any other key. */
+static int apply_connection_key(struct service_config *c, const char *key, json_object *v,
+				bool *ret_known, struct sl_error *err)
+{
+	static const struct {
+		const char *key;
+		long min, max;
+		size_t off;
+	} ints[] = {
+	    {"max_connections", 8, 65536, offsetof(struct service_config, max_connections)},
+	    {"max_connections_per_ip", 1, 65536,
+	     offsetof(struct service_config, max_connections_per_ip)},
+	    {"request_deadline_s", 1, 3600, offsetof(struct service_config, request_deadline_s)},
+	    {"idle_timeout_s", 1, 3600, offsetof(struct service_config, idle_timeout_s)},
+	    {"max_streams_per_token", 1, 65536,
+	     offsetof(struct service_config, max_streams_per_token)},
+	    {"http_threads", 1, 64, offsetof(struct service_config, http_threads)},
+	};
+	*ret_known = true;
+	for (size_t i = 0; i < ELEMENTSOF(ints); i++) {
+		if (strcmp(key, ints[i].key) != 0)
+			continue;
+		long n;
+		int r = get_int(v, key, ints[i].min, ints[i].max, &n, err);
+		if (r >= 0)
+			*(int *)((char *)c + ints[i].off) = (int)n;
+		return r;
+	}
+	if (strcmp(key, "tls_cert") == 0)
+		return get_pem(v, key, &c->tls_cert, err);
+	if (strcmp(key, "tls_key") == 0)
+		return get_pem(v, key, &c->tls_key, err);
+	*ret_known = false;
+	return 0;
+}
+
 int service_config_apply(struct service_config *c, json_object *o, struct sl_error *err)
 {
 	if (!json_object_is_type(o, json_type_object))
@@ -233,11 +311,26 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 				hostpool_free(c->hostpool);
 				c->hostpool = p;
 			}
-		} else
-			r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.", key);
+		} else {
+			bool known;
+			r = apply_connection_key(c, key, v, &known, err);
+			if (r >= 0 && !known)
+				r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.",
+						   key);
+		}
 		if (r < 0)
 			return r;
 	}
+	/* libmicrohttpd splits the connection limit among its threads. */
+	if (c->max_connections < c->http_threads)
+		return error_set_path(
+		    err, ERR_INVALID, "max_connections",
+		    "Setting 'max_connections' (%d) is below 'http_threads' (%d).",
+		    c->max_connections, c->http_threads);
+	if (!c->tls_cert != !c->tls_key)
+		return error_set_path(err, ERR_INVALID, c->tls_cert ? "tls_key" : "tls_cert",
+				      "Settings 'tls_cert' and 'tls_key' go together: set both or "
+				      "neither.");
 	return 0;
 }
 
@@ -308,6 +401,14 @@ bad:
 
 unsigned service_config_token_roles(const struct service_config *c, const char *token)
 {
+	int index;
+	return service_config_token_match(c, token, &index);
+}
+
+unsigned service_config_token_match(const struct service_config *c, const char *token,
+				    int *ret_index)
+{
+	*ret_index = -1;
 	if (!token)
 		return 0;
 	char digest[HASH_HEX_LEN];
@@ -322,6 +423,10 @@ unsigned service_config_token_roles(const struct service_config *c, const char *
 		/* 0 when diff is 0, all ones otherwise, without a branch on diff. */
 		unsigned mask = ((unsigned)diff - 1u) >> 8 & 1u;
 		roles |= c->tokens[i].roles & (0u - mask);
+		/* Tokens are distinct; the index is data, not a branch on diff. */
+		*ret_index += (int)((unsigned)(i + 1) & (0u - mask));
 	}
+	if (*ret_index >= (int)c->n_tokens) /* the same token listed twice */
+		*ret_index = (int)c->n_tokens - 1;
 	return roles;
 }

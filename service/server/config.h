@@ -51,6 +51,16 @@ struct service_config {
 	/* Kernel builds (issue 21, sandboxed builds; docs/kernel-builds.md). */
 	bool build_sandbox;  /* "build_sandbox", default true: patch and make in bubblewrap */
 	int build_timeout_s; /* "build_timeout_s", default 0: kbuild's (3600 s for make) */
+
+	/* ---- connections and TLS (docs/service.md "Connections") ---- */
+	int max_connections;	    /* open connections in all, default 512 */
+	int max_connections_per_ip; /* per client address, default 32 */
+	int request_deadline_s;	    /* a request's headers and body, default 30 */
+	int idle_timeout_s;	    /* no byte moves, default 60 */
+	int max_streams_per_token;  /* open event streams per token, default 16 */
+	int http_threads;	    /* request threads (handlers may block), default 4 */
+	char *tls_cert;		    /* PEM text read from the "tls_cert" file, or NULL */
+	char *tls_key;		    /* PEM text read from the "tls_key" file, or NULL */
 };
 
 /* A configuration with every default. */
@@ -69,3 +79,7 @@ int service_config_parse_listen(const char *listen, struct sockaddr_storage *ret
 /* The roles of a presented bearer token, or 0 when it matches none. Every
  * configured token is compared, in constant time, whatever matches. */
 unsigned service_config_token_roles(const struct service_config *c, const char *token);
+/* The same, and *ret_index the matching token's index in c->tokens (-1 for
+ * none); still constant time. */
+unsigned service_config_token_match(const struct service_config *c, const char *token,
+				    int *ret_index);

@@ -7,6 +7,7 @@
  *   http_jobs.c     submit, list, get, cancel, result, report
  *   http_streams.c  the log and the Server-Sent Events stream
  *   http_metrics.c  health, Prometheus /metrics and the trend page
+ *   http_conns.c    per-connection state, the request deadline, the ticker
  *
  * Not for use outside service/server/http*.c; http.h is the public API.
  * This header does not include http.h (the files include both), so the
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,11 +25,34 @@
 
 struct http_server_opts;
 
+struct http_conn;
+struct sse;
+
 struct http_server {
 	struct http_server_opts *opts; /* owned: a copy of http_server_new's opts */
 	struct MHD_Daemon *daemon;
 	uint16_t port;
 	atomic_int stopping; /* set by http_server_free: event streams end */
+
+	/* http_conns.c: every open connection, and the ticker thread that
+	 * closes the ones past their request deadline and wakes idle event
+	 * streams for their keepalive. */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t ticker_cond;
+	struct http_conn *conns;
+	pthread_t ticker;
+	bool ticker_running;
+	atomic_ullong deadline_closed; /* connections closed by the deadline */
+	long mhd_log_second;	       /* http.c's rate limit of libmicrohttpd's */
+	unsigned mhd_log_count;	       /* messages, under conns_lock */
+	unsigned long mhd_log_dropped;
+
+	/* http_streams.c: the open event streams (suspended while idle) and
+	 * how many each token holds ([n_tokens]: no token, auth off). */
+	pthread_mutex_t streams_lock;
+	struct sse *streams;
+	unsigned *streams_per_token;
+	atomic_ullong streams_refused;
 };
 
 struct request;
@@ -54,6 +79,7 @@ struct part {
  * callback. */
 struct request {
 	const struct route *route;
+	int token_index;	   /* the bearer token's index in the config, -1: none */
 	char id[STORE_ID_LEN + 1]; /* the validated {id}, when the route has one */
 	unsigned status;	   /* the status answered, 0 before */
 	char allow[64];		   /* a 405's Allow header: the path's methods */
@@ -67,6 +93,38 @@ struct request {
 	bool failed; /* upload rejected: err says why, answered at the end */
 	struct sl_error err;
 };
+
+/* ---- http_conns.c ---- */
+
+/* MHD_OPTION_NOTIFY_CONNECTION: tracks each connection from accept to close. */
+void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+		       enum MHD_ConnectionNotificationCode code);
+/* The request on conn has fully arrived (headers and body) and is being
+ * answered: the deadline no longer applies to it. */
+void http_conns_request_arrived(struct MHD_Connection *conn);
+/* The response on conn is done: the next request's deadline starts now. */
+void http_conns_request_done(struct MHD_Connection *conn);
+/* Starts and stops the ticker thread (once a second: the deadline, then
+ * http_streams_tick). */
+int http_conns_start(struct http_server *srv, struct sl_error *err);
+void http_conns_stop(struct http_server *srv);
+/* Open connections now. */
+size_t http_conns_count(struct http_server *srv);
+
+/* ---- http_streams.c ---- */
+
+/* Sets up and tears down the stream registry (before the daemon starts;
+ * after every stream was resumed and the daemon stopped). */
+int http_streams_init(struct http_server *srv, struct sl_error *err);
+void http_streams_fini(struct http_server *srv);
+/* The store's event hook: wakes the streams of job_id. */
+void http_streams_job_event(void *cls, const char *job_id);
+/* From the ticker: wakes streams idle for the keepalive period. */
+void http_streams_tick(struct http_server *srv);
+/* Wakes every stream so that it ends (srv->stopping is set). */
+void http_streams_wake_all(struct http_server *srv);
+/* Open event streams now. */
+size_t http_streams_count(struct http_server *srv);
 
 /* Hands one formatted line to opts.log, or to stderr. */
 void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);

@@ -3,14 +3,25 @@
  * freed in the completion callback, after libmicrohttpd's largepost.c
  * example. It routes (http_routes.c), checks the bearer token, reads the
  * body within max_body_bytes and hands the request to its handler
- * (http_jobs.c, http_streams.c, http_metrics.c). */
+ * (http_jobs.c, http_streams.c, http_metrics.c).
+ *
+ * Threads: libmicrohttpd's own polling threads (http_threads of them, epoll
+ * on Linux), not one per connection, so idle and slow connections cost a
+ * descriptor and a little memory, no thread. A handler that blocks (SQLite,
+ * patch parsing, the report) holds up only the connections of its polling
+ * thread. The limits against a client that holds connections open:
+ * max_connections in all, max_connections_per_ip per address, the request
+ * deadline (http_conns.c) and the idle timeout; event streams are
+ * suspended while idle (http_streams.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "server/counters.h"
 #include "util/json.h"
 #include "util/parse.h"
 
@@ -25,6 +36,37 @@ void http_log(struct http_server *srv, const char *fmt, ...)
 		srv->opts->log(line);
 	else
 		fprintf(stderr, "schedlab-http: %s\n", line);
+}
+
+/* libmicrohttpd's own messages (MHD_OPTION_EXTERNAL_LOGGER), at most
+ * MHD_LOG_BURST a second: a flood of refused connections must not flood
+ * the log. The count of those dropped is logged with the next one let
+ * through. */
+#define MHD_LOG_BURST 5
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_server *srv = cls;
+	char line[400];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	long now = (long)time(NULL);
+	pthread_mutex_lock(&srv->conns_lock);
+	if (now != srv->mhd_log_second) {
+		srv->mhd_log_second = now;
+		srv->mhd_log_count = 0;
+	}
+	bool show = srv->mhd_log_count++ < MHD_LOG_BURST;
+	unsigned long dropped = show ? srv->mhd_log_dropped : 0;
+	if (show)
+		srv->mhd_log_dropped = 0;
+	else
+		srv->mhd_log_dropped++;
+	pthread_mutex_unlock(&srv->conns_lock);
+	if (show && dropped)
+		http_log(srv, "libmicrohttpd: %s (and %lu similar messages not shown)", line,
+			 dropped);
+	else if (show)
+		http_log(srv, "libmicrohttpd: %s", line);
 }
 
 /* ---- responses ---- */
@@ -178,9 +220,14 @@ static void request_free(struct request *req)
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	struct http_server *srv = cls;
+	struct request *req = *con_cls;
+	if (req && req->status)
+		counters_http(store_counters(srv->opts->store),
+			      req->route ? req->route->method : NULL,
+			      req->route ? req->route->path : NULL, req->status);
+	http_conns_request_done(conn);
 	request_free(*con_cls);
 	*con_cls = NULL;
 }
@@ -201,7 +248,7 @@ static enum MHD_Result request_begin(struct http_server *srv, struct MHD_Connect
 							       MHD_HTTP_HEADER_AUTHORIZATION);
 		unsigned roles = 0;
 		if (auth && strncasecmp(auth, "Bearer ", 7) == 0)
-			roles = service_config_token_roles(cfg, auth + 7);
+			roles = service_config_token_match(cfg, auth + 7, &req->token_index);
 		if (!roles)
 			return http_respond_errorf(conn, req, ERR_UNAUTHORIZED, NULL,
 						   "A valid bearer token is required.");
@@ -299,12 +346,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!req)
 			return MHD_NO;
 		*con_cls = req;
+		req->token_index = -1;
 		bool answered;
 		enum MHD_Result r = request_begin(srv, conn, url, method, req, &answered);
 		if (answered && req->status >= 400)
 			http_log(srv, "%s %.200s -> %u", method, url, req->status);
-		if (answered)
+		if (answered) {
+			/* libmicrohttpd reads no more of an early-answered request. */
+			http_conns_request_arrived(conn);
 			return r;
+		}
 		return MHD_YES;
 	}
 	if (req->status) {
@@ -316,6 +367,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	http_conns_request_arrived(conn);
 	enum MHD_Result r;
 	if (req->failed)
 		r = http_respond_error(conn, req, &req->err);
@@ -336,8 +388,10 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 	if (r < 0)
 		return r;
 	struct http_server *srv = calloc(1, sizeof(*srv));
-	if (srv)
+	if (srv) {
+		pthread_mutex_init(&srv->conns_lock, NULL);
 		srv->opts = malloc(sizeof(*srv->opts));
+	}
 	if (!srv || !srv->opts) {
 		http_server_free(srv);
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
@@ -357,17 +411,41 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 			 "listens on loopback '%s' only",
 			 opts->config->listen);
 	}
+	const struct service_config *cfg = opts->config;
+	if ((r = http_streams_init(srv, err)) < 0 || (r = http_conns_start(srv, err)) < 0) {
+		http_server_free(srv);
+		return r;
+	}
+	/* epoll with a pool of polling threads; suspend/resume for the event
+	 * streams. Defaults and their reasons: docs/service.md "Connections". */
 	unsigned flags =
-	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	    MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	struct MHD_OptionItem tls[3] = {{MHD_OPTION_END, 0, NULL}};
+	if (cfg->tls_cert) {
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, cfg->tls_cert};
+		tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, cfg->tls_key};
+	}
 	srv->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_CONNECTION_LIMIT, 256u,
-	    MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)(256 * 1024), MHD_OPTION_END);
+	    flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED,
+	    on_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, srv,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)cfg->idle_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+	    MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!srv->daemon) {
 		http_server_free(srv);
+		if (cfg->tls_cert)
+			return error_set(
+			    err, ERR_INFRA, EADDRINUSE,
+			    "Cannot listen on '%s' with TLS: the address is in use or "
+			    "not available, or 'tls_cert'/'tls_key' are not a matching "
+			    "PEM certificate and key.",
+			    cfg->listen);
 		return error_set(err, ERR_INFRA, EADDRINUSE,
 				 "Cannot listen on '%s': the address is in use or not "
 				 "available.",
@@ -389,9 +467,16 @@ void http_server_free(struct http_server *srv)
 {
 	if (!srv)
 		return;
+	/* Stop the ticker (it sets stopping), then resume every idle event
+	 * stream so that each ends: libmicrohttpd must not be stopped with
+	 * suspended connections. */
+	http_conns_stop(srv);
 	atomic_store(&srv->stopping, 1);
+	http_streams_wake_all(srv);
 	if (srv->daemon)
 		MHD_stop_daemon(srv->daemon);
+	http_streams_fini(srv);
+	pthread_mutex_destroy(&srv->conns_lock);
 	free(srv->opts);
 	free(srv);
 }

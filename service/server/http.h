@@ -1,4 +1,5 @@
-/* The REST API (libmicrohttpd, one thread per connection):
+/* The REST API (libmicrohttpd: a few epoll threads, idle event streams
+ * suspended; docs/service.md "Connections and TLS"):
  *
  *   POST   /v1/jobs                 submit (application/json, or multipart/form-data
  *                                   with a "job" part and patch file parts)

@@ -1,11 +1,13 @@
 /* The service-wide views: GET /v1/health, GET /metrics (Prometheus text
- * format 0.0.4, from the store's counts and timings, the queue and the host
- * pool) and GET /v1/trend (the nightly trend page over this store). */
+ * format 0.0.4, from the counters the store keeps as rows change, the
+ * queue, the connections and the host pool) and GET /v1/trend (the nightly trend page over this
+ * store). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "server/counters.h"
 #include "guest/hostpool.h"
 #include "report/trend.h"
 #include "util/parse.h"
@@ -27,53 +29,22 @@ enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connecti
 	return http_respond_json(conn, req, MHD_HTTP_OK, o);
 }
 
-static void metric_histogram(FILE *f, const char *name, const char *help, json_object *values,
-			     const double *bounds, size_t nb)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-	size_t n = values ? json_object_array_length(values) : 0;
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += json_object_get_double(json_object_array_get_idx(values, i));
-	for (size_t b = 0; b < nb; b++) {
-		size_t c = 0;
-		for (size_t i = 0; i < n; i++)
-			if (json_object_get_double(json_object_array_get_idx(values, i)) <=
-			    bounds[b])
-				c++;
-		fprintf(f, "%s_bucket{le=\"%g\"} %zu\n", name, bounds[b], c);
-	}
-	fprintf(f, "%s_bucket{le=\"+Inf\"} %zu\n%s_sum %.3f\n%s_count %zu\n", name, n, name, sum,
-		name, n);
-}
-
+/* Reads counters kept as events happen (counters.h) and the queue's and the
+ * server's own gauges: no store query, so a scrape never waits for or holds
+ * the store's lock. */
 enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,
 					struct request *req)
 {
-	static const char *const job_statuses[] = {"queued",	"building", "booting", "running",
-						   "comparing", "done",	    "failed",  "cancelled"};
-	static const char *const run_statuses[] = {"ok", "hung", "panic", "crashed", "error"};
-	static const double build_bounds[] = {10, 30, 60, 120, 300, 600, 1200, 1800, 3600};
-	static const double boot_bounds[] = {0.25, 0.5, 1, 2, 5, 10, 30, 60, 120};
-	struct sl_error err = {0};
-	_cleanup_json_ json_object *jobs = NULL, *runs = NULL, *builds = NULL, *boots = NULL;
-	if (store_job_counts(srv->opts->store, &jobs, &err) < 0 ||
-	    store_run_counts(srv->opts->store, &runs, &err) < 0 ||
-	    store_build_seconds(srv->opts->store, &builds, &err) < 0 ||
-	    store_boot_seconds(srv->opts->store, &boots, &err) < 0)
-		return http_respond_error(conn, req, &err);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return http_respond_errorf(conn, req, ERR_INTERNAL, NULL, "Out of memory.");
 	fprintf(f,
-		"# HELP schedlab_jobs Jobs in the store by status.\n# TYPE schedlab_jobs gauge\n");
-	for (size_t i = 0; i < ELEMENTSOF(job_statuses); i++) {
-		json_object *v = json_object_object_get(jobs, job_statuses[i]);
-		fprintf(f, "schedlab_jobs{status=\"%s\"} %" PRId64 "\n", job_statuses[i],
-			v ? json_object_get_int64(v) : 0);
-	}
+		"# HELP schedlab_build_info The running schedlab's version.\n"
+		"# TYPE schedlab_build_info gauge\nschedlab_build_info{version=\"%s\"} 1\n",
+		SCHEDLAB_VERSION);
+	counters_write(store_counters(srv->opts->store), f);
 	fprintf(f,
 		"# HELP schedlab_queue_depth Jobs waiting for a worker.\n"
 		"# TYPE schedlab_queue_depth gauge\nschedlab_queue_depth %zu\n",
@@ -82,17 +53,22 @@ enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Conn
 		"# HELP schedlab_jobs_running Jobs a worker is running.\n"
 		"# TYPE schedlab_jobs_running gauge\nschedlab_jobs_running %zu\n",
 		queue_running(srv->opts->queue));
-	fprintf(f, "# HELP schedlab_runs_total Finished guest runs by status.\n"
-		   "# TYPE schedlab_runs_total counter\n");
-	for (size_t i = 0; i < ELEMENTSOF(run_statuses); i++) {
-		json_object *v = json_object_object_get(runs, run_statuses[i]);
-		fprintf(f, "schedlab_runs_total{status=\"%s\"} %" PRId64 "\n", run_statuses[i],
-			v ? json_object_get_int64(v) : 0);
-	}
-	metric_histogram(f, "schedlab_build_seconds", "Kernel build time (cache misses).", builds,
-			 build_bounds, ELEMENTSOF(build_bounds));
-	metric_histogram(f, "schedlab_boot_seconds", "Guest boot time per run.", boots, boot_bounds,
-			 ELEMENTSOF(boot_bounds));
+	fprintf(f,
+		"# HELP schedlab_http_connections Open HTTP connections.\n"
+		"# TYPE schedlab_http_connections gauge\nschedlab_http_connections %zu\n"
+		"# HELP schedlab_http_event_streams Open event streams.\n"
+		"# TYPE schedlab_http_event_streams gauge\nschedlab_http_event_streams %zu\n"
+		"# HELP schedlab_http_deadline_closed_total Connections closed because their "
+		"request did not arrive within request_deadline_s.\n"
+		"# TYPE schedlab_http_deadline_closed_total counter\n"
+		"schedlab_http_deadline_closed_total %llu\n"
+		"# HELP schedlab_http_streams_refused_total Event streams refused over "
+		"max_streams_per_token.\n"
+		"# TYPE schedlab_http_streams_refused_total counter\n"
+		"schedlab_http_streams_refused_total %llu\n",
+		http_conns_count(srv), http_streams_count(srv),
+		(unsigned long long)atomic_load(&srv->deadline_closed),
+		(unsigned long long)atomic_load(&srv->streams_refused));
 	/* Hypervisor hosts' state and slots, when the config lists them. */
 	if (srv->opts->config->hostpool)
 		hostpool_write_metrics(srv->opts->config->hostpool, f);

@@ -1,7 +1,18 @@
 /* The streaming endpoints: GET /v1/jobs/{id}/log (every *.log under the
  * job directory, each tail-bounded) and GET /v1/jobs/{id}/events
  * (Server-Sent Events from the store's event log, resumed with
- * Last-Event-ID; one blocking reader per connection thread). */
+ * Last-Event-ID).
+ *
+ * An event stream holds no thread: when it has nothing to send, its content
+ * reader suspends the connection (MHD_suspend_connection, so libmicrohttpd
+ * neither polls it nor times it out), and the store's event hook
+ * (http_streams_job_event, called as each event of the job is recorded)
+ * or the ticker (a keepalive comment after SSE_KEEPALIVE_S idle, which also
+ * finds clients that went away) resumes it. Lost wake-ups: the reader
+ * clears s->pending before it reads the store and suspends only if no
+ * event was hooked since, both under streams_lock; the hook runs under the
+ * store's lock, so a read that starts after it sees the event. Each token
+ * holds at most max_streams_per_token streams (429 beyond). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include "util/time.h"
 
 #include "server/http.h"
 #include "server/http-internal.h"
@@ -112,17 +125,112 @@ enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection 
 /* ---- GET /v1/jobs/{id}/events: Server-Sent Events ---- */
 
 struct sse {
+	struct sse *prev, *next; /* in srv->streams, under streams_lock */
 	struct http_server *srv;
+	struct MHD_Connection *conn;
 	char id[STORE_ID_LEN + 1];
 	int64_t last_id;
 	char *buf;
 	size_t len, pos;
 	bool done;
+	size_t token_slot;
+	/* Under streams_lock: */
+	bool suspended; /* MHD_suspend_connection was called, not yet resumed */
+	bool pending;	/* an event of the job was recorded since the last read */
+	bool keepalive; /* the ticker asks for a keepalive comment */
+	double last_sent;
 };
 
+int http_streams_init(struct http_server *srv, struct sl_error *err)
+{
+	pthread_mutex_init(&srv->streams_lock, NULL);
+	srv->streams_per_token =
+	    calloc(srv->opts->config->n_tokens + 1, sizeof(*srv->streams_per_token));
+	if (!srv->streams_per_token)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	store_set_event_hook(srv->opts->store, http_streams_job_event, srv);
+	return 0;
+}
+
+void http_streams_fini(struct http_server *srv)
+{
+	if (!srv->streams_per_token)
+		return;
+	store_set_event_hook(srv->opts->store, NULL, NULL);
+	free(srv->streams_per_token);
+	srv->streams_per_token = NULL;
+	pthread_mutex_destroy(&srv->streams_lock);
+}
+
+/* Caller holds streams_lock. */
+static void sse_resume_locked(struct sse *s)
+{
+	if (!s->suspended)
+		return;
+	s->suspended = false;
+	MHD_resume_connection(s->conn);
+}
+
+void http_streams_job_event(void *cls, const char *job_id)
+{
+	struct http_server *srv = cls;
+	pthread_mutex_lock(&srv->streams_lock);
+	for (struct sse *s = srv->streams; s; s = s->next) {
+		if (strcmp(s->id, job_id) != 0)
+			continue;
+		s->pending = true;
+		sse_resume_locked(s);
+	}
+	pthread_mutex_unlock(&srv->streams_lock);
+}
+
+void http_streams_tick(struct http_server *srv)
+{
+	double now = time_monotonic_s();
+	pthread_mutex_lock(&srv->streams_lock);
+	for (struct sse *s = srv->streams; s; s = s->next) {
+		if (s->suspended && now - s->last_sent >= SSE_KEEPALIVE_S) {
+			s->keepalive = true;
+			sse_resume_locked(s);
+		}
+	}
+	pthread_mutex_unlock(&srv->streams_lock);
+}
+
+void http_streams_wake_all(struct http_server *srv)
+{
+	if (!srv->streams_per_token)
+		return;
+	pthread_mutex_lock(&srv->streams_lock);
+	for (struct sse *s = srv->streams; s; s = s->next)
+		sse_resume_locked(s);
+	pthread_mutex_unlock(&srv->streams_lock);
+}
+
+size_t http_streams_count(struct http_server *srv)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&srv->streams_lock);
+	for (struct sse *s = srv->streams; s; s = s->next)
+		n++;
+	pthread_mutex_unlock(&srv->streams_lock);
+	return n;
+}
+
+/* The response's free callback: the connection is done with the stream. */
 static void sse_free(void *cls)
 {
 	struct sse *s = cls;
+	struct http_server *srv = s->srv;
+	pthread_mutex_lock(&srv->streams_lock);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		srv->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	srv->streams_per_token[s->token_slot]--;
+	pthread_mutex_unlock(&srv->streams_lock);
 	free(s->buf);
 	free(s);
 }
@@ -167,45 +275,85 @@ static bool sse_job_final(struct sse *s)
 	return store_status_is_final(json_object_get_string(json_object_object_get(job, "status")));
 }
 
-/* Blocks (thread per connection) until there is something to send. */
+/* Refills s->buf; 1 when there is something to send, 0 when the reader
+ * suspended the connection (or must be called again), or an
+ * MHD_CONTENT_READER_END_* code. Never blocks. */
+static ssize_t sse_next(struct sse *s)
+{
+	struct http_server *srv = s->srv;
+	if (s->done || atomic_load(&srv->stopping))
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	pthread_mutex_lock(&srv->streams_lock);
+	s->pending = false;
+	bool keepalive = s->keepalive;
+	s->keepalive = false;
+	pthread_mutex_unlock(&srv->streams_lock);
+	int n = sse_fill(s);
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	if (n > 0)
+		return 1;
+	if (sse_job_final(s)) {
+		/* The final status event is written with the status, in one
+		 * locked step: one more look finds it. */
+		n = sse_fill(s);
+		s->done = true;
+		return n > 0 ? 1 : MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	if (keepalive) {
+		/* A comment line: finds clients that went away. */
+		free(s->buf);
+		s->buf = strdup(": keepalive\n\n");
+		s->len = s->buf ? strlen(s->buf) : 0;
+		s->pos = 0;
+		return s->len ? 1 : MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	pthread_mutex_lock(&srv->streams_lock);
+	if (!s->pending && !atomic_load(&srv->stopping)) {
+		s->suspended = true;
+		MHD_suspend_connection(s->conn);
+	}
+	pthread_mutex_unlock(&srv->streams_lock);
+	return 0;
+}
+
 static ssize_t sse_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	(void)pos;
 	struct sse *s = cls;
-	int idle_ms = 0;
-	while (s->pos >= s->len) {
-		if (s->done || atomic_load(&s->srv->stopping))
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		int n = sse_fill(s);
-		if (n < 0)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-		if (n > 0)
-			break;
-		if (sse_job_final(s)) {
-			/* The final status event is written with the status, in
-			 * one locked step: one more look finds it. */
-			n = sse_fill(s);
-			s->done = true;
-			if (n <= 0)
-				return MHD_CONTENT_READER_END_OF_STREAM;
-			break;
-		}
-		struct timespec ts = {0, 200 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-		idle_ms += 200;
-		if (idle_ms >= SSE_KEEPALIVE_S * 1000) {
-			/* A comment line: finds clients that went away. */
-			free(s->buf);
-			s->buf = strdup(": keepalive\n\n");
-			s->len = s->buf ? strlen(s->buf) : 0;
-			s->pos = 0;
-			idle_ms = 0;
-		}
+	if (s->pos >= s->len) {
+		ssize_t r = sse_next(s);
+		if (r <= 0)
+			return r;
 	}
 	size_t k = s->len - s->pos < max ? s->len - s->pos : max;
 	memcpy(out, s->buf + s->pos, k);
 	s->pos += k;
+	s->last_sent = time_monotonic_s();
 	return (ssize_t)k;
+}
+
+/* 429 with Retry-After: the token holds its share of streams. */
+static enum MHD_Result respond_too_many_streams(struct MHD_Connection *conn, struct request *req,
+						unsigned limit)
+{
+	char text[400];
+	int n = snprintf(text, sizeof(text),
+			 "{\"error\":{\"code\":\"too_many_requests\",\"message\":\"This token "
+			 "holds %u open event streams, the limit (max_streams_per_token); close "
+			 "one or retry later.\",\"path\":\"max_streams_per_token\"}}",
+			 limit);
+	struct MHD_Response *resp =
+	    MHD_create_response_from_buffer((size_t)n, text, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "15");
+	req->status = MHD_HTTP_TOO_MANY_REQUESTS;
+	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	MHD_destroy_response(resp);
+	return r;
 }
 
 enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connection *conn,
@@ -229,8 +377,27 @@ enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connecti
 	if (!s)
 		return http_respond_errorf(conn, req, ERR_INTERNAL, NULL, "Out of memory.");
 	s->srv = srv;
+	s->conn = conn;
 	snprintf(s->id, sizeof(s->id), "%s", req->id);
 	s->last_id = last;
+	s->last_sent = time_monotonic_s();
+	s->token_slot =
+	    req->token_index >= 0 ? (size_t)req->token_index : srv->opts->config->n_tokens;
+	unsigned limit = (unsigned)srv->opts->config->max_streams_per_token;
+	pthread_mutex_lock(&srv->streams_lock);
+	if (srv->streams_per_token[s->token_slot] >= limit) {
+		pthread_mutex_unlock(&srv->streams_lock);
+		free(s);
+		atomic_fetch_add(&srv->streams_refused, 1);
+		return respond_too_many_streams(conn, req, limit);
+	}
+	srv->streams_per_token[s->token_slot]++;
+	s->next = srv->streams;
+	if (srv->streams)
+		srv->streams->prev = s;
+	srv->streams = s;
+	pthread_mutex_unlock(&srv->streams_lock);
+	/* From here on sse_free unlinks s, also when the response fails. */
 	struct MHD_Response *resp =
 	    MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
 	if (!resp) {
@@ -239,6 +406,8 @@ enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connecti
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	/* Reverse proxies (nginx) pass the stream through unbuffered. */
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	req->status = MHD_HTTP_OK;
 	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);

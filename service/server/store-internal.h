@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "server/counters.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -18,7 +19,15 @@ struct store {
 	sqlite3 *db;
 	char *state_dir;
 	pthread_mutex_t lock; /* serializes every use of db */
+	/* store_set_event_hook; under lock */
+	void (*event_hook)(void *cls, const char *job_id);
+	void *event_hook_cls;
+	struct counters *counters; /* owned; counters.h has its own lock */
 };
+
+/* Seeds s->counters from the database; store_open calls it once
+ * (store_index.c). */
+int store_counters_seed(struct store *s, struct sl_error *err);
 
 /* Sets err to "The job store failed to <what>: <sqlite message>." and
  * returns its negative errno (-EIO). */

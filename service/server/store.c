@@ -128,6 +128,11 @@ char *store_job_dir(const struct store *s, const char *id)
 	return fs_path_join(jobs, id);
 }
 
+struct counters *store_counters(struct store *s)
+{
+	return s->counters;
+}
+
 int store_db_error(struct store *s, struct sl_error *err, const char *what)
 {
 	return error_set(err, ERR_INTERNAL, EIO, "The job store failed to %s: %s.", what,
@@ -216,6 +221,12 @@ int store_open(const char *state_dir, struct store **ret_store, struct sl_error 
 	    (r = store_db_exec(s, "PRAGMA synchronous=NORMAL;", err)) < 0 ||
 	    (r = store_db_exec(s, "PRAGMA foreign_keys=ON;", err)) < 0 || (r = migrate(s, err)) < 0)
 		goto fail;
+	if (!(s->counters = counters_new())) {
+		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		goto fail;
+	}
+	if ((r = store_counters_seed(s, err)) < 0)
+		goto fail;
 	*ret_store = s;
 	return 0;
 fail:
@@ -230,6 +241,7 @@ void store_free(struct store *s)
 	if (s->db)
 		sqlite3_close(s->db);
 	pthread_mutex_destroy(&s->lock);
+	counters_free(s->counters);
 	free(s->state_dir);
 	free(s);
 }

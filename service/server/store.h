@@ -22,6 +22,7 @@
 #define STORE_ID_LEN 32 /* 128 random bits as lowercase hex */
 
 struct store;
+struct counters;
 
 /* Opens (creating if needed) <state_dir>/schedlab.db, migrates it to the
  * current schema version and creates <state_dir>/jobs. */
@@ -94,6 +95,10 @@ int store_run_count(struct store *s, const char *id, int *ret_count, struct sl_e
 /* Appends an event; data (borrowed) may be NULL. *ret_event_id may be NULL. */
 int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
 		    int64_t *ret_event_id, struct sl_error *err);
+/* Calls fn(cls, job_id) as each event is recorded (any type, any job),
+ * with the store's lock held: fn must not block or call the store. The
+ * HTTP server wakes the job's event streams with it. fn NULL removes it. */
+void store_set_event_hook(struct store *s, void (*fn)(void *cls, const char *job_id), void *cls);
 /* Events of a job with an id greater than after_id, oldest first, at most
  * limit: a new reference to an array of {id, ts, type, data}. */
 int store_events_after(struct store *s, const char *id, int64_t after_id, int limit,
@@ -103,7 +108,13 @@ int store_events_after(struct store *s, const char *id, int64_t after_id, int li
  * a finished result (borrowed). Replaces earlier rows of the same job. */
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err);
 
-/* For /metrics, new references: {status: count} for jobs and for runs. */
+/* The service's /metrics counters (counters.h), kept by the store as rows
+ * change and seeded from the database at open. Borrowed; lives as long as
+ * the store. */
+struct counters *store_counters(struct store *s);
+
+/* New references: {status: count} for jobs and for runs (counts from the
+ * database; the counters are seeded with them at open). */
 int store_job_counts(struct store *s, json_object **ret_counts, struct sl_error *err);
 int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error *err);
 /* Arrays of doubles: build seconds of kernels that were really built (not

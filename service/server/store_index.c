@@ -117,7 +117,24 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 			}
 		}
 	}
-	return store_db_exec(s, "COMMIT;", err);
+	if ((r = store_db_exec(s, "COMMIT;", err)) < 0)
+		return r;
+	/* Counted once committed; a job's result is indexed once, as it ends. */
+	if (kernels && json_object_is_type(kernels, json_type_object)) {
+		json_object_object_foreach(kernels, kname, kobj)
+		{
+			(void)kname;
+			json_object *cached = NULL, *secs = NULL;
+			bool hit = json_object_object_get_ex(kobj, "cached", &cached) &&
+				   json_object_get_boolean(cached);
+			counters_kernel(s->counters, hit, 1);
+			if (!hit && json_object_object_get_ex(kobj, "build_seconds", &secs) &&
+			    (json_object_is_type(secs, json_type_double) ||
+			     json_object_is_type(secs, json_type_int)))
+				counters_build_seconds(s->counters, json_object_get_double(secs));
+		}
+	}
+	return 0;
 rollback:
 	store_db_exec(s, "ROLLBACK;", NULL);
 	return r;
@@ -172,6 +189,50 @@ static int doubles(struct store *s, const char *sql, json_object **ret, struct s
 	if (rc != SQLITE_DONE)
 		return store_db_error(s, err, "read timings");
 	*ret = TAKE_PTR(a);
+	return 0;
+}
+
+/* Seeds s->counters from the database (store_open, once). */
+int store_counters_seed(struct store *s, struct sl_error *err)
+{
+	_cleanup_json_ json_object *jobs = NULL, *runs = NULL, *builds = NULL, *boots = NULL;
+	int r;
+	if ((r = store_job_counts(s, &jobs, err)) < 0 ||
+	    (r = store_run_counts(s, &runs, err)) < 0 ||
+	    (r = store_build_seconds(s, &builds, err)) < 0 ||
+	    (r = store_boot_seconds(s, &boots, err)) < 0)
+		return r;
+	json_object_object_foreach(jobs, status, n)
+	    counters_job_status_add(s->counters, status, json_object_get_int64(n));
+	json_object_object_foreach(runs, rstatus, rn)
+	    counters_run(s->counters, rstatus, json_object_get_int64(rn));
+	for (size_t i = 0; i < json_object_array_length(builds); i++)
+		counters_build_seconds(
+		    s->counters, json_object_get_double(json_object_array_get_idx(builds, i)));
+	for (size_t i = 0; i < json_object_array_length(boots); i++)
+		counters_boot_seconds(s->counters,
+				      json_object_get_double(json_object_array_get_idx(boots, i)));
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *fin = NULL, *cache = NULL;
+	if ((r = store_db_prepare(s,
+				  "SELECT status, verdict, COUNT(*) FROM jobs WHERE status IN "
+				  "('done','failed','cancelled') GROUP BY 1, 2;",
+				  &fin, err)) < 0 ||
+	    (r = store_db_prepare(s, "SELECT cached, COUNT(*) FROM kernel_builds GROUP BY 1;",
+				  &cache, err)) < 0)
+		return r;
+	int rc;
+	while ((rc = sqlite3_step(fin)) == SQLITE_ROW)
+		counters_job_finished(s->counters, (const char *)sqlite3_column_text(fin, 0),
+				      (const char *)sqlite3_column_text(fin, 1),
+				      sqlite3_column_int64(fin, 2));
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "count finished jobs");
+	while ((rc = sqlite3_step(cache)) == SQLITE_ROW)
+		counters_kernel(s->counters, sqlite3_column_int(cache, 0) != 0,
+				sqlite3_column_int64(cache, 1));
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "count kernel builds");
 	return 0;
 }
 

@@ -29,7 +29,16 @@ static int event_add_locked(struct store *s, const char *id, const char *type, j
 		return store_db_error(s, err, "record an event");
 	if (ret_event_id)
 		*ret_event_id = sqlite3_last_insert_rowid(s->db);
+	if (s->event_hook)
+		s->event_hook(s->event_hook_cls, id);
 	return 0;
+}
+
+void store_set_event_hook(struct store *s, void (*fn)(void *cls, const char *job_id), void *cls)
+{
+	STORE_LOCK(s);
+	s->event_hook = fn;
+	s->event_hook_cls = cls;
 }
 
 int store_event_add(struct store *s, const char *id, const char *type, json_object *data,
@@ -76,6 +85,7 @@ int store_job_create(struct store *s, const char *id, const char *name, int prio
 	bind_text(st, 6, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "store a new job");
+	counters_job_status(s->counters, NULL, "queued");
 	return status_event_locked(s, id, "queued", NULL, err);
 }
 
@@ -198,6 +208,21 @@ static int status_locked(struct store *s, const char *id, char buf[16], struct s
 	return 0;
 }
 
+/* Caller holds the lock. A job leaving the queue for the first time: its
+ * wait since submission goes to the queue-wait histogram. */
+static void observe_queue_wait_locked(struct store *s, const char *id)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	if (store_db_prepare(s,
+			     "SELECT (julianday('now') - julianday(created_at)) * 86400.0 "
+			     "FROM jobs WHERE id = ? AND started_at IS NULL;",
+			     &st, NULL) < 0)
+		return;
+	bind_text(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		counters_queue_wait(s->counters, sqlite3_column_double(st, 0));
+}
+
 int store_job_set_status(struct store *s, const char *id, const char *status, struct sl_error *err)
 {
 	if (!store_status_valid(status) || store_status_is_final(status))
@@ -212,6 +237,8 @@ int store_job_set_status(struct store *s, const char *id, const char *status, st
 		return 0;
 	if (store_status_is_final(old))
 		return error_set(err, ERR_CONFLICT, EALREADY, "Job '%s' is already %s.", id, old);
+	if (strcmp(old, "queued") == 0)
+		observe_queue_wait_locked(s, id);
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	if ((r = store_db_prepare(
 		 s,
@@ -226,6 +253,7 @@ int store_job_set_status(struct store *s, const char *id, const char *status, st
 	bind_text(st, 3, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "update a job's status");
+	counters_job_status(s->counters, old, status);
 	return status_event_locked(s, id, status, NULL, err);
 }
 
@@ -271,6 +299,8 @@ int store_job_finish(struct store *s, const char *id, const char *status, const 
 	bind_text(st, 5, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "finish a job");
+	counters_job_status(s->counters, old, status);
+	counters_job_finished(s->counters, status, verdict, 1);
 	return status_event_locked(s, id, status, verdict, err);
 }
 
@@ -291,6 +321,7 @@ int store_job_requeue_front(struct store *s, const char *id, struct sl_error *er
 	bind_text(st, 1, id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "re-queue a job");
+	counters_job_status(s->counters, old, "queued");
 	return status_event_locked(s, id, "queued", NULL, err);
 }
 
@@ -375,6 +406,18 @@ int store_run_put(struct store *s, const char *id, const char *run_key, json_obj
 	bind_text(st, 4, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "store a finished run");
+	if (sqlite3_changes(s->db) == 1) { /* not a key stored before */
+		json_object *v = NULL;
+		counters_run(s->counters,
+			     json_object_object_get_ex(run, "status", &v)
+				 ? json_object_get_string(v)
+				 : "unknown",
+			     1);
+		if (json_object_object_get_ex(run, "boot_seconds", &v) &&
+		    (json_object_is_type(v, json_type_double) ||
+		     json_object_is_type(v, json_type_int)))
+			counters_boot_seconds(s->counters, json_object_get_double(v));
+	}
 	return 0;
 }
 

@@ -3,15 +3,22 @@
  * requests through the real client (libcurl). Covers auth (401/403), body
  * limits (413), content types (415), validation errors (400 with a path),
  * submit JSON and multipart (patch and mbox parts), status, result (409 before done), log, events
- * with Last-Event-ID, cancel, list paging, metrics, path traversal, and the
- * route table against results-schema/openapi.yaml. */
+ * with Last-Event-ID, cancel, list paging, metrics, path traversal, the
+ * route table against results-schema/openapi.yaml, event streams that hold
+ * no thread each (counted in /proc/self/task) and their per-token cap, and
+ * the request deadline against a client that trickles its header. */
+#include <dirent.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "server/http.h"
@@ -121,7 +128,8 @@ static int setup(void **state)
 	_cleanup_json_ json_object *c = json_tokener_parse(
 	    "{\"listen\":\"127.0.0.1:0\",\"tokens\":[{\"token\":\"" TOKEN_ALL "\"},"
 	    "{\"token\":\"" TOKEN_READ "\",\"roles\":[\"read\"]}],"
-	    "\"limits\":{\"max_body_bytes\":65536,\"max_patches\":3,\"max_patch_bytes\":1000}}");
+	    "\"limits\":{\"max_body_bytes\":65536,\"max_patches\":3,\"max_patch_bytes\":1000},"
+	    "\"max_connections_per_ip\":48}");
 	assert_int_equal(service_config_apply(f->cfg, c, &err), 0);
 	assert_int_equal(store_open(f->dir, &f->store, &err), 0);
 	struct queue_opts qo = {.store = f->store, .runner = fake_runner, .workers = 2};
@@ -379,6 +387,18 @@ static void test_submit_follow_result(void **state)
 	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"2\"} 3\n"));
 	assert_non_null(strstr(r.body, "schedlab_boot_seconds_bucket{le=\"1\"} 0\n"));
 	assert_non_null(strstr(r.body, "# TYPE schedlab_build_seconds histogram"));
+	/* Counted as it happened: the finished job, this test's requests by
+	 * route template (never the raw URL), the job's wait in the queue. */
+	assert_non_null(
+	    strstr(r.body, "schedlab_jobs_finished_total{status=\"done\",verdict=\"pass\"} 1\n"));
+	assert_non_null(strstr(r.body, "schedlab_http_requests_total{method=\"POST\","
+				       "route=\"/v1/jobs\",code=\"202\"} 1\n"));
+	assert_non_null(strstr(r.body, "route=\"/v1/jobs/{id}/result\",code=\"200\"}"));
+	assert_non_null(strstr(r.body, "route=\"/v1/trend\",code=\"400\"} 1\n"));
+	assert_null(strstr(r.body, "route=\"/v1/jobs/0"));
+	assert_non_null(strstr(r.body, "schedlab_queue_wait_seconds_count 1\n"));
+	assert_non_null(strstr(r.body, "schedlab_build_info{version=\""));
+	assert_non_null(strstr(r.body, "schedlab_http_event_streams 0\n"));
 	httpclient_response_clear(&r);
 }
 
@@ -532,6 +552,181 @@ static void test_cancel_and_list(void **state)
 	wait_status(f, b, "cancelled");
 }
 
+/* ---- raw connections: event streams and the request deadline ---- */
+
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int raw_connect(struct fixture *f)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(http_server_port(f->srv)),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Reads what fd has within ms into buf (NUL-terminated, appended at *len);
+ * returns 0 on end of stream or reset, 1 when the time ran out. */
+static int raw_read(int fd, char *buf, size_t cap, size_t *len, int ms, const char *until)
+{
+	double end = ms / 1000.0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		double left =
+		    end - ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9);
+		if (left <= 0 || (until && strstr(buf, until)))
+			return 1;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		ssize_t k = read(fd, buf + *len, cap - 1 - *len);
+		if (k <= 0)
+			return 0;
+		*len += (size_t)k;
+		buf[*len] = '\0';
+	}
+}
+
+static int open_stream(struct fixture *f, const char *id, const char *token, char *buf, size_t cap)
+{
+	int fd = raw_connect(f);
+	char rq[256];
+	int n = snprintf(rq, sizeof(rq),
+			 "GET /v1/jobs/%s/events HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+			 "%s\r\n\r\n",
+			 id, token);
+	assert_int_equal(write(fd, rq, (size_t)n), n);
+	size_t len = 0;
+	buf[0] = '\0';
+	raw_read(fd, buf, cap, &len, 5000, "\r\n\r\n");
+	return fd;
+}
+
+/* N open event streams cost no thread each; beyond max_streams_per_token a
+ * token gets 429 with Retry-After; a status change reaches every suspended
+ * stream, which then ends. */
+static void test_streams_hold_no_thread(void **state)
+{
+	struct fixture *f = *state;
+	enum { N = 40 };
+	f->cfg->max_streams_per_token = N;
+	char id[33], buf[4096];
+	submit(f, "{\"runs\":1,\"sleep_ms\":60000}", id);
+	wait_status(f, id, "running");
+	sleep_ms(200);
+	int before = threads_now();
+	int fds[N];
+	for (int i = 0; i < N; i++) {
+		fds[i] = open_stream(f, id, TOKEN_READ, buf, sizeof(buf));
+		if (!strstr(buf, "200 OK") || !strstr(buf, "text/event-stream"))
+			fail_msg("stream %d: %s", i, buf);
+	}
+	sleep_ms(300);
+	int after = threads_now();
+	print_message("threads: %d before, %d with %d open event streams\n", before, after, N);
+	assert_true(after - before <= 2);
+	/* One more with the same token: refused; another token still has room. */
+	int over = open_stream(f, id, TOKEN_READ, buf, sizeof(buf));
+	if (!strstr(buf, "HTTP/1.1 429") || !strstr(buf, "Retry-After:"))
+		fail_msg("stream over the cap: %s", buf);
+	size_t len = strlen(buf);
+	raw_read(over, buf, sizeof(buf), &len, 2000, "}}");
+	assert_non_null(strstr(buf, "\"path\":\"max_streams_per_token\""));
+	close(over);
+	int other = open_stream(f, id, TOKEN_ALL, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "200 OK"));
+	close(other);
+	/* Cancel: every suspended stream is woken, sends the final status and
+	 * ends (the last chunk of the chunked body). */
+	char path[80];
+	snprintf(path, sizeof(path), "/v1/jobs/%s", id);
+	assert_int_equal(req(f->all, "DELETE", path, NULL, NULL, NULL), 202);
+	for (int i = 0; i < N; i++) {
+		len = 0;
+		buf[0] = '\0';
+		raw_read(fds[i], buf, sizeof(buf), &len, 10000, "\r\n0\r\n\r\n");
+		if (!strstr(buf, "\r\n0\r\n\r\n"))
+			fail_msg("stream %d did not end after the cancel: %s", i, buf);
+		assert_non_null(strstr(buf, "\"status\":\"cancelled\""));
+		close(fds[i]);
+	}
+	/* The slots are free again. */
+	sleep_ms(200);
+	int again = open_stream(f, id, TOKEN_READ, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "200 OK"));
+	close(again);
+}
+
+/* A header trickled one byte at a time is cut at request_deadline_s, though
+ * each byte comes well within the idle timeout; a request that arrives in
+ * time on the same kind of connection is answered. */
+static void test_request_deadline(void **state)
+{
+	struct fixture *f = *state;
+	f->cfg->request_deadline_s = 2;
+	int fd = raw_connect(f);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	const char *hdr = "GET /v1/health HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	bool closed = false;
+	for (size_t i = 0; hdr[i] && !closed; i++) {
+		if (send(fd, hdr + i, 1, MSG_NOSIGNAL) != 1)
+			closed = true;
+		char b[64];
+		size_t len = 0;
+		b[0] = '\0';
+		if (raw_read(fd, b, sizeof(b), &len, 250, NULL) == 0)
+			closed = true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	print_message("trickled header closed after %.2f s (deadline 2 s)\n", took);
+	assert_true(closed);
+	assert_true(took >= 1.9 && took < 6.0); /* the ticker runs twice a second */
+	close(fd);
+	/* A prompt request still works. */
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, NULL), 200);
+}
+
+/* One address holds at most max_connections_per_ip connections: the ones
+ * beyond are closed at once; closing them frees the slots. */
+static void test_per_ip_limit(void **state)
+{
+	struct fixture *f = *state;
+	enum { N = 60 };
+	int fds[N], open_n = 0;
+	for (int i = 0; i < N; i++)
+		fds[i] = raw_connect(f);
+	sleep_ms(300);
+	for (int i = 0; i < N; i++) {
+		char b[64];
+		size_t len = 0;
+		b[0] = '\0';
+		open_n += raw_read(fds[i], b, sizeof(b), &len, 20, NULL);
+	}
+	print_message("%d of %d idle connections from one address kept (limit 48)\n", open_n, N);
+	assert_true(open_n <= 48 && open_n >= 40);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	sleep_ms(200);
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, NULL), 200);
+}
+
 /* Every route is in openapi.yaml and every path+method there is served. */
 static void test_openapi_agrees(void **state)
 {
@@ -621,6 +816,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_multipart, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multipart_mbox, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel_and_list, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_streams_hold_no_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_request_deadline, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_per_ip_limit, setup, teardown),
 	    cmocka_unit_test(test_openapi_agrees),
 	    cmocka_unit_test(test_listen_policy),
 	};

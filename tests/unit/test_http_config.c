@@ -150,6 +150,67 @@ static void test_errors(void **state)
 	assert_int_equal(err.kind, ERR_NOT_FOUND);
 }
 
+/* The connection and TLS block: values, bounds, the TLS pair, and which
+ * token matched (for the per-token stream cap). */
+static void test_connections(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(service_config_new(&c, NULL), 0);
+	assert_int_equal(c->max_connections, 512);
+	assert_int_equal(c->max_connections_per_ip, 32);
+	assert_int_equal(c->request_deadline_s, 30);
+	assert_int_equal(c->max_streams_per_token, 16);
+	assert_int_equal(c->http_threads, 4);
+	assert_null(c->tls_cert);
+	service_config_free(c);
+	c = NULL;
+	assert_int_equal(load("{\"max_connections\": 100, \"max_connections_per_ip\": 4, "
+			      "\"request_deadline_s\": 5, \"idle_timeout_s\": 9, "
+			      "\"max_streams_per_token\": 2, \"http_threads\": 3, \"tokens\": ["
+			      "{\"token\": \"first-token-0123456789\"},"
+			      "{\"token\": \"second-token-0123456789\"}]}",
+			      &c, &err),
+			 0);
+	assert_int_equal(c->max_connections, 100);
+	assert_int_equal(c->max_connections_per_ip, 4);
+	assert_int_equal(c->request_deadline_s, 5);
+	assert_int_equal(c->idle_timeout_s, 9);
+	assert_int_equal(c->max_streams_per_token, 2);
+	assert_int_equal(c->http_threads, 3);
+	int index = 7;
+	assert_true(service_config_token_match(c, "second-token-0123456789", &index) != 0);
+	assert_int_equal(index, 1);
+	assert_true(service_config_token_match(c, "first-token-0123456789", &index) != 0);
+	assert_int_equal(index, 0);
+	assert_int_equal(service_config_token_match(c, "third-token-0123456789", &index), 0);
+	assert_int_equal(index, -1);
+	service_config_free(c);
+	c = NULL;
+	assert_true(load("{\"request_deadline_s\": 0}", &c, &err) < 0);
+	assert_non_null(strstr(err.path, "request_deadline_s"));
+	assert_true(load("{\"http_threads\": 65}", &c, &err) < 0);
+	assert_true(load("{\"http_threads\": 16, \"max_connections\": 8}", &c, &err) < 0);
+	assert_string_equal(err.path, "max_connections");
+	/* TLS: both files or neither; PEM text; the error names the key. */
+	_cleanup_free_ char *pem = fs_path_join(dir, "cert.pem");
+	const char *text = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+	assert_int_equal(fs_write_file_atomic(pem, text, strlen(text), NULL), 0);
+	char cfg[512];
+	snprintf(cfg, sizeof(cfg), "{\"tls_cert\": \"%s\"}", pem);
+	assert_true(load(cfg, &c, &err) < 0);
+	assert_string_equal(err.path, "tls_key");
+	snprintf(cfg, sizeof(cfg), "{\"tls_cert\": \"%s\", \"tls_key\": \"%s/none.pem\"}", pem,
+		 dir);
+	assert_true(load(cfg, &c, &err) < 0);
+	assert_string_equal(err.path, "tls_key");
+	snprintf(cfg, sizeof(cfg), "{\"tls_cert\": \"%s\", \"tls_key\": \"%s\"}", pem, pem);
+	assert_int_equal(load(cfg, &c, &err), 0);
+	assert_non_null(strstr(c->tls_cert, "BEGIN CERTIFICATE"));
+	service_config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +218,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

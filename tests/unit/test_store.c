@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "server/counters.h"
 #include "server/store.h"
 #include "util/fs.h"
 
@@ -183,6 +184,69 @@ static void test_runs_once(void **state)
 	assert_true(json_object_get_double(json_object_array_get_idx(boots, 0)) == 1.5);
 }
 
+static char *counters_text(struct store *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	counters_write(store_counters(s), f);
+	fclose(f);
+	return text;
+}
+
+/* The /metrics counters follow each change as it is written and, after a
+ * restart, start from what the database holds. */
+static void test_counters(void **state)
+{
+	struct fixture *f = *state;
+	struct sl_error err = {0};
+	char a[STORE_ID_LEN + 1], b[STORE_ID_LEN + 1], c[STORE_ID_LEN + 1];
+	new_job(f->s, a, "a", 0);
+	new_job(f->s, b, "b", 0);
+	new_job(f->s, c, "c", 0);
+	assert_int_equal(store_job_set_status(f->s, a, "building", &err), 0);
+	assert_int_equal(store_job_set_status(f->s, a, "running", &err), 0);
+	assert_int_equal(store_job_finish(f->s, a, "done", "pass", NULL, &err), 0);
+	assert_int_equal(store_job_set_status(f->s, b, "running", &err), 0);
+	assert_int_equal(store_job_finish(f->s, b, "failed", NULL, NULL, &err), 0);
+	_cleanup_json_ json_object *run =
+	    json_tokener_parse("{\"status\":\"ok\",\"boot_seconds\":0.75}");
+	_cleanup_json_ json_object *odd = json_tokener_parse("{\"status\":\"x\\\"y\"}");
+	assert_int_equal(store_run_put(f->s, a, "baseline#0", run, &err), 0);
+	assert_int_equal(store_run_put(f->s, a, "baseline#0", run, &err), 0); /* kept once */
+	assert_int_equal(store_run_put(f->s, a, "baseline#1", odd, &err), 0);
+	_cleanup_json_ json_object *result =
+	    json_tokener_parse("{\"kernels\":{\"k1\":{\"build_seconds\":42,\"cached\":false},"
+			       "\"k2\":{\"build_seconds\":1,\"cached\":true}}}");
+	assert_int_equal(store_result_index(f->s, a, result, &err), 0);
+	for (int round = 0; round < 2; round++) {
+		_cleanup_free_ char *t = counters_text(f->s);
+		assert_non_null(strstr(t, "schedlab_jobs{status=\"queued\"} 1\n"));
+		assert_non_null(strstr(t, "schedlab_jobs{status=\"running\"} 0\n"));
+		assert_non_null(strstr(t, "schedlab_jobs{status=\"done\"} 1\n"));
+		assert_non_null(strstr(t, "schedlab_jobs{status=\"failed\"} 1\n"));
+		assert_non_null(strstr(
+		    t, "schedlab_jobs_finished_total{status=\"done\",verdict=\"pass\"} 1\n"));
+		assert_non_null(strstr(
+		    t, "schedlab_jobs_finished_total{status=\"failed\",verdict=\"none\"} 1\n"));
+		assert_non_null(strstr(t, "schedlab_runs_total{status=\"ok\"} 1\n"));
+		/* A status outside the vocabulary is "other", never echoed. */
+		assert_non_null(strstr(t, "schedlab_runs_total{status=\"other\"} 1\n"));
+		assert_null(strstr(t, "x\\\"y"));
+		assert_non_null(strstr(t, "schedlab_boot_seconds_bucket{le=\"1\"} 1\n"));
+		assert_non_null(strstr(t, "schedlab_build_seconds_bucket{le=\"60\"} 1\n"));
+		assert_non_null(strstr(t, "schedlab_kernel_cache_hits_total 1\n"));
+		assert_non_null(strstr(t, "schedlab_kernel_cache_misses_total 1\n"));
+		if (round == 0)
+			/* a and b left the queue: two waits observed. */
+			assert_non_null(strstr(t, "schedlab_queue_wait_seconds_count 2\n"));
+		/* Restart: the same counts, seeded from the database. */
+		store_free(f->s);
+		f->s = NULL;
+		assert_int_equal(store_open(f->dir, &f->s, &err), 0);
+	}
+}
+
 static void test_resume_order(void **state)
 {
 	struct fixture *f = *state;
@@ -274,6 +338,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_create_get_status, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runs_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_resume_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_result_index, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
