@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"      --jobs N          make -jN for a kernel build\n"
 		"  -q, --quiet           no progress on stderr\n"
 		"  -h, --help            this text\n\n"
-		"Exit status: 0 stored, 2 error (bad input, no clean runs, libvirt down).\n",
+		"Exit status: 0 stored, 2 error (bad input, fewer than 3 ok runs, libvirt down).\n",
 		CALIBRATION_MULTIPLE, CALIBRATION_MIN_BOOTS, CALIBRATION_MAX_BOOTS,
 		CALIBRATE_DEFAULT_BOOTS);
 }
@@ -77,15 +77,19 @@ static int workloads_from_file(const char *path, json_object **ret, struct sl_er
 
 static void print_doc(json_object *doc, const char *cache_dir)
 {
-	json_object *wl = NULL, *name = NULL, *metrics = NULL, *key = NULL, *used = NULL;
+	json_object *wl = NULL, *name = NULL, *metrics = NULL, *key = NULL, *used = NULL,
+		    *noisy = NULL;
 	json_object_object_get_ex(doc, "workload", &wl);
 	json_object_object_get_ex(wl, "name", &name);
 	json_object_object_get_ex(doc, "metrics", &metrics);
 	json_object_object_get_ex(doc, "key", &key);
 	json_object_object_get_ex(doc, "runs_used", &used);
-	printf("calibration %s/calibration/%s.json: workload '%s', %d clean run(s)\n", cache_dir,
-	       json_object_get_string(key), json_object_get_string(name),
-	       json_object_get_int(used));
+	json_object_object_get_ex(doc, "noisy_runs_included", &noisy);
+	printf("calibration %s/calibration/%s.json: workload '%s', %d run(s)%s\n", cache_dir,
+	       json_object_get_string(key), json_object_get_string(name), json_object_get_int(used),
+	       json_object_get_boolean(noisy)
+		   ? " (fewer than 3 were clean: the noisy ones are counted too)"
+		   : ", all clean");
 	json_object_object_foreach(metrics, m, mo)
 	{
 		json_object *sp = NULL, *med = NULL;
@@ -147,7 +151,7 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 		json_object_object_get_ex(doc, "metrics", &metrics);
 		if (json_object_object_length(metrics) == 0) {
 			fprintf(stderr,
-				"schedlab calibrate: workload '%s' has fewer than %d clean runs "
+				"schedlab calibrate: workload '%s' has fewer than %d ok runs "
 				"with metrics; nothing stored for it.\n",
 				job->workloads[i].name, CALIBRATION_MIN_BOOTS);
 			continue;
@@ -160,7 +164,7 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 		stored++;
 	}
 	if (stored == 0) {
-		fprintf(stderr, "schedlab calibrate: no workload had enough clean runs.\n");
+		fprintf(stderr, "schedlab calibrate: no workload had enough ok runs.\n");
 		return EXIT_ERROR;
 	}
 	return EXIT_PASS;
