@@ -380,7 +380,9 @@ json_object *calibration_lookup(const char *cache_dir, const struct calibration_
 		json_object_object_add(e, "multiple", jnum(CALIBRATION_MULTIPLE));
 		json_object *spreads = json_object_new_object();
 		json_object_object_foreach(get(doc, "metrics"), m, mo)
-		    json_object_object_add(spreads, m, json_object_get(get(mo, "spread")));
+		{
+			json_object_object_add(spreads, m, json_object_get(get(mo, "spread")));
+		}
 		json_object_object_add(e, "spreads", spreads);
 		json_object_array_add(out, e);
 	}
