@@ -75,7 +75,9 @@ static struct calibration_host host(void)
 
 static char *tmpdir(void)
 {
-	char tmpl[] = "/tmp/schedlab-test-calibration.XXXXXX";
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir;
+	char tmpl[512];
+	snprintf(tmpl, sizeof(tmpl), "%s/schedlab-test-calibration.XXXXXX", base);
 	char *d = mkdtemp(tmpl);
 	assert_non_null(d);
 	return strdup(d);
