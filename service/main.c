@@ -17,6 +17,7 @@
 #pragma weak cli_validate
 #pragma weak cli_guest
 #pragma weak cli_rerun
+#pragma weak cli_calibrate
 
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
@@ -29,6 +30,7 @@ static const struct cli_command commands[] = {
     {"validate", "validate a job or result file against its schema", cli_validate},
     {"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
     {"rerun", "run a result's job again and warn where this host differs", cli_rerun},
+    {"calibrate", "boot one kernel N times and store this host's A/A spread", cli_calibrate},
 };
 
 static void usage(FILE *f)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare/calibration.h"
 #include "compare/compare.h"
 #include "metrics/metrics.h"
 #include "compare/noise.h"
@@ -34,7 +35,8 @@ struct cmp_ctx {
 	json_object *variants;
 	const char *baseline;
 	json_object *comparisons, *reasons;
-	double alpha; /* the level a test must reach for a change to count */
+	json_object *calibration; /* result.calibration (borrowed) or NULL */
+	double alpha;		  /* the level a test must reach for a change to count */
 	enum job_noise_policy noise;
 	double noise_limit;
 	int n_excluded;	  /* noisy runs left out of the comparisons */
@@ -268,7 +270,19 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	struct stats_summary sa, sb;
 	stats_summarize(a, na, &sa);
 	stats_summarize(b, nb, &sb);
-	double abs_thr = fmax(floor_abs, rel * fabs(sa.median));
+	double abs_thr = fmax(floor_abs, rel * fabs(sa.median)), spread = NAN;
+	const char *thr_source = gate && gate->has_threshold ? "gate" : "default";
+	/* A gate's own threshold is the user's word; a default never sits
+	 * inside this host's A/A noise (compare/calibration.h). */
+	if (!(gate && gate->has_threshold)) {
+		double cal =
+		    calibration_threshold(c->calibration, workload, metric, abs_thr, &spread);
+		if (cal > abs_thr) {
+			abs_thr = cal;
+			thr_source = "calibration";
+			relative = false;
+		}
+	}
 	double change = sb.median - sa.median;
 
 	char key[512];
@@ -313,6 +327,9 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	json_object_object_add(o, "gated", json_object_new_boolean(gate != NULL));
 	json_object_object_add(o, "threshold", jnum(abs_thr));
 	json_object_object_add(o, "relative", json_object_new_boolean(relative));
+	json_object_object_add(o, "threshold_source", json_object_new_string(thr_source));
+	if (isfinite(spread))
+		json_object_object_add(o, "aa_spread", jnum(spread));
 	json_object_object_add(o, "alpha", jnum(c->alpha));
 	json_object_object_add(o, "min_p", jnum(min_p));
 	json_object_object_add(o, "cliffs_delta", have_delta ? jnum(delta) : NULL);
@@ -514,9 +531,18 @@ static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 int compare_result(const struct job *job, json_object *variants, json_object **ret_comparisons,
 		   char ret_verdict[16], json_object **ret_reasons, struct sl_error *err)
 {
+	return compare_result_calibrated(job, variants, NULL, ret_comparisons, ret_verdict,
+					 ret_reasons, err);
+}
+
+int compare_result_calibrated(const struct job *job, json_object *variants,
+			      json_object *calibration, json_object **ret_comparisons,
+			      char ret_verdict[16], json_object **ret_reasons, struct sl_error *err)
+{
 	struct cmp_ctx c = {
 	    .job = job,
 	    .variants = variants,
+	    .calibration = calibration,
 	    .baseline = job->baseline->name,
 	    .alpha = compare_alpha(job),
 	    .noise = job->noise_policy,

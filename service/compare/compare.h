@@ -21,3 +21,13 @@
  * (ERR_INVALID). */
 int compare_result(const struct job *job, json_object *variants, json_object **ret_comparisons,
 		   char ret_verdict[16], json_object **ret_reasons, struct sl_error *err);
+
+/* compare_result() with the host's A/A calibration (a result's
+ * "calibration" array, borrowed, or NULL; compare/calibration.h): a metric
+ * with no gate threshold uses max(its default, the calibrated threshold),
+ * and the comparison says where its threshold came from
+ * ("threshold_source": "gate", "default" or "calibration"). */
+int compare_result_calibrated(const struct job *job, json_object *variants,
+			      json_object *calibration, json_object **ret_comparisons,
+			      char ret_verdict[16], json_object **ret_reasons,
+			      struct sl_error *err);

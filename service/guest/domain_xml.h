@@ -24,10 +24,12 @@ struct guest_xml_params {
  * full log level (WARNING: lines are KERN_WARNING, so no "quiet"); a panic
  * reboots at once, which ends the domain, and an Oops is a panic; a soft
  * lockup is reported, not fatal; timestamps on every line; under TCG the TSC
- * watchdog would otherwise switch clocksources in the middle of a run. */
+ * watchdog would otherwise switch clocksources in the middle of a run; and
+ * no IO-APIC timer check at boot, which a starved vCPU fails ("IO-APIC +
+ * timer doesn't work!", a panic that is the host's, not the kernel's). */
 #define GUEST_BASE_CMDLINE                                                                         \
 	"console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 printk.time=1 "               \
-	"tsc=reliable unknown_nmi_panic=1 panic_print=0x40"
+	"tsc=reliable no_timer_check unknown_nmi_panic=1 panic_print=0x40"
 
 /* Builds the domain XML into *ret_xml (malloc'd). Values are XML-escaped;
  * a bad name, accelerator or size is an ERR_INVALID error naming it. */

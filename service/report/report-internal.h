@@ -8,6 +8,7 @@
  *   report_compare.c the comparison table
  *   report_runs.c    the runs and the failed runs
  *   report_signatures.c the kernel bug signatures
+ *   report_interference.c  host interference per run, the calibration used
  *   charts.c         what every chart shares (values, figures, histograms)
  *   charts_<tool>.c  the charts of one tool
  *
@@ -74,6 +75,9 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c);
 void report_section_failed(struct html_buf *o, struct report_ctx *c);
 /* report_signatures.c: the kernel bug signatures, when the result has any. */
 void report_section_signatures(struct html_buf *o, struct report_ctx *c);
+/* report_interference.c: each run's vCPU wait as a strip per variant, the
+ * noisy runs marked, and the A/A calibration used */
+void report_section_interference(struct html_buf *o, struct report_ctx *c);
 
 /* ---- charts.c ---- */
 

@@ -472,6 +472,7 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	section_variants(o, &c);
 	section_kernels(o, &c);
 	section_environment(o, &c);
+	report_section_interference(o, &c);
 	report_section_runs(o, &c);
 	report_section_failed(o, &c);
 	report_page_end(o);

@@ -256,6 +256,17 @@ void summary_print(FILE *f, json_object *result)
 		    json_object_get_int(get(rep, "min")), json_object_get_int(get(rep, "max")),
 		    json_object_get_int(get(rep, "noisy_reruns")),
 		    json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
+	json_object *cal = get(result, "calibration");
+	for (size_t i = 0; json_object_is_type(cal, json_type_array) &&
+			   i < json_object_array_length(cal) && i < 64;
+	     i++) {
+		json_object *e = json_object_array_get_idx(cal, i);
+		fprintf(f,
+			"calibration: workload '%s': default thresholds from the A/A calibration "
+			"%.12s made %s (%d boots on %s)\n",
+			str(e, "workload", "?"), str(e, "key", "?"), str(e, "made_at", "?"),
+			json_object_get_int(get(e, "boots")), str(get(e, "host"), "hostname", "?"));
+	}
 	fputc('\n', f);
 	print_gates(f, get(result, "job"));
 	fprintf(f, "verdict: %s\n", str(result, "verdict", "?"));

@@ -180,7 +180,8 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 		comparisons = json_object_new_array();
 		snprintf(verdict, sizeof(verdict), "fail");
 	} else {
-		int rc = compare_result(job, compared, &comparisons, verdict, &cmp_reasons, err);
+		int rc = compare_result_calibrated(job, compared, get(result, "calibration"),
+						   &comparisons, verdict, &cmp_reasons, err);
 		if (rc < 0)
 			return rc;
 		size_t n = json_object_array_length(cmp_reasons);

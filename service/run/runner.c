@@ -7,6 +7,7 @@
 #include "run/runner.h"
 #include "compare/noise.h"
 #include "compare/sequential.h"
+#include "compare/calibration.h"
 #include "guest/accel.h"
 #include "guest/guest.h"
 #include "guest/hostpool.h"
@@ -39,6 +40,12 @@ static json_object *get(json_object *o, const char *k)
 {
 	json_object *v = NULL;
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
 _printf_(4, 5) static void progress(struct runner *r, const char *phase, double pct,
@@ -558,6 +565,33 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 	return rc;
 }
 
+/* The host's A/A calibration for the baseline's kernel and the job's
+ * workloads, when `schedlab calibrate` stored one (compare/calibration.h):
+ * result.calibration, which result_compare() hands to the comparisons. */
+static void attach_calibration(struct runner *r, json_object *result, const char *accel)
+{
+	const char *kname = r->job->baseline->kernel->name;
+	const char *kkey = get_str(get(get(result, "kernels"), kname), "key");
+	if (!kkey)
+		return;
+	struct calibration_host h;
+	calibration_host_local(accel, &h);
+	json_object *cal = calibration_lookup(r->cache_dir, &h, kkey, r->job);
+	if (json_object_array_length(cal) == 0) {
+		json_object_put(cal);
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(cal); i++) {
+		json_object *e = json_object_array_get_idx(cal, i);
+		progress(r, "booting", -1,
+			 "workload '%s': default thresholds from the A/A calibration of %s (%d "
+			 "boots)",
+			 get_str(e, "workload"), get_str(e, "made_at"),
+			 json_object_get_int(get(e, "boots")));
+	}
+	json_object_object_add(result, "calibration", cal);
+}
+
 /* Everything after the kernels are built: initramfs, accelerator, runs,
  * comparisons. Fills result. */
 static int measure(struct runner *r, json_object *result, struct built_kernel *built,
@@ -607,6 +641,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 		rc = placement_begin(&pl, r->pool, r->job, accel, err);
 		if (rc >= 0) {
 			result_set_environment(result, host, accel);
+			attach_calibration(r, result, accel);
 			rc = run_all(r, &pl, result, built, n_built, base_initrd, accel, err);
 		}
 		placement_end(&pl);

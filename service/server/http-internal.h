@@ -170,6 +170,11 @@ enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection 
 				 struct request *req);
 enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
+/* http_calibration.c: GET /v1/calibration, and the summary /v1/health
+ * carries ({count, newest_made_at, newest_age_s}; a new object). */
+enum MHD_Result http_calibration_list(struct http_server *srv, struct MHD_Connection *conn,
+				      struct request *req);
+json_object *http_calibration_summary(struct http_server *srv);
 enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
 enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,

@@ -26,6 +26,7 @@ enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connecti
 	json_object_object_add(o, "running",
 			       json_object_new_int64((int64_t)queue_running(srv->opts->queue)));
 	json_object_object_add(o, "workers", json_object_new_int(srv->opts->config->workers));
+	json_object_object_add(o, "calibration", http_calibration_summary(srv));
 	return http_respond_json(conn, req, MHD_HTTP_OK, o);
 }
 

@@ -153,6 +153,44 @@ chromium_run --dump-dom "file://$PWD/real.html" >real-dom.html
 real_svgs=$(grep -o '<svg ' real-dom.html | wc -l)
 [ "$real_svgs" -eq 2 ] || e2e_fail "the real result's report has $real_svgs charts in the DOM, expected 2"
 
+# Host interference (docs/statistics.md): the golden result with each run's
+# vCPU wait, one run noisy, and a calibration: the strip plot is a sixth
+# chart, its points per variant, and the calibration table names the file.
+python3 - "$E2E_ROOT/tests/data/report/result.json" >interference.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+waits = iter([3.5, 41.2, 6.0, 4.1, 5.2, 7.9, 8.0, 9.0])
+for v in r["variants"].values():
+    for run in v.get("runs", []):
+        w = next(waits)
+        run["host_interference"] = {"vcpu_wait_pct": w}
+        run["noisy"] = w > 25
+r["repeats"] = {"noise_policy": "exclude", "noise_limit_pct": 25}
+r["calibration"] = [{"workload": "rtm", "key": "ab" * 32, "made_at": "2026-12-04T19:00:00Z",
+                     "boots": 6, "host": {"hostname": "e2e-host", "cpu_model": "cpu", "accel": "tcg"},
+                     "kernel": "cd" * 32, "multiple": 1, "spreads": {"inversions": 2}}]
+json.dump(r, sys.stdout)
+PY
+"$SCHEDLAB" report interference.json -o interference.html
+chromium_run --dump-dom "file://$PWD/interference.html" >interference-dom.html
+int_svgs=$(grep -o '<svg ' interference-dom.html | wc -l)
+[ "$int_svgs" -eq $((expected_charts + 1)) ] ||
+	e2e_fail "the report with host interference has $int_svgs charts in the DOM, expected $((expected_charts + 1))"
+python3 - interference-dom.html <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+m = re.search(r'<figure id="interference-strip" data-runs="(\d+)" data-noisy="(\d+)">\s*<svg ', dom)
+assert m, "no strip plot of the vCPU wait in the DOM"
+runs, noisy = int(m.group(1)), int(m.group(2))
+assert noisy == 1 and runs >= 6, (runs, noisy)
+fig = dom[m.start():dom.index("</figure>", m.start())]
+assert "noisy runs (left out)" in fig and "noise limit 25 %" in fig, "legend or limit missing"
+assert fig.count("<circle") >= runs, f"{fig.count('<circle')} points for {runs} runs"
+assert '<h3 id="calibration">A/A calibration used</h3>' in dom, "no calibration table"
+assert "<code>abababababab</code>" in dom and "e2e-host" in dom, "calibration not named"
+print(f"interference strip: {runs} runs, {noisy} noisy, calibration named")
+PY
+
 # A real result, when `make demo` has left one: it must render with charts.
 demo="$E2E_ROOT/build/demo-result.json"
 if [ -s "$demo" ]; then

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "compare/calibration.h"
+#include "server/config.h"
 #include "server/http.h"
 #include "cli/httpclient.h"
 #include "util/fs.h"
@@ -108,6 +110,8 @@ static int fake_report(json_object *result, char **ret_html, struct sl_error *er
 	*ret_html = strdup(json_object_get_string(json_object_object_get(result, "verdict")));
 	return 0;
 }
+
+#define KEY64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 struct fixture {
 	char dir[64];
@@ -238,6 +242,42 @@ static void test_health_auth(void **state)
 	assert_int_equal(req(f->anon, "GET", "/metrics", NULL, NULL, NULL), 401);
 	assert_int_equal(req(f->read, "GET", "/nope", NULL, NULL, NULL), 404);
 	assert_int_equal(req(f->read, "PUT", "/v1/jobs", "application/json", "{}", NULL), 405);
+}
+
+/* GET /v1/calibration lists the calibrations in the service's cache (read
+ * role), and /v1/health counts them with the newest one's age. */
+static void test_calibration_endpoint(void **state)
+{
+	struct fixture *f = *state;
+	struct sl_error err = {0};
+	free(f->cfg->cache_dir);
+	f->cfg->cache_dir = strdup(f->dir);
+	_cleanup_json_ json_object *h0 = NULL;
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h0), 200);
+	assert_int_equal(json_object_get_int(json_object_object_get(
+			     json_object_object_get(h0, "calibration"), "count")),
+			 0);
+	_cleanup_json_ json_object *doc = json_tokener_parse(
+	    "{\"schema\": \"" CALIBRATION_SCHEMA "\", \"key\": \"" KEY64 "\", "
+	    "\"kernel\": \"" KEY64 "\", \"made_at\": \"2026-12-04T19:00:00Z\", \"boots\": 6, "
+	    "\"host\": {\"hostname\": \"h\", \"cpu_model\": \"c\", \"accel\": \"tcg\"}, "
+	    "\"workload\": {\"name\": \"rtm\", \"tool\": \"rt-migrate-test\"}, "
+	    "\"metrics\": {\"inversions\": {\"spread\": 2}}}");
+	assert_non_null(doc);
+	assert_int_equal(calibration_save(f->dir, doc, &err), 0);
+	_cleanup_json_ json_object *l = NULL, *h = NULL;
+	assert_int_equal(req(f->anon, "GET", "/v1/calibration", NULL, NULL, NULL), 401);
+	assert_int_equal(req(f->read, "GET", "/v1/calibration", NULL, NULL, &l), 200);
+	json_object *cals = json_object_object_get(l, "calibrations");
+	assert_int_equal(json_object_array_length(cals), 1);
+	json_object *c0 = json_object_array_get_idx(cals, 0);
+	assert_string_equal(jstr(c0, "key", NULL), KEY64);
+	assert_string_equal(jstr(c0, "workload", NULL), "rtm");
+	assert_true(json_object_get_int64(json_object_object_get(c0, "age_s")) > 0);
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h), 200);
+	json_object *hc = json_object_object_get(h, "calibration");
+	assert_int_equal(json_object_get_int(json_object_object_get(hc, "count")), 1);
+	assert_string_equal(jstr(hc, "newest_made_at", NULL), "2026-12-04T19:00:00Z");
 }
 
 static void test_bad_input(void **state)
@@ -811,6 +851,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_calibration_endpoint, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_multipart, setup, teardown),

@@ -694,10 +694,84 @@ static void test_trend_parsing(void **state)
 	assert_int_equal(trend_parse_time("yesterday", &t), -EINVAL);
 }
 
+/* Host interference: each run's vCPU wait as a strip per variant, noisy runs
+ * apart and named left out under the default policy, the noise limit, and
+ * the calibration used with its (hostile) host name escaped; without
+ * measurements or calibration the section says so. */
+static void test_interference_and_calibration(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/report/result.json");
+	const double waits[] = {3.5, 41.2, 6.0, 4.1, 5.2, 28.9};
+	size_t k = 0;
+	json_object_object_foreach(json_object_object_get(r, "variants"), vname, v)
+	{
+		(void)vname;
+		json_object *runs = json_object_object_get(v, "runs");
+		for (size_t i = 0; runs && i < json_object_array_length(runs) && k < 6; i++, k++) {
+			json_object *run = json_object_array_get_idx(runs, i);
+			json_object *hi = json_object_new_object();
+			json_object_object_add(hi, "vcpu_wait_pct",
+					       json_object_new_double(waits[k]));
+			json_object_object_add(run, "host_interference", hi);
+			json_object_object_add(run, "noisy",
+					       json_object_new_boolean(waits[k] > 25));
+		}
+	}
+	json_object *rep = json_object_new_object();
+	json_object_object_add(rep, "noise_policy", json_object_new_string("exclude"));
+	json_object_object_add(rep, "noise_limit_pct", json_object_new_double(25));
+	json_object_object_add(r, "repeats", rep);
+	struct sl_error err = {0};
+	char *html = NULL;
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_non_null(strstr(html, "<figure id=\"interference-strip\" data-runs=\"6\" "
+				     "data-noisy=\"2\">"));
+	assert_non_null(strstr(html, "noisy runs (left out)"));
+	assert_non_null(strstr(html, "noise limit 25 %"));
+	assert_non_null(strstr(html, "2 of 6 run(s) were noisy and left out"));
+	assert_non_null(strstr(html, "No A/A calibration matched"));
+	free(html);
+
+	json_object *cal = json_object_new_array(), *e = json_object_new_object();
+	json_object *host = json_object_new_object(), *sp = json_object_new_object();
+	json_object_object_add(e, "workload", json_object_new_string("rtm"));
+	json_object_object_add(
+	    e, "key",
+	    json_object_new_string(
+		"abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"));
+	json_object_object_add(e, "made_at", json_object_new_string("2026-12-04T19:00:00Z"));
+	json_object_object_add(e, "boots", json_object_new_int(6));
+	json_object_object_add(host, "hostname", json_object_new_string("<script>x</script>"));
+	json_object_object_add(host, "cpu_model", json_object_new_string("Test CPU"));
+	json_object_object_add(host, "accel", json_object_new_string("tcg"));
+	json_object_object_add(e, "host", host);
+	json_object_object_add(sp, "inversions", json_object_new_double(2));
+	json_object_object_add(e, "spreads", sp);
+	json_object_array_add(cal, e);
+	json_object_object_add(r, "calibration", cal);
+	json_object_object_add(rep, "noise_policy", json_object_new_string("keep"));
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	assert_non_null(strstr(html, "<h3 id=\"calibration\">A/A calibration used</h3>"));
+	assert_non_null(strstr(html, "<code>abcdef012345</code></td><td>2026-12-04T19:00:00Z"));
+	assert_non_null(strstr(html, "&lt;script&gt;x&lt;/script&gt;, Test CPU, tcg"));
+	assert_non_null(strstr(html, "noisy runs (kept)"));
+	free(html);
+
+	_cleanup_json_ json_object *plain = load("data/report/result.json");
+	assert_int_equal(report_html(plain, &html, &err), 0);
+	assert_non_null(strstr(html, "<section id=\"interference\">"));
+	assert_non_null(strstr(html, "No run measured its vCPU wait"));
+	assert_null(strstr(html, "interference-strip"));
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sections),
+	    cmocka_unit_test(test_interference_and_calibration),
 	    cmocka_unit_test(test_build_failure_and_thresholds),
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_real_result),

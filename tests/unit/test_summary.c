@@ -127,12 +127,25 @@ static void test_hostile_members(void **state)
 	expect(out, "gates: none; only failed runs fail the job\n");
 }
 
+/* The calibration a result used is named, with its key and age. */
+static void test_calibration_named(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out =
+	    summary("{\"variants\":{},\"comparisons\":[],\"verdict\":\"pass\",\"calibration\":[{"
+		    "\"workload\":\"rtm\",\"key\":\"0123456789abcdef0123\",\"made_at\":"
+		    "\"2026-12-04T19:00:00Z\",\"boots\":6,\"host\":{\"hostname\":\"h1\"}}]}");
+	expect(out, "calibration: workload 'rtm': default thresholds from the A/A calibration "
+		    "0123456789ab made 2026-12-04T19:00:00Z (6 boots on h1)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_thresholds_and_unchanged),
 	    cmocka_unit_test(test_build_failures_and_skips),
 	    cmocka_unit_test(test_hostile_members),
+	    cmocka_unit_test(test_calibration_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
