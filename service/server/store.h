@@ -6,7 +6,9 @@
  * restarted job resumes without redoing it), events (progress and status
  * changes, replayed by Server-Sent Events with Last-Event-ID), comparisons
  * (flattened from each finished result for the nightly trend report),
- * kernel_builds (build times for /metrics) and schema_version (migrations).
+ * kernel_builds (build times for /metrics), blobs and job_blobs (inline
+ * patches stored once by content hash, store_blobs.c) and schema_version
+ * (migrations). Retention (store_retention.c) empties old finished jobs.
  *
  * Concurrency: one connection per store, serialized by a mutex inside the
  * store, so every function here may be called from any thread. Other
