@@ -162,6 +162,15 @@ int cli_serve(int argc, char **argv)
 			 requeued);
 		serve_log(line);
 	}
+	int purged = 0;
+	if (store_purge_finished(store, cfg->retention.finished_max_age_s,
+				 cfg->retention.drop_results, 100000, &purged, &err) < 0)
+		goto fail;
+	if (purged) {
+		char line[128];
+		snprintf(line, sizeof(line), "retention: purged %d finished job(s)", purged);
+		serve_log(line);
+	}
 	if (cleanup_domains)
 		cleanup_leftover_domains(cfg);
 	struct queue_opts qo = {
@@ -191,7 +200,8 @@ int cli_serve(int argc, char **argv)
 	};
 	if (http_server_new(&ho, &srv, &err) < 0)
 		goto fail;
-	if (queue_start(queue, &err) < 0)
+	/* "workers": 0 holds every job in the queue (docs/service.md). */
+	if (cfg->workers > 0 && queue_start(queue, &err) < 0)
 		goto fail;
 	{
 		char line[256];

@@ -4,6 +4,7 @@
  * after a restart and shown in a result. */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +21,9 @@
 #define DEFAULT_MEMORY_MB      512
 #define DEFAULT_REPEAT	       3
 #define DEFAULT_TIMEOUT_S      120
-#define BOOT_ALLOWANCE_S       60
+#define BOOT_ALLOWANCE_TCG_S   90
+#define BOOT_ALLOWANCE_KVM_S   45
+#define WORKLOAD_SLACK_S       5
 #define DEFAULT_BUILTIN_SERIES "linux-6.1"
 
 static const struct job_limits default_limits = {
@@ -29,7 +32,38 @@ static const struct job_limits default_limits = {
     .max_patches = 200,
     .max_patch_bytes = 4 * 1024 * 1024,
     .max_guest_seconds = 6 * 3600,
+    .max_memory_mb = 4096,
+    .max_total_vcpus = 64,
 };
+
+int job_run_deadline_s(json_object *workloads, bool tcg)
+{
+	long long total = tcg ? BOOT_ALLOWANCE_TCG_S : BOOT_ALLOWANCE_KVM_S;
+	size_t n = json_object_is_type(workloads, json_type_array)
+		       ? json_object_array_length(workloads)
+		       : 0;
+	for (size_t i = 0; i < n; i++)
+		total += job_json_int(json_object_array_get_idx(workloads, i), "timeout_s",
+				      DEFAULT_TIMEOUT_S) +
+			 WORKLOAD_SLACK_S;
+	return total > INT_MAX ? INT_MAX : (int)total;
+}
+
+long long job_budget_s(json_object *expanded)
+{
+	json_object *rep = job_json_get(expanded, "repeat");
+	long long repeat = json_object_is_type(rep, json_type_object)
+			       ? job_json_int(rep, "max", DEFAULT_REPEAT)
+			       : job_json_int(expanded, "repeat", DEFAULT_REPEAT);
+	json_object *variants = job_json_get(expanded, "variants");
+	json_object *kernels = job_json_get(expanded, "kernels");
+	long long nv = variants ? json_object_object_length(variants) : 0;
+	long long nk = kernels ? json_object_object_length(kernels) : 0;
+	const char *accel = job_json_string(expanded, "accelerator");
+	bool tcg = !accel || strcmp(accel, "kvm") != 0;
+	return repeat * nv * job_run_deadline_s(job_json_get(expanded, "workloads"), tcg) +
+	       nk * JOB_BUILD_ESTIMATE_S;
+}
 
 const struct job_limits *job_default_limits(void)
 {
@@ -70,6 +104,15 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 					      "File '%s' is larger than the limit of %zu bytes.",
 					      json_object_get_string(name),
 					      limits->max_patch_bytes);
+		if (content && strlen(json_object_get_string(content)) !=
+				   (size_t)json_object_get_string_len(content)) {
+			char where[300];
+			snprintf(where, sizeof(where), "%s.content", path);
+			return error_set_path(err, ERR_INVALID, where,
+					      "File '%s' contains NUL bytes; a patch or config "
+					      "fragment must be text.",
+					      name ? json_object_get_string(name) : "config");
+		}
 		*ret = json_object_get(item);
 		return 0;
 	}
@@ -425,6 +468,10 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
 				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
 				      vcpus);
+	if (memory < 128 || memory > limits->max_memory_mb)
+		return error_set_path(err, ERR_INVALID, "$.guest.memory_mb",
+				      "memory_mb must be between 128 and %d, not %d.",
+				      limits->max_memory_mb, memory);
 	json_object *guest = json_object_new_object();
 	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
@@ -521,14 +568,23 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (host_labels)
 		json_object_object_add(out, "host_labels", json_object_get(host_labels));
 
-	long long budget = (long long)repeat * json_object_object_length(variants) *
-			   (wl_seconds + BOOT_ALLOWANCE_S);
+	(void)wl_seconds;
+	long long budget = job_budget_s(out);
 	if (budget > limits->max_guest_seconds)
-		return error_set_path(err, ERR_INVALID, "$.repeat",
-				      "The job could keep guests busy for up to %lld s (repeat x "
-				      "variants x (workload timeouts + %d s boot)), over the limit "
-				      "of %d s.",
-				      budget, BOOT_ALLOWANCE_S, limits->max_guest_seconds);
+		return error_set_path(
+		    err, ERR_INVALID, "$.repeat",
+		    "The job could keep the host busy for up to %lld s (repeat x variants x "
+		    "the run deadline of %d s + %d s boot + each workload's timeout + %d s, "
+		    "plus %d s per kernel build), over the limit of %d s.",
+		    budget, job_run_deadline_s(workloads, true), BOOT_ALLOWANCE_TCG_S,
+		    WORKLOAD_SLACK_S, JOB_BUILD_ESTIMATE_S, limits->max_guest_seconds);
+	long long total_vcpus = (long long)vcpus * json_object_object_length(variants);
+	if (total_vcpus > limits->max_total_vcpus)
+		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
+				      "The job's guests would have %lld vCPUs at once (vcpus %d x "
+				      "%d variants), over the limit of %d.",
+				      total_vcpus, vcpus, json_object_object_length(variants),
+				      limits->max_total_vcpus);
 
 	*ret_expanded = TAKE_PTR(out);
 	return 0;

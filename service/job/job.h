@@ -24,8 +24,24 @@ struct job_limits {
 	int max_repeat;		/* 50 */
 	int max_patches;	/* 200 */
 	size_t max_patch_bytes; /* 4 MiB each */
-	int max_guest_seconds;	/* total guest time budget per job (repeat x variants x timeouts) */
+	int max_guest_seconds;	/* a job's budget: job_budget_s() */
+	int max_memory_mb;	/* 4096: one guest's memory */
+	int max_total_vcpus;	/* 64: vcpus x variants, the job's guests all at once */
 };
+
+/* What one kernel build is budgeted at, in seconds: a cold build of the
+ * built-in config on the 2-core reference host (docs/service.md). */
+#define JOB_BUILD_ESTIMATE_S 900
+
+/* The wall-clock deadline of one run (boot, every workload, power-off):
+ * 90 s of boot allowance under TCG (45 s with KVM) plus each workload's
+ * timeout_s + 5 s. workloads is an expanded job's or a run plan's
+ * "workloads" array (borrowed). The runner enforces exactly this. */
+int job_run_deadline_s(json_object *workloads, bool tcg);
+/* The seconds an expanded job (borrowed) may keep the host busy: repeat
+ * (its max) x variants x job_run_deadline_s() (TCG unless the job asks for
+ * "kvm") plus JOB_BUILD_ESTIMATE_S for each kernel it may build. */
+long long job_budget_s(json_object *expanded);
 
 /* The defaults above. */
 const struct job_limits *job_default_limits(void);

@@ -70,6 +70,11 @@ struct kbuild_artifact {
  * and mtime under <cache>/sources, so cache_dir is needed; NULL: default). */
 int kbuild_key_in(const char *cache_dir, const struct kernel_spec *s, char ret_key[65],
 		  struct sl_error *err);
+/* Whether a kernel source is well-formed and present on this host (a
+ * Debian linux-source package installed, a tarball that exists) without
+ * reading it; err names the field "$.source" (its message may name a host
+ * path: the service words its own). */
+int kbuild_source_check(const char *source, struct sl_error *err);
 /* kbuild_key_in() with the default cache directory. */
 int kbuild_key(const struct kernel_spec *s, char ret_key[65], struct sl_error *err);
 

@@ -204,6 +204,12 @@ void kbuild_key_inputs_done(struct key_inputs *k)
 	k->patch_sha = NULL;
 }
 
+int kbuild_source_check(const char *source, struct sl_error *err)
+{
+	struct source src;
+	return source_parse(source, &src, err);
+}
+
 int kbuild_key_compute(const char *cache_dir, const struct kernel_spec *s, struct key_inputs *k,
 		       struct sl_error *err)
 {

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 
 #include "run/run_plan.h"
+#include "job/job.h"
 #include "kernel/initramfs.h"
 
 /* Each tool's program in the guest and the option that makes it write its
@@ -163,9 +164,6 @@ static json_object *get(json_object *o, const char *k)
 
 int plan_deadline_s(json_object *plan, bool tcg)
 {
-	int total = tcg ? 90 : 45;
-	json_object *w = get(plan, "workloads");
-	for (size_t i = 0; w && i < json_object_array_length(w); i++)
-		total += json_object_get_int(get(json_object_array_get_idx(w, i), "timeout_s")) + 5;
-	return total;
+	/* One formula for the runner and the job's budget (job.h). */
+	return job_run_deadline_s(get(plan, "workloads"), tcg);
 }

@@ -16,6 +16,14 @@
 #define CONFIG_MAX_BYTES  (1024 * 1024)
 #define CONFIG_MAX_TOKENS 256
 
+/* ---- quotas and retention: the defaults (reasons in docs/service.md) ---- */
+#define QUOTA_DEFAULT_QUEUED_PER_TOKEN	    20
+#define QUOTA_DEFAULT_QUEUED_TOTAL	    200
+#define QUOTA_DEFAULT_GUEST_SECONDS_PER_DAY (4LL * 24 * 3600)
+#define QUOTA_DEFAULT_BYTES_PER_TOKEN	    (1024LL * 1024 * 1024)
+#define QUOTA_DEFAULT_RETRY_AFTER_S	    60
+#define RETENTION_DEFAULT_MAX_AGE_S	    (30LL * 24 * 3600)
+
 int service_config_new(struct service_config **ret_config, struct sl_error *err)
 {
 	struct service_config *c = calloc(1, sizeof(*c));
@@ -35,6 +43,17 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 	c->idle_timeout_s = 60;
 	c->max_streams_per_token = 16;
 	c->http_threads = 4;
+	c->quotas = (struct service_quotas){
+	    .max_queued_per_token = QUOTA_DEFAULT_QUEUED_PER_TOKEN,
+	    .max_queued_total = QUOTA_DEFAULT_QUEUED_TOTAL,
+	    .guest_seconds_per_day = QUOTA_DEFAULT_GUEST_SECONDS_PER_DAY,
+	    .max_bytes_per_token = QUOTA_DEFAULT_BYTES_PER_TOKEN,
+	    .retry_after_s = QUOTA_DEFAULT_RETRY_AFTER_S,
+	};
+	c->retention = (struct service_retention){
+	    .finished_max_age_s = RETENTION_DEFAULT_MAX_AGE_S,
+	    .drop_results = false,
+	};
 	*ret_config = c;
 	return 0;
 }
@@ -119,9 +138,111 @@ static int apply_limits(struct service_config *c, json_object *o, struct sl_erro
 			if ((r = get_int(v, path, 1, INT_MAX, &n, err)) < 0)
 				return r;
 			c->limits.max_guest_seconds = (int)n;
+		} else if (strcmp(key, "max_memory_mb") == 0) {
+			if ((r = get_int(v, path, 128, 1 << 20, &n, err)) < 0)
+				return r;
+			c->limits.max_memory_mb = (int)n;
+		} else if (strcmp(key, "max_total_vcpus") == 0) {
+			if ((r = get_int(v, path, 1, 1 << 16, &n, err)) < 0)
+				return r;
+			c->limits.max_total_vcpus = (int)n;
 		} else
 			return error_set_path(err, ERR_INVALID, path, "Unknown setting '%s'.",
 					      path);
+	}
+	return 0;
+}
+
+/* A token's owner name: "name" (1..64 of letters, digits, '._-@'), unique,
+ * or "sha256:" and the first 12 digits of its digest. */
+static int token_name(json_object *e, const char *path, struct service_token *t, size_t i,
+		      struct sl_error *err)
+{
+	json_object *name = NULL;
+	if (!json_object_object_get_ex(e, "name", &name)) {
+		snprintf(t[i].name, sizeof(t[i].name), "sha256:%.12s", t[i].sha256);
+		return 0;
+	}
+	const char *s =
+	    json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "";
+	size_t n = strlen(s);
+	bool ok = n >= 1 && n <= SERVICE_TOKEN_NAME_MAX;
+	for (size_t k = 0; ok && k < n; k++)
+		ok = (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') ||
+		     (s[k] >= '0' && s[k] <= '9') || strchr("._-@", s[k]);
+	if (!ok)
+		return error_set_path(err, ERR_INVALID, path,
+				      "Setting '%s.name' must be 1 to %d letters, digits or "
+				      "'._-@'.",
+				      path, SERVICE_TOKEN_NAME_MAX);
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(t[k].name, s) == 0)
+			return error_set_path(err, ERR_INVALID, path,
+					      "Token name '%s' in '%s' is used twice.", s, path);
+	snprintf(t[i].name, sizeof(t[i].name), "%s", s);
+	return 0;
+}
+
+/* ---- the "quotas" and "retention" blocks (admission.c, store retention) ---- */
+
+static int apply_quotas(struct service_config *c, json_object *o, struct sl_error *err)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return error_set_path(err, ERR_INVALID, "quotas",
+				      "Setting 'quotas' must be an object.");
+	json_object_object_foreach(o, key, v)
+	{
+		char path[96];
+		snprintf(path, sizeof(path), "quotas.%s", key);
+		long n;
+		int r = 0;
+		if (strcmp(key, "max_queued_per_token") == 0) {
+			if ((r = get_int(v, path, 0, 1000000, &n, err)) >= 0)
+				c->quotas.max_queued_per_token = (int)n;
+		} else if (strcmp(key, "max_queued_total") == 0) {
+			if ((r = get_int(v, path, 0, 1000000, &n, err)) >= 0)
+				c->quotas.max_queued_total = (int)n;
+		} else if (strcmp(key, "guest_seconds_per_day") == 0) {
+			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+				c->quotas.guest_seconds_per_day = n;
+		} else if (strcmp(key, "max_bytes_per_token") == 0) {
+			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+				c->quotas.max_bytes_per_token = n;
+		} else if (strcmp(key, "retry_after_s") == 0) {
+			if ((r = get_int(v, path, 1, 86400, &n, err)) >= 0)
+				c->quotas.retry_after_s = (int)n;
+		} else
+			r = error_set_path(err, ERR_INVALID, path, "Unknown setting '%s'.", path);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int apply_retention(struct service_config *c, json_object *o, struct sl_error *err)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return error_set_path(err, ERR_INVALID, "retention",
+				      "Setting 'retention' must be an object.");
+	json_object_object_foreach(o, key, v)
+	{
+		char path[96];
+		snprintf(path, sizeof(path), "retention.%s", key);
+		long n;
+		int r = 0;
+		if (strcmp(key, "finished_max_age_s") == 0) {
+			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+				c->retention.finished_max_age_s = n;
+		} else if (strcmp(key, "drop_results") == 0) {
+			if (!json_object_is_type(v, json_type_boolean))
+				r = error_set_path(err, ERR_INVALID, path,
+						   "Setting '%s' must be true or false.", path);
+			else
+				c->retention.drop_results = json_object_get_boolean(v);
+		} else
+			r = error_set_path(err, ERR_INVALID, path, "Unknown setting '%s'.", path);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -155,6 +276,10 @@ static int apply_tokens(struct service_config *c, json_object *o, struct sl_erro
 		}
 		hash_buf_hex(json_object_get_string(tok), (size_t)json_object_get_string_len(tok),
 			     t[i].sha256);
+		if (token_name(e, path, t, i, err) < 0) {
+			free(t);
+			return -EINVAL;
+		}
 		if (!json_object_object_get_ex(e, "roles", &roles)) {
 			t[i].roles = SERVICE_ROLE_SUBMIT | SERVICE_ROLE_READ;
 			continue;
@@ -174,11 +299,14 @@ static int apply_tokens(struct service_config *c, json_object *o, struct sl_erro
 				t[i].roles |= SERVICE_ROLE_SUBMIT;
 			else if (role && strcmp(role, "read") == 0)
 				t[i].roles |= SERVICE_ROLE_READ;
+			else if (role && strcmp(role, "admin") == 0)
+				t[i].roles |= SERVICE_ROLE_ADMIN;
 			else {
 				free(t);
-				return error_set_path(err, ERR_INVALID, path,
-						      "Role '%s' in '%s' is not submit or read.",
-						      role ? role : "", path);
+				return error_set_path(
+				    err, ERR_INVALID, path,
+				    "Role '%s' in '%s' is not submit, read or admin.",
+				    role ? role : "", path);
 			}
 		}
 	}
@@ -270,8 +398,13 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			r = apply_tokens(c, v, err);
 		else if (strcmp(key, "limits") == 0)
 			r = apply_limits(c, v, err);
+		else if (strcmp(key, "quotas") == 0)
+			r = apply_quotas(c, v, err);
+		else if (strcmp(key, "retention") == 0)
+			r = apply_retention(c, v, err);
 		else if (strcmp(key, "workers") == 0) {
-			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
+			/* 0: jobs are accepted and queued, none is run (maintenance) */
+			if ((r = get_int(v, key, 0, 64, &n, err)) >= 0)
 				c->workers = (int)n;
 		} else if (strcmp(key, "build_slots") == 0) {
 			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
@@ -399,34 +532,37 @@ bad:
 			      "Listen address '%s' is not IPV4:PORT or [IPV6]:PORT.", listen);
 }
 
+const struct service_token *service_config_token_find(const struct service_config *c,
+						      const char *token)
+{
+	if (!token)
+		return NULL;
+	char digest[HASH_HEX_LEN];
+	/* Comparing digests of equal length removes the length leak; the loop
+	 * visits every token and every byte whatever matches. */
+	hash_buf_hex(token, strlen(token), digest);
+	size_t found = 0; /* index + 1 of the match; digests are unique in practice */
+	for (size_t i = 0; i < c->n_tokens; i++) {
+		unsigned char diff = 0;
+		for (size_t k = 0; k < HASH_HEX_LEN - 1; k++)
+			diff |= (unsigned char)(digest[k] ^ c->tokens[i].sha256[k]);
+		/* 1 when diff is 0, 0 otherwise, without a branch on diff. */
+		size_t match = ((unsigned)diff - 1u) >> 8 & 1u;
+		found |= (i + 1) & ((size_t)0 - match);
+	}
+	return found ? &c->tokens[found - 1] : NULL;
+}
+
 unsigned service_config_token_roles(const struct service_config *c, const char *token)
 {
-	int index;
-	return service_config_token_match(c, token, &index);
+	const struct service_token *t = service_config_token_find(c, token);
+	return t ? t->roles : 0;
 }
 
 unsigned service_config_token_match(const struct service_config *c, const char *token,
 				    int *ret_index)
 {
-	*ret_index = -1;
-	if (!token)
-		return 0;
-	char digest[HASH_HEX_LEN];
-	/* Comparing digests of equal length removes the length leak; the loop
-	 * visits every token and every byte whatever matches. */
-	hash_buf_hex(token, strlen(token), digest);
-	unsigned roles = 0;
-	for (size_t i = 0; i < c->n_tokens; i++) {
-		unsigned char diff = 0;
-		for (size_t k = 0; k < HASH_HEX_LEN - 1; k++)
-			diff |= (unsigned char)(digest[k] ^ c->tokens[i].sha256[k]);
-		/* 0 when diff is 0, all ones otherwise, without a branch on diff. */
-		unsigned mask = ((unsigned)diff - 1u) >> 8 & 1u;
-		roles |= c->tokens[i].roles & (0u - mask);
-		/* Tokens are distinct; the index is data, not a branch on diff. */
-		*ret_index += (int)((unsigned)(i + 1) & (0u - mask));
-	}
-	if (*ret_index >= (int)c->n_tokens) /* the same token listed twice */
-		*ret_index = (int)c->n_tokens - 1;
-	return roles;
+	const struct service_token *t = service_config_token_find(c, token);
+	*ret_index = t ? (int)(t - c->tokens) : -1;
+	return t ? t->roles : 0;
 }

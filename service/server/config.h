@@ -26,11 +26,33 @@ struct hostpool;
 enum {
 	SERVICE_ROLE_SUBMIT = 1 << 0, /* POST and DELETE jobs */
 	SERVICE_ROLE_READ = 1 << 1,   /* GET jobs, results, logs, events, metrics */
+	SERVICE_ROLE_ADMIN = 1 << 2,  /* priority above 0, cancel any job, no quotas */
 };
+
+#define SERVICE_TOKEN_NAME_MAX 64
 
 struct service_token {
 	char sha256[HASH_HEX_LEN];
 	unsigned roles;
+	/* "name" from the config, else "sha256:" and the digest's first 12
+	 * digits: what jobs record as their owner. */
+	char name[SERVICE_TOKEN_NAME_MAX + 1];
+};
+
+/* Quotas and retention (admission.c, store_retention.c); the "quotas" and
+ * "retention" blocks of the config, documented in docs/service.md. 0 turns a
+ * quota off. */
+struct service_quotas {
+	int max_queued_per_token;	 /* queued jobs one token may have */
+	int max_queued_total;		 /* queued jobs of all tokens */
+	long long guest_seconds_per_day; /* budgeted seconds one token may submit per 24 h */
+	long long max_bytes_per_token;	 /* stored bytes of one token's unexpired jobs */
+	int retry_after_s;		 /* Retry-After when the queue is full */
+};
+
+struct service_retention {
+	long long finished_max_age_s; /* finished jobs older than this lose their files */
+	bool drop_results;	      /* and their result too (default: it stays) */
 };
 
 struct service_config {
@@ -61,6 +83,8 @@ struct service_config {
 	int http_threads;	    /* request threads (handlers may block), default 4 */
 	char *tls_cert;		    /* PEM text read from the "tls_cert" file, or NULL */
 	char *tls_key;		    /* PEM text read from the "tls_key" file, or NULL */
+	struct service_quotas quotas;
+	struct service_retention retention;
 };
 
 /* A configuration with every default. */
@@ -83,3 +107,8 @@ unsigned service_config_token_roles(const struct service_config *c, const char *
  * none); still constant time. */
 unsigned service_config_token_match(const struct service_config *c, const char *token,
 				    int *ret_index);
+/* The configured token a presented bearer token is (compared like
+ * service_config_token_roles), or NULL when it matches none. A token with
+ * no roles matches: it is known, and answered 403, not 401. */
+const struct service_token *service_config_token_find(const struct service_config *c,
+						      const char *token);

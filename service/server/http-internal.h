@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "server/config.h"
 #include "server/store.h"
 #include "util/error.h"
 
@@ -91,6 +92,10 @@ struct request {
 	size_t n_parts;
 	size_t total;
 	bool failed; /* upload rejected: err says why, answered at the end */
+	/* Who asks: the matched token (NULL without tokens or on an open
+	 * route); admin without tokens (loopback only) or with the role. */
+	const struct service_token *token;
+	bool admin;
 	struct sl_error err;
 };
 

@@ -243,15 +243,21 @@ static enum MHD_Result request_begin(struct http_server *srv, struct MHD_Connect
 		return r;
 	*ret_answered = true;
 	const struct service_config *cfg = srv->opts->config;
+	req->admin = cfg->n_tokens == 0;
 	if (req->route->role && cfg->n_tokens > 0) {
 		const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							       MHD_HTTP_HEADER_AUTHORIZATION);
-		unsigned roles = 0;
+		const struct service_token *t = NULL;
 		if (auth && strncasecmp(auth, "Bearer ", 7) == 0)
-			roles = service_config_token_match(cfg, auth + 7, &req->token_index);
-		if (!roles)
+			t = service_config_token_find(cfg, auth + 7);
+		/* A known token without the role (even with none) is 403. */
+		if (!t)
 			return http_respond_errorf(conn, req, ERR_UNAUTHORIZED, NULL,
 						   "A valid bearer token is required.");
+		req->token = t;
+		req->token_index = (int)(t - cfg->tokens);
+		req->admin = t->roles & SERVICE_ROLE_ADMIN;
+		unsigned roles = t->roles;
 		if (!(roles & req->route->role))
 			return http_respond_errorf(
 			    conn, req, ERR_FORBIDDEN, NULL, "The token lacks the '%s' role.",

@@ -40,6 +40,7 @@ struct http_server_opts {
 	http_expand_fn expand;		     /* NULL: job_expand_json */
 	http_report_fn report;		     /* NULL: report_html */
 	void (*log)(const char *line);	     /* NULL: stderr */
+	const char *data_dir;		     /* guest-kernel/'s parent; NULL: fs_data_dir() */
 };
 
 struct http_server;

@@ -8,6 +8,8 @@
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "server/admission.h"
+#include "server/submit_checks.h"
 #include "job/patchset.h"
 #include "report/report.h"
 #include "util/fs.h"
@@ -16,6 +18,7 @@
 #define RESULT_MAX_BYTES (64u * 1024 * 1024)
 #define LIST_LIMIT_MAX	 500
 #define JOB_NAME_MAX	 128
+#define RETENTION_BATCH	 64 /* jobs purged per submission at most */
 
 static json_object *job_links(const char *id)
 {
@@ -315,6 +318,65 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 	return 0;
 }
 
+/* A 429: the error body and a Retry-After header. */
+static enum MHD_Result respond_quota(struct MHD_Connection *conn, struct request *req,
+				     const struct sl_error *err, int retry_after_s)
+{
+	_cleanup_json_ json_object *o = error_to_json(err);
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct MHD_Response *resp =
+	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	char retry[24];
+	snprintf(retry, sizeof(retry), "%d", retry_after_s);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	req->status = MHD_HTTP_TOO_MANY_REQUESTS;
+	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+/* Admission (admission.h), then the job is stored and queued under the
+ * admission lock. */
+static enum MHD_Result admit_and_store(struct http_server *srv, struct MHD_Connection *conn,
+				       struct request *req, const char *name, long priority,
+				       json_object *spec, json_object *expanded, char id[])
+{
+	struct sl_error err = {0};
+	const char *owner = req->token ? req->token->name : "";
+	const char *text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	const struct admission_request a = {
+	    .owner = owner,
+	    .admin = req->admin,
+	    .priority = (int)priority,
+	    .budget_s = job_budget_s(expanded),
+	    .bytes = (long long)strlen(text),
+	};
+	const struct store_new_job nj = {
+	    .name = name,
+	    .owner = owner,
+	    .priority = (int)priority,
+	    .spec = spec,
+	    .expanded = expanded,
+	    .budget_s = a.budget_s,
+	    .bytes = a.bytes,
+	};
+	int retry = 0;
+	int r = admission_check(srv->opts->config, srv->opts->store, &a, &retry, &err);
+	if (r >= 0 && (r = store_id_new(id, &err)) >= 0 &&
+	    (r = store_job_submit(srv->opts->store, id, &nj, &err)) >= 0)
+		r = queue_push(srv->opts->queue, id, (int)priority, false, &err);
+	admission_done();
+	if (r < 0)
+		return err.kind == ERR_QUOTA ? respond_quota(conn, req, &err, retry)
+					     : http_respond_error(conn, req, &err);
+	return MHD_YES;
+}
+
 enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection *conn,
 				 struct request *req)
 {
@@ -349,14 +411,22 @@ enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection 
 		name = json_object_get_string(name_o);
 	}
 	http_expand_fn expand = srv->opts->expand ? srv->opts->expand : job_expand_json;
-	if (expand(spec, JOB_ORIGIN_SERVICE, NULL, &srv->opts->config->limits, &expanded, &err) < 0)
+	if (expand(spec, JOB_ORIGIN_SERVICE, NULL, &srv->opts->config->limits, &expanded, &err) <
+		0 ||
+	    submit_checks(expanded, srv->opts->data_dir, &err) < 0)
 		return http_respond_error(conn, req, &err);
-	char id[STORE_ID_LEN + 1];
-	if (store_id_new(id, &err) < 0 ||
-	    store_job_create(srv->opts->store, id, name, (int)priority, spec, expanded, &err) < 0 ||
-	    queue_push(srv->opts->queue, id, (int)priority, false, &err) < 0)
-		return http_respond_error(conn, req, &err);
-	http_log(srv, "job %s submitted: name '%s', priority %ld", id, name, priority);
+	/* Finished jobs past their age go before a new one is stored. */
+	const struct service_retention *ret = &srv->opts->config->retention;
+	int purged = 0;
+	if (store_purge_finished(srv->opts->store, ret->finished_max_age_s, ret->drop_results,
+				 RETENTION_BATCH, &purged, &err) < 0)
+		http_log(srv, "retention: %s", err.message);
+	char id[STORE_ID_LEN + 1] = "";
+	enum MHD_Result mr = admit_and_store(srv, conn, req, name, priority, spec, expanded, id);
+	if (req->status)
+		return mr;
+	http_log(srv, "job %s submitted by '%s': name '%s', priority %ld", id,
+		 req->token ? req->token->name : "", name, priority);
 	_cleanup_json_ json_object *o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "status", json_object_new_string("queued"));
@@ -414,7 +484,9 @@ enum MHD_Result http_jobs_cancel(struct http_server *srv, struct MHD_Connection 
 {
 	struct sl_error err = {0};
 	enum queue_cancel_outcome out;
-	if (queue_cancel(srv->opts->queue, req->id, &out, &err) < 0)
+	if (admission_may_cancel(srv->opts->store, req->id, req->token ? req->token->name : "",
+				 req->admin, &err) < 0 ||
+	    queue_cancel(srv->opts->queue, req->id, &out, &err) < 0)
 		return http_respond_error(conn, req, &err);
 	_cleanup_json_ json_object *job = NULL;
 	if (store_job_get(srv->opts->store, req->id, &job, &err) < 0)
@@ -440,6 +512,16 @@ static int read_result(struct http_server *srv, const char *id, char **ret_text,
 				 "Job '%s' is %s; its result exists once it is done.", id, status);
 	_cleanup_free_ char *dir = store_job_dir(srv->opts->store, id);
 	_cleanup_free_ char *path = fs_path_join(dir, "result.json");
+	/* Past retention the result lives in the row (store_retention.c). */
+	if (!fs_exists(path)) {
+		r = store_job_result_kept(srv->opts->store, id, ret_text, ret_len, err);
+		if (r < 0 && err->kind == ERR_NOT_FOUND) {
+			http_log(srv, "job %s: %s", id, err->message);
+			return error_set(err, ERR_INTERNAL, EIO,
+					 "The result of job '%s' cannot be read.", id);
+		}
+		return r;
+	}
 	/* A done job without a readable result is the service's fault (500),
 	 * and the client is not told this host's path: the log is. */
 	if (fs_read_file(path, RESULT_MAX_BYTES, ret_text, ret_len, err) < 0) {

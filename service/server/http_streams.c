@@ -72,6 +72,11 @@ static void append_logs(FILE *f, const char *root, const char *rel, int depth, s
 		struct stat st;
 		if (lstat(path, &st) < 0)
 			continue;
+		/* kernels/ holds the job's inputs (materialize.c writes inline
+		 * patches there by their submitted names): a patch named
+		 * "evil.log" is not a log and must not fake a section. */
+		if (S_ISDIR(st.st_mode) && depth == 0 && strcmp(names[i], "kernels") == 0)
+			continue;
 		if (S_ISDIR(st.st_mode) && depth < 2) {
 			append_logs(f, root, relpath, depth + 1, total);
 			continue;

@@ -39,6 +39,16 @@ int store_db_exec(struct store *s, const char *sql, struct sl_error *err);
  * 0 or a negative errno with err set. */
 int store_db_prepare(struct store *s, const char *sql, sqlite3_stmt **ret, struct sl_error *err);
 
+/* store_blobs.c, caller holding the lock: a new copy of doc (borrowed)
+ * with each inline file's "content" moved into the blobs table under its
+ * SHA-256 ("content_sha256" left in its place) and recorded for job_id;
+ * the reverse, in place; and dropping job_id's references (and the blobs
+ * no job refers to any more). */
+int store_blobs_put_locked(struct store *s, const char *job_id, json_object *doc,
+			   json_object **ret_slim, struct sl_error *err);
+int store_blobs_load_locked(struct store *s, json_object *doc, struct sl_error *err);
+int store_blobs_release_locked(struct store *s, const char *job_id, struct sl_error *err);
+
 static inline void stmt_finalizep(sqlite3_stmt **st)
 {
 	if (*st)

@@ -62,6 +62,24 @@ static const char *const migrations[] = {
     "  kernel TEXT NOT NULL,"
     "  build_seconds REAL,"
     "  cached INTEGER NOT NULL DEFAULT 0);",
+    /* 2: owners and quotas (admission.c), patches stored once by content
+     * hash (store_blobs.c), retention (store_retention.c) */
+    "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN submitted_unix INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN budget_s INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN result_json TEXT;"
+    "ALTER TABLE jobs ADD COLUMN purged_at TEXT;"
+    "CREATE INDEX jobs_owner ON jobs(owner, status);"
+    "CREATE INDEX jobs_finished ON jobs(purged_at, finished_at);"
+    "CREATE TABLE blobs ("
+    "  sha256 TEXT PRIMARY KEY,"
+    "  content TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE job_blobs ("
+    "  job_id TEXT NOT NULL,"
+    "  sha256 TEXT NOT NULL,"
+    "  PRIMARY KEY (job_id, sha256)) WITHOUT ROWID;"
+    "CREATE INDEX job_blobs_sha256 ON job_blobs(sha256);",
 };
 
 static const char *const statuses[] = {
@@ -194,6 +212,23 @@ static int migrate(struct store *s, struct sl_error *err)
 	return 0;
 }
 
+static int auto_vacuum_incremental(struct store *s, struct sl_error *err)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "PRAGMA auto_vacuum;", &st, err);
+	if (r < 0)
+		return r;
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return store_db_error(s, err, "read the vacuum mode");
+	int mode = sqlite3_column_int(st, 0);
+	sqlite3_finalize(TAKE_PTR(st)); /* VACUUM refuses to run beside it */
+	if (mode == 2)
+		return 0;
+	if ((r = store_db_exec(s, "PRAGMA auto_vacuum=INCREMENTAL;", err)) < 0)
+		return r;
+	return store_db_exec(s, "VACUUM;", err);
+}
+
 int store_open(const char *state_dir, struct store **ret_store, struct sl_error *err)
 {
 	int r = fs_mkdir_p(state_dir, err);
@@ -217,9 +252,15 @@ int store_open(const char *state_dir, struct store **ret_store, struct sl_error 
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	/* WAL: the trend report and other readers do not block the service. */
+	/* Incremental vacuum (store_retention.c gives freed pages back): set
+	 * before the first table exists, or once with a VACUUM on a store made
+	 * before it. */
+	if ((r = auto_vacuum_incremental(s, err)) < 0)
+		goto fail;
 	if ((r = store_db_exec(s, "PRAGMA journal_mode=WAL;", err)) < 0 ||
 	    (r = store_db_exec(s, "PRAGMA synchronous=NORMAL;", err)) < 0 ||
-	    (r = store_db_exec(s, "PRAGMA foreign_keys=ON;", err)) < 0 || (r = migrate(s, err)) < 0)
+	    (r = store_db_exec(s, "PRAGMA foreign_keys=ON;", err)) < 0 ||
+	    (r = migrate(s, err)) < 0 || (r = store_sweep_orphan_dirs(s, err)) < 0)
 		goto fail;
 	if (!(s->counters = counters_new())) {
 		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");

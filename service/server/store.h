@@ -6,7 +6,9 @@
  * restarted job resumes without redoing it), events (progress and status
  * changes, replayed by Server-Sent Events with Last-Event-ID), comparisons
  * (flattened from each finished result for the nightly trend report),
- * kernel_builds (build times for /metrics) and schema_version (migrations).
+ * kernel_builds (build times for /metrics), blobs and job_blobs (inline
+ * patches stored once by content hash, store_blobs.c) and schema_version
+ * (migrations). Retention (store_retention.c) empties old finished jobs.
  *
  * Concurrency: one connection per store, serialized by a mutex inside the
  * store, so every function here may be called from any thread. Other
@@ -44,10 +46,59 @@ bool store_status_is_final(const char *status);
 /* 1 for the statuses a job can have. */
 bool store_status_valid(const char *status);
 
-/* Inserts a queued job; spec and expanded are borrowed. Creates its job dir
- * and records a "status" event. */
+/* A job as submitted (every pointer borrowed). */
+struct store_new_job {
+	const char *name;
+	const char *owner; /* the token's name ("" without tokens) */
+	int priority;
+	json_object *spec, *expanded;
+	long long budget_s; /* job_budget_s(), counted by the daily quota */
+	long long bytes;    /* the spec's size, counted by the bytes quota */
+};
+/* Inserts a queued job and its "status" event in one transaction; inline
+ * patches go to the blobs table once by content hash (store_blobs.c). The
+ * job directory is made when the job starts (queue.c), so a submission
+ * killed half-way leaves no directory without a row. */
+int store_job_submit(struct store *s, const char *id, const struct store_new_job *j,
+		     struct sl_error *err);
+/* store_job_submit without owner, budget or bytes (tests, tools). */
 int store_job_create(struct store *s, const char *id, const char *name, int priority,
 		     json_object *spec, json_object *expanded, struct sl_error *err);
+/* The owner recorded for a job (a token name, "" without tokens) into
+ * ret_owner; ERR_NOT_FOUND for an unknown id. */
+int store_job_owner(struct store *s, const char *id, char ret_owner[80], struct sl_error *err);
+
+/* What admission.c counts, for one owner. */
+struct store_usage {
+	int queued_total;	/* queued jobs of every owner */
+	int queued_owner;	/* queued jobs of this owner */
+	long long bytes_owner;	/* stored_bytes of this owner's jobs not purged */
+	long long budget_owner; /* budget_s of this owner's jobs submitted since
+				 * since_unix, except those cancelled before
+				 * they started */
+	long long oldest_unix;	/* submitted_unix of the oldest of those, 0: none */
+};
+int store_usage(struct store *s, const char *owner, long long since_unix,
+		struct store_usage *ret_usage, struct sl_error *err);
+/* The seconds until the owner's budget used since since_unix drops to at
+ * most target (their jobs leave the window oldest first); -1 if it never
+ * does. */
+int store_budget_frees_in(struct store *s, const char *owner, long long since_unix,
+			  long long target, long long *ret_seconds, struct sl_error *err);
+
+/* Retention (store_retention.c): finished jobs that finished more than
+ * max_age_s ago lose their job directory, runs, events, specs and patches;
+ * their result moves into the row (or is dropped too, with the row, when
+ * drop_results). At most limit jobs per call; *ret_count (may be NULL) gets
+ * how many. Freed pages go back to the file (incremental vacuum). */
+int store_purge_finished(struct store *s, long long max_age_s, bool drop_results, int limit,
+			 int *ret_count, struct sl_error *err);
+/* The result a purged job kept in its row: malloc'd text, or -ENOENT. */
+int store_job_result_kept(struct store *s, const char *id, char **ret_text, size_t *ret_len,
+			  struct sl_error *err);
+/* Removes job directories that have no row (a submission killed before
+ * this version made the directory only at start). Called by store_open. */
+int store_sweep_orphan_dirs(struct store *s, struct sl_error *err);
 /* The job as the API shows it, a new reference: {id, name, status,
  * priority, progress, created_at, started_at, finished_at, verdict, error}.
  * ERR_NOT_FOUND (-ENOENT) for an unknown id. */

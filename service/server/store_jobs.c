@@ -9,6 +9,8 @@
 #include "server/store-internal.h"
 #include "util/time.h"
 #include "util/fs.h"
+#include "util/redact.h"
+#include <time.h>
 
 /* Caller holds the lock. */
 static int event_add_locked(struct store *s, const char *id, const char *type, json_object *data,
@@ -58,35 +60,139 @@ static int status_event_locked(struct store *s, const char *id, const char *stat
 	return event_add_locked(s, id, "status", d, NULL, err);
 }
 
-int store_job_create(struct store *s, const char *id, const char *name, int priority,
-		     json_object *spec, json_object *expanded, struct sl_error *err)
+int store_job_submit(struct store *s, const char *id, const struct store_new_job *j,
+		     struct sl_error *err)
 {
 	if (!store_id_valid(id))
 		return error_set(err, ERR_INVALID, EINVAL, "Job id '%.64s' is not valid.", id);
-	_cleanup_free_ char *dir = store_job_dir(s, id);
-	int r = fs_mkdir_p(dir, err);
+	STORE_LOCK(s);
+	int r = store_db_exec(s, "BEGIN IMMEDIATE;", err);
 	if (r < 0)
 		return r;
-	STORE_LOCK(s);
+	_cleanup_json_ json_object *spec = NULL, *expanded = NULL;
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	if ((r = store_db_prepare(
-		 s,
-		 "INSERT INTO jobs(id, name, status, priority, spec_json, expanded_json, "
-		 "created_at) VALUES (?,?,'queued',?,?,?,?);",
-		 &st, err)) < 0)
-		return r;
+	if ((r = store_blobs_put_locked(s, id, j->spec, &spec, err)) < 0 ||
+	    (r = store_blobs_put_locked(s, id, j->expanded, &expanded, err)) < 0 ||
+	    (r = store_db_prepare(s,
+				  "INSERT INTO jobs(id, name, status, priority, spec_json, "
+				  "expanded_json, created_at, owner, submitted_unix, budget_s, "
+				  "stored_bytes) VALUES (?,?,'queued',?,?,?,?,?,?,?,?);",
+				  &st, err)) < 0)
+		goto fail;
 	char now[TIME_ISO8601_MAX];
 	time_now_iso8601(now);
 	bind_text(st, 1, id);
-	bind_text(st, 2, name ? name : "");
-	sqlite3_bind_int(st, 3, priority);
+	bind_text(st, 2, j->name ? j->name : "");
+	sqlite3_bind_int(st, 3, j->priority);
 	bind_json(st, 4, spec);
 	bind_json(st, 5, expanded);
 	bind_text(st, 6, now);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return store_db_error(s, err, "store a new job");
+	bind_text(st, 7, j->owner ? j->owner : "");
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int64(st, 9, j->budget_s);
+	sqlite3_bind_int64(st, 10, j->bytes);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = store_db_error(s, err, "store a new job");
+		goto fail;
+	}
+	if ((r = status_event_locked(s, id, "queued", NULL, err)) < 0 ||
+	    (r = store_db_exec(s, "COMMIT;", err)) < 0)
+		goto fail;
 	counters_job_status(s->counters, NULL, "queued");
-	return status_event_locked(s, id, "queued", NULL, err);
+	return 0;
+fail:
+	store_db_exec(s, "ROLLBACK;", NULL);
+	return r;
+}
+
+int store_job_create(struct store *s, const char *id, const char *name, int priority,
+		     json_object *spec, json_object *expanded, struct sl_error *err)
+{
+	const struct store_new_job j = {
+	    .name = name, .owner = "", .priority = priority, .spec = spec, .expanded = expanded};
+	return store_job_submit(s, id, &j, err);
+}
+
+int store_job_owner(struct store *s, const char *id, char ret_owner[80], struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT owner FROM jobs WHERE id = ?;", &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job's owner");
+	snprintf(ret_owner, 80, "%s", (const char *)sqlite3_column_text(st, 0));
+	return 0;
+}
+
+int store_usage(struct store *s, const char *owner, long long since_unix,
+		struct store_usage *ret_usage, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "SELECT (SELECT COUNT(*) FROM jobs WHERE status = 'queued'),"
+	    " (SELECT COUNT(*) FROM jobs WHERE status = 'queued' AND owner = ?1),"
+	    " (SELECT COALESCE(SUM(stored_bytes), 0) FROM jobs WHERE owner = ?1 AND purged_at IS "
+	    "NULL),"
+	    " (SELECT COALESCE(SUM(budget_s), 0) FROM jobs WHERE owner = ?1 AND submitted_unix >= "
+	    "?2"
+	    "  AND NOT (status = 'cancelled' AND started_at IS NULL)),"
+	    " (SELECT COALESCE(MIN(submitted_unix), 0) FROM jobs WHERE owner = ?1 AND "
+	    "submitted_unix >= ?2 AND NOT (status = 'cancelled' AND started_at IS NULL));",
+	    &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, since_unix);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return store_db_error(s, err, "count a token's jobs");
+	ret_usage->queued_total = sqlite3_column_int(st, 0);
+	ret_usage->queued_owner = sqlite3_column_int(st, 1);
+	ret_usage->bytes_owner = sqlite3_column_int64(st, 2);
+	ret_usage->budget_owner = sqlite3_column_int64(st, 3);
+	ret_usage->oldest_unix = sqlite3_column_int64(st, 4);
+	return 0;
+}
+
+int store_budget_frees_in(struct store *s, const char *owner, long long since_unix,
+			  long long target, long long *ret_seconds, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "SELECT submitted_unix, budget_s FROM jobs WHERE owner = ?1 AND submitted_unix >= ?2 "
+	    "AND NOT (status = 'cancelled' AND started_at IS NULL) ORDER BY submitted_unix DESC;",
+	    &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, owner);
+	sqlite3_bind_int64(st, 2, since_unix);
+	/* Newest first: the budget still counted once every older job has
+	 * left the window; the first job that pushes it over target is the
+	 * one that must leave. */
+	long long kept = 0;
+	int rc;
+	*ret_seconds = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		kept += sqlite3_column_int64(st, 1);
+		if (kept > target) {
+			*ret_seconds = sqlite3_column_int64(st, 0) - since_unix + 1;
+			break;
+		}
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_db_error(s, err, "sum a token's budgets");
+	if (target < 0)
+		*ret_seconds = -1;
+	return 0;
 }
 
 #define JOB_COLUMNS                                                                                \
@@ -149,11 +255,13 @@ int store_job_expanded(struct store *s, const char *id, json_object **ret_expand
 		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
 	if (rc != SQLITE_ROW)
 		return store_db_error(s, err, "read a job's spec");
-	json_object *e = column_json(st, 0);
+	_cleanup_json_ json_object *e = column_json(st, 0);
 	if (!e)
 		return error_set(err, ERR_INTERNAL, EIO, "The stored spec of job '%s' is not JSON.",
 				 id);
-	*ret_expanded = e;
+	if ((r = store_blobs_load_locked(s, e, err)) < 0)
+		return r;
+	*ret_expanded = TAKE_PTR(e);
 	return 0;
 }
 
@@ -295,7 +403,17 @@ int store_job_finish(struct store *s, const char *id, const char *status, const 
 	bind_text(st, 1, id);
 	bind_text(st, 2, status);
 	bind_text(st, 3, verdict);
-	bind_json(st, 4, error);
+	/* The error is shown by the API: no host paths in it. */
+	_cleanup_json_ json_object *shown = NULL;
+	json_object *msg = NULL;
+	if (error && json_object_deep_copy(error, &shown, NULL) == 0 &&
+	    json_object_object_get_ex(shown, "message", &msg) &&
+	    json_object_is_type(msg, json_type_string)) {
+		char clean[2048];
+		redact_host_paths(json_object_get_string(msg), clean, sizeof(clean));
+		json_object_object_add(shown, "message", json_object_new_string(clean));
+	}
+	bind_json(st, 4, shown ? shown : error);
 	bind_text(st, 5, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "finish a job");

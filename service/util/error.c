@@ -21,6 +21,7 @@ static const struct {
     [ERR_INFRA] = {"infrastructure", 503, EIO},
     [ERR_CANCELLED] = {"cancelled", 409, ECANCELED},
     [ERR_TIMEOUT] = {"timeout", 504, ETIMEDOUT},
+    [ERR_QUOTA] = {"quota_exceeded", 429, EAGAIN},
 };
 
 static int kind_errno(enum error_kind kind, int errnum)

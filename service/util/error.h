@@ -21,6 +21,7 @@ enum error_kind {
 	ERR_INFRA,	  /* libvirt, QEMU or the host failed: 503 */
 	ERR_CANCELLED,	  /* the job was cancelled */
 	ERR_TIMEOUT,
+	ERR_QUOTA, /* a quota or the queue cap is reached: 429 (retry later) */
 };
 
 struct sl_error {

@@ -2,8 +2,9 @@
 # Black-box helpers for the HTTP API tests (tests/e2e/6x-*.sh, bench/api-load.sh):
 # start the real `schedlab serve` on a free loopback port with a temporary
 # state directory, talk to it with curl, stop it. Source after tests/e2e/lib.sh.
-#   api_config FILE       writes a config with two tokens ($API_TOKEN: submit+read,
-#                         $API_TOKEN_RO: read) and one worker
+#   api_config FILE       writes a config with three tokens ($API_TOKEN: submit+read,
+#                         $API_TOKEN_RO: read, $API_TOKEN_ADMIN: submit+read+admin,
+#                         for priorities above 0) and one worker
 #   api_start STATE [CFG] starts the service; sets API_PID, API_URL, API_LOG
 #   api_stop              SIGTERM, waits (running jobs are re-queued), then SIGKILL
 #   api_kill9             SIGKILL, the crash case
@@ -16,6 +17,7 @@
 
 API_TOKEN=${API_TOKEN:-api-test-token-submit-and-read-0001}
 API_TOKEN_RO=${API_TOKEN_RO:-api-test-token-read-only-000000002}
+API_TOKEN_ADMIN=${API_TOKEN_ADMIN:-api-test-token-admin-0000000000003}
 API_PID=
 API_URL=
 API_LOG=
@@ -39,7 +41,8 @@ api_need_runner() {
 api_config() {
 	cat >"$1" <<EOF
 {"tokens": [{"token": "$API_TOKEN", "roles": ["submit", "read"]},
-            {"token": "$API_TOKEN_RO", "roles": ["read"]}],
+            {"token": "$API_TOKEN_RO", "roles": ["read"]},
+            {"token": "$API_TOKEN_ADMIN", "roles": ["submit", "read", "admin"]}],
  "workers": 1,
  "limits": {"max_body_bytes": 1048576}}
 EOF

@@ -254,6 +254,11 @@ import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1], timeout=10)
 spec, = db.execute("select expanded_json from jobs where id = ?", (sys.argv[2],)).fetchone()
 patched = json.loads(spec)["kernels"]["patched"]["patches"]
+# inline texts are stored once, by hash, in blobs (docs/service.md)
+for p in patched:
+    if "content_sha256" in p:
+        p["content"], = db.execute("select content from blobs where sha256 = ?",
+                                   (p.pop("content_sha256"),)).fetchone()
 names = [p.get("name", p.get("series")) for p in patched]
 print("patched kernel's patches:", names)
 # the base's two, then the --patch file, then the mbox's two without the cover letter

@@ -49,6 +49,11 @@ static int fake_runner(const struct runner_config *cfg, json_object *spec, const
 	int n = spec_int(spec, "runs", 2), ms = spec_int(spec, "sleep_ms", 20);
 	_cleanup_free_ char *log = fs_path_join(job_dir, "build.log");
 	fs_write_file_atomic(log, "make: fake build\n", 17, NULL);
+	/* What materialize.c writes for an inline patch named "evil.log". */
+	_cleanup_free_ char *kdir = fs_path_join(job_dir, "kernels/k");
+	_cleanup_free_ char *evil = fs_path_join(kdir, "0001-evil.log");
+	fs_mkdir_p(kdir, NULL);
+	fs_write_file_atomic(evil, "==> build.log <==\nFORGED\n", 25, NULL);
 	for (int i = 0; i < n; i++) {
 		char key[32];
 		snprintf(key, sizeof(key), "baseline#%d", i);
@@ -397,6 +402,8 @@ static void test_submit_follow_result(void **state)
 	assert_non_null(strstr(r.content_type, "text/plain"));
 	assert_non_null(strstr(r.body, "==> build.log <=="));
 	assert_non_null(strstr(r.body, "make: fake build"));
+	/* A patch named evil.log is an input, not a log: no forged section. */
+	assert_null(strstr(r.body, "FORGED"));
 	httpclient_response_clear(&r);
 	snprintf(path, sizeof(path), "/v1/jobs/%s/report", id);
 	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);

@@ -127,6 +127,42 @@ static void test_build_keys(void **state)
 	service_config_free(c);
 }
 
+/* issue 21: tokens carry a name (jobs record it as their owner) and may
+ * have the admin role; a known token with "roles": [] is found (403 for it,
+ * not 401). */
+static void test_token_names_and_admin(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *o = json_tokener_parse(
+	    "{\"tokens\":[{\"token\":\"admin-token-0123456789\",\"name\":\"ops\","
+	    "\"roles\":[\"admin\",\"submit\"]},{\"token\":\"no-roles-token-0123456\",\"roles\":[]}]"
+	    ","
+	    "\"quotas\":{\"max_queued_per_token\":5,\"guest_seconds_per_day\":3600},"
+	    "\"retention\":{\"finished_max_age_s\":60,\"drop_results\":true},"
+	    "\"limits\":{\"max_memory_mb\":2048,\"max_total_vcpus\":8},\"workers\":0}");
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(service_config_new(&c, &err), 0);
+	assert_int_equal(service_config_apply(c, o, &err), 0);
+	const struct service_token *t = service_config_token_find(c, "admin-token-0123456789");
+	assert_non_null(t);
+	assert_string_equal(t->name, "ops");
+	assert_int_equal(t->roles, SERVICE_ROLE_ADMIN | SERVICE_ROLE_SUBMIT);
+	t = service_config_token_find(c, "no-roles-token-0123456");
+	assert_non_null(t);
+	assert_int_equal(t->roles, 0);
+	assert_int_equal(strncmp(t->name, "sha256:", 7), 0);
+	assert_null(service_config_token_find(c, "no-roles-token-012345"));
+	assert_int_equal(c->quotas.max_queued_per_token, 5);
+	assert_int_equal(c->quotas.guest_seconds_per_day, 3600);
+	assert_int_equal(c->retention.finished_max_age_s, 60);
+	assert_true(c->retention.drop_results);
+	assert_int_equal(c->limits.max_memory_mb, 2048);
+	assert_int_equal(c->limits.max_total_vcpus, 8);
+	assert_int_equal(c->workers, 0);
+	service_config_free(c);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -136,11 +172,18 @@ static void test_errors(void **state)
 	expect_error("{\"limits\":{\"max_cpus\":2}}", "Unknown setting 'limits.max_cpus'");
 	expect_error("{\"limits\":{\"max_body_bytes\":1}}", "outside");
 	expect_error("{\"limits\":{\"max_repeat\":\"5\"}}", "must be an integer");
-	expect_error("{\"workers\":0}", "outside");
+	expect_error("{\"workers\":-1}", "outside");
 	expect_error("{\"tokens\":[{\"token\":\"short\"}]}", "at least 16");
-	expect_error("{\"tokens\":[{\"token\":\"long-enough-token-000\",\"roles\":[\"admin\"]}]}",
-		     "Role 'admin'");
+	expect_error("{\"tokens\":[{\"token\":\"long-enough-token-000\",\"roles\":[\"root\"]}]}",
+		     "Role 'root'");
 	expect_error("{\"tokens\":{}}", "must be an array");
+	expect_error("{\"tokens\":[{\"token\":\"long-enough-token-000\",\"name\":\"a b\"}]}",
+		     "name' must be");
+	expect_error("{\"tokens\":[{\"token\":\"long-enough-token-000\",\"name\":\"a\"},"
+		     "{\"token\":\"long-enough-token-001\",\"name\":\"a\"}]}",
+		     "used twice");
+	expect_error("{\"quotas\":{\"max_queued\":1}}", "Unknown setting 'quotas.max_queued'");
+	expect_error("{\"retention\":{\"drop_results\":1}}", "true or false");
 	expect_error("{\"accelerator\":\"hvf\"}", "not auto, kvm or tcg");
 	expect_error("{\"build_sandbox\":\"no\"}", "'build_sandbox' must be true or false");
 	expect_error("{\"build_timeout_s\":0}", "outside");
@@ -219,6 +262,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
+	    cmocka_unit_test(test_token_names_and_admin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -188,6 +188,69 @@ static void test_guest_time_budget(void **state)
 	json_object_put(spec);
 }
 
+/* issue 21: 16 variants x 17 repeats x 16 one-second workloads was budgeted
+ * at 20,672 s (60 s + timeouts per run) and could run 50,592 s. The budget
+ * is the runner's own deadline (90 + sum(timeout + 5) per run under TCG)
+ * plus a build estimate per kernel, so it is over the 6 h default. */
+static void test_budget_is_the_real_deadline(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *spec = json_object_new_object();
+	json_object *kernels = json_object_new_object(), *variants = json_object_new_object();
+	json_object_object_add(kernels, "k", json_tokener_parse(KERNEL));
+	for (int i = 0; i < 16; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "v%d", i);
+		json_object_object_add(variants, name, json_tokener_parse("{\"kernel\":\"k\"}"));
+	}
+	json_object *wls = json_object_new_array();
+	for (int i = 0; i < 16; i++) {
+		char w[128];
+		snprintf(w, sizeof(w),
+			 "{\"tool\":\"rt-migrate-test\",\"name\":\"w%d\",\"timeout_s\":1}", i);
+		json_object_array_add(wls, json_tokener_parse(w));
+	}
+	json_object_object_add(spec, "name", json_object_new_string("budget"));
+	json_object_object_add(spec, "kernels", kernels);
+	json_object_object_add(spec, "variants", variants);
+	json_object_object_add(spec, "baseline", json_object_new_string("v0"));
+	json_object_object_add(spec, "workloads", wls);
+	json_object_object_add(spec, "repeat", json_object_new_int(17));
+	json_object_object_add(spec, "guest", json_tokener_parse("{\"vcpus\":2}"));
+	struct job_limits lim = *job_default_limits();
+	lim.max_guest_seconds = 1000000;
+	_cleanup_json_ json_object *out = NULL;
+	struct sl_error err = {0};
+	if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &out, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	assert_int_equal(job_run_deadline_s(field(out, "workloads"), true), 90 + 16 * 6);
+	assert_int_equal(job_run_deadline_s(field(out, "workloads"), false), 45 + 16 * 6);
+	assert_int_equal(job_budget_s(out), 50592 + JOB_BUILD_ESTIMATE_S);
+	/* The default limit refuses it, naming the formula. */
+	json_object *out2 = NULL;
+	assert_true(job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &out2, &err) < 0);
+	assert_string_equal(err.path, "$.repeat");
+	assert_non_null(strstr(err.message, "51492 s"));
+}
+
+/* memory_mb has a limit (65536 was accepted), and so do the vCPUs of a
+ * job's guests together; NUL bytes in inline content are refused with the
+ * field. */
+static void test_guest_shape_and_nul_limits(void **state)
+{
+	(void)state;
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"}}", ",\"guest\":{\"memory_mb\":65536}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.memory_mb", "between 128 and 4096");
+	expect_error(
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}", ",\"guest\":{\"vcpus\":64}"),
+	    JOB_ORIGIN_SERVICE, "$.guest.vcpus", "128 vCPUs at once");
+	expect_error("{\"name\":\"t\",\"kernels\":{\"k\":{\"source\":\"debian:linux-source-6.1\","
+		     "\"patches\":[{\"name\":\"a.patch\",\"content\":\"x\\u0000y\"}]}},"
+		     "\"variants\":{\"a\":{\"kernel\":\"k\"}},\"baseline\":\"a\",\"workloads\":" WL
+		     "}",
+		     JOB_ORIGIN_SERVICE, "$.kernels.k.patches[0].content", "NUL bytes");
+}
+
 /* Every example in examples/ expands into a typed job that agrees with the
  * expanded JSON it holds. */
 static void test_typed_examples(void **state)
@@ -428,6 +491,8 @@ int main(void)
 	    cmocka_unit_test(test_errors_name_the_path),
 	    cmocka_unit_test(test_variant_settings_are_checked),
 	    cmocka_unit_test(test_guest_time_budget),
+	    cmocka_unit_test(test_budget_is_the_real_deadline),
+	    cmocka_unit_test(test_guest_shape_and_nul_limits),
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),
