@@ -71,6 +71,8 @@ void report_put_pre(struct html_buf *o, const char *text);
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c);
 void report_section_runs(struct html_buf *o, struct report_ctx *c);
 void report_section_failed(struct html_buf *o, struct report_ctx *c);
+/* report_bisection.c: result.bisection, when present. */
+void report_section_bisection(struct html_buf *o, struct report_ctx *c);
 
 /* ---- charts.c ---- */
 

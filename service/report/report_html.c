@@ -466,6 +466,7 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	report_page_begin(o, title);
 	section_header(o, &c);
 	section_build_failures(o, &c);
+	report_section_bisection(o, &c);
 	report_section_comparisons(o, &c);
 	section_charts(o, &c);
 	section_variants(o, &c);
