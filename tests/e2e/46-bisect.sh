@@ -1,53 +1,82 @@
 #!/usr/bin/env bash
 # schedlab test bisects a failing series on its verdict (docs/testing-your-patch.md
-# "Which patch did it"): a series of two patches, the planted comment-only
-# patch then the planted rt-placement regression (tests/planted/), submitted
-# as a user would from outside the repository with `--suite rt --repeat 5:8`.
-# The series fails (exit 1); the bisection measures the first patch alone
-# against the same base, reusing the base's runs, and names patch 2 of 2.
-# Builds two kernels (one is the planted comment-only kernel when e2e 45 has
-# cached it) and boots about 15 guests.
+# "Which patch did it"), submitted as a user would from outside the repository
+# with `--suite rt --repeat 5:8`: a series of three patches, the planted
+# comment-only patch (tests/planted/), a second comment-only patch and a patch
+# that does not compile. The series fails (exit 1, the candidate does not
+# build); the bisection measures the first patch, then the first two, against
+# the same base (both pass, or stay inconclusive and count good), the second
+# step reusing the first step's base runs, and names patch 3 of 3. The
+# culprit is a build break so the answer is the same on a loaded host; the
+# statistical steps are the comment-only prefixes. Builds two kernels (the
+# first is e2e 45's comment-only kernel when cached) and boots 15 to 21 guests.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
 e2e_tmpdir
 cd "$E2E_TMP"
 cp "$E2E_ROOT/tests/planted/comment-only.patch" 1.patch
-cp "$E2E_ROOT/tests/planted/rt-placement.patch" 2.patch
+cat >2.patch <<'PATCH'
+--- a/kernel/sched/rt.c
++++ b/kernel/sched/rt.c
+@@ -7,6 +7,7 @@
+ int sched_rr_timeslice = RR_TIMESLICE;
+ /* More than 4 hours if BW_SHIFT equals 20. */
+ static const u64 max_rt_runtime = MAX_BW;
++/* schedlab e2e 46: a second comment-only patch; it changes nothing. */
+ 
+ static int do_sched_rt_period_timer(struct rt_bandwidth *rt_b, int overrun);
+ 
+PATCH
+cat >3.patch <<'PATCH'
+--- a/kernel/sched/rt.c
++++ b/kernel/sched/rt.c
+@@ -3,6 +3,7 @@
+  * Real-Time Scheduling Class (mapped to the SCHED_FIFO and SCHED_RR
+  * policies)
+  */
++#error planted build failure
+ 
+ int sched_rr_timeslice = RR_TIMESLICE;
+ /* More than 4 hours if BW_SHIFT equals 20. */
+PATCH
 start=$(date +%s)
 set +e
-"$SCHEDLAB" test --suite rt --repeat 5:8 1.patch 2.patch -o result.json --report report.html >out.txt
+"$SCHEDLAB" test --suite rt --repeat 5:8 1.patch 2.patch 3.patch -o result.json --report report.html >out.txt
 rc=$?
 set -e
 cat out.txt
 echo "schedlab test exited $rc after $(($(date +%s) - start))s"
-[ "$rc" = 1 ] || e2e_fail "a series with a planted regression must fail (exit 1), not $rc"
+[ "$rc" = 1 ] || e2e_fail "a series that does not build must fail (exit 1), not $rc"
 "$SCHEDLAB" validate --result result.json
 "$E2E_ROOT/tests/tools/check-schema.py" result result.json
 python3 - result.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+assert r["kernels"]["patched"]["build"]["status"] == "build_failed", r["kernels"]["patched"]["build"]
 b = r.get("bisection")
 assert b, "the result has no bisection"
 print(json.dumps({k: b[k] for k in ("status", "first_bad", "first_bad_patch", "certain", "builds", "boots")}))
 assert b["status"] == "found", b["status"]
-assert b["first_bad"] == 2, f"first bad patch {b['first_bad']}, expected 2 (the planted regression)"
-assert "keep-an-RT-task" in b["first_bad_patch"] or b["first_bad_patch"].startswith("0002-"), b["first_bad_patch"]
+assert b["first_bad"] == 3, f"first bad patch {b['first_bad']}, expected 3 (the build break)"
+assert b["first_bad_patch"].startswith("0003-"), b["first_bad_patch"]
 steps = b["steps"]
-assert len(steps) == 1 and steps[0]["patches"] == 1, steps
-s = steps[0]
-assert s["verdict"] in ("pass", "inconclusive"), s["verdict"]
-assert s["uncertain"] == (s["verdict"] != "pass")
-assert b["certain"] == (s["verdict"] == "pass")
-# The base's runs of the series job are reused: the step boots only its candidate.
-assert s["reused_runs"] >= 5, s
-base = r["job"]["baseline"]
-assert s["boots"] <= 8 + max(0, 8 - s["reused_runs"]), s
+assert [s["patches"] for s in steps] == [1, 2], steps
+for s in steps:
+    assert s["verdict"] in ("pass", "inconclusive"), s
+    assert s["uncertain"] == (s["verdict"] != "pass"), s
+    assert s["boots"] > 0, s
+assert b["certain"] == all(s["verdict"] == "pass" for s in steps)
+# The second step reuses the first step's base runs: it boots only its candidate
+# (and base rounds beyond the first step's, if it needs more).
+assert steps[0]["reused_runs"] == 0, steps[0]
+assert steps[1]["reused_runs"] >= 5, steps[1]
+assert b["boots"] == sum(s["boots"] for s in steps)
 PY
-grep -q "Bisection of the 2 patches" out.txt || e2e_fail "the summary does not print the bisection"
-grep -q "first failing patch: 2 of 2" out.txt || e2e_fail "the summary does not name patch 2"
+grep -q "Bisection of the 3 patches" out.txt || e2e_fail "the summary does not print the bisection"
+grep -q "first failing patch: 3 of 3" out.txt || e2e_fail "the summary does not name patch 3"
 grep -q '<section id="bisection">' report.html || e2e_fail "the report has no bisection section"
 # --no-bisect keeps a failing series' answer to the series alone (dry: the
 # option parses and the job is the same).
-"$SCHEDLAB" test --no-bisect --dry-run 1.patch 2.patch >/dev/null
+"$SCHEDLAB" test --no-bisect --dry-run 1.patch 2.patch 3.patch >/dev/null
 echo "bisect: ok"
