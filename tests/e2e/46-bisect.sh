@@ -9,7 +9,8 @@
 # step reusing the first step's base runs, and names patch 3 of 3. The
 # culprit is a build break so the answer is the same on a loaded host; the
 # statistical steps are the comment-only prefixes. Builds two kernels (the
-# first is e2e 45's comment-only kernel when cached) and boots 15 to 21 guests.
+# first is e2e 45's comment-only kernel when cached) and boots 15 to 21
+# guests: 528 s at host load 12 here, all kernels but the build break cached.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
@@ -59,7 +60,7 @@ assert b, "the result has no bisection"
 print(json.dumps({k: b[k] for k in ("status", "first_bad", "first_bad_patch", "certain", "builds", "boots")}))
 assert b["status"] == "found", b["status"]
 assert b["first_bad"] == 3, f"first bad patch {b['first_bad']}, expected 3 (the build break)"
-assert b["first_bad_patch"].startswith("0003-"), b["first_bad_patch"]
+assert b["first_bad_patch"] == "3.patch", b["first_bad_patch"]  # a plain diff keeps its file name
 steps = b["steps"]
 assert [s["patches"] for s in steps] == [1, 2], steps
 for s in steps:
