@@ -20,7 +20,15 @@ struct run_progress {
 	bool tty;
 	double last_pct;
 	char last_phase[16];
+	json_object *(*lookup)(void *userdata, const char *run_key);
+	void *lookup_userdata;
 };
+
+static json_object *on_lookup_run(void *userdata, const char *run_key)
+{
+	struct run_progress *st = userdata;
+	return st->lookup(st->lookup_userdata, run_key);
+}
 
 static void on_progress(void *userdata, const struct runner_progress *p)
 {
@@ -106,7 +114,37 @@ static int absolute_or_report(const char *cmd, const char *what, const char *pat
 	return 0;
 }
 
+int cli_run_in(const struct cli_run_ctx *ctx, json_object *expanded, const char *job_dir,
+	       json_object *(*lookup_run)(void *userdata, const char *run_key), void *userdata,
+	       json_object **ret_result)
+{
+	struct sl_error err = {0};
+	struct run_progress st = {.tty = isatty(STDERR_FILENO), .last_pct = -100};
+	struct runner_hooks hooks = {
+	    .userdata = &st,
+	    .progress = ctx->quiet ? NULL : on_progress,
+	};
+	/* The runner gives every hook one userdata: the progress state. The
+	 * lookup goes through it. */
+	st.lookup = lookup_run;
+	st.lookup_userdata = userdata;
+	if (lookup_run)
+		hooks.lookup_run = on_lookup_run;
+	if (runner_run_job(&ctx->cfg, expanded, job_dir, &hooks, ret_result, &err) < 0) {
+		fprintf(stderr, "schedlab %s: %s\n", ctx->cmd, err.message);
+		fprintf(stderr, "schedlab %s: logs are in '%s'.\n", ctx->cmd, job_dir);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_run_expanded(const char *cmd, json_object *expanded, const struct cli_run_opts *o)
+{
+	return cli_run_expanded_then(cmd, expanded, o, NULL, NULL);
+}
+
+int cli_run_expanded_then(const char *cmd, json_object *expanded, const struct cli_run_opts *o,
+			  cli_result_fn then, void *userdata)
 {
 	struct sl_error err = {0};
 	/* Every path is fixed before anything runs: the builds run `patch`
@@ -134,17 +172,14 @@ int cli_run_expanded(const char *cmd, json_object *expanded, const struct cli_ru
 	if (!output)
 		output = TAKE_PTR(default_out);
 
-	struct runner_config cfg = o->cfg;
-	cfg.cache_dir = cache_dir;
-	cfg.data_dir = data_dir;
-	struct run_progress st = {.tty = isatty(STDERR_FILENO), .last_pct = -100};
-	struct runner_hooks hooks = {.userdata = &st, .progress = o->quiet ? NULL : on_progress};
+	struct cli_run_ctx ctx = {.cmd = cmd, .job_dir = job_dir, .cfg = o->cfg, .quiet = o->quiet};
+	ctx.cfg.cache_dir = cache_dir;
+	ctx.cfg.data_dir = data_dir;
 	_cleanup_json_ json_object *result = NULL;
-	if (runner_run_job(&cfg, expanded, job_dir, &hooks, &result, &err) < 0) {
-		fprintf(stderr, "schedlab %s: %s\n", cmd, err.message);
-		fprintf(stderr, "schedlab %s: logs are in '%s'.\n", cmd, job_dir);
+	if (cli_run_in(&ctx, expanded, job_dir, NULL, NULL, &result) < 0)
 		return EXIT_ERROR;
-	}
+	if (then && then(userdata, &ctx, result) < 0)
+		return EXIT_ERROR;
 	const char *js = json_object_to_json_string_ext(result, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (fs_write_file_atomic(output, js, strlen(js), &err) < 0) {

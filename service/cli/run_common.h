@@ -59,6 +59,32 @@ int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts 
  * ("run", "test", "rerun") prefixes messages. */
 int cli_run_expanded(const char *cmd, json_object *expanded, const struct cli_run_opts *o);
 
+/* What a job run from the CLI ran with, every path absolute: for a command
+ * that runs more jobs after the first (test --bisect). */
+struct cli_run_ctx {
+	const char *cmd;
+	const char *job_dir;
+	struct runner_config cfg;
+	bool quiet;
+};
+
+/* Called with the finished result (borrowed, may be changed) before it is
+ * written and summarised; a negative return makes the command exit 2. */
+typedef int (*cli_result_fn)(void *userdata, const struct cli_run_ctx *ctx, json_object *result);
+
+/* cli_run_expanded() with then() called on the result in between. */
+int cli_run_expanded_then(const char *cmd, json_object *expanded, const struct cli_run_opts *o,
+			  cli_result_fn then, void *userdata);
+
+/* Runs the expanded job (borrowed) in job_dir with ctx's configuration and
+ * progress, reusing the runs lookup_run (may be NULL) returns by run key
+ * (a new reference, or NULL to run it), and returns the result in
+ * *ret_result without writing or printing it. Returns 0, or -1 after
+ * printing the error. */
+int cli_run_in(const struct cli_run_ctx *ctx, json_object *expanded, const char *job_dir,
+	       json_object *(*lookup_run)(void *userdata, const char *run_key), void *userdata,
+	       json_object **ret_result);
+
 /* path made absolute against the current directory, lexically (the path
  * need not exist; "." components and repeated slashes are dropped, ".." is
  * kept since folding it is wrong across a symlink).

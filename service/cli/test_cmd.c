@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/bisect.h"
 #include "cli/cli.h"
 #include "cli/run_common.h"
 #include "job/job.h"
@@ -58,6 +59,11 @@ static void usage(FILE *f)
 	    "      --junit FILE      also write JUnit XML\n"
 	    "      --job-dir DIR     working directory for logs and patches\n"
 	    "                        (default: build/jobs/NAME-TIMESTAMP under the current dir)\n"
+	    "      --no-bisect       when a series of two or more patches fails, do not look\n"
+	    "                        for the first patch that fails (by default it does:\n"
+	    "                        prefixes of the series are built and measured with the\n"
+	    "                        same rules; the answer is in result.bisection)\n"
+	    "      --bisect          bisect a failing series (the default)\n"
 	    "      --dry-run         print the expanded job as JSON and exit 0 (nothing runs)\n"
 	    "  -q, --quiet           no progress on stderr\n"
 	    "      --cache-dir DIR   kernel and initramfs cache (default: $SCHEDLAB_CACHE or\n"
@@ -298,13 +304,15 @@ int cli_test(int argc, char **argv)
 	    {"repeat", required_argument, NULL, 'r'},
 	    CLI_RUN_OPTIONS,
 	    {"dry-run", no_argument, NULL, 'n'},
+	    {"bisect", no_argument, NULL, 'b'},
+	    {"no-bisect", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli_run_opts o = {0};
 	const char *suite = "all", *base_arg = NULL;
 	_cleanup_json_ json_object *repeat = NULL;
-	bool dry_run = false;
+	bool dry_run = false, bisect = true;
 	struct sl_error err = {0};
 	int c;
 	optind = 1;
@@ -341,6 +349,12 @@ int cli_test(int argc, char **argv)
 			break;
 		case 'n':
 			dry_run = true;
+			break;
+		case 'b':
+			bisect = true;
+			break;
+		case 'N':
+			bisect = false;
 			break;
 		case 'h':
 			usage(stdout);
@@ -406,5 +420,6 @@ int cli_test(int argc, char **argv)
 			   expanded, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		return EXIT_PASS;
 	}
-	return cli_run_expanded("test", expanded, &o);
+	struct bisect_input bi = {.spec = spec, .cwd = cwd, .enabled = bisect};
+	return cli_run_expanded_then("test", expanded, &o, cli_bisect, &bi);
 }

@@ -78,6 +78,8 @@ void report_section_signatures(struct html_buf *o, struct report_ctx *c);
 /* report_interference.c: each run's vCPU wait as a strip per variant, the
  * noisy runs marked, and the A/A calibration used */
 void report_section_interference(struct html_buf *o, struct report_ctx *c);
+/* report_bisection.c: result.bisection, when present. */
+void report_section_bisection(struct html_buf *o, struct report_ctx *c);
 
 /* ---- charts.c ---- */
 

@@ -199,6 +199,37 @@ static void test_build_failure_and_thresholds(void **state)
 				     "6036)</span>"));
 }
 
+/* result.bisection: a section after the verdict with the answer, each
+ * step's verdict and boots, and hostile patch names escaped. */
+static void test_bisection_section(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *b = json_tokener_parse(
+	    "{\"status\":\"found\",\"first_bad\":2,\"first_bad_patch\":\"0002-<b>x.patch\","
+	    "\"patches\":3,\"certain\":true,\"builds\":2,\"boots\":10,\"steps\":["
+	    "{\"patches\":1,\"last_patch\":\"0001-a.patch\",\"verdict\":\"pass\","
+	    "\"uncertain\":false,\"decided_by\":[\"No gated metric regressed.\"],"
+	    "\"comparisons\":[],\"boots\":5,\"reused_runs\":5},"
+	    "{\"patches\":2,\"last_patch\":\"0002-<b>x.patch\",\"verdict\":\"fail\","
+	    "\"uncertain\":false,\"decided_by\":[\"inversions regressed\"],"
+	    "\"comparisons\":[],\"boots\":5,\"reused_runs\":5}]}");
+	assert_non_null(b);
+	json_object_object_add(r, "bisection", b);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	const char *sec = strstr(html, "<section id=\"bisection\">");
+	assert_non_null(sec);
+	assert_true(sec < strstr(html, "id=\"comparisons\""));
+	assert_non_null(strstr(sec, "ends at patch 2 of 3: <code>0002-&lt;b&gt;x.patch</code>."));
+	assert_non_null(strstr(sec, "2 kernel build(s), 10 boot(s)"));
+	assert_non_null(strstr(sec, "<tr><td class=\"num\">1</td><td><code>0001-a.patch</code>"));
+	assert_non_null(strstr(sec, "inversions regressed</td></tr>"));
+	assert_null(strstr(sec, "uncertain"));
+}
+
 static void test_example_result(void **state)
 {
 	(void)state;
@@ -774,6 +805,7 @@ int main(void)
 	    cmocka_unit_test(test_interference_and_calibration),
 	    cmocka_unit_test(test_build_failure_and_thresholds),
 	    cmocka_unit_test(test_example_result),
+	    cmocka_unit_test(test_bisection_section),
 	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_signatures_section),

@@ -139,6 +139,36 @@ static void test_calibration_named(void **state)
 		    "0123456789ab made 2026-12-04T19:00:00Z (6 boots on h1)\n");
 }
 
+/* result.bisection: every step with its verdict, and the answer; an
+ * uncertain answer says so. The HTML report's section is in test_report. */
+static void test_bisection(void **state)
+{
+	(void)state;
+	const char *steps =
+	    "\"steps\":[{\"patches\":2,\"last_patch\":\"0002-b.patch\",\"verdict\":\"fail\","
+	    "\"uncertain\":false,\"decided_by\":[],\"comparisons\":[],\"boots\":5,"
+	    "\"reused_runs\":5},{\"patches\":1,\"last_patch\":\"0001-a.patch\",\"verdict\":"
+	    "\"inconclusive\",\"uncertain\":true,\"decided_by\":[],\"comparisons\":[],"
+	    "\"boots\":8,\"reused_runs\":5}]";
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "{\"job\":{\"name\":\"s\",\"baseline\":\"baseline\"},\"verdict\":\"fail\","
+		 "\"bisection\":{\"status\":\"found\",\"first_bad\":2,\"first_bad_patch\":"
+		 "\"0002-b.patch\",\"patches\":4,\"certain\":false,\"builds\":2,\"boots\":13,%s}}",
+		 steps);
+	_cleanup_free_ char *out = summary(text);
+	expect(out, "Bisection of the 4 patches (2 build(s), 13 boot(s)):");
+	expect(out, "  first  2 (up to 0002-b.patch): fail, 5 boot(s), 5 run(s) reused");
+	expect(out, "  first  1 (up to 0001-a.patch): inconclusive (uncertain), 8 boot(s)");
+	expect(out, "  first failing patch: 2 of 4, 0002-b.patch (uncertain:");
+	snprintf(text, sizeof(text),
+		 "{\"job\":{\"name\":\"s\"},\"verdict\":\"fail\",\"bisection\":{\"status\":"
+		 "\"error\",\"first_bad\":null,\"patches\":3,\"certain\":false,\"builds\":0,"
+		 "\"boots\":0,\"steps\":[]}}");
+	_cleanup_free_ char *err = summary(text);
+	expect(err, "no answer: a step ended in an error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +176,7 @@ int main(void)
 	    cmocka_unit_test(test_build_failures_and_skips),
 	    cmocka_unit_test(test_hostile_members),
 	    cmocka_unit_test(test_calibration_named),
+	    cmocka_unit_test(test_bisection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,64 @@
+/* The bisection section of the per-job report: result.bisection (schedlab
+ * test --bisect), one row per step and the answer. */
+#include <string.h>
+
+#include "report/report-internal.h"
+#include "report/report.h"
+
+void report_section_bisection(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *b = report_get_object(c->result, "bisection");
+	json_object *steps = report_get_array(b, "steps");
+	double first = 0, total = 0, builds = 0, boots = 0;
+	json_object *certain = report_get(b, "certain");
+
+	if (!b)
+		return;
+	report_num(b, "first_bad", &first);
+	report_num(b, "patches", &total);
+	report_num(b, "builds", &builds);
+	report_num(b, "boots", &boots);
+	html_buf_puts(o, "<section id=\"bisection\">\n<h2>Which patch did it</h2>\n<p>");
+	if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0) {
+		html_buf_printf(o, "The first failing prefix ends at patch %.0f of %.0f: <code>",
+				first, total);
+		report_put_str_or_dash(o, report_str(b, "first_bad_patch"));
+		html_buf_puts(o, "</code>");
+		if (!json_object_is_type(certain, json_type_boolean) ||
+		    !json_object_get_boolean(certain))
+			html_buf_puts(o, " <b>(uncertain: a step stayed inconclusive and was "
+					 "counted good)</b>");
+		html_buf_puts(o, ".");
+	} else {
+		html_buf_puts(o, "No answer: a step ended in an error.");
+	}
+	html_buf_printf(o,
+			" %.0f kernel build(s), %.0f boot(s); the base's runs were reused.</p>\n"
+			"<table>\n<tr><th class=\"num\">patches</th><th>up to</th><th>verdict</th>"
+			"<th class=\"num\">boots</th><th class=\"num\">reused runs</th>"
+			"<th>decided by</th></tr>\n",
+			builds, boots);
+	for (size_t i = 0; steps && i < json_object_array_length(steps) && i < 64; i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		json_object *why = report_get_array(s, "decided_by");
+		double k = 0, sb = 0, reused = 0;
+		report_num(s, "patches", &k);
+		report_num(s, "boots", &sb);
+		report_num(s, "reused_runs", &reused);
+		html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td><code>", k);
+		report_put_str_or_dash(o, report_str(s, "last_patch"));
+		html_buf_puts(o, "</code></td><td>");
+		report_badge(o, report_str(s, "verdict") ? report_str(s, "verdict") : "error");
+		html_buf_printf(o,
+				"</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td>",
+				sb, reused);
+		for (size_t j = 0; why && j < json_object_array_length(why) && j < 8; j++) {
+			if (j)
+				html_buf_puts(o, "<br>");
+			html_buf_escape(o,
+					json_object_get_string(json_object_array_get_idx(why, j)));
+		}
+		html_buf_puts(o, "</td></tr>\n");
+	}
+	html_buf_puts(o, "</table>\n</section>\n");
+}
