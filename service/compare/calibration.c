@@ -20,6 +20,7 @@
 
 #include "compare/calibration.h"
 #include "compare/noise.h"
+#include "compare/run_view.h"
 #include "compare/stats.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -144,19 +145,6 @@ static json_object *host_json(const struct calibration_host *h)
 	return o;
 }
 
-static json_object *find_workload(json_object *run, const char *name)
-{
-	json_object *wls = get(run, "workloads");
-	for (size_t i = 0;
-	     json_object_is_type(wls, json_type_array) && i < json_object_array_length(wls); i++) {
-		json_object *w = json_object_array_get_idx(wls, i);
-		const char *n = get_str(w, "name");
-		if (n && strcmp(n, name) == 0)
-			return w;
-	}
-	return NULL;
-}
-
 /* Adds the numeric metrics of workload name in ok runs to values (metric ->
  * array), the noisy runs too when with_noisy; returns how many runs
  * counted. */
@@ -170,7 +158,7 @@ static int gather(json_object *runs, const char *name, bool with_noisy, json_obj
 		const char *st = get_str(run, "status");
 		if (!st || strcmp(st, "ok") != 0 || (!with_noisy && noise_run_is_noisy(run)))
 			continue;
-		json_object *wl = find_workload(run, name);
+		json_object *wl = run_view_workload(run, name);
 		const char *ws = get_str(wl, "status");
 		if (!wl || (ws && strcmp(ws, "ok") != 0))
 			continue;

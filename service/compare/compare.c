@@ -27,6 +27,7 @@
 #include "compare/compare.h"
 #include "metrics/metrics.h"
 #include "compare/noise.h"
+#include "compare/run_view.h"
 #include "compare/sequential.h"
 #include "compare/stats.h"
 
@@ -128,19 +129,6 @@ static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload,
 	return NULL;
 }
 
-static json_object *find_workload(json_object *run, const char *name)
-{
-	json_object *wls = get(run, "workloads");
-	for (size_t i = 0;
-	     json_object_is_type(wls, json_type_array) && i < json_object_array_length(wls); i++) {
-		json_object *w = json_object_array_get_idx(wls, i);
-		const char *n = get_str(w, "name");
-		if (n && strcmp(n, name) == 0)
-			return w;
-	}
-	return NULL;
-}
-
 static bool run_ok(json_object *run)
 {
 	const char *s = get_str(run, "status");
@@ -160,7 +148,7 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 		json_object *run = json_object_array_get_idx(runs, i);
 		if (!run_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && noise_run_is_noisy(run)))
 			continue;
-		json_object *w = find_workload(run, workload);
+		json_object *w = run_view_workload(run, workload);
 		const char *ws = get_str(w, "status");
 		if (!w || (ws && strcmp(ws, "ok") != 0))
 			continue;
@@ -414,7 +402,7 @@ static json_object *metric_names(json_object *variant, const char *workload)
 		json_object *run = json_object_array_get_idx(runs, i);
 		if (!run_ok(run))
 			continue;
-		json_object *m = get(find_workload(run, workload), "metrics");
+		json_object *m = get(run_view_workload(run, workload), "metrics");
 		if (!json_object_is_type(m, json_type_object))
 			continue;
 		json_object_object_foreach(m, k, v_unused)

@@ -113,11 +113,13 @@ int store_job_create(struct store *s, const char *id, const char *name, int prio
 	return store_job_submit(s, id, &j, err);
 }
 
-int store_job_owner(struct store *s, const char *id, char ret_owner[80], struct sl_error *err)
+/* Caller holds the lock. The one text column sql selects for job id
+ * (bound to its one parameter) into buf; ERR_NOT_FOUND if no such job. */
+static int job_column_locked(struct store *s, const char *id, const char *sql, char *buf,
+			     size_t size, const char *what, struct sl_error *err)
 {
-	STORE_LOCK(s);
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_db_prepare(s, "SELECT owner FROM jobs WHERE id = ?;", &st, err);
+	int r = store_db_prepare(s, sql, &st, err);
 	if (r < 0)
 		return r;
 	bind_text(st, 1, id);
@@ -125,9 +127,17 @@ int store_job_owner(struct store *s, const char *id, char ret_owner[80], struct 
 	if (rc == SQLITE_DONE)
 		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
 	if (rc != SQLITE_ROW)
-		return store_db_error(s, err, "read a job's owner");
-	snprintf(ret_owner, 80, "%s", (const char *)sqlite3_column_text(st, 0));
+		return store_db_error(s, err, what);
+	const unsigned char *v = sqlite3_column_text(st, 0);
+	snprintf(buf, size, "%s", v ? (const char *)v : "");
 	return 0;
+}
+
+int store_job_owner(struct store *s, const char *id, char ret_owner[80], struct sl_error *err)
+{
+	STORE_LOCK(s);
+	return job_column_locked(s, id, "SELECT owner FROM jobs WHERE id = ?;", ret_owner, 80,
+				 "read a job's owner", err);
 }
 
 int store_usage(struct store *s, const char *owner, long long since_unix,
@@ -302,18 +312,8 @@ int store_job_list(struct store *s, const char *status, int limit, int offset,
 /* Caller holds the lock. Reads the status into buf; -ENOENT if no such job. */
 static int status_locked(struct store *s, const char *id, char buf[16], struct sl_error *err)
 {
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_db_prepare(s, "SELECT status FROM jobs WHERE id = ?;", &st, err);
-	if (r < 0)
-		return r;
-	bind_text(st, 1, id);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return error_set(err, ERR_NOT_FOUND, ENOENT, "Job '%.64s' does not exist.", id);
-	if (rc != SQLITE_ROW)
-		return store_db_error(s, err, "read a job's status");
-	snprintf(buf, 16, "%s", (const char *)sqlite3_column_text(st, 0));
-	return 0;
+	return job_column_locked(s, id, "SELECT status FROM jobs WHERE id = ?;", buf, 16,
+				 "read a job's status", err);
 }
 
 /* Caller holds the lock. A job leaving the queue for the first time: its
