@@ -154,8 +154,10 @@ int changepoint_detect(const double *x, size_t n, const struct changepoint_opts 
 		o = *opts;
 	else
 		changepoint_opts_default(&o);
+	if (!ret_n)
+		return -EINVAL;
 	*ret_n = 0;
-	if ((!x && n) || !ret_n || (!ret && max) || o.min_segment < 2 || o.permutations < 19 ||
+	if ((!x && n) || (!ret && max) || o.min_segment < 2 || o.permutations < 19 ||
 	    !(o.alpha > 0 && o.alpha < 1) || floor(o.alpha * (o.permutations + 1)) < 1 ||
 	    !(o.min_relative_change >= 0))
 		return -EINVAL;

@@ -203,9 +203,13 @@ int store_counters_seed(struct store *s, struct sl_error *err)
 	    (r = store_boot_seconds(s, &boots, err)) < 0)
 		return r;
 	json_object_object_foreach(jobs, status, n)
-	    counters_job_status_add(s->counters, status, json_object_get_int64(n));
+	{
+		counters_job_status_add(s->counters, status, json_object_get_int64(n));
+	}
 	json_object_object_foreach(runs, rstatus, rn)
-	    counters_run(s->counters, rstatus, json_object_get_int64(rn));
+	{
+		counters_run(s->counters, rstatus, json_object_get_int64(rn));
+	}
 	for (size_t i = 0; i < json_object_array_length(builds); i++)
 		counters_build_seconds(
 		    s->counters, json_object_get_double(json_object_array_get_idx(builds, i)));
