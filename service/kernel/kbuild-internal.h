@@ -32,7 +32,8 @@ struct kbuild_artifact;
 #define KBUILD_SANDBOX_NPROC	   512
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
-#define KBUILD_TAIL_MAX 16384
+#define KBUILD_TAIL_MAX	    16384
+#define FIRST_ERROR_CONTEXT 3 /* lines kept after a step's first compiler error */
 
 /* ---- kbuild_key.c: sources and the key ---- */
 
@@ -75,6 +76,12 @@ struct build_ctx {
 	unsigned long estimate; /* expected objects for a full build */
 	double percent;
 	char last_error[512];
+	/* The first "error:" line of the current step and up to
+	 * FIRST_ERROR_CONTEXT lines after it (the compiler's caret lines): a
+	 * parallel make goes on compiling after an error, and its lines can push
+	 * the error out of the tail; the excerpt puts it back. */
+	char first_error[1024];
+	int first_error_lines;
 	char source_version[64];
 	/* The current step's output and the "schedlab:" lines after it: the
 	 * last KBUILD_TAIL_MAX bytes, raw (kbuild_run_step() starts it over). */

@@ -131,22 +131,21 @@ static char *sanitize(const char *raw, size_t len, size_t *ret_len)
 	return out;
 }
 
-/* The sanitized tail, cut to its last lines that fit in KBUILD_EXCERPT_MAX
- * bytes (the last line cut at a character boundary when it alone is
- * longer). */
-char *kbuild_tail_excerpt(const struct build_ctx *b)
+/* The sanitized s[0..len), cut to its last lines that fit in max bytes
+ * (the last line cut at a character boundary when it alone is longer). */
+static char *last_lines(const char *s, size_t len, size_t max)
 {
-	size_t len = b->tail_len, o = 0;
-	while (len > 0 && b->tail[len - 1] == '\n')
+	size_t o = 0;
+	while (len > 0 && s[len - 1] == '\n')
 		len--;
 	if (len == 0)
 		return NULL;
-	char *out = sanitize(b->tail, len, &o);
+	char *out = sanitize(s, len, &o);
 	if (!out)
 		return NULL;
 	size_t start = 0;
-	if (o > KBUILD_EXCERPT_MAX) {
-		start = o - KBUILD_EXCERPT_MAX;
+	if (o > max) {
+		start = o - max;
 		if (out[start - 1] != '\n') {
 			const char *nl = memchr(out + start, '\n', o - start);
 			if (nl && nl + 1 < out + o)
@@ -158,6 +157,28 @@ char *kbuild_tail_excerpt(const struct build_ctx *b)
 	}
 	memmove(out, out + start, o - start);
 	out[o - start] = '\0';
+	return out;
+}
+
+/* The sanitized tail in at most KBUILD_EXCERPT_MAX bytes. When the step's
+ * first compiler error has scrolled out of it (a parallel make compiles on
+ * after an error), the excerpt starts with that error and its context, then
+ * "...", then as much of the tail as still fits. */
+char *kbuild_tail_excerpt(const struct build_ctx *b)
+{
+	char *tail = last_lines(b->tail, b->tail_len, KBUILD_EXCERPT_MAX);
+	if (!tail || !b->first_error[0])
+		return tail;
+	_cleanup_free_ char *first = last_lines(b->first_error, strlen(b->first_error), 1024);
+	if (!first || strstr(tail, first))
+		return tail;
+	free(tail);
+	size_t head = strlen(first) + 5; /* "\n...\n" */
+	tail = last_lines(b->tail, b->tail_len, KBUILD_EXCERPT_MAX - head);
+	char *out = NULL;
+	if (asprintf(&out, "%s\n...\n%s", first, tail ? tail : "") < 0)
+		out = NULL;
+	free(tail);
 	return out;
 }
 
@@ -245,6 +266,14 @@ static void build_on_line(void *ud, const char *raw)
 		b->objects++;
 		double p = 100.0 * (double)b->objects / (double)(b->estimate ? b->estimate : 1);
 		b->percent = p > 99.0 ? 99.0 : p;
+	}
+	if (!b->first_error[0] && strstr(line, "error:")) {
+		snprintf(b->first_error, sizeof(b->first_error), "%s", line);
+		b->first_error_lines = 1;
+	} else if (b->first_error_lines > 0 && b->first_error_lines <= FIRST_ERROR_CONTEXT) {
+		size_t n = strlen(b->first_error);
+		snprintf(b->first_error + n, sizeof(b->first_error) - n, "\n%s", line);
+		b->first_error_lines++;
 	}
 	if (strstr(line, "error:") || strstr(line, "Error ") || strstr(line, "*** "))
 		if (!b->last_error[0] || strstr(line, "error:"))
@@ -355,6 +384,8 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 	    .cancelled = build_cancelled,
 	};
 	b->tail_len = 0;
+	b->first_error[0] = '\0';
+	b->first_error_lines = 0;
 	int r = cmd_run(wrapped ? wrapped : argv, &co, ret_exit, ret_output, err);
 	if (r < 0 && err && err->kind == ERR_TIMEOUT) {
 		/* the build's own doing, not the host's: a build failure */

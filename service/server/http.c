@@ -43,7 +43,8 @@ void http_log(struct http_server *srv, const char *fmt, ...)
  * the log. The count of those dropped is logged with the next one let
  * through. */
 #define MHD_LOG_BURST 5
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+/* fmt is libmicrohttpd's own format string, never a client's. */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct http_server *srv = cls;
 	char line[400];

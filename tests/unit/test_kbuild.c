@@ -33,6 +33,7 @@ struct fixture {
 	size_t bzimage_bytes;
 	const char *patch_output; /* what a failing patch dry run prints, or NULL: a hunk */
 	const char *make_output;  /* non-NULL: make bzImage prints this and exits 2 */
+	const char *make_after;	  /* with make_output: printed after the compiler's error */
 	int sandboxed;		  /* commands that came wrapped in bwrap */
 	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
 };
@@ -135,9 +136,10 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 				     "directory '%s/../obj'\n%s/kernel/sched/rt.c:12:2: error: "
 				     "#error planted "
 				     "build failure\nmake[3]: *** [scripts/Makefile.build:250: "
-				     "kernel/sched/build_policy.o] Error 1\nmake: *** "
+				     "kernel/sched/build_policy.o] Error 1\n%smake: *** "
 				     "[Makefile:2012: .] Error 2\n",
-				     fx->make_output, cwd, cwd, cwd) > 0);
+				     fx->make_output, cwd, cwd, cwd,
+				     fx->make_after ? fx->make_after : "") > 0);
 			return 2;
 		} else if (strcmp(target, "bzImage") == 0) {
 			fx->builds++;
@@ -711,6 +713,23 @@ static void test_failure_report(void **state)
 	/* nothing of the steps before make */
 	assert_null(strstr(f.log_excerpt, "olddefconfig"));
 	kbuild_failure_clear(&f);
+
+	/* a parallel make compiles on after the error: pages of it push the
+	 * error out of the tail, and the excerpt puts it back first */
+	fx->make_output = "";
+	fx->make_after = out;
+	memset(&err, 0, sizeof(err));
+	assert_true(build_failing(fx, SPEC("[\"a.patch\"]"), &f, &err) < 0);
+	assert_clean_excerpt(f.log_excerpt);
+	assert_true(strlen(f.log_excerpt) <= KBUILD_EXCERPT_MAX);
+	assert_true(strncmp(f.log_excerpt,
+			    "kernel/sched/rt.c:12:2: error: #error planted build "
+			    "failure\n",
+			    60) == 0);
+	assert_non_null(strstr(f.log_excerpt, "\n...\n  CC      kernel/obj"));
+	assert_non_null(strstr(f.log_excerpt, "Error 2"));
+	kbuild_failure_clear(&f);
+	fx->make_after = NULL;
 	fx->make_output = NULL;
 	free(out);
 
