@@ -143,3 +143,23 @@ api_wait_status() {
 	done
 	e2e_fail "job $id did not reach ${want[*]} within ${timeout}s (last: $st)"
 }
+
+# api_nobuild_job NAME: prints a CI-shorthand job named NAME whose base
+# kernel does not build (a patch that does not apply to kernel/sched/core.c):
+# submitted, it fails within seconds and no guest boots.
+api_nobuild_job() {
+	python3 - "$1" <<'PY'
+import json, sys
+bad = ("--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n"
+       "@@ -1,3 +1,3 @@\n-no such line in core.c\n+nor this one\n context that is not there\n")
+print(json.dumps({
+    "name": sys.argv[1],
+    "base": {"source": "debian:linux-source-6.1",
+             "patches": [{"series": "linux-6.1"},
+                         {"name": "0001-does-not-apply.patch", "content": bad}],
+             "config": {"builtin": "linux-6.1"}},
+    "patches": [],
+    "workloads": [{"tool": "rt-migrate-test", "args": ["-p", "60", "-l", "10", "3"]}],
+    "repeat": 1}))
+PY
+}

@@ -114,20 +114,7 @@ SCHEDLAB_SERVER=http://127.0.0.1:1 "$SCHEDLAB" submit status $NOJOB --server "$A
 grep -q 'HTTP 404' err.txt || e2e_fail "--server does not override SCHEDLAB_SERVER: $(cat err.txt)"
 
 # --- a job whose base does not build: it fails fast, no guest boots ----------
-python3 - >nobuild.json <<'PY'
-import json
-bad = ("--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n"
-       "@@ -1,3 +1,3 @@\n-no such line in core.c\n+nor this one\n context that is not there\n")
-print(json.dumps({
-    "name": "base-does-not-build",
-    "base": {"source": "debian:linux-source-6.1",
-             "patches": [{"series": "linux-6.1"},
-                         {"name": "0001-does-not-apply.patch", "content": bad}],
-             "config": {"builtin": "linux-6.1"}},
-    "patches": [],
-    "workloads": [{"tool": "rt-migrate-test", "args": ["-p", "60", "-l", "10", "3"]}],
-    "repeat": 1}))
-PY
+api_nobuild_job base-does-not-build >nobuild.json
 "$SCHEDLAB" submit nobuild.json --gate -o never.json >id.txt 2>gate.err
 rc=$?
 cat gate.err

@@ -45,20 +45,7 @@ EOF
 TOKENS=(--token "rw=$API_TOKEN:submit,read" --token "ro=$API_TOKEN_RO:read"
 	--token "submit=$SUBMIT_ONLY:submit")
 # A job whose base kernel does not build: the patch does not apply.
-python3 - >nobuild.json <<'PY'
-import json
-bad = ("--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n"
-       "@@ -1,3 +1,3 @@\n-no such line in core.c\n+nor this one\n context that is not there\n")
-print(json.dumps({
-    "name": "openapi-live-does-not-build",
-    "base": {"source": "debian:linux-source-6.1",
-             "patches": [{"series": "linux-6.1"},
-                         {"name": "0001-does-not-apply.patch", "content": bad}],
-             "config": {"builtin": "linux-6.1"}},
-    "patches": [],
-    "workloads": [{"tool": "rt-migrate-test", "args": ["-p", "60", "-l", "10", "3"]}],
-    "repeat": 1}))
-PY
+api_nobuild_job openapi-live-does-not-build >nobuild.json
 "$SCHEDLAB" validate --job nobuild.json >/dev/null || e2e_fail "nobuild.json is not a valid job"
 
 check() {

@@ -61,20 +61,7 @@ CURL_CA_BUNDLE=$E2E_TMP/other-cert.pem curl -sS --max-time 10 -o /dev/null \
 echo "untrusted: $(head -n 1 curl.err)"
 
 # The CI client over https.
-python3 - >nobuild.json <<'PY'
-import json
-bad = ("--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n"
-       "@@ -1,3 +1,3 @@\n-no such line in core.c\n+nor this one\n context that is not there\n")
-print(json.dumps({
-    "name": "tls-base-does-not-build",
-    "base": {"source": "debian:linux-source-6.1",
-             "patches": [{"series": "linux-6.1"},
-                         {"name": "0001-does-not-apply.patch", "content": bad}],
-             "config": {"builtin": "linux-6.1"}},
-    "patches": [],
-    "workloads": [{"tool": "rt-migrate-test", "args": ["-p", "60", "-l", "10", "3"]}],
-    "repeat": 1}))
-PY
+api_nobuild_job tls-base-does-not-build >nobuild.json
 export SCHEDLAB_SERVER=$API_URL SCHEDLAB_TOKEN=$API_TOKEN
 unset CURL_CA_BUNDLE
 "$SCHEDLAB" submit nobuild.json 2>err.txt && e2e_fail "submit trusted an unknown certificate"
