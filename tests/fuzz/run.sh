@@ -85,19 +85,18 @@ for path in sys.argv[2:]:
             open(os.path.join(d, "seed-" + name + "-re"), "wb").write(b"\x01" + g["schema"]["pattern"].encode())
 PY
 
-passed=0 failed=0
-for bin in "$out"/fuzz_*; do
-	[ -x "$bin" ] && [ -f "$bin" ] || continue
+# One target: replay its reproducers, then fuzz it. Prints one "ok"/"FAIL"
+# block; returns non-zero on a failure.
+fuzz_one() { # binary
+	local bin=$1 t log rc runs cov
 	t=$(basename "$bin")
-	[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
 	log=$out/$t.log
-	regress=()
+	local regress=()
 	[ -d "tests/fuzz/regress/$t" ] && regress=("tests/fuzz/regress/$t"/*)
 	if [ ${#regress[@]} -gt 0 ] && ! "$bin" "${regress[@]}" >"$log.regress" 2>&1; then
 		echo "FAIL $t: a committed reproducer fails again; see $log.regress"
 		tail -n 40 "$log.regress" | sed 's/^/    /'
-		failed=$((failed + 1))
-		continue
+		return 1
 	fi
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
@@ -106,13 +105,33 @@ for bin in "$out"/fuzz_*; do
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1)
 	if [ $rc -eq 0 ]; then
-		passed=$((passed + 1))
 		echo "ok   $t: ${runs:-?} inputs in ${secs}s, ${cov:-cov: ?}, corpus $(ls "$out/corpus/$t" | wc -l)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $t (exit $rc); input in $out/artifacts/; last lines of $log:"
-		grep -vE '^#[0-9]+' "$log" | tail -n 40 | sed 's/^/    /'
+		return 0
 	fi
+	echo "FAIL $t (exit $rc); input in $out/artifacts/; last lines of $log:"
+	grep -vE '^#[0-9]+' "$log" | tail -n 40 | sed 's/^/    /'
+	return 1
+}
+
+# The targets run side by side, one per CPU (FUZZ_JOBS to change it): each
+# still gets its SECONDS of fuzzing, and the wall time drops by the CPU count.
+jobs=${FUZZ_JOBS:-$(nproc)}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: FUZZ_JOBS must be a positive number" >&2; exit 2; }
+status=$(mktemp -d)
+trap 'rm -rf "$status"' EXIT
+for bin in "$out"/fuzz_*; do
+	[ -x "$bin" ] && [ -f "$bin" ] || continue
+	t=$(basename "$bin")
+	[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	(fuzz_one "$bin" >"$status/$t.out" 2>&1; echo $? >"$status/$t.rc") &
+done
+wait
+passed=0 failed=0
+for rcf in "$status"/*.rc; do
+	[ -e "$rcf" ] || continue
+	cat "${rcf%.rc}.out"
+	if [ "$(cat "$rcf")" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
