@@ -26,7 +26,7 @@ static void usage(FILE *f)
 		   "Each job is named after its series, which the trend page groups nights by:\n"
 		   "--series NAME (one job file only), else the job's own \"name\", else the\n"
 		   "file's name without .json. It does not wait for the jobs; follow them with\n"
-		   "`schedlab submit --follow ID` or on GET /v1/trend.\n\n"
+		   "`schedlab submit wait ID` or on GET /v1/trend.\n\n"
 		   "  --server URL     the service (default: $SCHEDLAB_SERVER)\n"
 		   "  --token TOKEN    a bearer token with the submit role ($SCHEDLAB_TOKEN)\n"
 		   "  --cacert FILE    trust this PEM CA file for an https:// server\n"

@@ -11,9 +11,11 @@
 #      (that job) and its next run.
 #   2. Restarted 10 slots later: exactly one job at start (missed slots run
 #      once), and restarted again at once: none.
-#   3. git sources: a tree under "git_sources" is accepted, one outside it,
-#      one reached through a symlink or ".." out of it, and any git source on
-#      a service without the setting are 400s naming the source field.
+#   3. git sources: a tree under "git_sources" is accepted; one outside it,
+#      one reached through a symlink or ".." out of it, an option as ref and
+#      a tarball are 400s naming the source field. `schedlab nightly` queues
+#      a job named after its series (exit 0), a refused one exits 1, a bad
+#      token 2.
 #   4. A seeded series of 30 nights with a 10 % step at night 15 (commits
 #      recorded): when the scheduled jobs end, the change point is POSTed
 #      once to a receiver in this test (which answers 503 first: the retry is
@@ -149,20 +151,37 @@ for bad in "git:$E2E_TMP/outside/tree@main" "git:$E2E_TMP/allowed/escape@main" \
 	grep -q "$E2E_TMP" "$API_BODY" && e2e_fail "$bad: the error names a host path"
 done
 echo "ok: git sources allow-listed"
+
+# ---- schedlab nightly: one slot from the user's own cron ----
+out=$("$SCHEDLAB" nightly --server "$API_URL" --token "$API_TOKEN" --series cli-night job.json) ||
+	e2e_fail "schedlab nightly exited $?"
+set -- $out
+[ "$1 $2" = "job.json cli-night" ] && [ ${#3} = 32 ] || e2e_fail "schedlab nightly printed '$out'"
+api_expect 200 GET "/v1/jobs/$3"
+[ "$(api_json 'j["name"]')" = cli-night ] || e2e_fail "the nightly job is not named after its series"
+api_expect 200 DELETE "/v1/jobs/$3"
+gitjob "tarball:/x.tar" >bad.json
+out=$(SCHEDLAB_SERVER=$API_URL SCHEDLAB_TOKEN=$API_TOKEN "$SCHEDLAB" nightly bad.json 2>err.txt)
+rc=$?
+[ $rc = 1 ] && [ "$out" = "bad.json g -" ] && grep -q 'kernels.base.source' err.txt ||
+	e2e_fail "a refused nightly job: exit $rc, '$out', $(cat err.txt)"
+"$SCHEDLAB" nightly --server "$API_URL" --token wrong-token-000000000000 job.json >/dev/null 2>&1
+[ $? = 2 ] || e2e_fail "schedlab nightly with a bad token did not exit 2"
+echo "ok: schedlab nightly"
 api_stop
 
 # ---- 2. restarts: missed slots once, then none ----
 now=$(date +%s)
 off2=$((slot + 600 + 5 - now)) # 10 slots later, 5 s past one
 start_at "$off2"
-wait_total 3 10 # the git job (cancelled) counts too
+wait_total 4 10 # the git and the CLI's jobs (cancelled) count too
 sleep 2
-[ "$(jobs_total)" = 3 ] || e2e_fail "missed slots were enqueued more than once"
+[ "$(jobs_total)" = 4 ] || e2e_fail "missed slots were enqueued more than once"
 api_stop
 now=$(date +%s)
 start_at $((slot + 600 + 5 - now))
 sleep 3
-[ "$(jobs_total)" = 3 ] || e2e_fail "a restart within the same slot enqueued it again"
+[ "$(jobs_total)" = 4 ] || e2e_fail "a restart within the same slot enqueued it again"
 n=$(grep -c "schedule 'nightly-a': slot .* enqueued as job" "$API_LOG")
 [ "$n" = 2 ] || e2e_fail "the log shows $n enqueued slots, not 2"
 api_stop
