@@ -7,6 +7,7 @@
  * files. */
 #pragma once
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "util/error.h"

@@ -14,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <math.h>
+#include <sqlite3.h>
 
 #include "job/source_policy.h"
+#include "report/trend.h"
 #include "server/config.h"
 #include "server/queue.h"
 #include "server/scheduler.h"
@@ -349,6 +352,74 @@ static void test_webhook_payload(void **state)
 	    sig, "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
+/* ---- the trend's commit ranges ---- */
+
+static void test_trend_commit_range(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], db_path[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/trend", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0); /* the real schema */
+	store_free(st);
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *ins = NULL;
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			       "workload, metric, baseline_median, candidate_median, change, "
+			       "verdict, source_commit) VALUES (?,?,?,'patched','w','m',100,?,0,"
+			       "'unchanged',?)",
+			       -1, &ins, NULL),
+	    SQLITE_OK);
+	/* 30 nights, +10 % from night 15, a small deterministic wobble; the
+	 * same series under another name must not be mixed in */
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 30; i++) {
+			char id[48], when[32], commit[56];
+			snprintf(id, sizeof(id), "%031x%d", i, k);
+			snprintf(when, sizeof(when), "2026-11-%02dT02:30:00Z", i + 1);
+			snprintf(commit, sizeof(commit), "%039x%d", i, k);
+			double v = (i < 15 ? 100 : 110) + 1.5 * sin(i * 2.3);
+			sqlite3_reset(ins);
+			sqlite3_bind_text(ins, 1, id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(ins, 2, k ? "other" : "s", -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 3, when, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_double(ins, 4, k ? 100 : v);
+			sqlite3_bind_text(ins, 5, commit, -1, SQLITE_TRANSIENT);
+			assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+
+	time_t now = 1796000000; /* 2026-11-30 */
+	_cleanup_json_ json_object *cps = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps, &err), 0);
+	assert_int_equal(json_object_array_length(cps), 1);
+	json_object *cp = json_object_array_get_idx(cps, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")), "s");
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "direction")), "up");
+	json_object *range = json_object_object_get(cp, "commit_range");
+	char want[56];
+	snprintf(want, sizeof(want), "%039x%d", 14, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(range, "from")), want);
+	snprintf(want, sizeof(want), "%039x%d", 15, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(range, "to")), want);
+	_cleanup_json_ json_object *none = NULL;
+	assert_int_equal(trend_change_points_json(dir, "other", 3650L * 86400, now, &none, &err),
+			 0);
+	assert_int_equal(json_object_array_length(none), 0);
+
+	_cleanup_free_ char *html = NULL;
+	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
+	char shown[64];
+	snprintf(shown, sizeof(shown), ">%.12s..", "00000000000000000000000000000000000000e0");
+	assert_non_null(strstr(html, shown));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +427,7 @@ int main(void)
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_scheduler_once_per_slot),
 	    cmocka_unit_test(test_webhook_payload),
+	    cmocka_unit_test(test_trend_commit_range),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
