@@ -21,7 +21,8 @@
 #      once to a receiver in this test (which answers 503 first: the retry is
 #      seen), signed with HMAC-SHA256, carrying the commit range; the trend
 #      page shows the range; /metrics counts the change point and attempts.
-# Took 38 s here at load 1.6 (2 cores).
+# Took 70 to 90 s here at load 9 to 12 (2 cores shared with kernel builds):
+# about 12 s waiting for the first slot, the rest HTTP round trips and restarts.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
