@@ -681,6 +681,12 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	goto cleanup;
 hit:
 	a->cached = true;
+	/* a git build cached before meta.json recorded its commit: the key
+	 * covers the commit, so it is this one */
+	if (strncmp(k.src.identity, "git-commit:", 11) == 0 &&
+	    !json_object_object_get_ex(a->meta, "source_commit", NULL))
+		json_object_object_add(a->meta, "source_commit",
+				       json_object_new_string(k.src.identity + 11));
 	kbuild_cache_touch(dir);
 	*ret = TAKE_PTR(a);
 	r = 0;
