@@ -20,7 +20,8 @@
 #      recorded): when the scheduled jobs end, the change point is POSTed
 #      once to a receiver in this test (which answers 503 first: the retry is
 #      seen), signed with HMAC-SHA256, carrying the commit range; the trend
-#      page shows the range; /metrics counts the change point and attempts.
+#      page and GET /v1/change-points show the range; /metrics counts the
+#      change point and attempts.
 # Took 70 to 90 s here at load 9 to 12 (2 cores shared with kernel builds):
 # about 12 s waiting for the first slot, the rest HTTP round trips and restarts.
 set -uo pipefail
@@ -253,6 +254,16 @@ grep -qx 'schedlab_change_points_total 1' "$API_BODY" || e2e_fail "/metrics: $(g
 grep -qx 'schedlab_webhook_attempts_total{outcome="delivered"} 1' "$API_BODY" &&
 	grep -qx 'schedlab_webhook_attempts_total{outcome="failed"} 1' "$API_BODY" ||
 	e2e_fail "/metrics: $(grep webhook "$API_BODY")"
+api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-a"
+python3 - "$API_BODY" hooks/2.json <<'PY' || e2e_fail "GET /v1/change-points: $(head -c 600 "$API_BODY")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+hook = json.load(open(sys.argv[2]))
+assert j["truncated"] is False and len(j["change_points"]) == 1, j
+cp = j["change_points"][0]
+assert cp["commit_range"] == hook["commit_range"] and cp["series"] == "nightly-a", cp
+PY
+api_expect 400 GET "/v1/change-points?since=0"
 api_expect 200 GET "/v1/trend?since=3650d"
 c14=$(python3 -c 'import hashlib; print(hashlib.sha1(b"commit14").hexdigest()[:12])')
 grep -q "$c14\.\." "$API_BODY" || e2e_fail "the trend page does not show the commit range"
