@@ -47,7 +47,7 @@ static int setup(void **state)
 {
 	(void)state;
 	snprintf(tmp, sizeof(tmp), "%s/schedlab-nightly.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		 getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir);
 	assert_non_null(mkdtemp(tmp));
 	char p[PATH_MAX + 64];
 	snprintf(p, sizeof(p), "%s/allowed/tree/sub", tmp);
