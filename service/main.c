@@ -18,6 +18,7 @@
 #pragma weak cli_guest
 #pragma weak cli_rerun
 #pragma weak cli_calibrate
+#pragma weak cli_nightly
 
 static const struct cli_command commands[] = {
     {"run", "run a job in-process and write its result", cli_run},
@@ -31,6 +32,7 @@ static const struct cli_command commands[] = {
     {"guest", "boot one kernel with one plan (guest run --help)", cli_guest},
     {"rerun", "run a result's job again and warn where this host differs", cli_rerun},
     {"calibrate", "boot one kernel N times and store this host's A/A spread", cli_calibrate},
+    {"nightly", "submit jobs once as a schedule's slot would (for your own cron)", cli_nightly},
 };
 
 static void usage(FILE *f)

@@ -23,3 +23,4 @@ int cli_validate(int argc, char **argv);  /* validate_cmd.c */
 int cli_guest(int argc, char **argv);	  /* guest_cmd.c */
 int cli_rerun(int argc, char **argv);	  /* rerun_cmd.c */
 int cli_calibrate(int argc, char **argv); /* calibrate_cmd.c */
+int cli_nightly(int argc, char **argv);	  /* nightly_cmd.c */

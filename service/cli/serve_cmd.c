@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,6 +11,8 @@
 #include "guest/guest.h"
 #include "server/http.h"
 #include "server/queue.h"
+#include "server/scheduler.h"
+#include "server/webhook.h"
 #include "server/config.h"
 #include "server/store.h"
 #include "util/fs.h"
@@ -132,6 +135,8 @@ int cli_serve(int argc, char **argv)
 	struct store *store = NULL;
 	struct queue *queue = NULL;
 	struct http_server *srv = NULL;
+	struct scheduler *sched = NULL;
+	struct webhooks *hooks = NULL;
 	int ret = EXIT_ERROR;
 	if ((config_path ? service_config_load(config_path, &cfg, &err)
 			 : service_config_new(&cfg, &err)) < 0)
@@ -173,6 +178,10 @@ int cli_serve(int argc, char **argv)
 	}
 	if (cleanup_domains)
 		cleanup_leftover_domains(cfg);
+	/* Change points after each job, alerts to the "webhooks" (webhook.h). */
+	struct webhook_opts wo = {.config = cfg, .store = store, .log = serve_log};
+	if (webhooks_start(&wo, &hooks, &err) < 0)
+		goto fail;
 	struct queue_opts qo = {
 	    .store = store,
 	    .runner = runner_run_job,
@@ -189,6 +198,8 @@ int cli_serve(int argc, char **argv)
 		},
 	    .workers = cfg->workers,
 	    .log = serve_log,
+	    .ended = webhooks_job_ended,
+	    .ended_cls = hooks,
 	};
 	if (queue_new(&qo, &queue, &err) < 0)
 		goto fail;
@@ -202,6 +213,26 @@ int cli_serve(int argc, char **argv)
 		goto fail;
 	/* "workers": 0 holds every job in the queue (docs/service.md). */
 	if (cfg->workers > 0 && queue_start(queue, &err) < 0)
+		goto fail;
+	/* Schedules (docs/service.md "Schedules"). The clock offset is for
+	 * tests only (e2e 72): an environment variable of this process, never
+	 * reachable from the API. */
+	const char *offset = getenv("SCHEDLAB_TEST_CLOCK_OFFSET_S");
+	if (offset) {
+		long n = 0;
+		if (parse_int(offset, -315360000L, 315360000L, &n) < 0) {
+			fprintf(stderr,
+				"schedlab serve: SCHEDLAB_TEST_CLOCK_OFFSET_S '%s' is not a number "
+				"of seconds.\n",
+				offset);
+			goto out;
+		}
+		scheduler_set_clock_offset(n);
+		serve_log("test clock: schedules run SCHEDLAB_TEST_CLOCK_OFFSET_S seconds ahead");
+	}
+	struct scheduler_opts so = {
+	    .config = cfg, .store = store, .queue = queue, .log = serve_log};
+	if (scheduler_start(&so, &sched, &err) < 0)
 		goto fail;
 	{
 		char line[256];
@@ -230,8 +261,10 @@ int cli_serve(int argc, char **argv)
 fail:
 	fprintf(stderr, "schedlab serve: %s\n", err.message);
 out:
+	scheduler_free(sched);
 	http_server_free(srv);
 	queue_free(queue);
+	webhooks_free(hooks);
 	store_free(store);
 	service_config_free(cfg);
 	return ret;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "job/job.h"
+#include "job/source_policy.h"
 #include "job/job-internal.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
@@ -192,11 +193,14 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 				 "Cannot make kernel source '%s' an absolute path.",
 				 json_object_get_string(src));
 	json_object_object_add(out, "source", json_object_new_string(source));
-	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7))
-		return error_set_path(err, ERR_INVALID, path,
-				      "The service builds only Debian's packaged sources "
-				      "('debian:linux-source-6.1'); local tarballs and git trees "
-				      "are for the CLI.");
+	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7)) {
+		_cleanup_free_ char *checked = NULL; /* allow-listed git trees (source_policy.c) */
+		int r = job_source_policy_check(source, limits->git_sources, limits->n_git_sources,
+						path, &checked, err);
+		if (r < 0)
+			return r;
+		json_object_object_add(out, "source", json_object_new_string(checked));
+	}
 	json_object *patches = json_object_new_array();
 	json_object_object_add(out, "patches", patches);
 	json_object *in = job_json_get(k, "patches");

@@ -27,6 +27,11 @@ struct job_limits {
 	int max_guest_seconds;	/* a job's budget: job_budget_s() */
 	int max_memory_mb;	/* 4096: one guest's memory */
 	int max_total_vcpus;	/* 64: vcpus x variants, the job's guests all at once */
+	/* The service's "git_sources" (source_policy.h): directories, each a
+	 * realpath, under which a service job's `git:` tree may lie; none by
+	 * default (borrowed). */
+	char *const *git_sources;
+	size_t n_git_sources;
 };
 
 /* What one kernel build is budgeted at, in seconds: a cold build of the

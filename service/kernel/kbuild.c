@@ -521,6 +521,10 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	json_object_object_add(m, "key", json_object_new_string(k->key));
 	json_object_object_add(m, "source", json_object_new_string(s->source));
 	json_object_object_add(m, "source_version", json_object_new_string(source_version));
+	/* the commit a git: source's ref named when it was built (issue 22) */
+	if (strncmp(k->src.identity, "git-commit:", 11) == 0)
+		json_object_object_add(m, "source_commit",
+				       json_object_new_string(k->src.identity + 11));
 	json_object *pa = json_object_new_array();
 	for (size_t i = 0; i < k->npatches; i++) {
 		json_object *p = json_object_new_object();
@@ -677,6 +681,12 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	goto cleanup;
 hit:
 	a->cached = true;
+	/* a git build cached before meta.json recorded its commit: the key
+	 * covers the commit, so it is this one */
+	if (strncmp(k.src.identity, "git-commit:", 11) == 0 &&
+	    !json_object_object_get_ex(a->meta, "source_commit", NULL))
+		json_object_object_add(a->meta, "source_commit",
+				       json_object_new_string(k.src.identity + 11));
 	kbuild_cache_touch(dir);
 	*ret = TAKE_PTR(a);
 	r = 0;

@@ -23,6 +23,7 @@ struct point {
 	char verdict[16];
 	char job_id[80];
 	char variant[TEXT_MAX];
+	char commit[72]; /* the candidate kernel's git commit, "" when unknown */
 };
 
 /* A change point of one variant's candidate medians (or, with variant
@@ -145,11 +146,16 @@ static struct series_group *group_for(struct trend *t, const char *job, const ch
 	return g;
 }
 
-static int trend_load(struct trend *t, const char *db_path, time_t since, struct sl_error *err)
+/* Loads the comparisons since `since`; only_job (NULL: all) keeps one job
+ * name's. A store from before the source_commit column reads as if every
+ * commit were unknown. */
+static int trend_load(struct trend *t, const char *db_path, time_t since, const char *only_job,
+		      struct sl_error *err)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int r = 0, rc;
+	char sql[512];
 
 	rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
@@ -158,12 +164,18 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, struct
 		goto cleanup;
 	}
 	sqlite3_busy_timeout(db, 5000);
-	rc = sqlite3_prepare_v2(db,
-				"SELECT job_id, job_name, finished_at, variant, workload, metric, "
-				"baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, "
-				"verdict FROM comparisons "
-				"ORDER BY job_name, workload, metric, finished_at, variant LIMIT ?",
-				-1, &st, NULL);
+	for (int with_commit = 1; with_commit >= 0; with_commit--) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT job_id, job_name, finished_at, variant, workload, metric, "
+			 "baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, "
+			 "verdict, %s FROM comparisons %s"
+			 "ORDER BY job_name, workload, metric, finished_at, variant LIMIT ?1",
+			 with_commit ? "source_commit" : "NULL",
+			 only_job ? "WHERE job_name = ?2 " : "");
+		rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+		if (rc == SQLITE_OK)
+			break;
+	}
 	if (rc != SQLITE_OK) {
 		r = error_set(err, ERR_INVALID, EINVAL,
 			      "The store '%s' has no readable comparisons table: %s.", db_path,
@@ -171,6 +183,8 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, struct
 		goto cleanup;
 	}
 	sqlite3_bind_int(st, 1, TREND_MAX_ROWS);
+	if (only_job)
+		sqlite3_bind_text(st, 2, only_job, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX];
 		struct point p = {0};
@@ -189,6 +203,7 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, struct
 		p.ci_hi = column_num(st, 10);
 		p.p = column_num(st, 11);
 		copy_text(p.verdict, sizeof(p.verdict), sqlite3_column_text(st, 12));
+		copy_text(p.commit, sizeof(p.commit), sqlite3_column_text(st, 13));
 
 		struct series_group *g = group_for(t, job, wl, metric);
 		if (g->n == g->cap) {
@@ -418,6 +433,30 @@ static int cmp_group(const void *a, const void *b)
 	return r ? r : strcmp(x->metric, y->metric);
 }
 
+bool trend_commit_valid(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+	return (n == 40 || n == 64) && s[n] == '\0';
+}
+
+/* The commits between the two nights of a change point: `git log A..B`
+ * holds the suspects. Shortened to 12 digits; the title has them whole. */
+static void put_commit_range(struct html_buf *o, const struct trend_cp *c)
+{
+	const char *a = c->before->commit, *b = c->after->commit;
+	if (!trend_commit_valid(a) || !trend_commit_valid(b)) {
+		html_buf_puts(o, "<span class=\"muted\">unknown</span>");
+		return;
+	}
+	html_buf_puts(o, "<code class=\"commits\" title=\"");
+	html_buf_escape(o, a);
+	html_buf_puts(o, "..");
+	html_buf_escape(o, b);
+	html_buf_printf(o, "\">%.12s..%.12s</code>", a, b);
+	if (strcmp(a, b) == 0)
+		html_buf_puts(o, " <b>(same commit)</b>");
+}
+
 /* The table of change points, every chart's, first on the page. */
 static void change_point_table(struct html_buf *o, const struct trend *t, size_t total)
 {
@@ -438,7 +477,7 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			 "<th>job</th><th>series</th><th>workload</th><th>metric</th>"
 			 "<th class=\"num\">before</th><th class=\"num\">after</th>"
 			 "<th class=\"num\">change, 95% CI</th><th class=\"num\">p</th>"
-			 "<th>job ids</th></tr>\n");
+			 "<th>job ids</th><th>commits</th></tr>\n");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct series_group *g = &t->g[i];
 		for (size_t j = 0; j < g->n_cps; j++) {
@@ -474,7 +513,9 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			html_buf_escape(o, c->before->job_id);
 			html_buf_puts(o, "</code> \xe2\x86\x92 <code>");
 			html_buf_escape(o, c->after->job_id);
-			html_buf_puts(o, "</code></td></tr>\n");
+			html_buf_puts(o, "</code></td><td>");
+			put_commit_range(o, c);
+			html_buf_puts(o, "</td></tr>\n");
 		}
 	}
 	html_buf_puts(o, "</table>\n</section>\n");
@@ -599,7 +640,7 @@ int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **
 	if (!fs_exists(db_path))
 		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
 				 db_path);
-	r = trend_load(&t, db_path, now - since_seconds, err);
+	r = trend_load(&t, db_path, now - since_seconds, NULL, err);
 	if (r < 0) {
 		trend_free(&t);
 		return r;
@@ -616,4 +657,86 @@ int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **
 int trend_html(const char *state_dir, long since_seconds, char **ret_html, struct sl_error *err)
 {
 	return trend_html_at(state_dir, since_seconds, time(NULL), ret_html, err);
+}
+
+static json_object *night_json(const struct point *p)
+{
+	char buf[32];
+	struct tm tm;
+	json_object *o = json_object_new_object();
+	gmtime_r(&p->t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_object_add(o, "time", json_object_new_string(buf));
+	json_object_object_add(o, "job_id", json_object_new_string(p->job_id));
+	json_object_object_add(
+	    o, "commit", trend_commit_valid(p->commit) ? json_object_new_string(p->commit) : NULL);
+	return o;
+}
+
+static json_object *num_json(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *cp_json(const struct series_group *g, const struct trend_cp *c)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "series", json_object_new_string(g->job_name));
+	json_object_object_add(o, "variant",
+			       c->variant ? json_object_new_string(c->variant) : NULL);
+	json_object_object_add(o, "baseline", json_object_new_boolean(c->variant == NULL));
+	json_object_object_add(o, "workload", json_object_new_string(g->workload));
+	json_object_object_add(o, "metric", json_object_new_string(g->metric));
+	json_object_object_add(o, "direction",
+			       json_object_new_string(c->cp.change > 0 ? "up" : "down"));
+	json_object *m = json_object_new_object();
+	json_object_object_add(m, "before", num_json(c->cp.before));
+	json_object_object_add(m, "after", num_json(c->cp.after));
+	json_object_object_add(m, "change", num_json(c->cp.change));
+	json_object_object_add(m, "relative_change", num_json(c->cp.relative_change));
+	json_object_object_add(m, "ci_lo", num_json(c->cp.ci_lo));
+	json_object_object_add(m, "ci_hi", num_json(c->cp.ci_hi));
+	json_object_object_add(m, "p", num_json(c->cp.p));
+	json_object_object_add(o, "magnitude", m);
+	json_object_object_add(o, "baseline_too", json_object_new_boolean(c->baseline_too));
+	json_object_object_add(o, "last_night_before", night_json(c->before));
+	json_object_object_add(o, "first_night_after", night_json(c->after));
+	json_object *range = NULL;
+	if (trend_commit_valid(c->before->commit) && trend_commit_valid(c->after->commit)) {
+		range = json_object_new_object();
+		json_object_object_add(range, "from", json_object_new_string(c->before->commit));
+		json_object_object_add(range, "to", json_object_new_string(c->after->commit));
+	}
+	json_object_object_add(o, "commit_range", range);
+	return o;
+}
+
+int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
+			     time_t now, json_object **ret, struct sl_error *err)
+{
+	_cleanup_free_ char *db_path = NULL;
+	struct trend t = {0};
+	if (!state_dir || since_seconds <= 0)
+		return error_set(err, ERR_INVALID, EINVAL,
+				 "The trend needs a state directory and a positive window.");
+	db_path = fs_path_join(state_dir, "schedlab.db");
+	if (!fs_exists(db_path))
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
+				 db_path);
+	int r = trend_load(&t, db_path, now - since_seconds, job_name, err);
+	if (r < 0) {
+		trend_free(&t);
+		return r;
+	}
+	json_object *list = json_object_new_array();
+	for (size_t i = 0; i < t.n; i++) {
+		struct series_group *g = &t.g[i];
+		qsort(g->pts, g->n, sizeof(struct point), cmp_point);
+		detect_change_points(g);
+		for (size_t j = 0; j < g->n_cps; j++)
+			json_object_array_add(list, cp_json(g, &g->cps[j]));
+	}
+	trend_free(&t);
+	*ret = list;
+	return 0;
 }

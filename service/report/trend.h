@@ -7,9 +7,11 @@
  * files. */
 #pragma once
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 #define TREND_MAX_ROWS	 200000 /* rows read from the store */
 #define TREND_MAX_CHARTS 80
@@ -27,3 +29,16 @@ int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **
  * "+00:00" allowed; a space for the 'T' too) into seconds since the epoch.
  * Returns 0 or -EINVAL. */
 int trend_parse_time(const char *s, time_t *ret);
+
+/* The change points of the series of one job name (NULL: every job) over
+ * the window, as JSON: a new reference to an array of {series, variant
+ * (null for the baseline's), baseline, workload, metric, direction ("up"
+ * or "down": the level rose or fell), magnitude {before, after, change,
+ * relative_change, ci_lo, ci_hi, p}, baseline_too, last_night_before and
+ * first_night_after {time, job_id, commit}, commit_range {from, to} or
+ * null}. The same detection as the page (docs/statistics.md). Errors as
+ * trend_html_at. */
+int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
+			     time_t now, json_object **ret, struct sl_error *err);
+/* 1 when s is a full git commit id (40 or 64 lowercase hex digits). */
+bool trend_commit_valid(const char *s);

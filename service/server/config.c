@@ -71,6 +71,7 @@ void service_config_free(struct service_config *c)
 	free(c->libvirt_uri);
 	free(c->accelerator);
 	hostpool_free(c->hostpool);
+	config_nightly_free(c);
 	free(c->tls_cert);
 	if (c->tls_key)
 		explicit_bzero(c->tls_key, strlen(c->tls_key));
@@ -446,7 +447,10 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			}
 		} else {
 			bool known;
-			r = apply_connection_key(c, key, v, &known, err);
+			/* Nightly: schedules, git_sources, webhooks (config_nightly.c). */
+			r = config_nightly_apply(c, key, v, &known, err);
+			if (r >= 0 && !known)
+				r = apply_connection_key(c, key, v, &known, err);
 			if (r >= 0 && !known)
 				r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.",
 						   key);
@@ -464,7 +468,7 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 		return error_set_path(err, ERR_INVALID, c->tls_cert ? "tls_key" : "tls_cert",
 				      "Settings 'tls_cert' and 'tls_key' go together: set both or "
 				      "neither.");
-	return 0;
+	return config_nightly_finish(c, err);
 }
 
 int service_config_load(const char *path, struct service_config **ret_config, struct sl_error *err)
@@ -476,6 +480,14 @@ int service_config_load(const char *path, struct service_config **ret_config, st
 		return r;
 	if ((r = json_read_file_strict(path, CONFIG_MAX_BYTES, "configuration", &o, err)) < 0)
 		goto fail;
+	/* Schedules' job files are relative to the config's directory. */
+	{
+		_cleanup_free_ char *copy = strdup(path);
+		const char *slash = copy ? strrchr(copy, '/') : NULL;
+		c->config_dir = !copy	? NULL
+				: slash ? strndup(copy, (size_t)(slash - copy) + (slash == copy))
+					: strdup(".");
+	}
 	if ((r = service_config_apply(c, o, err)) < 0) {
 		error_prefix(err, "Configuration '%s'", path);
 		goto fail;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include "job/job.h"
+#include "util/cron.h"
 #include "util/error.h"
 #include "util/hash.h"
 
@@ -55,6 +56,21 @@ struct service_retention {
 	bool drop_results;	      /* and their result too (default: it stays) */
 };
 
+/* One entry of "schedules": a job enqueued once per slot of `at`. */
+struct service_schedule {
+	char *name;	  /* 1..64 of [A-Za-z0-9._-]; the job's name, so its trend series */
+	json_object *job; /* the job spec, its "name" set to name (owned) */
+	char *at;	  /* the cron text */
+	struct cron cron; /* parsed */
+	char *source_ref; /* NULL, or the ref that replaces each git: source's @REF */
+};
+
+/* One entry of "webhooks": change points are POSTed there (webhook.c). */
+struct service_webhook {
+	char *url;    /* http:// or https:// */
+	char *secret; /* NULL: no signature header */
+};
+
 struct service_config {
 	char *listen; /* "HOST:PORT" or "[V6]:PORT"; numeric hosts only */
 	struct service_token *tokens;
@@ -85,6 +101,16 @@ struct service_config {
 	char *tls_key;		    /* PEM text read from the "tls_key" file, or NULL */
 	struct service_quotas quotas;
 	struct service_retention retention;
+
+	/* ---- nightly (issue 22; config_nightly.c, docs/service.md
+	 * "Schedules") ---- */
+	char *config_dir; /* the config file's directory: job files are relative to it */
+	struct service_schedule *schedules; /* "schedules" */
+	size_t n_schedules;
+	char **git_sources; /* "git_sources", each a realpath; limits points at them */
+	size_t n_git_sources;
+	struct service_webhook *webhooks; /* "webhooks" */
+	size_t n_webhooks;
 };
 
 /* A configuration with every default. */
@@ -112,3 +138,23 @@ unsigned service_config_token_match(const struct service_config *c, const char *
  * no roles matches: it is known, and answered 403, not 401. */
 const struct service_token *service_config_token_find(const struct service_config *c,
 						      const char *token);
+
+/* ---- the nightly keys (issue 22): "schedules", "git_sources" and
+ * "webhooks", parsed in config_nightly.c so config.c keeps one call per
+ * key; docs/service.md "Schedules" and "Webhooks" document them. ---- */
+
+#define CONFIG_MAX_SCHEDULES   64
+#define CONFIG_MAX_GIT_SOURCES 64
+#define CONFIG_MAX_WEBHOOKS    16
+#define SCHEDULE_NAME_MAX      64
+
+/* Applies key when it is one of the nightly keys (*ret_known true), else
+ * leaves c alone (*ret_known false). */
+int config_nightly_apply(struct service_config *c, const char *key, json_object *v, bool *ret_known,
+			 struct sl_error *err);
+/* After every key: points c->limits at the git sources and expands each
+ * schedule's job as a service job would be (so a bad job fails at start,
+ * naming schedules[i].job). */
+int config_nightly_finish(struct service_config *c, struct sl_error *err);
+/* Frees the nightly members of c. */
+void config_nightly_free(struct service_config *c);

@@ -35,6 +35,7 @@ struct counters {
 	struct family jobs, finished, runs, http;
 	long long cache_hits, cache_misses;
 	struct histogram build, boot, wait;
+	long long change_points, webhook_ok, webhook_failed, webhook_gave_up;
 };
 
 struct counters *counters_new(void)
@@ -227,6 +228,30 @@ static void write_histogram(FILE *f, const char *name, const char *help, const s
 		name, h->sum, name, h->count);
 }
 
+void counters_change_points(struct counters *c, long long n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->change_points += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void counters_webhook_attempt(struct counters *c, bool delivered, long long n)
+{
+	pthread_mutex_lock(&c->lock);
+	if (delivered)
+		c->webhook_ok += n;
+	else
+		c->webhook_failed += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void counters_webhook_gave_up(struct counters *c, long long n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->webhook_gave_up += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
 void counters_write(struct counters *c, FILE *f)
 {
 	static const char *const job_statuses[] = {"queued",  "building",  "booting",
@@ -260,5 +285,18 @@ void counters_write(struct counters *c, FILE *f)
 		     "Answered HTTP requests by route template and status (since the service "
 		     "started).",
 		     &c->http, NULL, NULL);
+	fprintf(f,
+		"# HELP schedlab_change_points_total Change points found in a series after a job "
+		"finished (each once; docs/service.md Webhooks).\n"
+		"# TYPE schedlab_change_points_total counter\n"
+		"schedlab_change_points_total %lld\n"
+		"# HELP schedlab_webhook_attempts_total Webhook POSTs by outcome (delivered: a "
+		"2xx answer).\n# TYPE schedlab_webhook_attempts_total counter\n"
+		"schedlab_webhook_attempts_total{outcome=\"delivered\"} %lld\n"
+		"schedlab_webhook_attempts_total{outcome=\"failed\"} %lld\n"
+		"# HELP schedlab_webhook_gave_up_total Webhook deliveries given up after every "
+		"retry.\n# TYPE schedlab_webhook_gave_up_total counter\n"
+		"schedlab_webhook_gave_up_total %lld\n",
+		c->change_points, c->webhook_ok, c->webhook_failed, c->webhook_gave_up);
 	pthread_mutex_unlock(&c->lock);
 }

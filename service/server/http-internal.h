@@ -8,6 +8,7 @@
  *   http_streams.c  the log and the Server-Sent Events stream
  *   http_metrics.c  health, Prometheus /metrics and the trend page
  *   http_conns.c    per-connection state, the request deadline, the ticker
+ *   http_nightly.c  the schedules and the change points as JSON
  *
  * Not for use outside service/server/http*.c; http.h is the public API.
  * This header does not include http.h (the files include both), so the
@@ -177,6 +178,11 @@ enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connecti
 				    struct request *req);
 /* http_calibration.c: GET /v1/calibration, and the summary /v1/health
  * carries ({count, newest_made_at, newest_age_s}; a new object). */
+/* http_nightly.c */
+enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connection *conn,
+				    struct request *req);
+enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Connection *conn,
+					struct request *req);
 enum MHD_Result http_calibration_list(struct http_server *srv, struct MHD_Connection *conn,
 				      struct request *req);
 json_object *http_calibration_summary(struct http_server *srv);

@@ -11,6 +11,8 @@
  *   GET    /v1/jobs/{id}/events     Server-Sent Events (Last-Event-ID resumes)
  *   GET    /v1/jobs/{id}/report     HTML report
  *   GET    /v1/trend                the nightly trend page (?since=30d)
+ *   GET    /v1/schedules            the schedules, last and next runs
+ *   GET    /v1/change-points        the trend's change points as JSON
  *   GET    /v1/health               liveness
  *   GET    /metrics                 Prometheus text format 0.0.4
  *

@@ -23,6 +23,8 @@ static const struct route routes[] = {
     {"GET", "/v1/jobs/{id}/report", SERVICE_ROLE_READ, false, http_jobs_report},
     {"GET", "/v1/trend", SERVICE_ROLE_READ, false, http_metrics_trend},
     {"GET", "/v1/calibration", SERVICE_ROLE_READ, false, http_calibration_list},
+    {"GET", "/v1/schedules", SERVICE_ROLE_READ, false, http_schedules_list},
+    {"GET", "/v1/change-points", SERVICE_ROLE_READ, false, http_change_points_list},
 };
 
 size_t http_route_count(void)

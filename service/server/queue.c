@@ -318,6 +318,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&q->lock);
 
 		run_one(q, c);
+		if (q->opts.ended && !atomic_load(&c->shutdown))
+			q->opts.ended(q->opts.ended_cls, c->id);
 
 		pthread_mutex_lock(&q->lock);
 		for (struct job_ctx **p = &q->running; *p; p = &(*p)->next)

@@ -28,6 +28,11 @@ struct queue_opts {
 	int workers;			 /* <= 0: 2 */
 	/* Where the queue logs one line per job event; may be NULL (stderr). */
 	void (*log)(const char *line);
+	/* Called by the worker once a job it ran ended (done, failed or
+	 * cancelled; not when shutdown re-queued it); may be NULL. Must not
+	 * block (webhook.c hands the id to its own thread). */
+	void (*ended)(void *cls, const char *job_id);
+	void *ended_cls;
 };
 
 enum queue_cancel_outcome {

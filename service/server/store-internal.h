@@ -49,6 +49,11 @@ int store_blobs_put_locked(struct store *s, const char *job_id, json_object *doc
 int store_blobs_load_locked(struct store *s, json_object *doc, struct sl_error *err);
 int store_blobs_release_locked(struct store *s, const char *job_id, struct sl_error *err);
 
+/* store_nightly.c, caller holding the lock inside a transaction: the
+ * schedule's row says slot was run as job_id. */
+int store_schedule_claim_locked(struct store *s, const char *name, int64_t slot, const char *job_id,
+				const char *now, struct sl_error *err);
+
 static inline void stmt_finalizep(sqlite3_stmt **st)
 {
 	if (*st)

@@ -80,6 +80,30 @@ static const char *const migrations[] = {
     "  sha256 TEXT NOT NULL,"
     "  PRIMARY KEY (job_id, sha256)) WITHOUT ROWID;"
     "CREATE INDEX job_blobs_sha256 ON job_blobs(sha256);",
+    /* 3: nightly (issue 22, store_nightly.c): each schedule's last slot,
+     * the change points already alerted and every webhook attempt, the
+     * commit each comparison's candidate kernel was built from */
+    "CREATE TABLE schedules ("
+    "  name TEXT PRIMARY KEY,"
+    "  last_slot INTEGER NOT NULL,"
+    "  last_job_id TEXT,"
+    "  last_run_at TEXT,"
+    "  last_error TEXT) WITHOUT ROWID;"
+    "CREATE TABLE change_points ("
+    "  key TEXT PRIMARY KEY,"
+    "  series TEXT NOT NULL,"
+    "  detected_at TEXT NOT NULL,"
+    "  payload_json TEXT) WITHOUT ROWID;"
+    "CREATE TABLE webhook_deliveries ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  change_key TEXT NOT NULL,"
+    "  url TEXT NOT NULL,"
+    "  attempt INTEGER NOT NULL,"
+    "  ts TEXT NOT NULL,"
+    "  http_status INTEGER,"
+    "  error TEXT,"
+    "  delivered INTEGER NOT NULL DEFAULT 0);"
+    "ALTER TABLE comparisons ADD COLUMN source_commit TEXT;",
 };
 
 static const char *const statuses[] = {

@@ -54,6 +54,11 @@ struct store_new_job {
 	json_object *spec, *expanded;
 	long long budget_s; /* job_budget_s(), counted by the daily quota */
 	long long bytes;    /* the spec's size, counted by the bytes quota */
+	/* A scheduled job (scheduler.c): the schedule's row records
+	 * schedule_slot and the job in the same transaction, so a slot is
+	 * enqueued once even if the service dies between the two. */
+	const char *schedule; /* NULL: not scheduled */
+	int64_t schedule_slot;
 };
 /* Inserts a queued job and its "status" event in one transaction; inline
  * patches go to the blobs table once by content hash (store_blobs.c). The
@@ -172,3 +177,30 @@ int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error 
  * taken from the cache), and boot seconds of every stored run. */
 int store_build_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
 int store_boot_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
+
+/* ---- nightly (store_nightly.c, issue 22) ---- */
+
+/* A schedule's row: the last slot handled (run, or skipped at first
+ * sight), and its last job. */
+struct store_schedule_state {
+	bool found;
+	int64_t last_slot; /* seconds since the epoch */
+	char last_job_id[STORE_ID_LEN + 1];
+	char last_run_at[32];
+	char last_error[512];
+};
+int store_schedule_get(struct store *s, const char *name, struct store_schedule_state *ret,
+		       struct sl_error *err);
+/* Records slot as handled without a job: the first sight of a schedule, or
+ * an enqueue that failed (error, may be NULL). */
+int store_schedule_mark(struct store *s, const char *name, int64_t slot, const char *error,
+			struct sl_error *err);
+/* Records a change point (key: series, variant, workload, metric and the
+ * first night after) with its payload; *ret_new is false when it was
+ * recorded before (already alerted). */
+int store_change_point_claim(struct store *s, const char *key, const char *series,
+			     json_object *payload, bool *ret_new, struct sl_error *err);
+/* One webhook attempt: http_status 0 when no answer came. */
+int store_webhook_attempt(struct store *s, const char *key, const char *url, int attempt,
+			  long http_status, const char *error, bool delivered,
+			  struct sl_error *err);

@@ -26,6 +26,20 @@ static const char *get_str(json_object *o, const char *key)
 	return NULL;
 }
 
+/* The git commit the variant's kernel was built from (kernels.K.
+ * source_commit, issue 22), or NULL: what the trend's commit ranges read. */
+static const char *variant_commit(json_object *result, const char *variant)
+{
+	json_object *variants = NULL, *v = NULL, *kernels = NULL, *k = NULL;
+	const char *kname = NULL;
+	if (!variant || !json_object_object_get_ex(result, "variants", &variants) ||
+	    !json_object_object_get_ex(variants, variant, &v) || !(kname = get_str(v, "kernel")) ||
+	    !json_object_object_get_ex(result, "kernels", &kernels) ||
+	    !json_object_object_get_ex(kernels, kname, &k))
+		return NULL;
+	return get_str(k, "source_commit");
+}
+
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err)
 {
 	STORE_LOCK(s);
@@ -46,7 +60,8 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 		 s,
 		 "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
 		 "workload, metric, baseline_median, candidate_median, change, ci_lo, "
-		 "ci_hi, p_value, verdict) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?);",
+		 "ci_hi, p_value, verdict, source_commit) VALUES "
+		 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
 		 &ins, err)) < 0 ||
 	    (r = store_db_prepare(
 		 s,
@@ -93,6 +108,7 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 			}
 			bind_double_at(ins, 12, c, "p_value");
 			bind_text(ins, 13, get_str(c, "verdict"));
+			bind_text(ins, 14, variant_commit(result, get_str(c, "variant")));
 			if (sqlite3_step(ins) != SQLITE_DONE) {
 				r = store_db_error(s, err, "store a comparison");
 				goto rollback;
@@ -237,6 +253,20 @@ int store_counters_seed(struct store *s, struct sl_error *err)
 				sqlite3_column_int64(cache, 1));
 	if (rc != SQLITE_DONE)
 		return store_db_error(s, err, "count kernel builds");
+	/* nightly (store_nightly.c): change points and webhook attempts */
+	_cleanup_stmt_ sqlite3_stmt *cps = NULL, *hooks = NULL;
+	if ((r = store_db_prepare(s, "SELECT COUNT(*) FROM change_points;", &cps, err)) < 0 ||
+	    (r = store_db_prepare(s,
+				  "SELECT delivered, COUNT(*) FROM webhook_deliveries GROUP BY 1;",
+				  &hooks, err)) < 0)
+		return r;
+	if (sqlite3_step(cps) == SQLITE_ROW)
+		counters_change_points(s->counters, sqlite3_column_int64(cps, 0));
+	while ((rc = sqlite3_step(hooks)) == SQLITE_ROW)
+		counters_webhook_attempt(s->counters, sqlite3_column_int(hooks, 0) != 0,
+					 sqlite3_column_int64(hooks, 1));
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "count webhook attempts");
 	return 0;
 }
 

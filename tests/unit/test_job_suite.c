@@ -336,7 +336,7 @@ static void test_cli_sources_made_absolute(void **state)
 	json_object_put(out);
 	expect_error("{\"name\":\"ci\",\"base\":{\"source\":\"tarball:l.tar\"},\"patches\":[],"
 		     "\"suite\":\"rt\"}",
-		     "$.kernels.base", "Debian");
+		     "$.kernels.base.source", "Debian");
 }
 
 int main(void)

@@ -1,0 +1,64 @@
+/* The nightly routes (issue 22; docs/service.md "Nightly"):
+ *   GET /v1/schedules       the config's schedules with their last run (job
+ *                           id, time, slot) and next run (scheduler.h)
+ *   GET /v1/change-points   the trend's change points as JSON, with their
+ *                           nights and commit ranges (report/trend.h) */
+#include <string.h>
+
+#include "server/http.h"
+#include "server/http-internal.h"
+#include "server/scheduler.h"
+#include "report/trend.h"
+#include "util/parse.h"
+
+#define CHANGE_POINTS_MAX 500 /* per answer; "truncated" says when more were found */
+#define SERIES_MAX	  128 /* a job name's limit */
+
+enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connection *conn,
+				    struct request *req)
+{
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *o =
+	    scheduler_list_json(srv->opts->config, srv->opts->store, &err);
+	if (!o)
+		return http_respond_error(conn, req, &err);
+	return http_respond_json(conn, req, MHD_HTTP_OK, o);
+}
+
+enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Connection *conn,
+					struct request *req)
+{
+	struct sl_error err = {0};
+	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
+	const char *series = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "series");
+	long seconds = 30L * 86400;
+	if (since && (strlen(since) > 32 || parse_duration(since, &seconds) < 0))
+		return http_respond_errorf(
+		    conn, req, ERR_INVALID, "since",
+		    "Query parameter 'since' is '%.32s', not a duration such as "
+		    "'30d', '12h', '90m' or '3600s'.",
+		    since);
+	if (series && (!series[0] || strlen(series) > SERIES_MAX))
+		return http_respond_errorf(conn, req, ERR_INVALID, "series",
+					   "Query parameter 'series' must be a job name of 1-%d "
+					   "characters.",
+					   SERIES_MAX);
+	_cleanup_json_ json_object *all = NULL;
+	/* The store is the service's own: a failure is a 500, its message
+	 * (which may name this host's paths) goes to the log only. */
+	if (trend_change_points_json(store_state_dir(srv->opts->store), series, seconds, time(NULL),
+				     &all, &err) < 0) {
+		http_log(srv, "change points: %s", err.message);
+		return http_respond_errorf(
+		    conn, req, ERR_INTERNAL, NULL,
+		    "The change points cannot be read from this service's store.");
+	}
+	size_t n = json_object_array_length(all);
+	json_object *list = json_object_new_array();
+	for (size_t i = 0; i < n && i < CHANGE_POINTS_MAX; i++)
+		json_object_array_add(list, json_object_get(json_object_array_get_idx(all, i)));
+	_cleanup_json_ json_object *o = json_object_new_object();
+	json_object_object_add(o, "change_points", list);
+	json_object_object_add(o, "truncated", json_object_new_boolean(n > CHANGE_POINTS_MAX));
+	return http_respond_json(conn, req, MHD_HTTP_OK, o);
+}

@@ -1,0 +1,138 @@
+/* The store's nightly tables (issue 22): schedules (each schedule's last
+ * slot and job), change_points (those already alerted) and
+ * webhook_deliveries (every attempt). See store.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "server/store.h"
+#include "server/store-internal.h"
+#include "util/time.h"
+
+static void copy_col(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	snprintf(buf, size, "%s", v ? (const char *)v : "");
+}
+
+int store_schedule_get(struct store *s, const char *name, struct store_schedule_state *ret,
+		       struct sl_error *err)
+{
+	STORE_LOCK(s);
+	memset(ret, 0, sizeof(*ret));
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s,
+				 "SELECT last_slot, last_job_id, last_run_at, last_error FROM "
+				 "schedules WHERE name = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a schedule");
+	ret->found = true;
+	ret->last_slot = sqlite3_column_int64(st, 0);
+	copy_col(st, 1, ret->last_job_id, sizeof(ret->last_job_id));
+	copy_col(st, 2, ret->last_run_at, sizeof(ret->last_run_at));
+	copy_col(st, 3, ret->last_error, sizeof(ret->last_error));
+	return 0;
+}
+
+int store_schedule_mark(struct store *s, const char *name, int64_t slot, const char *error,
+			struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r =
+	    store_db_prepare(s,
+			     "INSERT INTO schedules(name, last_slot, last_error) VALUES (?,?,?) "
+			     "ON CONFLICT(name) DO UPDATE SET last_slot = excluded.last_slot, "
+			     "last_error = excluded.last_error;",
+			     &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, slot);
+	bind_text(st, 3, error);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record a schedule's slot");
+	return 0;
+}
+
+int store_schedule_claim_locked(struct store *s, const char *name, int64_t slot, const char *job_id,
+				const char *now, struct sl_error *err)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "INSERT INTO schedules(name, last_slot, last_job_id, last_run_at, last_error) "
+	    "VALUES (?,?,?,?,NULL) ON CONFLICT(name) DO UPDATE SET last_slot = "
+	    "excluded.last_slot, last_job_id = excluded.last_job_id, last_run_at = "
+	    "excluded.last_run_at, last_error = NULL;",
+	    &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, slot);
+	bind_text(st, 3, job_id);
+	bind_text(st, 4, now);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record a schedule's job");
+	return 0;
+}
+
+int store_change_point_claim(struct store *s, const char *key, const char *series,
+			     json_object *payload, bool *ret_new, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s,
+				 "INSERT OR IGNORE INTO change_points(key, series, detected_at, "
+				 "payload_json) VALUES (?,?,?,?);",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, key);
+	bind_text(st, 2, series);
+	bind_text(st, 3, now);
+	bind_json(st, 4, payload);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record a change point");
+	*ret_new = sqlite3_changes(s->db) == 1;
+	if (*ret_new)
+		counters_change_points(s->counters, 1);
+	return 0;
+}
+
+int store_webhook_attempt(struct store *s, const char *key, const char *url, int attempt,
+			  long http_status, const char *error, bool delivered, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s,
+				 "INSERT INTO webhook_deliveries(change_key, url, attempt, ts, "
+				 "http_status, error, delivered) VALUES (?,?,?,?,?,?,?);",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, key);
+	bind_text(st, 2, url);
+	sqlite3_bind_int(st, 3, attempt);
+	bind_text(st, 4, now);
+	if (http_status > 0)
+		sqlite3_bind_int64(st, 5, http_status);
+	else
+		sqlite3_bind_null(st, 5);
+	bind_text(st, 6, error);
+	sqlite3_bind_int(st, 7, delivered ? 1 : 0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record a webhook attempt");
+	counters_webhook_attempt(s->counters, delivered, 1);
+	return 0;
+}
