@@ -14,6 +14,7 @@
 
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
+#include "kernel/sched_names.h"
 #include "util/cmd.h"
 #include "util/fs.h"
 #include "util/parse.h"
@@ -650,6 +651,11 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	}
 	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
 	meta = meta_new(&k, s, b.source_version, time_monotonic_s() - t0);
+	/* the names a variant's features and sched_tunables are checked against */
+	struct sl_error names_err = {0};
+	if (sched_names_from_tree(b.src, meta, &names_err) < 0)
+		kbuild_log(&b, "the sched feature and tunable names were not read: %s",
+			   names_err.message);
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
