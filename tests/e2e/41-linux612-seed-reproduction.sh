@@ -3,16 +3,17 @@
 # the same kernel e2e 42 boots with sched_ext) and runs the seed reproduction
 # on it in short form (examples/seed-reproduction-6.12.json with
 # rt-migrate-test -l 60, 3 repeats): the baseline (NO_RT_PUSH,
-# NO_RT_WAKEUP_PLACE) shows inversions in every repeat and more in all than
-# the patched kernel in any repeat, whose median is 0. Both variants also set
+# NO_RT_WAKEUP_PLACE) shows inversions in every repeat, each more than any
+# patched repeat, whose median is at most 2 (not 0 as on 6.1). Both also set
 # 6.12's EEVDF names (base_slice_ns, PLACE_LAG, RUN_TO_PARITY), which must
 # apply. Then a job naming a 6.1 tunable (latency_ns) on this kernel must fail
 # before any guest boots, with an error naming the tunable and the kernel.
 # Timings here (2 cores, TCG, 2026-12-04): the cold 6.12 build took 49 min 43 s
 # under load 9-11 from other kernel builds (1181 objects; about 13-14 min on a
 # quiet 2-core machine, estimated in guest-kernel/linux-6.12/README.md); with
-# the kernel cached the test took 168 s at load 4-5 (6 runs + 2 reruns of
-# noisy ones: baseline inversions [10, 11, 14, 7], patched [2, 2, 0, 0]).
+# the kernel cached the test took 168 s and 176 s at load 4-5 (6 runs + 2
+# reruns of noisy ones: baseline inversions [10, 11, 14, 7] and [11, 13, 9,
+# 15], patched [2, 2, 0, 0] and [1, 0, 0, 1]).
 # Under heavier load (another job's guests beside it) the patched kernel
 # showed [2, 0, 3, 1, 4, 3]: the vCPUs waited 30-38 % for a host CPU.
 set -euo pipefail
@@ -50,9 +51,12 @@ base, patched = inversions("baseline"), inversions("patched")
 print("baseline inversions per repeat:", base)
 print("patched inversions per repeat: ", patched)
 assert all(v > 0 for v in base), "the baseline must show inversions in every repeat"
-# the median at 0 for an even count too (as e2e 40): at least half the repeats show none
-assert 2 * sum(v == 0 for v in patched) >= len(patched), "the patched median must be 0"
-assert sum(patched) < min(base), "the patched kernel must show fewer in all than the baseline in any repeat"
+# On 6.12 push does not bring the count to 0 as it does on 6.1 (e2e 40): the
+# full example gave patched [2, 1, 3, 3, 1, 3] against baseline [12, 17, 16,
+# 17, 15, 17] at low load. So every patched repeat must lie below every
+# baseline repeat, and the median be at most 2.
+assert max(patched) < min(base), "every patched repeat must show fewer than every baseline repeat"
+assert sorted(patched)[len(patched) // 2] <= 2, "the patched median must be at most 2"
 c = [c for c in r["comparisons"] if c["variant"] == "patched" and c["metric"] == "inversions"][0]
 print("verdict on inversions:", c["verdict"], "ci95", c["ci95"])
 PY
