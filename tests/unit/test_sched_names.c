@@ -52,7 +52,7 @@ static void test_features_612(void **state)
 	(void)state;
 	/* 34 SCHED_FEAT lines; TTWU_QUEUE and RT_PUSH_IPI twice (#ifdef/#else) */
 	json_object *arr =
-	    parsed(DATA "linux-6.12-patched-features.h", sched_names_parse_features, 32);
+	    parsed(DATA "linux-6.12-patched-features.h.txt", sched_names_parse_features, 32);
 	assert_string_equal(
 	    joined(arr),
 	    "PLACE_LAG PLACE_DEADLINE_INITIAL PLACE_REL_DEADLINE RUN_TO_PARITY PREEMPT_SHORT "
@@ -67,7 +67,7 @@ static void test_features_612(void **state)
 static void test_features_61(void **state)
 {
 	(void)state;
-	json_object *arr = parsed(DATA "linux-6.1-features.h", sched_names_parse_features, 27);
+	json_object *arr = parsed(DATA "linux-6.1-features.h.txt", sched_names_parse_features, 27);
 	const char *s = joined(arr);
 	assert_non_null(strstr(s, "GENTLE_FAIR_SLEEPERS START_DEBIT "));
 	assert_non_null(strstr(s, " BASE_SLICE"));
@@ -80,7 +80,7 @@ static void test_tunables_612(void **state)
 	(void)state;
 	/* not: verbose/features/preempt/tunable_scaling (files), numa_balancing/
 	 * and domains/ entries, fair_server/, the read-only "level" */
-	json_object *arr = parsed(DATA "linux-6.12-debug.c", sched_names_parse_tunables, 5);
+	json_object *arr = parsed(DATA "linux-6.12-debug.c.txt", sched_names_parse_tunables, 5);
 	assert_string_equal(joined(arr), "base_slice_ns latency_warn_ms latency_warn_once "
 					 "migration_cost_ns nr_migrate");
 	json_object_put(arr);
@@ -89,7 +89,7 @@ static void test_tunables_612(void **state)
 static void test_tunables_61(void **state)
 {
 	(void)state;
-	json_object *arr = parsed(DATA "linux-6.1-debug.c", sched_names_parse_tunables, 8);
+	json_object *arr = parsed(DATA "linux-6.1-debug.c.txt", sched_names_parse_tunables, 8);
 	assert_string_equal(joined(arr), "latency_ns min_granularity_ns idle_min_granularity_ns "
 					 "wakeup_granularity_ns latency_warn_ms latency_warn_once "
 					 "migration_cost_ns nr_migrate");
@@ -132,8 +132,8 @@ static json_object *meta_612(void)
 	json_object_object_add(meta, "source", json_object_new_string("debian:linux-source-6.12"));
 	json_object_object_add(meta, "source_version", json_object_new_string("6.12.118"));
 	json_object *f =
-	    parsed(DATA "linux-6.12-patched-features.h", sched_names_parse_features, 32);
-	json_object *t = parsed(DATA "linux-6.12-debug.c", sched_names_parse_tunables, 5);
+	    parsed(DATA "linux-6.12-patched-features.h.txt", sched_names_parse_features, 32);
+	json_object *t = parsed(DATA "linux-6.12-debug.c.txt", sched_names_parse_tunables, 5);
 	json_object_object_add(meta, "sched_features", f);
 	json_object_object_add(meta, "sched_tunables", t);
 	return meta;
@@ -204,10 +204,10 @@ static void test_from_tree(void **state)
 	assert_true(asprintf(&sched, "%s/kernel/sched", dir) > 0);
 	assert_int_equal(fs_mkdir_p(sched, &err), 0);
 	char *feat = fs_path_join(sched, "features.h"), *dbg = fs_path_join(sched, "debug.c");
-	char *text = slurp(DATA "linux-6.12-patched-features.h");
+	char *text = slurp(DATA "linux-6.12-patched-features.h.txt");
 	assert_int_equal(fs_write_file_atomic(feat, text, strlen(text), &err), 0);
 	free(text);
-	text = slurp(DATA "linux-6.12-debug.c");
+	text = slurp(DATA "linux-6.12-debug.c.txt");
 	assert_int_equal(fs_write_file_atomic(dbg, text, strlen(text), &err), 0);
 	free(text);
 	assert_int_equal(sched_names_from_tree(dir, meta, &err), 0);
