@@ -499,6 +499,9 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = tree_make(b, err);
 	if (r < 0)
 		return r;
+	r = kbuild_scx_build(b, out_dir, err);
+	if (r < 0)
+		return r;
 	_cleanup_free_ char *bz = fs_path_join(b->obj, "arch/x86/boot/bzImage");
 	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
 	_cleanup_free_ char *bz_out = fs_path_join(out_dir, "bzImage");
@@ -655,6 +658,10 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	r = write_text(meta_path, text, err);
 	if (r < 0)
+		goto cleanup;
+	/* An entry the cache did not load (kbuild_cache_load(): a sched_ext
+	 * kernel built before its schedulers were) gives way to this one. */
+	if (fs_exists(dir) && (r = fs_rm_rf(dir, err)) < 0)
 		goto cleanup;
 	if (rename(tmp, dir) < 0) {
 		r = error_set(err, ERR_INTERNAL, errno, "Cannot move '%s' into place: %s.", tmp,

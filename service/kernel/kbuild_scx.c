@@ -1,0 +1,73 @@
+/* The sched_ext example schedulers of a kernel tree, built with the kernel;
+ * see kbuild-internal.h and docs/sched-ext.md. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job/sched_ext.h"
+#include "kernel/kbuild-internal.h"
+#include "kernel/kbuild.h"
+#include "util/fs.h"
+
+bool kbuild_config_has_scx(const char *config_path)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	if (!config_path || fs_read_file(config_path, 16 << 20, &text, NULL, &ignored) < 0)
+		return false;
+	const char *opt = "CONFIG_SCHED_CLASS_EXT=y\n";
+	return strncmp(text, opt, strlen(opt)) == 0 || strstr(text, "\nCONFIG_SCHED_CLASS_EXT=y\n");
+}
+
+int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
+	if (!kbuild_config_has_scx(cfg))
+		return 0;
+	_cleanup_free_ char *tools = fs_path_join(b->src, "tools/sched_ext");
+	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
+	_cleanup_free_ char *vmlinux = fs_path_join(b->obj, "vmlinux");
+	_cleanup_free_ char *oarg = NULL, *varg = NULL, *jarg = NULL;
+	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (asprintf(&oarg, "O=%s", build) < 0 || asprintf(&varg, "VMLINUX_BTF=%s", vmlinux) < 0 ||
+	    asprintf(&jarg, "-j%d", jobs < 1 ? 1 : jobs) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	int r = fs_mkdir_p(build, err);
+	if (r < 0 || (r = kbuild_sandbox_own(b, build, err)) < 0)
+		return r;
+	kbuild_log(b, "building the sched_ext schedulers (tools/sched_ext) with %s",
+		   KBUILD_SCX_CLANG);
+	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG, NULL};
+	int ex = 0;
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
+			    err);
+	if (r < 0)
+		return r;
+	if (ex != 0) {
+		r = error_set(err, ERR_BUILD, EIO,
+			      "The sched_ext schedulers (tools/sched_ext) did not build (make exit "
+			      "%d): %s",
+			      ex, b->last_error[0] ? b->last_error : "see the build log");
+		snprintf(err->code, sizeof(err->code), "build_failed");
+		return r;
+	}
+	_cleanup_free_ char *bin = fs_path_join(build, "build/bin");
+	_cleanup_free_ char *dest = fs_path_join(out_dir, KBUILD_SCX_DIR);
+	r = fs_mkdir_p(dest, err);
+	if (r < 0)
+		return r;
+	for (const char *const *s = sched_ext_schedulers(); *s; s++) {
+		_cleanup_free_ char *from = fs_path_join(bin, *s);
+		_cleanup_free_ char *to = fs_path_join(dest, *s);
+		r = kbuild_copy_file(from, to, err);
+		if (r < 0)
+			return r;
+		if (chmod(to, 0755) < 0)
+			return error_set(err, ERR_INTERNAL, errno, "Cannot make '%s' executable: %s.",
+					 to, strerror(errno));
+	}
+	kbuild_log(b, "built the sched_ext schedulers into '%s'", dest);
+	return 0;
+}
