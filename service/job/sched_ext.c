@@ -44,8 +44,7 @@ static const struct scx_rules rules[] = {
      {{'s', true, 1, 1000000, "slice in us"}, {'f', false, 0, 0, "FIFO within a cgroup"}}},
 };
 
-static const char *const names[] = {"scx_simple", "scx_central", "scx_qmap", "scx_flatcg",
-				    NULL};
+static const char *const names[] = {"scx_simple", "scx_central", "scx_qmap", "scx_flatcg", NULL};
 
 const char *const *sched_ext_schedulers(void)
 {
@@ -70,8 +69,7 @@ static int bad_arg(struct sl_error *err, const char *path, size_t i, const char 
 {
 	char p[256];
 	snprintf(p, sizeof(p), "%s.args[%zu]", path, i);
-	return error_set_path(err, ERR_INVALID, p, "The %s argument '%.64s' %s.", sched, arg,
-			      why);
+	return error_set_path(err, ERR_INVALID, p, "The %s argument '%.64s' %s.", sched, arg, why);
 }
 
 static void accepted(const struct scx_rules *t, char *buf, size_t len)
@@ -102,8 +100,7 @@ int sched_ext_check(json_object *scx, const char *path, int vcpus, struct sl_err
 				      sched ? sched : "");
 	}
 	json_object_object_get_ex(scx, "args", &args);
-	size_t n =
-	    json_object_is_type(args, json_type_array) ? json_object_array_length(args) : 0;
+	size_t n = json_object_is_type(args, json_type_array) ? json_object_array_length(args) : 0;
 	bool seen[MAX_OPTS] = {false};
 	char list[512];
 	for (size_t i = 0; i < n; i++) {

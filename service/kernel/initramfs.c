@@ -171,7 +171,8 @@ static int collect(const struct initramfs_inputs *in, struct entries *e, struct 
 	}
 	for (size_t i = 0; i < in->n_files; i++) {
 		if (nb + 1 >= ELEMENTSOF(bins))
-			return error_set(err, ERR_TOO_LARGE, E2BIG, "Too many programs were given.");
+			return error_set(err, ERR_TOO_LARGE, E2BIG,
+					 "Too many programs were given.");
 		r = entries_add(e, in->files[i].image, in->files[i].host, err);
 		if (r < 0)
 			return r;

@@ -39,7 +39,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		return r;
 	kbuild_log(b, "building the sched_ext schedulers (tools/sched_ext) with %s",
 		   KBUILD_SCX_CLANG);
-	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG, NULL};
+	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG,
+			      NULL};
 	int ex = 0;
 	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
 			    err);
@@ -65,8 +66,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		if (r < 0)
 			return r;
 		if (chmod(to, 0755) < 0)
-			return error_set(err, ERR_INTERNAL, errno, "Cannot make '%s' executable: %s.",
-					 to, strerror(errno));
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot make '%s' executable: %s.", to, strerror(errno));
 	}
 	kbuild_log(b, "built the sched_ext schedulers into '%s'", dest);
 	return 0;

@@ -200,7 +200,8 @@ static void sched_ext_record(json_object *run, const struct job *job, json_objec
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
 		const char *val = get_str(scx, fields[i]);
 		if (val || i < 2)
-			json_object_object_add(rec, fields[i], json_object_new_string(val ? val : ""));
+			json_object_object_add(rec, fields[i],
+					       json_object_new_string(val ? val : ""));
 	}
 	json_object *ms = get(scx, "enable_ms");
 	if (json_object_is_type(ms, json_type_int))

@@ -611,12 +611,13 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 		char path[256];
 		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", v->name);
 		if (!kbuild_config_has_scx(art->config))
-			return error_set_path(err, ERR_INVALID, path,
-					      "Variant '%s' asks for the sched_ext scheduler '%s', but "
-					      "its kernel '%s' was built without "
-					      "CONFIG_SCHED_CLASS_EXT (the built-in linux-6.12 config "
-					      "enables it).",
-					      v->name, v->scx_scheduler, v->kernel->name);
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Variant '%s' asks for the sched_ext scheduler '%s', but "
+			    "its kernel '%s' was built without "
+			    "CONFIG_SCHED_CLASS_EXT (the built-in linux-6.12 config "
+			    "enables it).",
+			    v->name, v->scx_scheduler, v->kernel->name);
 		_cleanup_free_ char *dir = fs_path_join(art->dir, KBUILD_SCX_DIR);
 		char *host = fs_path_join(dir, v->scx_scheduler);
 		char image[256];
@@ -663,13 +664,10 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	struct initramfs_file scx[16];
 	char *scx_paths[2 * ELEMENTSOF(scx)] = {NULL};
 	size_t n_scx = 0;
-	int rc = sched_ext_files(r->job, built, n_built, scx, scx_paths, ELEMENTSOF(scx), &n_scx,
-				 err);
-	struct initramfs_inputs in = {.agent = agent,
-				      .tools = tools,
-				      .workloads_dir = wl,
-				      .files = scx,
-				      .n_files = n_scx};
+	int rc =
+	    sched_ext_files(r->job, built, n_built, scx, scx_paths, ELEMENTSOF(scx), &n_scx, err);
+	struct initramfs_inputs in = {
+	    .agent = agent, .tools = tools, .workloads_dir = wl, .files = scx, .n_files = n_scx};
 	_cleanup_free_ char *base_initrd = NULL;
 	progress(r, "booting", -1, "assembling the guest initramfs");
 	if (rc >= 0)

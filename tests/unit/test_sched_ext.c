@@ -85,11 +85,11 @@ static void test_args(void **state)
 	assert_false(sched_ext_scheduler_known("central"));
 }
 
-#define SCX_JOB(scx)                                                                           \
-	"{\"name\":\"t\",\"kernels\":" JOB_FIXTURE_KERNELS ","                                 \
-	"\"guest\":{\"vcpus\":2},"                                                             \
-	"\"variants\":{\"baseline\":{\"kernel\":\"k\"},\"scx\":{\"kernel\":\"k\","             \
-	"\"sched_ext\":" scx "}},"                                                             \
+#define SCX_JOB(scx)                                                                               \
+	"{\"name\":\"t\",\"kernels\":" JOB_FIXTURE_KERNELS ","                                     \
+	"\"guest\":{\"vcpus\":2},"                                                                 \
+	"\"variants\":{\"baseline\":{\"kernel\":\"k\"},\"scx\":{\"kernel\":\"k\","                 \
+	"\"sched_ext\":" scx "}},"                                                                 \
 	"\"workloads\":[{\"tool\":\"cyclictest\",\"args\":[\"-D\",\"5\"]}]}"
 
 static void expect_job_error(const char *text, const char *path, const char *why)
@@ -112,7 +112,8 @@ static void expect_job_error(const char *text, const char *path, const char *why
 static void test_job_and_plan(void **state)
 {
 	(void)state;
-	struct job *job = job_fixture(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"1\"]}"));
+	struct job *job =
+	    job_fixture(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"1\"]}"));
 	assert_non_null(job);
 	const struct job_variant *v = job_find_variant(job, "scx");
 	assert_string_equal(v->scx_scheduler, "scx_central");
@@ -136,8 +137,7 @@ static void test_job_and_plan(void **state)
 	job_free(job);
 
 	/* the schema's enum, then the option rules, each naming the field */
-	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"), "$.variants.scx.sched_ext",
-			 "");
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"), "$.variants.scx.sched_ext", "");
 	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext", "");
 	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"5\"]}"),
 			 "$.variants.scx.sched_ext.args[1]", "from 0 to 1");

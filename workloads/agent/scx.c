@@ -156,7 +156,9 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 			 "the sched_ext scheduler '%s' did not load: its loader ended (%s) "
 			 "before sched_ext was enabled: %s",
 			 s->scheduler, s->exit_status,
-			 s->exit_reason[0] ? s->exit_reason : tail[0] ? tail : "no output");
+			 s->exit_reason[0] ? s->exit_reason
+			 : tail[0]	   ? tail
+					   : "no output");
 	else
 		snprintf(s->error, sizeof(s->error),
 			 "the sched_ext scheduler '%s' was not enabled within %d s: state '%s', "

@@ -28,14 +28,14 @@ struct agent_scx {
 	const char *scheduler; /* the plan's, borrowed */
 	pid_t pid;	       /* the loader; 0 when not started */
 	int wait_status;
-	bool exited;		/* the loader has been reaped */
-	char state[32];		/* what the state file read once enabled (or at the timeout) */
-	char ops[64];		/* what root/ops read; "" when it was absent */
-	char state_end[32];	/* the state file after the workloads */
-	long long enable_ms;	/* from exec to "enabled" */
-	char exit_reason[512];	/* the loader's EXIT line without "EXIT: ", or "" */
-	char exit_status[64];	/* "exit 0", "signal 9" */
-	char error[1024];	/* a whole sentence when it failed to load or was ejected */
+	bool exited;	       /* the loader has been reaped */
+	char state[32];	       /* what the state file read once enabled (or at the timeout) */
+	char ops[64];	       /* what root/ops read; "" when it was absent */
+	char state_end[32];    /* the state file after the workloads */
+	long long enable_ms;   /* from exec to "enabled" */
+	char exit_reason[512]; /* the loader's EXIT line without "EXIT: ", or "" */
+	char exit_status[64];  /* "exit 0", "signal 9" */
+	char error[1024];      /* a whole sentence when it failed to load or was ejected */
 };
 
 /* The ops name a scheduler registers: its name without the "scx_" prefix
