@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/run_common.h"
+#include "job/debian_bases.h"
 #include "job/job.h"
 #include "report/junit.h"
 #include "report/report.h"
@@ -266,10 +267,11 @@ int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts 
 	}
 }
 
-static json_object *builtin_file(const char *key)
+/* {key: name}: a built-in series or config under guest-kernel/. */
+static json_object *builtin_file(const char *key, const char *name)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, key, json_object_new_string("linux-6.1"));
+	json_object_object_add(o, key, json_object_new_string(name));
 	return o;
 }
 
@@ -297,9 +299,9 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		json_object_object_add(k, "source",
 				       json_object_new_string("debian:linux-source-6.1"));
 		json_object *patches = json_object_new_array();
-		json_object_array_add(patches, builtin_file("series"));
+		json_object_array_add(patches, builtin_file("series", "linux-6.1"));
 		json_object_object_add(k, "patches", patches);
-		json_object_object_add(k, "config", builtin_file("builtin"));
+		json_object_object_add(k, "config", builtin_file("builtin", "linux-6.1"));
 	} else if (strncmp(arg, "debian:", 7) == 0 || strncmp(arg, "tarball:", 8) == 0 ||
 		   strncmp(arg, "git:", 4) == 0) {
 		if (strncmp(arg, "git:", 4) == 0 && !strchr(arg + 4, '@'))
@@ -315,7 +317,10 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		k = json_object_new_object();
 		json_object_object_add(k, "source", json_object_new_string(src));
 		json_object_object_add(k, "patches", json_object_new_array());
-		json_object_object_add(k, "config", builtin_file("builtin"));
+		/* debian:linux-source-6.12 is configured with guest-kernel/linux-6.12/'s fragment
+		 */
+		json_object_object_add(k, "config",
+				       builtin_file("builtin", debian_base_default_config(src)));
 	} else {
 		size_t n = strlen(arg);
 		if (n < 5 || strcmp(arg + n - 5, ".json") != 0)

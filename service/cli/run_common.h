@@ -103,7 +103,9 @@ char *cli_default_job_dir(const char *name);
  *                          from; docs/testing-your-patch.md);
  *   "debian:PACKAGE", "tarball:PATH", "git:PATH@REF"
  *                          that source as it is, with the built-in config
- *                          fragment and no series (paths made absolute);
+ *                          fragment and no series (paths made absolute):
+ *                          guest-kernel/linux-6.12/'s for
+ *                          debian:linux-source-6.12, linux-6.1's otherwise;
  *   FILE.json              a kernel object like a job's "base"; its relative
  *                          "path" items and sources are made absolute against
  *                          the file's directory.

@@ -11,6 +11,7 @@
 
 #include "job/job.h"
 #include "job/job-internal.h"
+#include "job/debian_bases.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "job/suite.h"
@@ -18,14 +19,13 @@
 #include "job/workload_args.h"
 #include "util/fs.h"
 
-#define DEFAULT_VCPUS	       2
-#define DEFAULT_MEMORY_MB      512
-#define DEFAULT_REPEAT	       3
-#define DEFAULT_TIMEOUT_S      120
-#define BOOT_ALLOWANCE_TCG_S   90
-#define BOOT_ALLOWANCE_KVM_S   45
-#define WORKLOAD_SLACK_S       5
-#define DEFAULT_BUILTIN_SERIES "linux-6.1"
+#define DEFAULT_VCPUS	     2
+#define DEFAULT_MEMORY_MB    512
+#define DEFAULT_REPEAT	     3
+#define DEFAULT_TIMEOUT_S    120
+#define BOOT_ALLOWANCE_TCG_S 90
+#define BOOT_ALLOWANCE_KVM_S 45
+#define WORKLOAD_SLACK_S     5
 
 static const struct job_limits default_limits = {
     .max_vcpus = 64,
@@ -193,11 +193,11 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 				 "Cannot make kernel source '%s' an absolute path.",
 				 json_object_get_string(src));
 	json_object_object_add(out, "source", json_object_new_string(source));
-	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7))
+	if (origin != JOB_ORIGIN_CLI && src && !debian_base_builtin(json_object_get_string(src)))
 		return error_set_path(err, ERR_INVALID, path,
 				      "The service builds only Debian's packaged sources "
-				      "('debian:linux-source-6.1'); local tarballs and git trees "
-				      "are for the CLI.");
+				      "(%s); local tarballs and git trees are for the CLI.",
+				      debian_base_list());
 	json_object *patches = json_object_new_array();
 	json_object_object_add(out, "patches", patches);
 	json_object *in = job_json_get(k, "patches");
@@ -225,7 +225,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	} else {
 		cfg_out = json_object_new_object();
 		json_object_object_add(cfg_out, "builtin",
-				       json_object_new_string(DEFAULT_BUILTIN_SERIES));
+				       json_object_new_string(debian_base_default_config(src_s)));
 	}
 	json_object_object_add(out, "config", cfg_out);
 	*ret = TAKE_PTR(out);

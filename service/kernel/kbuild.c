@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
+#include "kernel/sched_names.h"
 #include "util/cmd.h"
 #include "util/fs.h"
 #include "util/parse.h"
@@ -542,6 +544,49 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	return m;
 }
 
+/* Whether the tree's applied/list holds exactly k's patches, in order. */
+static bool tree_has_patches(const char *tree, const struct key_inputs *k)
+{
+	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
+		return k->npatches == 0 && !fs_exists(list);
+	size_t i = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), i++)
+		if (i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0)
+			return false;
+	return i == k->npatches;
+}
+
+/* A kernel cached before builds kept the sched name lists (sched_names.h)
+ * gets them from its tree when the tree holds exactly its patches, without
+ * waiting for the tree's lock; they are written into its meta.json. Best
+ * effort: otherwise its variants are not checked. */
+static void names_backfill(const char *cache_dir, const struct key_inputs *k,
+			   struct kbuild_artifact *a)
+{
+	if (!a->meta || json_object_object_get_ex(a->meta, "sched_features", NULL))
+		return;
+	_cleanup_free_ char *trees = fs_path_join(cache_dir, "trees");
+	_cleanup_free_ char *tree = fs_path_join(trees, k->src.tree_id);
+	_cleanup_free_ char *src = fs_path_join(tree, "src");
+	_cleanup_free_ char *lock = NULL;
+	if (asprintf(&lock, "%s.lock", tree) < 0)
+		return;
+	_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || !tree_has_patches(tree, k))
+		return;
+	struct sl_error ignored;
+	if (sched_names_from_tree(src, a->meta, &ignored) < 0 ||
+	    !json_object_object_get_ex(a->meta, "sched_features", NULL))
+		return;
+	const char *text = json_object_to_json_string_ext(
+	    a->meta, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	fs_write_file_atomic(a->meta_path, text, strlen(text), &ignored);
+}
+
 int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		 struct kbuild_artifact **ret, struct sl_error *err)
 {
@@ -653,6 +698,11 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	}
 	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
 	meta = meta_new(&k, s, b.source_version, time_monotonic_s() - t0);
+	/* the names a variant's features and sched_tunables are checked against */
+	struct sl_error names_err = {0};
+	if (sched_names_from_tree(b.src, meta, &names_err) < 0)
+		kbuild_log(&b, "the sched feature and tunable names were not read: %s",
+			   names_err.message);
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -684,6 +734,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	goto cleanup;
 hit:
 	a->cached = true;
+	names_backfill(cache_dir, &k, a);
 	kbuild_cache_touch(dir);
 	*ret = TAKE_PTR(a);
 	r = 0;

@@ -36,6 +36,9 @@ void result_add_kernel(json_object *result, const char *name, const struct kbuil
 	json_object *meta = NULL;
 	if (!art->meta || json_object_deep_copy(art->meta, &meta, NULL) < 0)
 		meta = json_object_new_object();
+	/* the name lists are for sched_names_check(), not for the result */
+	json_object_object_del(meta, "sched_features");
+	json_object_object_del(meta, "sched_tunables");
 	json_object_object_add(meta, "cached", json_object_new_boolean(art->cached));
 	json_object *build = json_object_new_object();
 	json_object_object_add(build, "status", json_object_new_string("ok"));

@@ -15,6 +15,7 @@
 #include "job/sched_ext.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
+#include "kernel/sched_names.h"
 #include "run/materialize.h"
 #include "run/placement.h"
 #include "run/result.h"
@@ -146,6 +147,12 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		built[*ret_n].name = strdup(kname);
 		built[*ret_n].art = art;
 		(*ret_n)++;
+		/* names that kernel does not have would fail every boot: say which */
+		for (size_t v = 0; v < r->job->n_variants; v++)
+			if (strcmp(r->job->variants[v].kernel->name, kname) == 0 &&
+			    (rc = sched_names_check(art->meta, &r->job->variants[v], kname, err)) <
+				0)
+				return rc;
 		result_add_kernel(result, kname, art);
 		progress(r, "building", 100, "kernel '%s' ready (%s, key %.12s)", kname,
 			 art->cached ? "cache hit" : "built", art->key);

@@ -78,7 +78,7 @@ cases = [
     ("timeout-big", lambda d: d["workloads"][0].update(timeout_s=3601), "$.workloads[0].timeout_s"),
     ("uid-key", lambda d: next(iter(d["variants"].values())).update(uid_shares={"65536": 1024}), None),
     ("share-0", lambda d: next(iter(d["variants"].values())).update(uid_shares={"1000": 0}), None),
-    ("tunable", lambda d: next(iter(d["variants"].values())).update(sched_tunables={"base_slice_ns": 1}), None),
+    ("tunable", lambda d: next(iter(d["variants"].values())).update(sched_tunables={"base/slice_ns": 1}), None),
     ("no-workloads", lambda d: d.pop("workloads"), "$.workloads"),
 ]
 for name, f, path in cases:

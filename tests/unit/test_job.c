@@ -164,9 +164,9 @@ static void test_variant_settings_are_checked(void **state)
 			 ""),
 		     JOB_ORIGIN_SERVICE, "$.variants.b.uid_shares.1000", NULL);
 	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"sched_tunables\":"
-			 "{\"bogus_ns\":1}}}",
+			 "{\"bogusNs\":1}}}",
 			 ""),
-		     JOB_ORIGIN_SERVICE, "$.variants.b.sched_tunables.bogus_ns", "bogus_ns");
+		     JOB_ORIGIN_SERVICE, "$.variants.b.sched_tunables.bogusNs", "bogusNs");
 	expect_error(
 	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"hrtick\":\"yes\"}}", ""),
 	    JOB_ORIGIN_SERVICE, "$.variants.b.hrtick", NULL);
@@ -249,6 +249,39 @@ static void test_guest_shape_and_nul_limits(void **state)
 		     "\"variants\":{\"a\":{\"kernel\":\"k\"}},\"baseline\":\"a\",\"workloads\":" WL
 		     "}",
 		     JOB_ORIGIN_SERVICE, "$.kernels.k.patches[0].content", "NUL bytes");
+}
+
+/* The service builds both Debian bases and nothing else; a kernel naming
+ * one and no config gets that base's fragment. */
+static void test_debian_bases(void **state)
+{
+	(void)state;
+	const char *sources[] = {"debian:linux-source-6.1", "debian:linux-source-6.12"};
+	const char *configs[] = {"linux-6.1", "linux-6.12"};
+	for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"t\",\"kernels\":{\"k\":{\"source\":\"%s\"}},"
+			 "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			 "\"baseline\":\"a\",\"workloads\":" WL "}",
+			 sources[i]);
+		json_object *spec = json_tokener_parse(text);
+		assert_non_null(spec);
+		struct job *job = NULL;
+		struct sl_error err = {0};
+		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+			fail_msg("%s: %s", sources[i], err.message);
+		json_object_put(spec);
+		const struct job_kernel *k = job_find_kernel(job, "k");
+		assert_string_equal(k->source, sources[i]);
+		assert_int_equal(k->config.kind, JOB_FILE_BUILTIN);
+		assert_string_equal(k->config.builtin, configs[i]);
+		job_free(job);
+	}
+	expect_error("{\"name\":\"t\",\"kernels\":{\"k\":{\"source\":\"debian:linux-source-6.6\"}},"
+		     "\"variants\":{\"a\":{\"kernel\":\"k\"}},\"baseline\":\"a\",\"workloads\":" WL
+		     "}",
+		     JOB_ORIGIN_SERVICE, "$.kernels.k", "'debian:linux-source-6.12'");
 }
 
 /* Every example in examples/ expands into a typed job that agrees with the
@@ -493,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(test_guest_time_budget),
 	    cmocka_unit_test(test_budget_is_the_real_deadline),
 	    cmocka_unit_test(test_guest_shape_and_nul_limits),
+	    cmocka_unit_test(test_debian_bases),
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),

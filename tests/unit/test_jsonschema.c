@@ -324,9 +324,9 @@ static void test_job_errors(void **state)
 	     "[{\"name\": \"w\", \"tool\": \"share\"}]}",
 	     "$.variants.v.uid_shares.70000", "is not an allowed name"},
 	    {"{\"name\": \"j\", \"kernels\": {\"k\": {\"source\": \"s\"}}, \"variants\": "
-	     "{\"v\": {\"kernel\": \"k\", \"sched_tunables\": {\"base_slice_ns\": 1}}}, "
+	     "{\"v\": {\"kernel\": \"k\", \"sched_tunables\": {\"Base_slice_ns\": 1}}}, "
 	     "\"workloads\": [{\"name\": \"w\", \"tool\": \"share\"}]}",
-	     "$.variants.v.sched_tunables.base_slice_ns", "is not one of 'latency_ns'"},
+	     "$.variants.v.sched_tunables.Base_slice_ns", "is not an allowed name"},
 	    {"{\"name\": \"j\", \"kernels\": {\"k\": {\"source\": \"s\"}}, \"variants\": "
 	     "{\"v\": {\"kernel\": \"k\"}}, \"workloads\": [{\"name\": \"w\", \"tool\": "
 	     "\"share\"}], \"repeat\": 51}",

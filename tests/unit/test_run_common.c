@@ -125,6 +125,13 @@ static void test_base_from_arg(void **state)
 	json_object_put(k);
 	assert_int_equal(cli_base_from_arg("debian:linux-source-6.1", &k, &err), 0);
 	assert_string_equal(str(k, "patches"), "[]");
+	assert_string_equal(str(k, "config"), "{\"builtin\":\"linux-6.1\"}");
+	json_object_put(k);
+	/* the 6.12 base: stock 6.12 with its own fragment (sched_ext, BTF) */
+	assert_int_equal(cli_base_from_arg("debian:linux-source-6.12", &k, &err), 0);
+	assert_string_equal(str(k, "source"), "\"debian:linux-source-6.12\"");
+	assert_string_equal(str(k, "patches"), "[]");
+	assert_string_equal(str(k, "config"), "{\"builtin\":\"linux-6.12\"}");
 	json_object_put(k);
 
 	FILE *f = fopen("l.tar.xz", "w");
