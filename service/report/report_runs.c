@@ -43,7 +43,7 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			/* the variant's sched_ext scheduler as the run read it back */
 			json_object *scx = report_get(run, "sched_ext");
 			if (scx) {
-				html_buf_puts(o, " <small class=\"scx\">");
+				html_buf_puts(o, " <span class=\"scx\">");
 				report_put_str_or_dash(o, report_str(scx, "scheduler"));
 				html_buf_puts(o, ": ");
 				report_put_str_or_dash(o, report_str(scx, "state"));
@@ -54,7 +54,7 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 					html_buf_puts(o, "; exit: ");
 					report_put_str_or_dash(o, report_str(scx, "exit_reason"));
 				}
-				html_buf_puts(o, "</small>");
+				html_buf_puts(o, "</span>");
 			}
 			html_buf_puts(o, "</td><td>");
 			report_put_str_or_dash(o, report_str(run, "host"));
