@@ -3,12 +3,17 @@
 # content key: CI builds it once) with its tools/sched_ext schedulers, booted
 # with scx_simple against EEVDF (examples/scx-simple.json, short form: one
 # cyclictest of 1000 cycles, 2 repeats) plus a scx_qmap variant told to call
-# scx_bpf_error() after 20000 enqueues. Every scx_simple run must read back
-# state 'enabled' and ops 'simple' and be ok, the verdict on scx_simple's
-# cyclictest must be computed, and the scx_qmap run must be recorded as
-# sched_ext_failed with the kernel's exit reason (then the fail-fast rule
-# skips its second run and the job's verdict is fail).
-# Timings: see TIMINGS at the end of this comment.
+# scx_bpf_error() after 500 enqueues (cyclictest alone wakes 1000 times a
+# second). Every scx_simple run must read back state 'enabled' and ops
+# 'simple' and be ok, the verdict on scx_simple's cyclictest must be
+# computed, and the scx_qmap run must be recorded as sched_ext_failed with the
+# kernel's exit reason (the fail-fast rule then skips its second run, and the
+# job's verdict is fail). First, cheaply, a sched_ext variant on the 6.1
+# kernel (no SCHED_CLASS_EXT) must be refused naming the field.
+# Timings: not measured end to end yet (the 6.12 kernel was still building
+# on this host at the deadline); expected: the tools/sched_ext build adds a
+# few minutes to the shared 6.12 build, then 5 boots under TCG of about a
+# minute each.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
@@ -40,7 +45,7 @@ e2e_run_example scx-simple.json scx-e2e '
 j["repeat"] = 2
 del j["variants"]["scx_central"]
 j["variants"]["scx_qmap_error"] = {"kernel": "sched",
-    "sched_ext": {"scheduler": "scx_qmap", "args": ["-e", "20000"]}}
+    "sched_ext": {"scheduler": "scx_qmap", "args": ["-e", "500"]}}
 for v in j["variants"].values():
     v.pop("uid_shares", None)
 j["workloads"] = [j["workloads"][0]]
