@@ -158,8 +158,9 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
 /* When b's .config enables SCHED_CLASS_EXT: builds tools/sched_ext/ of the
  * tree against the tree's own vmlinux (BTF -> vmlinux.h with the tree's
  * bpftool, the tree's libbpf) in the make sandbox, and copies each loader
- * of sched_ext_schedulers() to out_dir/KBUILD_SCX_DIR/. Else nothing. A
- * failure is ERR_BUILD "build_failed". */
+ * of sched_ext_schedulers() to out_dir/KBUILD_SCX_DIR/. Else nothing. When
+ * they do not build, the kernel build still succeeds and
+ * KBUILD_SCX_DIR/KBUILD_SCX_FAILED says why (kbuild.h). */
 int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err);
 
 /* ---- kernel_config.c: the .config ---- */

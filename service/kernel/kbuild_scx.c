@@ -41,24 +41,34 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		   KBUILD_SCX_CLANG);
 	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG,
 			      NULL};
-	int ex = 0;
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
-			    err);
-	if (r < 0)
-		return r;
-	if (ex != 0) {
-		r = error_set(err, ERR_BUILD, EIO,
-			      "The sched_ext schedulers (tools/sched_ext) did not build (make exit "
-			      "%d): %s",
-			      ex, b->last_error[0] ? b->last_error : "see the build log");
-		snprintf(err->code, sizeof(err->code), "build_failed");
-		return r;
-	}
-	_cleanup_free_ char *bin = fs_path_join(build, "build/bin");
 	_cleanup_free_ char *dest = fs_path_join(out_dir, KBUILD_SCX_DIR);
 	r = fs_mkdir_p(dest, err);
 	if (r < 0)
 		return r;
+	int ex = 0;
+	struct sl_error step_err = {0};
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
+			    &step_err);
+	if (r < 0 && step_err.kind != ERR_BUILD) {
+		*err = step_err;
+		return r;
+	}
+	if (r < 0 || ex != 0) {
+		/* The kernel itself is fine and other jobs use it: the failure is
+		 * kept beside it for the variants that want a scheduler. */
+		char why[1024];
+		if (r < 0)
+			snprintf(why, sizeof(why), "%.900s\n", step_err.message);
+		else
+			snprintf(why, sizeof(why),
+				 "The sched_ext schedulers (tools/sched_ext) did not build (make "
+				 "exit %d): %.700s\n",
+				 ex, b->last_error[0] ? b->last_error : "see the build log");
+		kbuild_log(b, "%s", why);
+		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
+		return fs_write_file_atomic(failed, why, strlen(why), err);
+	}
+	_cleanup_free_ char *bin = fs_path_join(build, "build/bin");
 	for (const char *const *s = sched_ext_schedulers(); *s; s++) {
 		_cleanup_free_ char *from = fs_path_join(bin, *s);
 		_cleanup_free_ char *to = fs_path_join(dest, *s);

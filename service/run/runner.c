@@ -643,10 +643,18 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 		}
 		if (!fs_exists(host)) {
 			free(host);
-			return error_set(err, ERR_INTERNAL, ENOENT,
-					 "The kernel '%s' was built without its sched_ext "
-					 "scheduler '%s'.",
-					 v->kernel->name, v->scx_scheduler);
+			_cleanup_free_ char *failed = fs_path_join(dir, KBUILD_SCX_FAILED);
+			_cleanup_free_ char *why = NULL;
+			struct sl_error ignored;
+			if (fs_read_file(failed, 4096, &why, NULL, &ignored) < 0)
+				why = NULL;
+			else
+				why[strcspn(why, "\n")] = '\0';
+			return error_set_path(err, ERR_INVALID, path,
+					      "%s: the sched_ext scheduler '%s' of kernel '%s' did "
+					      "not build: %s",
+					      path, v->scx_scheduler, v->kernel->name,
+					      why ? why : "its loader is missing.");
 		}
 		hosts[n] = host;
 		files[n].host = host;

@@ -37,6 +37,7 @@ struct fixture {
 	const char *make_after;	  /* with make_output: printed after the compiler's error */
 	int sandboxed;		  /* commands that came wrapped in bwrap */
 	int scx_builds;		  /* `make -C tools/sched_ext` runs */
+	bool scx_fail;		  /* that make exits 2 */
 	char scx_cmd[1024];	  /* the last one's arguments after make */
 	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
 };
@@ -113,6 +114,11 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 	    strstr(argv[2], "tools/sched_ext")) {
 		/* the sched_ext schedulers: loaders in O=/build/bin */
 		fx->scx_builds++;
+		if (fx->scx_fail) {
+			*ret_output = strdup("scx_simple.bpf.c:68:23: error: use of undeclared "
+					     "identifier 'SCX_DSQ_LOCAL'\n");
+			return 2;
+		}
 		fx->scx_cmd[0] = '\0';
 		for (size_t i = 1; argv[i]; i++) {
 			strncat(fx->scx_cmd, " ", sizeof(fx->scx_cmd) - strlen(fx->scx_cmd) - 1);
@@ -857,6 +863,24 @@ static void test_sched_ext_schedulers(void **state)
 	assert_int_equal(fs_read_file(a->bzimage, 1 << 20, &bz, NULL, &err), 0);
 	assert_string_equal(bz, "the kernel another job may be booting");
 	free(bz);
+	kbuild_artifact_free(a);
+
+	/* schedulers that do not build leave a good kernel and say why */
+	fx->scx_fail = true;
+	write_file(fx->dir, "frag.config", "CONFIG_SCHED_CLASS_EXT=y\n");
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 3);
+	assert_true(fs_exists(a->bzimage));
+	_cleanup_free_ char *dir = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	_cleanup_free_ char *failed = fs_path_join(dir, KBUILD_SCX_FAILED);
+	char *why = NULL;
+	assert_int_equal(fs_read_file(failed, 1 << 20, &why, NULL, &err), 0);
+	assert_non_null(strstr(why, "did not build (make exit 2)"));
+	free(why);
+	kbuild_artifact_free(a);
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_true(a->cached);
+	assert_int_equal(fx->scx_builds, 3);
 	kbuild_artifact_free(a);
 }
 
