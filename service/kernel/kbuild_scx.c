@@ -11,14 +11,21 @@
 #include "kernel/kbuild.h"
 #include "util/fs.h"
 
-bool kbuild_config_has_scx(const char *config_path)
+/* Whether the .config at config_path sets opt ("CONFIG_X=y"). */
+static bool config_has(const char *config_path, const char *opt)
 {
 	_cleanup_free_ char *text = NULL;
 	struct sl_error ignored;
+	char line[128];
 	if (!config_path || fs_read_file(config_path, 16 << 20, &text, NULL, &ignored) < 0)
 		return false;
-	const char *opt = "CONFIG_SCHED_CLASS_EXT=y\n";
-	return strncmp(text, opt, strlen(opt)) == 0 || strstr(text, "\nCONFIG_SCHED_CLASS_EXT=y\n");
+	snprintf(line, sizeof(line), "\n%s\n", opt);
+	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
+}
+
+bool kbuild_config_has_scx(const char *config_path)
+{
+	return config_has(config_path, "CONFIG_SCHED_CLASS_EXT=y");
 }
 
 int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
@@ -45,6 +52,20 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	r = fs_mkdir_p(dest, err);
 	if (r < 0)
 		return r;
+	/* libbpf (bpf_object__probe_loading) loads a trivial socket filter, or
+	 * else a tracepoint program, before anything else: a kernel with neither
+	 * program type refuses every loader with "Couldn't load trivial BPF
+	 * program" (seen in a 6.12 guest built from tinyconfig). */
+	if (!config_has(cfg, "CONFIG_NET=y") && !config_has(cfg, "CONFIG_BPF_EVENTS=y")) {
+		static const char why[] =
+		    "The kernel's config has neither CONFIG_NET nor CONFIG_BPF_EVENTS, so "
+		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
+		    "program) and every sched_ext loader would fail with \"Couldn't load "
+		    "trivial BPF program\"; add CONFIG_NET=y to the kernel's config.\n";
+		kbuild_log(b, "%s", why);
+		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
+		return fs_write_file_atomic(failed, why, strlen(why), err);
+	}
 	int ex = 0;
 	struct sl_error step_err = {0};
 	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,

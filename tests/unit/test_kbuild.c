@@ -833,7 +833,8 @@ static void test_sched_ext_schedulers(void **state)
 	assert_false(fs_exists(none));
 	kbuild_artifact_free(a);
 
-	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\nCONFIG_SCHED_CLASS_EXT=y\n");
+	write_file(fx->dir, "frag.config",
+		   "CONFIG_SMP=y\nCONFIG_NET=y\nCONFIG_SCHED_CLASS_EXT=y\n");
 	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
 	assert_int_equal(fx->scx_builds, 1);
 	assert_true(kbuild_config_has_scx(a->config));
@@ -865,9 +866,21 @@ static void test_sched_ext_schedulers(void **state)
 	free(bz);
 	kbuild_artifact_free(a);
 
+	/* without NET (or BPF_EVENTS) libbpf cannot load anything: no build, a reason */
+	write_file(fx->dir, "frag.config", "CONFIG_SCHED_CLASS_EXT=y\n");
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 2);
+	_cleanup_free_ char *nodir = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	_cleanup_free_ char *nonet = fs_path_join(nodir, KBUILD_SCX_FAILED);
+	char *text = NULL;
+	assert_int_equal(fs_read_file(nonet, 1 << 20, &text, NULL, &err), 0);
+	assert_non_null(strstr(text, "neither CONFIG_NET nor CONFIG_BPF_EVENTS"));
+	free(text);
+	kbuild_artifact_free(a);
+
 	/* schedulers that do not build leave a good kernel and say why */
 	fx->scx_fail = true;
-	write_file(fx->dir, "frag.config", "CONFIG_SCHED_CLASS_EXT=y\n");
+	write_file(fx->dir, "frag.config", "CONFIG_NET=y\nCONFIG_SCHED_CLASS_EXT=y\n");
 	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
 	assert_int_equal(fx->scx_builds, 3);
 	assert_true(fs_exists(a->bzimage));

@@ -90,6 +90,20 @@ static void read_exit_reason(const char *root, struct agent_scx *s, char *tail, 
 		snprintf(tail, tail_len, "%.400s", last_line);
 }
 
+/* The loader's stderr tail (libbpf's and the verifier's complaints) to the
+ * console, for the run's console excerpt. */
+static void log_stderr_tail(const char *root)
+{
+	_cleanup_free_ char *path = agent_path(root, SCX_ERR_PATH);
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0;
+	if (agent_read_file(path, 256 * 1024, &data, &n) < 0 || n == 0)
+		return;
+	size_t keep = n > 3000 ? 3000 : n;
+	_cleanup_free_ char *clean = agent_utf8_clean(data + n - keep, keep);
+	fprintf(stderr, "schedlab-agent: the sched_ext loader's last output:\n%s\n", clean);
+}
+
 static void kill_and_wait(struct agent_scx *s, int sig, long long grace_ms)
 {
 	if (loader_gone(s))
@@ -150,6 +164,7 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 	kill_and_wait(s, SIGKILL, 2000);
 	char tail[512];
 	read_exit_reason(root, s, tail, sizeof(tail));
+	log_stderr_tail(root);
 	describe_exit(s);
 	if (gone)
 		snprintf(s->error, sizeof(s->error),
