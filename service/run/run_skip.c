@@ -147,11 +147,8 @@ bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_obje
 	 * on a quiet host, when the wait is the hung guest's own spinning
 	 * (noise_hang_is_kernels). A panic or crash is the kernel's whatever
 	 * the host did. */
-	/* a stall ejection on a starved host is no better evidence than a hang */
-	bool hang_like =
-	    strcmp(word, "hung") == 0 ||
-	    strcmp(json_object_get_string(get(run, "status")), "sched_ext_failed") == 0;
-	if (hang_like && noise_run_is_noisy(run) && s->job->noise_policy == JOB_NOISE_EXCLUDE &&
+	if (strcmp(word, "hung") == 0 && noise_run_is_noisy(run) &&
+	    s->job->noise_policy == JOB_NOISE_EXCLUDE &&
 	    !noise_hang_is_kernels(noise_runs_median_wait(s->base_runs), s->job->noise_limit_pct))
 		return false;
 	char k[RUN_KEY_STRLEN];
