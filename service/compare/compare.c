@@ -437,8 +437,11 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		double wait = noise_run_wait_pct(run);
 		/* A panic or crash is the kernel's whatever the host did; a slow
 		 * or hung run on a starved host is not. */
+		/* So is a BPF scheduler that did not load or that sched_ext ejected
+		 * (a stall past the 30 s watchdog, not a starved vCPU's doing). */
 		bool kernel_failed =
-		    status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0);
+		    status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0 ||
+			       strcmp(status, "sched_ext_failed") == 0);
 		/* A candidate that hung while the baseline ran on a quiet host
 		 * spun its own vCPUs into the wait: the hang is the kernel's. */
 		bool own_hang = candidate && status && strcmp(status, "hung") == 0 &&

@@ -16,6 +16,7 @@
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
 #include "job/suite.h"
+#include "job/sched_ext.h"
 #include "job/workload_args.h"
 #include "util/fs.h"
 
@@ -510,6 +511,14 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		return r;
 	json_object_object_add(out, "variants", variants);
 	json_object_object_add(out, "baseline", json_object_new_string(baseline));
+	json_object_object_foreach(variants, vname, v)
+	{
+		json_object *scx = job_json_get(v, "sched_ext");
+		char path[256];
+		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", vname);
+		if (scx && (r = sched_ext_check(scx, path, vcpus, err)) < 0)
+			return r;
+	}
 
 	/* Workloads, repeat, gates. The job's own workloads replace a suite's. */
 	_cleanup_json_ json_object *wl_in = json_object_get(job_json_get(full, "workloads"));

@@ -128,6 +128,11 @@ struct job_variant {
 	size_t n_uid_shares;
 	struct job_tunable *sched_tunables;
 	size_t n_sched_tunables;
+	/* sched_ext (job/sched_ext.h): the BPF scheduler the agent starts
+	 * before the workloads, or NULL for the kernel's own classes. */
+	const char *scx_scheduler;
+	const char **scx_args;
+	size_t n_scx_args;
 };
 
 struct job_workload {

@@ -225,6 +225,18 @@ static int job_variant_from(struct job *job, const char *vname, json_object *v,
 	r = job_uid_shares_from(job_json_object(v, "uid_shares"), path, var, err);
 	if (r < 0)
 		return r;
+	json_object *scx = job_json_object(v, "sched_ext");
+	if (scx) {
+		char spath[300];
+		snprintf(spath, sizeof(spath), "%s.sched_ext", path);
+		var->scx_scheduler = job_json_string(scx, "scheduler");
+		if (!var->scx_scheduler)
+			return job_bad(err, spath, "scheduler");
+		r = job_strings(job_json_array(scx, "args"), spath, &var->scx_args,
+				&var->n_scx_args, err);
+		if (r < 0)
+			return r;
+	}
 	return job_tunables_from(job_json_object(v, "sched_tunables"), path, var, err);
 }
 
@@ -438,6 +450,7 @@ struct job *job_free(struct job *job)
 		free(job->variants[i].features);
 		free(job->variants[i].uid_shares);
 		free(job->variants[i].sched_tunables);
+		free(job->variants[i].scx_args);
 	}
 	free(job->variants);
 	for (size_t i = 0; i < job->n_workloads; i++)

@@ -169,6 +169,15 @@ static int collect(const struct initramfs_inputs *in, struct entries *e, struct 
 			return r;
 		bins[nb++] = tools[i];
 	}
+	for (size_t i = 0; i < in->n_files; i++) {
+		if (nb + 1 >= ELEMENTSOF(bins))
+			return error_set(err, ERR_TOO_LARGE, E2BIG,
+					 "Too many programs were given.");
+		r = entries_add(e, in->files[i].image, in->files[i].host, err);
+		if (r < 0)
+			return r;
+		bins[nb++] = in->files[i].host;
+	}
 	bins[nb] = NULL;
 	if (in->workloads_dir) {
 		r = add_workloads(e, in->workloads_dir, err);

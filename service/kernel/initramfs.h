@@ -18,12 +18,21 @@
 #define INITRAMFS_PLAN_PATH "/schedlab/plan.json"
 #define INITRAMFS_MAX_PLAN  (1u << 20)
 
+/* A file at a path of its own in the image (e.g. a sched_ext loader). */
+struct initramfs_file {
+	const char *host;  /* host path */
+	const char *image; /* path in the image, without the leading '/' */
+};
+
 struct initramfs_inputs {
 	const char *agent;	   /* host path of the static agent -> /init */
 	const char *const *tools;  /* NULL-terminated host paths -> /usr/bin/<basename>;
 				      NULL: initramfs_default_tools() */
 	const char *workloads_dir; /* every regular file in it -> INITRAMFS_WORKLOAD_DIR/;
 				      NULL or missing: none */
+	/* More programs, each with the shared libraries it needs (elfdeps.h). */
+	const struct initramfs_file *files;
+	size_t n_files;
 };
 
 /* The rt-tests programs of Debian's rt-tests that schedlab runs

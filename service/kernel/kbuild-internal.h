@@ -146,6 +146,23 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
  * name in b->failed_patch). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
 
+/* ---- kbuild_scx.c: the sched_ext schedulers (docs/sched-ext.md) ---- */
+
+/* A step's limit for the schedulers: libbpf, bpftool and four BPF programs
+ * with their loaders, cold, on a loaded 2-core host. */
+#define KBUILD_SCX_TIMEOUT_S 1800
+/* The clang that compiles the BPF programs: 6.12's sched_ext headers need
+ * clang 16 or later (Debian bookworm's default clang is 14). */
+#define KBUILD_SCX_CLANG "clang-16"
+
+/* When b's .config enables SCHED_CLASS_EXT: builds tools/sched_ext/ of the
+ * tree against the tree's own vmlinux (BTF -> vmlinux.h with the tree's
+ * bpftool, the tree's libbpf) in the make sandbox, and copies each loader
+ * of sched_ext_schedulers() to out_dir/KBUILD_SCX_DIR/. Else nothing. When
+ * they do not build, the kernel build still succeeds and
+ * KBUILD_SCX_DIR/KBUILD_SCX_FAILED says why (kbuild.h). */
+int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err);
+
 /* ---- kernel_config.c: the .config ---- */
 
 struct config_entry {

@@ -501,6 +501,9 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = tree_make(b, err);
 	if (r < 0)
 		return r;
+	r = kbuild_scx_build(b, out_dir, err);
+	if (r < 0)
+		return r;
 	_cleanup_free_ char *bz = fs_path_join(b->obj, "arch/x86/boot/bzImage");
 	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
 	_cleanup_free_ char *bz_out = fs_path_join(out_dir, "bzImage");
@@ -509,6 +512,32 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	if (r < 0)
 		return r;
 	return kbuild_copy_file(cfg, cfg_out, err);
+}
+
+/* Renames the finished build tmp to the cache entry dir. An entry the cache
+ * did not load because it lacks its sched_ext schedulers
+ * (kbuild_cache_load(): built by an older schedlab) gets them from this
+ * build instead; its kernel, of the same key, stays: another job may be
+ * booting it. */
+static int move_into_place(struct build_ctx *b, const char *tmp, const char *dir, const char *key,
+			   struct sl_error *err)
+{
+	_cleanup_free_ char *scx_new = fs_path_join(tmp, KBUILD_SCX_DIR);
+	_cleanup_free_ char *scx_old = fs_path_join(dir, KBUILD_SCX_DIR);
+	const char *from = tmp, *to = dir;
+	if (fs_exists(dir) && fs_exists(scx_new) && !fs_exists(scx_old)) {
+		kbuild_log(b, "adding the sched_ext schedulers to the cached kernel %s", key);
+		from = scx_new;
+		to = scx_old;
+	}
+	if (rename(from, to) < 0)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot move '%s' into place: %s.", from,
+				 strerror(errno));
+	if (from != tmp) {
+		struct sl_error ignored;
+		fs_rm_rf(tmp, &ignored);
+	}
+	return 0;
 }
 
 static void kbuild_artifact_freep(struct kbuild_artifact **a)
@@ -710,11 +739,9 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	r = write_text(meta_path, text, err);
 	if (r < 0)
 		goto cleanup;
-	if (rename(tmp, dir) < 0) {
-		r = error_set(err, ERR_INTERNAL, errno, "Cannot move '%s' into place: %s.", tmp,
-			      strerror(errno));
+	r = move_into_place(&b, tmp, dir, k.key, err);
+	if (r < 0)
 		goto cleanup;
-	}
 	unlink(failed_log);
 	r = kbuild_cache_load(dir, k.key, &a, err);
 	if (r < 0) {

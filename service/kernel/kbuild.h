@@ -57,6 +57,17 @@ struct kbuild_opts {
 	int timeout_s;
 };
 
+/* The artifact's directory of sched_ext loaders (kernels whose config enables
+ * SCHED_CLASS_EXT): <dir>/sched_ext/<scheduler>, built with the kernel. */
+#define KBUILD_SCX_DIR "sched_ext"
+/* In KBUILD_SCX_DIR when the schedulers did not build: why, one sentence.
+ * The kernel is still a good artifact; only sched_ext variants fail. */
+#define KBUILD_SCX_FAILED "build-failed.txt"
+
+/* Whether the kernel's config file (an artifact's "config") sets
+ * CONFIG_SCHED_CLASS_EXT=y. */
+bool kbuild_config_has_scx(const char *config_path);
+
 struct kbuild_artifact {
 	char key[65];
 	char *dir, *bzimage, *config, *log, *meta_path;

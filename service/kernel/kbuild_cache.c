@@ -93,6 +93,11 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	if (!fs_exists(a->meta_path) || !fs_exists(a->bzimage))
 		return -ENOENT;
+	/* A sched_ext kernel is complete with its schedulers (kbuild_scx.c);
+	 * one built before schedlab built them is rebuilt. */
+	_cleanup_free_ char *scx = fs_path_join(dir, KBUILD_SCX_DIR);
+	if (kbuild_config_has_scx(a->config) && !fs_exists(scx))
+		return -ENOENT;
 	int r = json_read_file_strict(a->meta_path, 1024 * 1024, "cached kernel's meta file",
 				      &a->meta, err);
 	if (r < 0 && r != -EINVAL)

@@ -164,7 +164,8 @@ static void write_comparisons(FILE *f, json_object *cmps, const char *vname, str
 /* Whether a run's status counts as the kernel's whatever the host did. */
 static bool kernel_failed(const char *status)
 {
-	return status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0);
+	return status && (strcmp(status, "panic") == 0 || strcmp(status, "crashed") == 0 ||
+			  strcmp(status, "sched_ext_failed") == 0);
 }
 
 /* One <testcase> per run of variant v; policy is the job's noise_policy. */

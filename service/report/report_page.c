@@ -76,6 +76,7 @@ void report_badge(struct html_buf *o, const char *verdict)
 	    {"hung", "\xe2\x9c\x97"},
 	    {"panic", "\xe2\x9c\x97"},
 	    {"crashed", "\xe2\x9c\x97"},
+	    {"sched_ext_failed", "\xe2\x9c\x97"},
 	    {"error", "\xe2\x9c\x97"},
 	    {"failed", "\xe2\x9c\x97"},
 	    {"timed_out", "\xe2\x9c\x97"},

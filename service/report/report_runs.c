@@ -40,6 +40,22 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			report_put_str_or_dash(o, report_str(run, "key"));
 			html_buf_puts(o, "</td><td>");
 			report_badge(o, report_str(run, "status"));
+			/* the variant's sched_ext scheduler as the run read it back */
+			json_object *scx = report_get(run, "sched_ext");
+			if (scx) {
+				html_buf_puts(o, " <span class=\"scx\">");
+				report_put_str_or_dash(o, report_str(scx, "scheduler"));
+				html_buf_puts(o, ": ");
+				report_put_str_or_dash(o, report_str(scx, "state"));
+				html_buf_puts(o, " / ");
+				report_put_str_or_dash(o, report_str(scx, "ops"));
+				if (report_str(scx, "exit_reason") && report_str(run, "status") &&
+				    strcmp(report_str(run, "status"), "sched_ext_failed") == 0) {
+					html_buf_puts(o, "; exit: ");
+					report_put_str_or_dash(o, report_str(scx, "exit_reason"));
+				}
+				html_buf_puts(o, "</span>");
+			}
 			html_buf_puts(o, "</td><td>");
 			report_put_str_or_dash(o, report_str(run, "host"));
 			html_buf_puts(o, "</td><td>");

@@ -126,6 +126,25 @@ static void print_runs(FILE *f, json_object *result)
 		}
 		if (any)
 			fputc('\n', f);
+		/* The variant's sched_ext scheduler as each run read it back
+		 * (docs/sched-ext.md): state/ops, and the exit reason of one
+		 * that was ejected. */
+		any = false;
+		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+			json_object *x = get(json_object_array_get_idx(runs, i), "sched_ext");
+			if (!x)
+				continue;
+			if (!any)
+				fprintf(f, "    sched_ext %s:", str(x, "scheduler", "?"));
+			any = true;
+			const char *end = str(x, "state_end", NULL);
+			fprintf(f, " %s/%s%s%s", *str(x, "state", "") ? str(x, "state", "") : "-",
+				*str(x, "ops", "") ? str(x, "ops", "") : "-",
+				end && strcmp(end, "enabled") != 0 ? "->" : "",
+				end && strcmp(end, "enabled") != 0 ? end : "");
+		}
+		if (any)
+			fputc('\n', f);
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
 			if (get(r, "reason"))

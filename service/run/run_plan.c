@@ -3,6 +3,7 @@
 
 #include "run/run_plan.h"
 #include "job/job.h"
+#include "job/sched_ext.h"
 #include "kernel/initramfs.h"
 
 /* Each tool's program in the guest and the option that makes it write its
@@ -99,6 +100,23 @@ static json_object *plan_uid_shares(const struct job_variant *v)
 	return out;
 }
 
+/* {"scheduler": name, "argv": [loader, args...]}: the BPF scheduler the
+ * agent starts before the workloads (job/sched_ext.h). */
+static json_object *plan_sched_ext(const struct job_variant *v)
+{
+	json_object *out = json_object_new_object();
+	char loader[128];
+	snprintf(loader, sizeof(loader), "%s/%s/%s", SCHED_EXT_GUEST_DIR, v->kernel->name,
+		 v->scx_scheduler);
+	json_object_object_add(out, "scheduler", json_object_new_string(v->scx_scheduler));
+	json_object *argv = json_object_new_array();
+	json_object_array_add(argv, json_object_new_string(loader));
+	for (size_t i = 0; i < v->n_scx_args; i++)
+		json_object_array_add(argv, json_object_new_string(v->scx_args[i]));
+	json_object_object_add(out, "argv", argv);
+	return out;
+}
+
 /* Workload i of the plan: its argv and, for rt-tests and stress-ng, the
  * JSON or YAML file it writes. NULL for an unknown tool. */
 static json_object *plan_workload(const struct job_workload *w, size_t i)
@@ -141,6 +159,8 @@ int plan_build(const struct job *job, const char *variant, const char *run_id, j
 	json_object_object_add(plan, "tunables", plan_tunables(v));
 	if (v->n_uid_shares > 0)
 		json_object_object_add(plan, "uid_shares", plan_uid_shares(v));
+	if (v->scx_scheduler)
+		json_object_object_add(plan, "sched_ext", plan_sched_ext(v));
 
 	json_object *wls = json_object_new_array();
 	json_object_object_add(plan, "workloads", wls);

@@ -177,10 +177,56 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 	return rec;
 }
 
+/* "sched_ext": {scheduler, state, ops, exit_reason} from the summary's
+ * section (agent/scx.h); a scheduler that did not load, did not read back
+ * enabled with its own ops, or was ejected during the run fails the run with
+ * status "sched_ext_failed" (docs/sched-ext.md). */
+static void sched_ext_record(json_object *run, const struct job *job, json_object *summary)
+{
+	const struct job_variant *v = NULL;
+	const char *key = get_str(run, "key");
+	for (size_t i = 0; key && i < job->n_variants; i++) {
+		size_t n = strlen(job->variants[i].name);
+		if (strncmp(key, job->variants[i].name, n) == 0 && key[n] == '#')
+			v = &job->variants[i];
+	}
+	json_object *scx = get(summary, "sched_ext");
+	if (!scx && !(v && v->scx_scheduler))
+		return;
+	json_object *rec = json_object_new_object();
+	const char *sched = v && v->scx_scheduler ? v->scx_scheduler : get_str(scx, "scheduler");
+	json_object_object_add(rec, "scheduler", json_object_new_string(sched ? sched : ""));
+	const char *fields[] = {"state", "ops", "state_end", "exit_reason", "loader_exit"};
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		const char *val = get_str(scx, fields[i]);
+		if (val || i < 2)
+			json_object_object_add(rec, fields[i],
+					       json_object_new_string(val ? val : ""));
+	}
+	json_object *ms = get(scx, "enable_ms");
+	if (json_object_is_type(ms, json_type_int))
+		json_object_object_add(rec, "enable_ms", json_object_get(ms));
+	json_object_object_add(run, "sched_ext", rec);
+	const char *error = get_str(scx, "error");
+	char why[1200];
+	if (!scx && summary)
+		snprintf(why, sizeof(why),
+			 "the agent did not start the sched_ext scheduler '%s' (its summary has no "
+			 "sched_ext section)",
+			 sched ? sched : "?");
+	else if (error)
+		snprintf(why, sizeof(why), "%s", error);
+	else
+		return;
+	run_record_fail(run, "sched_ext_failed", why);
+}
+
 void run_record_fill(json_object *run, const struct job *job, json_object *frames)
 {
 	char why[512];
 	json_object *summary = find_frame(frames, "summary", -1);
+	/* first: a scheduler that failed explains the workloads that did not run */
+	sched_ext_record(run, job, summary);
 	json_object *wls = json_object_new_array();
 	json_object_object_add(run, "workloads", wls);
 	for (size_t i = 0; i < job->n_workloads; i++) {

@@ -126,6 +126,9 @@ static const char *failed_word(const char *status)
 		return "panicked";
 	if (strcmp(status, "crashed") == 0)
 		return "crashed";
+	/* a BPF scheduler that did not load or was ejected (docs/sched-ext.md) */
+	if (strcmp(status, "sched_ext_failed") == 0)
+		return "lost its sched_ext scheduler";
 	return NULL;
 }
 

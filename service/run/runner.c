@@ -12,6 +12,7 @@
 #include "guest/guest.h"
 #include "guest/hostpool.h"
 #include "guest/volume.h"
+#include "job/sched_ext.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
 #include "kernel/sched_names.h"
@@ -599,6 +600,72 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 	json_object_object_add(result, "calibration", cal);
 }
 
+/* The sched_ext loaders the job's variants start (docs/sched-ext.md): each
+ * variant's scheduler, built with its kernel, at SCHED_EXT_GUEST_DIR/<kernel>/
+ * <scheduler> in the initramfs, once. A variant whose kernel does not enable
+ * SCHED_CLASS_EXT is an error naming its sched_ext field. files holds cap
+ * entries; hosts (as many) keeps the malloc'd host paths. */
+static int sched_ext_files(const struct job *job, struct built_kernel *built, size_t n_built,
+			   struct initramfs_file *files, char **hosts, size_t cap, size_t *ret_n,
+			   struct sl_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < job->n_variants; i++) {
+		const struct job_variant *v = &job->variants[i];
+		struct kbuild_artifact *art = built_find(built, n_built, v->kernel->name);
+		if (!v->scx_scheduler || !art)
+			continue;
+		char path[256];
+		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", v->name);
+		if (!kbuild_config_has_scx(art->config))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "%s: variant '%s' asks for the sched_ext scheduler '%s', but its "
+			    "kernel '%s' was built without CONFIG_SCHED_CLASS_EXT (the built-in "
+			    "linux-6.12 config enables it).",
+			    path, v->name, v->scx_scheduler, v->kernel->name);
+		_cleanup_free_ char *dir = fs_path_join(art->dir, KBUILD_SCX_DIR);
+		char *host = fs_path_join(dir, v->scx_scheduler);
+		char image[256];
+		snprintf(image, sizeof(image), "%s/%s/%s", SCHED_EXT_GUEST_DIR + 1, v->kernel->name,
+			 v->scx_scheduler);
+		bool dup = false;
+		for (size_t j = 0; j < n; j++)
+			dup = dup || strcmp(files[j].host, host) == 0;
+		if (dup || n == cap) {
+			free(host);
+			if (!dup)
+				return error_set_path(err, ERR_INVALID, path,
+						      "The job names more than %zu sched_ext "
+						      "schedulers.",
+						      cap);
+			continue;
+		}
+		if (!fs_exists(host)) {
+			free(host);
+			_cleanup_free_ char *failed = fs_path_join(dir, KBUILD_SCX_FAILED);
+			_cleanup_free_ char *why = NULL;
+			struct sl_error ignored;
+			if (fs_read_file(failed, 4096, &why, NULL, &ignored) < 0)
+				why = NULL;
+			else
+				why[strcspn(why, "\n")] = '\0';
+			return error_set_path(err, ERR_INVALID, path,
+					      "%s: the sched_ext scheduler '%s' of kernel '%s' did "
+					      "not build: %s",
+					      path, v->scx_scheduler, v->kernel->name,
+					      why ? why : "its loader is missing.");
+		}
+		hosts[n] = host;
+		files[n].host = host;
+		files[n].image = strdup(image);
+		hosts[cap + n] = (char *)files[n].image;
+		n++;
+	}
+	*ret_n = n;
+	return 0;
+}
+
 /* Everything after the kernels are built: initramfs, accelerator, runs,
  * comparisons. Fills result. */
 static int measure(struct runner *r, json_object *result, struct built_kernel *built,
@@ -608,10 +675,19 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	_cleanup_free_ char *wl = fs_path_join(r->data_dir, "build/workloads");
 	const char *tools[16];
 	plan_initramfs_tools(r->job, tools, ELEMENTSOF(tools));
-	struct initramfs_inputs in = {.agent = agent, .tools = tools, .workloads_dir = wl};
+	struct initramfs_file scx[16];
+	char *scx_paths[2 * ELEMENTSOF(scx)] = {NULL};
+	size_t n_scx = 0;
+	int rc =
+	    sched_ext_files(r->job, built, n_built, scx, scx_paths, ELEMENTSOF(scx), &n_scx, err);
+	struct initramfs_inputs in = {
+	    .agent = agent, .tools = tools, .workloads_dir = wl, .files = scx, .n_files = n_scx};
 	_cleanup_free_ char *base_initrd = NULL;
 	progress(r, "booting", -1, "assembling the guest initramfs");
-	int rc = initramfs_base(r->cache_dir, &in, &base_initrd, err);
+	if (rc >= 0)
+		rc = initramfs_base(r->cache_dir, &in, &base_initrd, err);
+	for (size_t i = 0; i < ELEMENTSOF(scx_paths); i++)
+		free(scx_paths[i]);
 	if (rc < 0)
 		return rc;
 

@@ -70,8 +70,9 @@ static const char *vocab(const char *v, const char *const *set)
 static const char *const statuses[] = {"queued", "building", "booting",	  "running", "comparing",
 				       "done",	 "failed",   "cancelled", NULL};
 static const char *const verdicts[] = {"pass", "fail", "inconclusive", "none", NULL};
-static const char *const run_statuses[] = {"ok",     "hung",	"panic",       "crashed", "error",
-					   "killed", "timeout", "infra_error", "skipped", NULL};
+static const char *const run_statuses[] = {
+    "ok",      "hung",	      "panic",	 "crashed",	     "error", "killed",
+    "timeout", "infra_error", "skipped", "sched_ext_failed", NULL};
 
 /* Caller holds the lock. Adds n to the series with labels, creating it
  * (or, when the family is full, adding to the last one). */

@@ -48,6 +48,22 @@ static void test_parse_contract_example(void **state)
 	agent_plan_free(NULL);
 }
 
+static void test_sched_ext_plan(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "{\"sched_ext\": {\"scheduler\": \"scx_central\", \"argv\": "
+	    "[\"/usr/lib/schedlab/sched_ext/k/scx_central\", \"-c\", \"1\"]}, \"workloads\": []}";
+	struct agent_plan *p = NULL;
+	char err[256] = "";
+	assert_int_equal(agent_plan_parse(text, strlen(text), &p, err, sizeof(err)), 0);
+	assert_string_equal(p->scx_scheduler, "scx_central");
+	assert_int_equal(p->scx_argc, 3);
+	assert_string_equal(p->scx_argv[2], "1");
+	assert_null(p->scx_argv[3]);
+	agent_plan_free(p);
+}
+
 static void test_minimal_plan(void **state)
 {
 	struct agent_plan *p = NULL;
@@ -85,6 +101,18 @@ static void test_rejects(void **state)
 	    {"{\"uid_shares\": {\"-1\": 1024}, \"workloads\": []}", "invalid uid '-1'"},
 	    {"{\"uid_shares\": {\"abc\": 1024}, \"workloads\": []}", "invalid uid 'abc'"},
 	    {"{\"uid_shares\": {\"1000\": 0}, \"workloads\": []}", "share from 1"},
+	    {"{\"sched_ext\": {\"argv\": [\"/x\"]}, \"workloads\": []}", "sched_ext.scheduler"},
+	    {"{\"sched_ext\": {\"scheduler\": \"scx/simple\", \"argv\": [\"/x\"]}, "
+	     "\"workloads\": []}",
+	     "sched_ext.scheduler"},
+	    {"{\"sched_ext\": {\"scheduler\": \"scx_simple\", \"argv\": []}, \"workloads\": []}",
+	     "sched_ext.argv"},
+	    {"{\"sched_ext\": {\"scheduler\": \"scx_simple\", \"argv\": [\"scx_simple\"]}, "
+	     "\"workloads\": []}",
+	     "sched_ext.argv[0]' must be an absolute path"},
+	    {"{\"sched_ext\": {\"scheduler\": \"scx_simple\", \"argv\": [\"/x\", 3]}, "
+	     "\"workloads\": []}",
+	     "sched_ext.argv[1]"},
 	    {"{\"workloads\": [{\"argv\": [\"/bin/true\"]}]}", "workloads[0].name"},
 	    {"{\"workloads\": [{\"name\": \"x\", \"argv\": []}]}", "non-empty array"},
 	    {"{\"workloads\": [{\"name\": \"x\", \"argv\": [\"true\"]}]}", "absolute path"},
@@ -242,6 +270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_contract_example),
 	    cmocka_unit_test(test_minimal_plan),
+	    cmocka_unit_test(test_sched_ext_plan),
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_tunable_names),

@@ -579,6 +579,35 @@ static void test_noisy_runs(void **state)
 	}
 }
 
+/* A candidate run whose sched_ext scheduler failed fails the job even when
+ * the host was busy (docs/sched-ext.md): a loader that does not load is not
+ * the host's doing. */
+static void test_sched_ext_failed_counts_when_noisy(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *spec =
+	    job_with("[{\"workload\": \"rtm\", \"metric\": \"inversions\"}]", "");
+	_cleanup_json_ json_object *variants = json_object_new_object();
+	for (int r = 0; r < 3; r++) {
+		char k[32];
+		snprintf(k, sizeof(k), "baseline#%d", r);
+		add_run(variants, "baseline",
+			run(k, "ok", "rtm", "rt-migrate-test", 1, "inversions", 0));
+		snprintf(k, sizeof(k), "patched#%d", r);
+		json_object *cr = run(k, r == 0 ? "sched_ext_failed" : "ok", "rtm",
+				      "rt-migrate-test", 1, "inversions", 0);
+		if (r == 0)
+			with_wait(cr, 45.7, true);
+		add_run(variants, "patched", cr);
+	}
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(compare_result(spec, variants, &cmps, verdict, &reasons, &err), 0);
+	assert_string_equal(verdict, "fail");
+	assert_true(reasons_contain(reasons, "ended with status 'sched_ext_failed'"));
+}
+
 /* A deadlocked guest spins its vCPUs, which then wait for a host CPU by the
  * guest's own doing: a noisy hung candidate run counts as the kernel's hang
  * when the baseline's runs on the same host were quiet, and is left out as
@@ -753,6 +782,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_noisy_runs),
 	    cmocka_unit_test(test_noisy_hang_on_quiet_host),
+	    cmocka_unit_test(test_sched_ext_failed_counts_when_noisy),
 	    cmocka_unit_test(test_plausible_regression_is_not_a_pass),
 	    cmocka_unit_test(test_simulated_aa_error_rate),
 	    cmocka_unit_test(test_result_example),

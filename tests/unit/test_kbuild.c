@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "job/sched_ext.h"
 #include "kernel/kbuild.h"
 #include "proto/utf8.h"
 #include "util/cmd.h"
@@ -35,6 +36,9 @@ struct fixture {
 	const char *make_output;  /* non-NULL: make bzImage prints this and exits 2 */
 	const char *make_after;	  /* with make_output: printed after the compiler's error */
 	int sandboxed;		  /* commands that came wrapped in bwrap */
+	int scx_builds;		  /* `make -C tools/sched_ext` runs */
+	bool scx_fail;		  /* that make exits 2 */
+	char scx_cmd[1024];	  /* the last one's arguments after make */
 	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
 };
 
@@ -104,6 +108,29 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 					     "1 out of 2 hunks FAILED\n");
 			return 1;
 		}
+		return 0;
+	}
+	if (strcmp(argv[0], "make") == 0 && argv[1] && strcmp(argv[1], "-C") == 0 &&
+	    strstr(argv[2], "tools/sched_ext")) {
+		/* the sched_ext schedulers: loaders in O=/build/bin */
+		fx->scx_builds++;
+		if (fx->scx_fail) {
+			*ret_output = strdup("scx_simple.bpf.c:68:23: error: use of undeclared "
+					     "identifier 'SCX_DSQ_LOCAL'\n");
+			return 2;
+		}
+		fx->scx_cmd[0] = '\0';
+		for (size_t i = 1; argv[i]; i++) {
+			strncat(fx->scx_cmd, " ", sizeof(fx->scx_cmd) - strlen(fx->scx_cmd) - 1);
+			strncat(fx->scx_cmd, argv[i],
+				sizeof(fx->scx_cmd) - strlen(fx->scx_cmd) - 1);
+		}
+		char *bin = fs_path_join(arg_value(argv, "O="), "build/bin");
+		struct sl_error err = {0};
+		assert_int_equal(fs_mkdir_p(bin, &err), 0);
+		for (const char *const *n = sched_ext_schedulers(); *n; n++)
+			write_file(bin, *n, "#!/bin/false\n");
+		free(bin);
 		return 0;
 	}
 	if (strcmp(argv[0], "make") == 0) {
@@ -793,6 +820,83 @@ static void test_hit_and_miss(void **state)
 	kbuild_artifact_free(NULL);
 }
 
+/* A config with SCHED_CLASS_EXT: tools/sched_ext is built after bzImage in
+ * the sandbox against the tree's vmlinux, the loaders land in the entry's
+ * sched_ext/; an entry without them (an older schedlab's) is a miss that gets
+ * them added, its kernel kept (docs/sched-ext.md). */
+static void test_sched_ext_schedulers(void **state)
+{
+	struct fixture *fx = *state;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 0);
+	_cleanup_free_ char *none = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	assert_false(fs_exists(none));
+	kbuild_artifact_free(a);
+
+	write_file(fx->dir, "frag.config",
+		   "CONFIG_SMP=y\nCONFIG_NET=y\nCONFIG_SCHED_CLASS_EXT=y\n");
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 1);
+	assert_true(kbuild_config_has_scx(a->config));
+	assert_non_null(strstr(fx->scx_cmd, "/tools/sched_ext O="));
+	assert_non_null(strstr(fx->scx_cmd, "/obj/vmlinux"));
+	assert_non_null(strstr(fx->scx_cmd, " CLANG=clang-16"));
+	_cleanup_free_ char *scx = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	for (const char *const *n = sched_ext_schedulers(); *n; n++) {
+		_cleanup_free_ char *p = fs_path_join(scx, *n);
+		struct stat st;
+		assert_int_equal(stat(p, &st), 0);
+		assert_true(st.st_mode & 0100);
+	}
+	kbuild_artifact_free(a);
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_true(a->cached);
+	assert_int_equal(fx->scx_builds, 1);
+	struct sl_error err = {0};
+	assert_int_equal(fs_rm_rf(scx, &err), 0);
+	write_file(a->dir, "bzImage", "the kernel another job may be booting");
+	kbuild_artifact_free(a);
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_false(a->cached);
+	assert_int_equal(fx->scx_builds, 2);
+	assert_true(fs_exists(scx));
+	char *bz = NULL;
+	assert_int_equal(fs_read_file(a->bzimage, 1 << 20, &bz, NULL, &err), 0);
+	assert_string_equal(bz, "the kernel another job may be booting");
+	free(bz);
+	kbuild_artifact_free(a);
+
+	/* without NET (or BPF_EVENTS) libbpf cannot load anything: no build, a reason */
+	write_file(fx->dir, "frag.config", "CONFIG_SCHED_CLASS_EXT=y\n");
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 2);
+	_cleanup_free_ char *nodir = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	_cleanup_free_ char *nonet = fs_path_join(nodir, KBUILD_SCX_FAILED);
+	char *text = NULL;
+	assert_int_equal(fs_read_file(nonet, 1 << 20, &text, NULL, &err), 0);
+	assert_non_null(strstr(text, "neither CONFIG_NET nor CONFIG_BPF_EVENTS"));
+	free(text);
+	kbuild_artifact_free(a);
+
+	/* schedulers that do not build leave a good kernel and say why */
+	fx->scx_fail = true;
+	write_file(fx->dir, "frag.config", "CONFIG_NET=y\nCONFIG_SCHED_CLASS_EXT=y\n");
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_int_equal(fx->scx_builds, 3);
+	assert_true(fs_exists(a->bzimage));
+	_cleanup_free_ char *dir = fs_path_join(a->dir, KBUILD_SCX_DIR);
+	_cleanup_free_ char *failed = fs_path_join(dir, KBUILD_SCX_FAILED);
+	char *why = NULL;
+	assert_int_equal(fs_read_file(failed, 1 << 20, &why, NULL, &err), 0);
+	assert_non_null(strstr(why, "did not build (make exit 2)"));
+	free(why);
+	kbuild_artifact_free(a);
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_true(a->cached);
+	assert_int_equal(fx->scx_builds, 3);
+	kbuild_artifact_free(a);
+}
+
 static void test_failure_is_not_cached(void **state)
 {
 	struct fixture *fx = *state;
@@ -880,6 +984,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sched_ext_schedulers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),
 	};

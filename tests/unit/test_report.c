@@ -230,6 +230,39 @@ static void test_bisection_section(void **state)
 	assert_null(strstr(sec, "uncertain"));
 }
 
+/* A sched_ext run: scheduler, state and ops beside its status, the exit
+ * reason of a failed one, escaped (docs/sched-ext.md). */
+static void test_sched_ext_runs(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *variants = NULL, *runs = NULL;
+	assert_true(json_object_object_get_ex(r, "variants", &variants));
+	json_object_object_foreach(variants, vname, v)
+	{
+		(void)vname;
+		if (json_object_object_get_ex(v, "runs", &runs) &&
+		    json_object_array_length(runs) > 0)
+			break;
+	}
+	assert_non_null(runs);
+	json_object *run = json_object_array_get_idx(runs, 0);
+	json_object_object_add(run, "status", json_object_new_string("sched_ext_failed"));
+	json_object_object_add(
+	    run, "sched_ext",
+	    json_tokener_parse("{\"scheduler\":\"scx_qmap\",\"state\":\"enabled\",\"ops\":"
+			       "\"qmap\",\"state_end\":\"disabled\",\"exit_reason\":"
+			       "\"scx_bpf_error (<b>boom)\"}"));
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	const char *sec = strstr(html, "<section id=\"runs\">");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "<span class=\"scx\">scx_qmap: enabled / qmap; exit: "
+				    "scx_bpf_error (&lt;b&gt;boom)</span>"));
+}
+
 static void test_example_result(void **state)
 {
 	(void)state;
@@ -817,6 +850,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trend_errors, trend_setup, trend_teardown),
 	    cmocka_unit_test(test_trend_real_store),
 	    cmocka_unit_test(test_trend_parsing),
+	    cmocka_unit_test(test_sched_ext_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

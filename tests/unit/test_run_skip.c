@@ -168,6 +168,23 @@ static void test_fail_fast(void **state)
 	run_skip_free(s);
 }
 
+/* A run whose sched_ext scheduler failed stops its variant like a panic,
+ * noisy or not (compare.c counts it whatever the host did). */
+static void test_sched_ext_failed(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_of("");
+	struct run_skip *s = run_skip_new(job);
+	assert_false(ended(s, "p1", 1, "sched_ext_failed", true));
+	assert_true(take(s, "p1", 2));
+	json_object *r = described(job, s);
+	assert_string_equal(
+	    json_object_get_string(get(get(get(r, "variants"), "p1"), "skipped_reason")),
+	    "run p1#1 lost its sched_ext scheduler");
+	json_object_put(r);
+	run_skip_free(s);
+}
+
 /* A crash counts; a noisy hung run counts only where the noise policy does
  * not leave it out (compare.c excludes it and the job reruns it). */
 static void test_noisy_hang(void **state)
@@ -246,6 +263,7 @@ int main(void)
 	    cmocka_unit_test(test_not_built),
 	    cmocka_unit_test(test_fail_fast),
 	    cmocka_unit_test(test_noisy_hang),
+	    cmocka_unit_test(test_sched_ext_failed),
 	    cmocka_unit_test(test_noisy_hang_after_quiet_baseline),
 	    cmocka_unit_test(test_not_built_then_fail_fast),
 	};

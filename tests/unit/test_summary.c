@@ -169,6 +169,29 @@ static void test_bisection(void **state)
 	expect(err, "no answer: a step ended in an error");
 }
 
+/* A sched_ext variant: each run's state/ops, an ejection's end state and
+ * the run's reason (docs/sched-ext.md). */
+static void test_sched_ext(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out = summary(
+	    "{\"job\":{\"name\":\"scx\",\"baseline\":\"baseline\"},"
+	    "\"variants\":{\"baseline\":{\"kernel\":\"k\",\"runs\":[{\"key\":\"baseline#0\","
+	    "\"status\":\"ok\"}]},"
+	    " \"simple\":{\"kernel\":\"k\",\"runs\":[{\"key\":\"simple#0\",\"status\":\"ok\","
+	    "\"sched_ext\":{\"scheduler\":\"scx_simple\",\"state\":\"enabled\",\"ops\":"
+	    "\"simple\",\"state_end\":\"enabled\"}},{\"key\":\"simple#1\",\"status\":"
+	    "\"sched_ext_failed\",\"reason\":\"sched_ext ejected the scheduler 'scx_simple' "
+	    "during the run: runnable task stall\",\"sched_ext\":{\"scheduler\":\"scx_simple\","
+	    "\"state\":\"enabled\",\"ops\":\"simple\",\"state_end\":\"disabled\"}}]}},"
+	    "\"comparisons\":[],\"verdict\":\"fail\",\"verdict_reasons\":[]}");
+	expect(out, "  simple               ok sched_ext_failed\n");
+	expect(out, "    sched_ext scx_simple: enabled/simple enabled/simple->disabled\n");
+	expect(out, "    simple#1: sched_ext ejected the scheduler 'scx_simple' during the run: "
+		    "runnable task stall\n");
+	assert_null(strstr(out, "sched_ext scx_simple: enabled/simple\n    baseline"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +200,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_members),
 	    cmocka_unit_test(test_calibration_named),
 	    cmocka_unit_test(test_bisection),
+	    cmocka_unit_test(test_sched_ext),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "agent/plan.h"
 #include "agent/run.h"
 #include "agent/sched.h"
+#include "agent/scx.h"
 #include "agent/util.h"
 #include "proto/frame.h"
 
@@ -369,13 +370,34 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 	json_object_object_add(cg, "errors", cerr);
 	json_object_object_add(summary, "cgroups", cg);
 
-	for (size_t i = 0; i < plan->n_workloads; i++) {
+	/* sched_ext: the scheduler runs under every workload; one that does
+	 * not load leaves the workloads unrun (the run failed already). */
+	struct agent_scx scx = {0};
+	bool scx_ok = true;
+	if (plan->scx_scheduler) {
+		agent_log("starting the sched_ext scheduler '%s'", plan->scx_scheduler);
+		scx_ok = agent_scx_start(a->root, plan, &scx) == 0;
+		if (scx_ok)
+			agent_log("sched_ext: state '%s', ops '%s' after %lld ms", scx.state,
+				  scx.ops, scx.enable_ms);
+		else
+			agent_log("%s", scx.error);
+	}
+	for (size_t i = 0; scx_ok && i < plan->n_workloads; i++) {
 		const struct plan_workload *w = &plan->workloads[i];
 		_cleanup_free_ char *procs = NULL;
 		for (size_t s = 0; s < plan->n_shares; s++)
 			if (plan->shares[s].uid == w->uid && group_ok[s])
 				procs = agent_sched_cgroup_procs_path(a->root, w->uid);
 		run_one(a, i, w, procs);
+	}
+	if (plan->scx_scheduler) {
+		agent_scx_stop(a->root, &scx);
+		if (scx_ok && scx.error[0])
+			agent_log("%s", scx.error);
+		agent_log("sched_ext scheduler '%s' stopped (%s): %s", plan->scx_scheduler,
+			  scx.exit_status, scx.exit_reason[0] ? scx.exit_reason : "no exit reason");
+		json_object_object_add(summary, "sched_ext", agent_scx_json(&scx));
 	}
 	json_object_object_add(summary, "workloads",
 			       json_object_new_int64((int64_t)plan->n_workloads));
@@ -410,6 +432,9 @@ static size_t summary_error_count(json_object *summary)
 		if (json_object_object_get_ex(summary, sections[i], &sec) &&
 		    json_object_object_get_ex(sec, "errors", &errs))
 			n += json_object_array_length(errs);
+	if (json_object_object_get_ex(summary, "sched_ext", &sec) &&
+	    json_object_object_get_ex(sec, "error", &errs) && errs)
+		n++;
 	return n;
 }
 

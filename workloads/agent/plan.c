@@ -42,6 +42,8 @@ void agent_plan_free(struct agent_plan *p)
 		free(w->json_out);
 	}
 	free(p->workloads);
+	free(p->scx_scheduler);
+	strv_free(p->scx_argv);
 	free(p);
 }
 
@@ -305,6 +307,54 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 	return 0;
 }
 
+/* "sched_ext": {"scheduler": "scx_simple", "argv": ["/usr/sbin/scx_simple", ...]} */
+static int parse_sched_ext(json_object *o, struct agent_plan *p, char *err, size_t errlen)
+{
+	json_object *v;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "scheduler", &v) ||
+	    !json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+	    json_object_get_string_len(v) > PLAN_MAX_NAME ||
+	    strspn(json_object_get_string(v), "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+		(size_t)json_object_get_string_len(v))
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'sched_ext.scheduler' must be a name of 1 to "
+				       "%d characters [a-z0-9_].",
+				       PLAN_MAX_NAME);
+	p->scx_scheduler = strdup(json_object_get_string(v));
+	if (!p->scx_scheduler)
+		return -ENOMEM;
+	if (!json_object_object_get_ex(o, "argv", &v) || !json_object_is_type(v, json_type_array) ||
+	    (n = json_object_array_length(v)) == 0 || n > PLAN_MAX_SCX_ARGS)
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'sched_ext.argv' must be an array of 1 to %d "
+				       "strings.",
+				       PLAN_MAX_SCX_ARGS);
+	p->scx_argv = calloc(n + 1, sizeof(char *));
+	if (!p->scx_argv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *a = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(a, json_type_string) ||
+		    json_object_get_string_len(a) > PLAN_MAX_SCX_ARG_LEN ||
+		    strlen(json_object_get_string(a)) != (size_t)json_object_get_string_len(a))
+			return agent_plan_fail(err, errlen, -EINVAL,
+					       "Plan field 'sched_ext.argv[%zu]' must be a string "
+					       "of at most %d bytes without NUL.",
+					       i, PLAN_MAX_SCX_ARG_LEN);
+		p->scx_argv[i] = strdup(json_object_get_string(a));
+		if (!p->scx_argv[i])
+			return -ENOMEM;
+		p->scx_argc++;
+	}
+	if (p->scx_argv[0][0] != '/')
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'sched_ext.argv[0]' must be an absolute path.");
+	return 0;
+}
+
 static int parse_workloads(json_object *arr, struct agent_plan *p, char *err, size_t errlen)
 {
 	size_t n;
@@ -411,6 +461,12 @@ int agent_plan_parse(const char *text, size_t len, struct agent_plan **ret, char
 	if (json_object_object_get_ex(root, "uid_shares", &v) &&
 	    !json_object_is_type(v, json_type_null)) {
 		r = parse_shares(v, p, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	if (json_object_object_get_ex(root, "sched_ext", &v) &&
+	    !json_object_is_type(v, json_type_null)) {
+		r = parse_sched_ext(v, p, err, errlen);
 		if (r < 0)
 			return r;
 	}

@@ -17,6 +17,8 @@
 #define PLAN_DEFAULT_TIMEOUT_S 300
 #define PLAN_MAX_TIMEOUT_S     86400
 #define PLAN_MAX_UID	       2147483646u
+#define PLAN_MAX_SCX_ARGS      32
+#define PLAN_MAX_SCX_ARG_LEN   256
 
 struct plan_tunable {
 	char *name;
@@ -47,6 +49,11 @@ struct agent_plan {
 	size_t n_shares;
 	struct plan_workload *workloads;
 	size_t n_workloads;
+	/* sched_ext (agent/scx.h): the BPF scheduler's name ("scx_simple") and
+	 * its loader's argv (NULL-terminated, argv[0] absolute), or NULL. */
+	char *scx_scheduler;
+	char **scx_argv;
+	size_t scx_argc;
 };
 
 /* Parses and validates len bytes of plan JSON. On success *ret owns a new plan

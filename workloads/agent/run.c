@@ -126,12 +126,37 @@ static _Noreturn void child_exec(const struct run_request *req, int out_fd, int 
 	child_fail(report_fd, STAGE_EXEC);
 }
 
+static pid_t watched_pid;
+static int *watched_status;
+static bool *watched_exited;
+
+void agent_run_watch(pid_t pid, int *status, bool *exited)
+{
+	watched_pid = pid;
+	watched_status = status;
+	watched_exited = exited;
+}
+
+/* true when w is the watched child (its status is kept). */
+static bool watched_reaped(pid_t w, int st)
+{
+	if (watched_pid <= 0 || w != watched_pid)
+		return false;
+	*watched_status = st;
+	*watched_exited = true;
+	watched_pid = 0;
+	return true;
+}
+
 unsigned agent_run_reap_all(void)
 {
 	unsigned n = 0;
+	int st;
+	pid_t w;
 
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		n++;
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (!watched_reaped(w, st))
+			n++;
 	return n;
 }
 
@@ -240,7 +265,7 @@ int agent_run_workload(int sigfd, const struct run_request *req, struct run_resu
 				/* leftovers of the workload must not disturb the next one */
 				kill(-pid, SIGKILL);
 				drain_until = now + 500;
-			} else if (orphans_reaped) {
+			} else if (!watched_reaped(w, st) && orphans_reaped) {
 				(*orphans_reaped)++;
 			}
 		}

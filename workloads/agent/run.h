@@ -48,6 +48,12 @@ int agent_run_setup_signals(void);
 int agent_run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
 		       unsigned *orphans_reaped);
 
+/* A long-lived child of the agent (the sched_ext loader, agent/scx.h) that
+ * agent_run_workload() and agent_run_reap_all() reap but do not count as an
+ * orphan: when it exits its wait status goes to *status and *exited is set.
+ * pid 0 stops watching. */
+void agent_run_watch(pid_t pid, int *status, bool *exited);
+
 /* Reaps every child that has already exited; returns how many. */
 unsigned agent_run_reap_all(void);
 

@@ -1,0 +1,105 @@
+/* The sched_ext example schedulers of a kernel tree, built with the kernel;
+ * see kbuild-internal.h and docs/sched-ext.md. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job/sched_ext.h"
+#include "kernel/kbuild-internal.h"
+#include "kernel/kbuild.h"
+#include "util/fs.h"
+
+/* Whether the .config at config_path sets opt ("CONFIG_X=y"). */
+static bool config_has(const char *config_path, const char *opt)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	char line[128];
+	if (!config_path || fs_read_file(config_path, 16 << 20, &text, NULL, &ignored) < 0)
+		return false;
+	snprintf(line, sizeof(line), "\n%s\n", opt);
+	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
+}
+
+bool kbuild_config_has_scx(const char *config_path)
+{
+	return config_has(config_path, "CONFIG_SCHED_CLASS_EXT=y");
+}
+
+int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
+	if (!kbuild_config_has_scx(cfg))
+		return 0;
+	_cleanup_free_ char *tools = fs_path_join(b->src, "tools/sched_ext");
+	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
+	_cleanup_free_ char *vmlinux = fs_path_join(b->obj, "vmlinux");
+	_cleanup_free_ char *oarg = NULL, *varg = NULL, *jarg = NULL;
+	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (asprintf(&oarg, "O=%s", build) < 0 || asprintf(&varg, "VMLINUX_BTF=%s", vmlinux) < 0 ||
+	    asprintf(&jarg, "-j%d", jobs < 1 ? 1 : jobs) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	int r = fs_mkdir_p(build, err);
+	if (r < 0 || (r = kbuild_sandbox_own(b, build, err)) < 0)
+		return r;
+	kbuild_log(b, "building the sched_ext schedulers (tools/sched_ext) with %s",
+		   KBUILD_SCX_CLANG);
+	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG,
+			      NULL};
+	_cleanup_free_ char *dest = fs_path_join(out_dir, KBUILD_SCX_DIR);
+	r = fs_mkdir_p(dest, err);
+	if (r < 0)
+		return r;
+	/* libbpf (bpf_object__probe_loading) loads a trivial socket filter, or
+	 * else a tracepoint program, before anything else: a kernel with neither
+	 * program type refuses every loader with "Couldn't load trivial BPF
+	 * program" (seen in a 6.12 guest built from tinyconfig). */
+	if (!config_has(cfg, "CONFIG_NET=y") && !config_has(cfg, "CONFIG_BPF_EVENTS=y")) {
+		static const char why[] =
+		    "The kernel's config has neither CONFIG_NET nor CONFIG_BPF_EVENTS, so "
+		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
+		    "program) and every sched_ext loader would fail with \"Couldn't load "
+		    "trivial BPF program\"; add CONFIG_NET=y to the kernel's config.\n";
+		kbuild_log(b, "%s", why);
+		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
+		return fs_write_file_atomic(failed, why, strlen(why), err);
+	}
+	int ex = 0;
+	struct sl_error step_err = {0};
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
+			    &step_err);
+	if (r < 0 && step_err.kind != ERR_BUILD) {
+		*err = step_err;
+		return r;
+	}
+	if (r < 0 || ex != 0) {
+		/* The kernel itself is fine and other jobs use it: the failure is
+		 * kept beside it for the variants that want a scheduler. */
+		char why[1024];
+		if (r < 0)
+			snprintf(why, sizeof(why), "%.900s\n", step_err.message);
+		else
+			snprintf(why, sizeof(why),
+				 "The sched_ext schedulers (tools/sched_ext) did not build (make "
+				 "exit %d): %.700s\n",
+				 ex, b->last_error[0] ? b->last_error : "see the build log");
+		kbuild_log(b, "%s", why);
+		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
+		return fs_write_file_atomic(failed, why, strlen(why), err);
+	}
+	_cleanup_free_ char *bin = fs_path_join(build, "build/bin");
+	for (const char *const *s = sched_ext_schedulers(); *s; s++) {
+		_cleanup_free_ char *from = fs_path_join(bin, *s);
+		_cleanup_free_ char *to = fs_path_join(dest, *s);
+		r = kbuild_copy_file(from, to, err);
+		if (r < 0)
+			return r;
+		if (chmod(to, 0755) < 0)
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot make '%s' executable: %s.", to, strerror(errno));
+	}
+	kbuild_log(b, "built the sched_ext schedulers into '%s'", dest);
+	return 0;
+}

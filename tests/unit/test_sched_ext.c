@@ -1,0 +1,229 @@
+/* sched_ext variants (docs/sched-ext.md): the scheduler allow-list and its
+ * option rules (service/job/sched_ext.c), a job naming one (schema and
+ * expansion, errors naming the field), the plan the agent gets
+ * (run/run_plan.c) and what a run records from the agent's summary
+ * (run/run_record.c): enabled and named, failed to load, ejected. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers/job_fixture.h"
+#include "job/sched_ext.h"
+#include "run/run_plan.h"
+#include "run/run_record.h"
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static int check(const char *scx_json, int vcpus, struct sl_error *err)
+{
+	json_object *o = json_tokener_parse(scx_json);
+	assert_non_null(o);
+	*err = (struct sl_error){0};
+	int r = sched_ext_check(o, "$.variants.v.sched_ext", vcpus, err);
+	json_object_put(o);
+	return r;
+}
+
+static void ok(const char *scx_json)
+{
+	struct sl_error err;
+	if (check(scx_json, 2, &err) < 0)
+		fail_msg("%s refused: %s", scx_json, err.message);
+}
+
+static void bad(const char *scx_json, const char *path, const char *why)
+{
+	struct sl_error err;
+	if (check(scx_json, 2, &err) == 0)
+		fail_msg("%s accepted", scx_json);
+	assert_int_equal(err.kind, ERR_INVALID);
+	if (strcmp(err.path, path) != 0)
+		fail_msg("%s: path '%s', expected '%s'", scx_json, err.path, path);
+	if (!strstr(err.message, why))
+		fail_msg("%s: '%s' does not say '%s'", scx_json, err.message, why);
+}
+
+static void test_args(void **state)
+{
+	(void)state;
+	const char *p = "$.variants.v.sched_ext";
+	ok("{\"scheduler\":\"scx_simple\"}");
+	ok("{\"scheduler\":\"scx_simple\",\"args\":[\"-f\"]}");
+	ok("{\"scheduler\":\"scx_central\",\"args\":[\"-s\",\"20000\",\"-c1\"]}");
+	ok("{\"scheduler\":\"scx_qmap\",\"args\":[\"-e\",\"100\",\"-b\",\"8\",\"-H\"]}");
+	ok("{\"scheduler\":\"scx_flatcg\",\"args\":[\"-f\",\"-s5000\"]}");
+	bad("{\"scheduler\":\"scx_rustland\"}", "$.variants.v.sched_ext.scheduler",
+	    "not one schedlab builds");
+	bad("{\"scheduler\":\"scx_simple\",\"args\":[\"-v\"]}", "$.variants.v.sched_ext.args[0]",
+	    "not one schedlab accepts");
+	bad("{\"scheduler\":\"scx_simple\",\"args\":[\"-fv\"]}", "$.variants.v.sched_ext.args[0]",
+	    "not one");
+	bad("{\"scheduler\":\"scx_qmap\",\"args\":[\"-p\"]}", "$.variants.v.sched_ext.args[0]",
+	    "not one");
+	bad("{\"scheduler\":\"scx_simple\",\"args\":[\"-f\",\"-f\"]}",
+	    "$.variants.v.sched_ext.args[1]", "twice");
+	bad("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"2\"]}",
+	    "$.variants.v.sched_ext.args[1]", "from 0 to 1");
+	bad("{\"scheduler\":\"scx_central\",\"args\":[\"-s\"]}", "$.variants.v.sched_ext.args[0]",
+	    "needs a number");
+	bad("{\"scheduler\":\"scx_central\",\"args\":[\"-s\",\"0\"]}",
+	    "$.variants.v.sched_ext.args[1]", "from 1 to 1000000");
+	bad("{\"scheduler\":\"scx_central\",\"args\":[\"-s\",\"-5\"]}",
+	    "$.variants.v.sched_ext.args[1]", "whole number");
+	bad("{\"scheduler\":\"scx_simple\",\"args\":[\"extra\"]}", "$.variants.v.sched_ext.args[0]",
+	    "not one");
+	(void)p;
+	assert_true(sched_ext_scheduler_known("scx_central"));
+	assert_false(sched_ext_scheduler_known("central"));
+}
+
+#define SCX_JOB(scx)                                                                               \
+	"{\"name\":\"t\",\"kernels\":" JOB_FIXTURE_KERNELS ","                                     \
+	"\"guest\":{\"vcpus\":2},"                                                                 \
+	"\"variants\":{\"baseline\":{\"kernel\":\"k\"},\"scx\":{\"kernel\":\"k\","                 \
+	"\"sched_ext\":" scx "}},"                                                                 \
+	"\"workloads\":[{\"tool\":\"cyclictest\",\"args\":[\"-D\",\"5\"]}]}"
+
+static void expect_job_error(const char *text, const char *path, const char *why)
+{
+	json_object *spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	struct job *job = NULL;
+	struct sl_error err = {0};
+	int r = job_expand(spec, JOB_ORIGIN_SERVICE, NULL, job_default_limits(), &job, &err);
+	json_object_put(spec);
+	if (r == 0) {
+		job_free(job);
+		fail_msg("%s accepted", text);
+	}
+	if (!strstr(err.path, path) || !strstr(err.message, why))
+		fail_msg("%s: error at '%s': '%s' (expected '%s': '%s')", text, err.path,
+			 err.message, path, why);
+}
+
+static void test_job_and_plan(void **state)
+{
+	(void)state;
+	struct job *job =
+	    job_fixture(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"1\"]}"));
+	assert_non_null(job);
+	const struct job_variant *v = job_find_variant(job, "scx");
+	assert_string_equal(v->scx_scheduler, "scx_central");
+	assert_int_equal(v->n_scx_args, 2);
+	assert_null(job_find_variant(job, "baseline")->scx_scheduler);
+
+	json_object *plan = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(plan_build(job, "scx", "r1", &plan, &err), 0);
+	json_object *scx = get(plan, "sched_ext");
+	assert_string_equal(json_object_get_string(get(scx, "scheduler")), "scx_central");
+	json_object *argv = get(scx, "argv");
+	assert_int_equal(json_object_array_length(argv), 3);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 0)),
+			    SCHED_EXT_GUEST_DIR "/k/scx_central");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(argv, 2)), "1");
+	json_object_put(plan);
+	assert_int_equal(plan_build(job, "baseline", "r2", &plan, &err), 0);
+	assert_null(get(plan, "sched_ext"));
+	json_object_put(plan);
+	job_free(job);
+
+	/* the schema's enum, then the option rules, each naming the field */
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"), "$.variants.scx.sched_ext", "");
+	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext", "");
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"5\"]}"),
+			 "$.variants.scx.sched_ext.args[1]", "from 0 to 1");
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_simple\",\"args\":[\"-v\"]}"),
+			 "$.variants.scx.sched_ext.args[0]", "not one schedlab accepts");
+}
+
+static json_object *frames_with(const char *scx_json)
+{
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "[{\"kind\":\"workload\",\"payload\":{\"index\":0,\"exit_code\":0,"
+		 "\"timed_out\":false,\"stdout\":\"\",\"stderr\":\"\",\"json_file\":null}},"
+		 "{\"kind\":\"summary\",\"payload\":{\"uname\":\"6.12\",\"features\":"
+		 "{\"applied\":[],\"errors\":[]},\"errors\":[]%s%s}}]",
+		 scx_json ? ",\"sched_ext\":" : "", scx_json ? scx_json : "");
+	json_object *f = json_tokener_parse(text);
+	assert_non_null(f);
+	return f;
+}
+
+static json_object *record(struct job *job, const char *key, const char *scx_json)
+{
+	json_object *run = json_object_new_object();
+	json_object_object_add(run, "key", json_object_new_string(key));
+	json_object_object_add(run, "status", json_object_new_string("ok"));
+	json_object *frames = frames_with(scx_json);
+	run_record_fill(run, job, frames);
+	json_object_put(frames);
+	return run;
+}
+
+static void test_run_record(void **state)
+{
+	(void)state;
+	struct job *job = job_fixture(SCX_JOB("{\"scheduler\":\"scx_simple\"}"));
+	assert_non_null(job);
+
+	/* enabled and named: the run keeps what was read back */
+	json_object *run = record(job, "scx#0",
+				  "{\"scheduler\":\"scx_simple\",\"state\":\"enabled\","
+				  "\"ops\":\"simple\",\"state_end\":\"enabled\",\"enable_ms\":812,"
+				  "\"exit_reason\":\"unregistered from user space\","
+				  "\"loader_exit\":\"exit 0\",\"error\":null}");
+	json_object *scx = get(run, "sched_ext");
+	assert_string_equal(json_object_get_string(get(scx, "state")), "enabled");
+	assert_string_equal(json_object_get_string(get(scx, "ops")), "simple");
+	assert_string_equal(json_object_get_string(get(scx, "exit_reason")),
+			    "unregistered from user space");
+	/* the workload has no rt-tests output here: the run fails for that, not sched_ext */
+	assert_string_not_equal(json_object_get_string(get(run, "status")), "sched_ext_failed");
+	json_object_put(run);
+
+	/* ejected during the run: a status of its own with the kernel's reason */
+	run = record(job, "scx#1",
+		     "{\"scheduler\":\"scx_simple\",\"state\":\"enabled\",\"ops\":\"simple\","
+		     "\"state_end\":\"disabled\",\"exit_reason\":\"runnable task stall (watchdog "
+		     "failed to check in for 30000ms)\",\"error\":\"sched_ext ejected the "
+		     "scheduler 'scx_simple' during the run (state 'disabled' after the "
+		     "workloads): runnable task stall (watchdog failed to check in for "
+		     "30000ms)\"}");
+	assert_string_equal(json_object_get_string(get(run, "status")), "sched_ext_failed");
+	assert_non_null(strstr(json_object_get_string(get(run, "reason")), "runnable task stall"));
+	assert_string_equal(json_object_get_string(get(get(run, "sched_ext"), "state_end")),
+			    "disabled");
+	json_object_put(run);
+
+	/* the summary has no sched_ext section though the variant asked for one */
+	run = record(job, "scx#2", NULL);
+	assert_string_equal(json_object_get_string(get(run, "status")), "sched_ext_failed");
+	assert_non_null(strstr(json_object_get_string(get(run, "reason")), "did not start"));
+	json_object_put(run);
+
+	/* the baseline runs no scheduler and records none */
+	run = record(job, "baseline#0", NULL);
+	assert_null(get(run, "sched_ext"));
+	json_object_put(run);
+	job_free(job);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_job_and_plan),
+	    cmocka_unit_test(test_run_record),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
