@@ -23,12 +23,12 @@
 # kernel/sched (rt.c) and relink, each in its own object directory (the
 # normal kernel in obj/, the debug ones in objs-debug/lockdep/), so the normal
 # planted tests before and after this one stay incremental too.
-# Timing here (Dec 5, 2 cores shared with other helpers): with the debug base
-# cached, the same job without its normal variant took 419 s (three
-# incremental debug builds of 95 to 139 s, four runs of about 20 s, load 3 to
-# 7); the normal 'sleep' kernel adds an incremental build (about 40 to 110 s)
-# and a run, so about 8 to 10 min warm. Cold (CI) adds the debug base's
-# build: 49 min wall here at load 7 to 11, a normal cold build's 5 times
+# Timing here (Dec 5, 2 cores shared with other helpers' builds, load 3 to 7):
+# 117 s with every kernel cached (five runs of 21 to 27 s); the three
+# incremental debug builds took 95 to 139 s and the normal 'sleep' kernel 428 s
+# (obj/ had been left half-built by another build; an incremental one is about
+# 40 to 110 s), so about 10 min warm-tree. Cold (CI) adds the debug base's
+# build: 49 min wall here at load 7 to 11, 5 times a normal cold build's
 # (docs/kernel-bugs.md, "The cost under TCG"): over the ~8 min budget.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
