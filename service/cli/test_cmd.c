@@ -48,7 +48,13 @@ static void usage(FILE *f)
 	    "built-in series; `schedlab kernel tree DIR` writes that tree as a git repository.\n\n"
 	    "Options:\n"
 	    "      --suite SUITE     rt, latency, fair or all (default: all): the workloads\n"
-	    "                        and their default gates\n"
+	    "                        and their default gates; debug: all the workloads on\n"
+	    "                        the lockdep debug kernels, judged by kernel bug\n"
+	    "                        signatures only (no metric gates)\n"
+	    "      --debug PRESET    lockdep: build base and patched kernels with the\n"
+	    "                        debug preset (PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, BUG\n"
+	    "                        and WARN reports...; docs/kernel-bugs.md), keeping\n"
+	    "                        the suite's workloads and gates\n"
 	    "      --base BASE       builtin (default), debian:PACKAGE, tarball:PATH,\n"
 	    "                        git:PATH@REF (as is, no built-in series) or FILE.json\n"
 	    "                        (a kernel object like a job's \"base\");\n"
@@ -301,6 +307,7 @@ int cli_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"suite", required_argument, NULL, 'S'},
+	    {"debug", required_argument, NULL, 'D'},
 	    {"base", required_argument, NULL, 'B'},
 	    {"repeat", required_argument, NULL, 'r'},
 	    CLI_RUN_OPTIONS,
@@ -311,7 +318,7 @@ int cli_test(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli_run_opts o = {0};
-	const char *suite = "all", *base_arg = NULL;
+	const char *suite = "all", *base_arg = NULL, *debug = NULL;
 	_cleanup_json_ json_object *repeat = NULL;
 	bool dry_run = false, bisect = true;
 	struct sl_error err = {0};
@@ -326,14 +333,25 @@ int cli_test(int argc, char **argv)
 		switch (c) {
 		case 'S':
 			if (strcmp(optarg, "rt") && strcmp(optarg, "latency") &&
-			    strcmp(optarg, "fair") && strcmp(optarg, "all")) {
+			    strcmp(optarg, "fair") && strcmp(optarg, "all") &&
+			    strcmp(optarg, "debug")) {
 				fprintf(stderr,
-					"schedlab test: --suite must be rt, latency, fair or all, "
-					"not '%s'.\n",
+					"schedlab test: --suite must be rt, latency, fair, all or "
+					"debug, not '%s'.\n",
 					optarg);
 				return EXIT_ERROR;
 			}
 			suite = optarg;
+			break;
+		case 'D':
+			if (strcmp(optarg, "lockdep") != 0) {
+				fprintf(stderr,
+					"schedlab test: --debug must be lockdep (the one debug "
+					"preset), not '%s'.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			debug = optarg;
 			break;
 		case 'B':
 			base_arg = optarg;
@@ -388,6 +406,9 @@ int cli_test(int argc, char **argv)
 		fprintf(stderr, "schedlab test: %s\n", err.message);
 		return EXIT_ERROR;
 	}
+	/* The shorthand's patched kernel copies the base: both are debug builds. */
+	if (debug)
+		json_object_object_add(base, "debug", json_object_new_string(debug));
 	_cleanup_free_ char *name = job_name(patches);
 	if (!name)
 		return EXIT_ERROR;
@@ -399,9 +420,10 @@ int cli_test(int argc, char **argv)
 	_cleanup_json_ json_object *spec = json_object_new_object();
 	json_object_object_add(spec, "name", json_object_new_string(name));
 	char desc[512];
-	snprintf(desc, sizeof(desc), "schedlab test: %zu patch(es) from %.200s%s, suite %s.",
+	snprintf(desc, sizeof(desc), "schedlab test: %zu patch(es) from %.200s%s, suite %s%s%s.",
 		 json_object_array_length(patches), argv[optind],
-		 argc - optind > 1 ? " and more" : "", suite);
+		 argc - optind > 1 ? " and more" : "", suite, debug ? ", debug " : "",
+		 debug ? debug : "");
 	json_object_object_add(spec, "description", json_object_new_string(desc));
 	json_object_object_add(spec, "base", TAKE_PTR(base));
 	json_object_object_add(spec, "patches", TAKE_PTR(patches));

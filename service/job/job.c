@@ -240,7 +240,93 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 				       json_object_new_string(debian_base_default_config(src_s)));
 	}
 	json_object_object_add(out, "config", cfg_out);
+	json_object *debug = job_json_get(k, "debug");
+	if (debug)
+		json_object_object_add(out, "debug", json_object_get(debug));
 	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+/* The debug preset variant v asks for: its own "debug", else the suite's. */
+static const char *variant_debug_wanted(json_object *v, const char *suite_debug)
+{
+	const char *d = job_json_string(v, "debug");
+	return d ? d : suite_debug;
+}
+
+/* Gives each variant that asks for a debug preset (its own "debug" or the
+ * debug suite's) a debug build of its kernel, and marks every variant with
+ * the preset its kernel has. A kernel every one of whose variants asks for
+ * preset D is itself made a debug kernel ("debug": D): the shorthand's
+ * base and patched under --debug or the debug suite. A kernel that other
+ * variants boot normally keeps its name, and the debug ones boot a copy
+ * named "<kernel>-<D>" added to kernels (one build each, whatever the
+ * number of variants). variants and kernels are the expanded objects. */
+static int expand_debug(json_object *variants, json_object *kernels, const char *suite_debug,
+			struct sl_error *err)
+{
+	char path[256];
+	json_object_object_foreach(variants, vname, v)
+	{
+		/* copies: the variant's members are replaced below */
+		char want_buf[64], kname[80];
+		const char *want = variant_debug_wanted(v, suite_debug);
+		if (want)
+			snprintf(want_buf, sizeof(want_buf), "%s", want);
+		want = want ? want_buf : NULL;
+		snprintf(kname, sizeof(kname), "%s", job_json_string(v, "kernel"));
+		json_object *k = job_json_get(kernels, kname);
+		const char *has = job_json_string(k, "debug");
+		snprintf(path, sizeof(path), "$.variants.%s.debug", vname);
+		if (!want || (has && strcmp(has, want) == 0)) {
+			if (has)
+				json_object_object_add(v, "debug", json_object_new_string(has));
+			continue;
+		}
+		if (has)
+			return error_set_path(err, ERR_INVALID, path,
+					      "Variant '%s' asks for debug preset '%s' but its "
+					      "kernel '%s' is built with '%s'.",
+					      vname, want, kname, has);
+		bool all_want = true;
+		json_object_object_foreach(variants, oname, o)
+		{
+			(void)oname;
+			const char *ow = variant_debug_wanted(o, suite_debug);
+			if (strcmp(job_json_string(o, "kernel"), kname) == 0 &&
+			    (!ow || strcmp(ow, want) != 0))
+				all_want = false;
+		}
+		json_object_object_add(v, "debug", json_object_new_string(want));
+		if (all_want) {
+			json_object_object_add(k, "debug", json_object_new_string(want));
+			continue;
+		}
+		char dname[160];
+		int n = snprintf(dname, sizeof(dname), "%s-%s", kname, want);
+		if (n < 0 || n > 64)
+			return error_set_path(err, ERR_INVALID, path,
+					      "The debug build of kernel '%s' would be named "
+					      "'%s-%s', longer than 64 characters; give the kernel "
+					      "a shorter name.",
+					      kname, kname, want);
+		json_object *dk = NULL;
+		json_object_deep_copy(k, &dk, NULL);
+		json_object_object_add(dk, "debug", json_object_new_string(want));
+		json_object *existing = job_json_get(kernels, dname);
+		if (existing && !json_object_equal(existing, dk)) {
+			json_object_put(dk);
+			return error_set_path(err, ERR_INVALID, path,
+					      "The debug build of kernel '%s' would be named '%s', "
+					      "which the job uses for another kernel.",
+					      kname, dname);
+		}
+		if (existing)
+			json_object_put(dk);
+		else
+			json_object_object_add(kernels, dname, dk);
+		json_object_object_add(v, "kernel", json_object_new_string(dname));
+	}
 	return 0;
 }
 
@@ -401,10 +487,11 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 
 /* The gates as run: the job's own (checked against its workloads); when it
  * names none, every workload's default gates, marked "default": true
- * (suite.h); "gates": [] (or "gates_opt_out": true without gates, the
+ * (suite.h), unless defaults is false (the debug suite: none); "gates": []
+ * (or "gates_opt_out": true without gates, the
  * expanded form of that) opts out and gives an empty list, which the caller
  * records as "gates_opt_out": true. */
-static int expand_gates(json_object *full, json_object *workloads, json_object **ret,
+static int expand_gates(json_object *full, json_object *workloads, bool defaults, json_object **ret,
 			bool *ret_opted_out, struct sl_error *err)
 {
 	json_object *gates = job_json_get(full, "gates");
@@ -425,7 +512,7 @@ static int expand_gates(json_object *full, json_object *workloads, json_object *
 		return 0;
 	}
 	json_object *out = json_object_new_array();
-	for (size_t i = 0; !opted_out && i < json_object_array_length(workloads); i++)
+	for (size_t i = 0; defaults && !opted_out && i < json_object_array_length(workloads); i++)
 		suite_add_default_gates(json_object_array_get_idx(workloads, i), out);
 	*ret = out;
 	*ret_opted_out = opted_out;
@@ -495,7 +582,8 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	const char *suite = job_json_string(full, "suite");
 	if (suite && !suite_known(suite))
 		return error_set_path(err, ERR_INVALID, "$.suite",
-				      "Suite '%s' is not one of 'rt', 'latency', 'fair' or 'all'.",
+				      "Suite '%s' is not one of 'rt', 'latency', 'fair', 'all' or "
+				      "'debug'.",
 				      suite);
 	if (suite)
 		json_object_object_add(out, "suite", json_object_new_string(suite));
@@ -507,8 +595,12 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object *variants = NULL;
 	r = expand_variants(job_json_get(full, "variants"), kernels, baseline, suite_shares,
 			    &variants, err);
-	if (r < 0)
+	if (r >= 0)
+		r = expand_debug(variants, kernels, suite_debug_preset(suite), err);
+	if (r < 0) {
+		json_object_put(variants);
 		return r;
+	}
 	json_object_object_add(out, "variants", variants);
 	json_object_object_add(out, "baseline", json_object_new_string(baseline));
 	json_object_object_foreach(variants, vname, v)
@@ -527,7 +619,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (!wl_in)
 		return error_set_path(err, ERR_INVALID, "$.workloads",
 				      "A job needs 'workloads' or a 'suite' ('rt', 'latency', "
-				      "'fair' or 'all').");
+				      "'fair', 'all' or 'debug').");
 	json_object *workloads = NULL;
 	int wl_seconds = 0;
 	r = expand_workloads(wl_in, &workloads, &wl_seconds, err);
@@ -570,7 +662,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
 	json_object *gates = NULL;
 	bool opted_out = false;
-	r = expand_gates(full, workloads, &gates, &opted_out, err);
+	r = expand_gates(full, workloads, suite_gates_metrics(suite), &gates, &opted_out, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "gates", gates);

@@ -95,6 +95,11 @@ struct job_kernel {
 	struct job_file *patches;
 	size_t n_patches;
 	struct job_file config; /* default: the built-in "linux-6.1" fragment */
+	/* NULL, or a debug preset ("lockdep"): the kernel is built with
+	 * guest-kernel/<tree>/debug-<preset>.config merged after config, <tree>
+	 * the config's built-in name (an inline config: the first built-in
+	 * series', else linux-6.1). docs/kernel-bugs.md "The debug variant". */
+	const char *debug;
 };
 
 struct job_guest {
@@ -186,7 +191,7 @@ struct job {
 	/* The job said "gates": [] (no gates on purpose). False in jobs stored
 	 * before defaults existed, whose empty gates meant "none given". */
 	bool gates_opt_out;
-	const char *suite;	 /* "rt", "latency", "fair", "all", or NULL */
+	const char *suite;	 /* "rt", "latency", "fair", "all", "debug", or NULL */
 	const char *accelerator; /* "auto" (the default), "kvm" or "tcg" */
 	bool has_placement;	 /* whether the spec names a placement */
 	enum job_placement placement;

@@ -11,6 +11,7 @@
 
 #include "job/job.h"
 #include "job/job-internal.h"
+#include "job/suite.h"
 #include "util/parse.h"
 
 json_object *job_json_get(json_object *o, const char *key)
@@ -157,6 +158,11 @@ static int job_kernels_from(struct job *job, json_object *kernels, struct sl_err
 				      err);
 		if (r < 0)
 			return r;
+		kern->debug = job_json_string(k, "debug");
+		if (kern->debug && !suite_debug_known(kern->debug)) {
+			snprintf(path, sizeof(path), "$.kernels.%s.debug", kname);
+			return job_bad(err, path, "debug preset");
+		}
 	}
 	return 0;
 }

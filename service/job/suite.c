@@ -11,6 +11,9 @@ enum {
 	SUITE_RT = 1 << 0,
 	SUITE_LATENCY = 1 << 1,
 	SUITE_FAIR = 1 << 2,
+	SUITE_ALL = SUITE_RT | SUITE_LATENCY | SUITE_FAIR,
+	/* not a workload set: the suite runs its workloads on debug kernels */
+	SUITE_DEBUG = 1 << 8,
 };
 
 static const struct {
@@ -20,8 +23,13 @@ static const struct {
     {"rt", SUITE_RT},
     {"latency", SUITE_LATENCY},
     {"fair", SUITE_FAIR},
-    {"all", SUITE_RT | SUITE_LATENCY | SUITE_FAIR},
+    {"all", SUITE_ALL},
+    /* All workloads on the debug kernels of every variant; no metric gates. */
+    {"debug", SUITE_ALL | SUITE_DEBUG},
 };
+
+/* The debug presets: a fragment guest-kernel/<tree>/debug-<name>.config each. */
+static const char *const debug_presets[] = {"lockdep"};
 
 /* The workloads, in the order a suite runs them. */
 static const struct {
@@ -65,6 +73,24 @@ static unsigned suite_mask(const char *name)
 bool suite_known(const char *name)
 {
 	return suite_mask(name) != 0;
+}
+
+const char *suite_debug_preset(const char *name)
+{
+	return suite_mask(name) & SUITE_DEBUG ? debug_presets[0] : NULL;
+}
+
+bool suite_gates_metrics(const char *name)
+{
+	return !(suite_mask(name) & SUITE_DEBUG);
+}
+
+bool suite_debug_known(const char *name)
+{
+	for (size_t i = 0; name && i < ELEMENTSOF(debug_presets); i++)
+		if (strcmp(debug_presets[i], name) == 0)
+			return true;
+	return false;
 }
 
 json_object *suite_workloads(const char *name)

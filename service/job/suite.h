@@ -1,5 +1,5 @@
 /* Suites and default gates: the workloads a job gets when it names a suite
- * ("suite": "rt" | "latency" | "fair" | "all") instead of listing them, the
+ * ("suite": "rt" | "latency" | "fair" | "all" | "debug") instead of listing them, the
  * variant settings a suite needs, and the metrics each workload tool gates
  * on when a job names no gates. One table each, in suite.c; docs/workloads.md
  * documents them (keep the two in step). */
@@ -16,6 +16,19 @@
 
 /* Whether name is a suite. */
 bool suite_known(const char *name);
+
+/* The "debug" suite: the workloads of "all" on debug kernels. The debug
+ * preset it gives every variant that sets none, or NULL for the other
+ * suites (and NULL name). docs/kernel-bugs.md "The debug variant". */
+const char *suite_debug_preset(const char *name);
+
+/* Whether the suite gates metrics by default: every suite but "debug",
+ * whose verdict is the kernel bug signatures' (a lockdep kernel's timings
+ * measure lockdep). */
+bool suite_gates_metrics(const char *name);
+
+/* Whether name is a debug preset this build knows ("lockdep"). */
+bool suite_debug_known(const char *name);
 
 /* A new array of the suite's workloads (job.schema.json workload objects,
  * with name, tool, args and timeout_s), or NULL when name is not a suite. */

@@ -23,6 +23,8 @@ struct kbuild_artifact;
 #define KBUILD_DEFAULT_OBJECTS 1100
 #define KBUILD_MAKE_TIMEOUT_S  3600
 #define KBUILD_STEP_TIMEOUT_S  600
+/* Under the tree: the object directories of debug kernels, one per preset. */
+#define KBUILD_DEBUG_OBJS "objs-debug"
 /* The sandbox's limits per process (util/sandbox.h): address space (a
  * compiler of a kernel unit needs a few hundred MiB), the largest file
  * (vmlinux of this config is tens of MiB) and the processes of the
@@ -52,6 +54,7 @@ struct key_inputs {
 	struct source src;
 	char compiler[256];
 	char config_sha[HASH_HEX_LEN];
+	char debug_sha[HASH_HEX_LEN]; /* the debug preset's fragment; "" without one */
 	size_t npatches;
 	char (*patch_sha)[HASH_HEX_LEN];
 	char key[HASH_HEX_LEN];
@@ -167,15 +170,18 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 
 struct config_entry {
 	char name[128];
-	char value[512]; /* "n" for "is not set" */
+	char value[512];  /* "n" for "is not set" */
+	const char *from; /* the fragment's file name (borrowed from the spec) */
 };
 
-/* Reads and strictly parses the fragment s->config (at most
- * KBUILD_MAX_CONFIG_LINES options); *ret is the caller's to free. */
+/* Reads and strictly parses the fragment s->config and, for a debug kernel,
+ * s->debug_config after it (each at most KBUILD_MAX_CONFIG_LINES options):
+ * one list in which an option the debug fragment sets again replaces the
+ * base fragment's entry. *ret is the caller's to free. */
 int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry **ret,
 				size_t *ret_n, struct sl_error *err);
-/* tinyconfig + fragment + olddefconfig in b->obj; then every option the
- * fragment asked for must have the asked value (ERR_BUILD
+/* tinyconfig + fragment(s) + olddefconfig in b->obj; then every option the
+ * fragments asked for must have the asked value (ERR_BUILD
  * "config_option_dropped" otherwise, the first such option in
  * b->failed_option). */
 int kernel_config_apply(struct build_ctx *b, struct sl_error *err);

@@ -410,7 +410,11 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		jobs = 1;
 	if (asprintf(&oarg, "O=%s", b->obj) < 0 || asprintf(&jarg, "-j%d", jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	_cleanup_free_ char *est_path = fs_path_join(b->tree, "objects");
+	/* the estimate of a debug kernel's object directory is its own */
+	_cleanup_free_ char *est_path = NULL;
+	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj) < 0
+			: !(est_path = fs_path_join(b->tree, "objects")))
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_free_ char *est = NULL;
 	struct sl_error ignored;
 	b->estimate = KBUILD_DEFAULT_OBJECTS;
@@ -459,7 +463,14 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
 	b->tree = fs_path_join(trees, b->k->src.tree_id);
 	b->src = fs_path_join(b->tree, "src");
-	b->obj = fs_path_join(b->tree, "obj");
+	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
+	 * between normal and debug builds of the tree stays incremental on both
+	 * sides; a fresh extraction removes them with obj/. */
+	if (b->s->debug) {
+		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
+		b->obj = fs_path_join(dbg, b->s->debug);
+	} else
+		b->obj = fs_path_join(b->tree, "obj");
 	_cleanup_free_ char *lock = NULL;
 	if (asprintf(&lock, "%s.lock", b->tree) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
@@ -475,8 +486,11 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		r = kernel_tree_extract(b, err);
 		if (r < 0)
 			return r;
-	} else
+	} else {
 		kbuild_log(b, "reusing the source tree '%s'", b->src);
+		if ((r = fs_mkdir_p(b->obj, err)) < 0)
+			return r;
+	}
 	if (b->sandbox) {
 		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
 		if (b->as_root)
@@ -566,6 +580,11 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	}
 	json_object_object_add(m, "patches", pa);
 	json_object_object_add(m, "config_sha256", json_object_new_string(k->config_sha));
+	if (s->debug && k->debug_sha[0]) {
+		json_object_object_add(m, "debug", json_object_new_string(s->debug));
+		json_object_object_add(m, "debug_config_sha256",
+				       json_object_new_string(k->debug_sha));
+	}
 	json_object_object_add(m, "compiler", json_object_new_string(k->compiler));
 	/* one decimal: json-c would otherwise print all 17 digits */
 	char secs[32];

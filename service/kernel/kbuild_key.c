@@ -227,6 +227,12 @@ int kbuild_key_compute(const char *cache_dir, const struct kernel_spec *s, struc
 				k->config_sha, err);
 	if (r < 0)
 		return r;
+	if (s->debug && s->debug_config) {
+		r = file_sha256_bounded(s->debug_config, KBUILD_MAX_CONFIG_BYTES,
+					"debug config fragment", k->debug_sha, err);
+		if (r < 0)
+			return r;
+	}
 	for (char **p = s->patches; p && *p; p++)
 		k->npatches++;
 	k->patch_sha = calloc(k->npatches + 1, sizeof(*k->patch_sha));
@@ -237,6 +243,12 @@ int kbuild_key_compute(const char *cache_dir, const struct kernel_spec *s, struc
 	hash_update_str(h, k->src.identity);
 	hash_update_str(h, k->compiler);
 	hash_update_str(h, k->config_sha);
+	/* Only a debug kernel hashes more: every other key stays what it was. */
+	if (k->debug_sha[0]) {
+		hash_update_str(h, "debug");
+		hash_update_str(h, s->debug);
+		hash_update_str(h, k->debug_sha);
+	}
 	char count[32];
 	snprintf(count, sizeof(count), "%zu", k->npatches);
 	hash_update_str(h, count);

@@ -112,29 +112,63 @@ static const char *config_lookup(const struct config_entry *v, size_t n, const c
 	return "n";
 }
 
-int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry **ret,
-				size_t *ret_n, struct sl_error *err)
+/* Reads and parses one fragment file, each entry marked as from it. */
+static int config_read_file(const char *path, struct config_entry **ret, size_t *ret_n,
+			    struct sl_error *err)
 {
 	_cleanup_free_ char *text = NULL;
-	int r = fs_read_file(s->config, KBUILD_MAX_CONFIG_BYTES, &text, NULL, err);
+	int r = fs_read_file(path, KBUILD_MAX_CONFIG_BYTES, &text, NULL, err);
 	if (r < 0)
 		return r;
 	_cleanup_free_ struct config_entry *v = NULL;
 	size_t n = 0;
-	r = config_parse(text, kbuild_base_name(s->config), true, &v, &n, err);
+	r = config_parse(text, kbuild_base_name(path), true, &v, &n, err);
 	if (r < 0)
 		return r;
 	if (n > KBUILD_MAX_CONFIG_LINES)
 		return error_set(err, ERR_TOO_LARGE, E2BIG,
 				 "Config fragment '%s' has more than %d options.",
-				 kbuild_base_name(s->config), KBUILD_MAX_CONFIG_LINES);
+				 kbuild_base_name(path), KBUILD_MAX_CONFIG_LINES);
+	for (size_t i = 0; i < n; i++)
+		v[i].from = kbuild_base_name(path);
 	*ret = TAKE_PTR(v);
 	*ret_n = n;
 	return 0;
 }
 
-/* tinyconfig, then the fragment on top, then olddefconfig; then every option
- * the fragment asked for must have the asked value. */
+int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry **ret,
+				size_t *ret_n, struct sl_error *err)
+{
+	_cleanup_free_ struct config_entry *v = NULL, *d = NULL;
+	size_t n = 0, nd = 0;
+	int r = config_read_file(s->config, &v, &n, err);
+	if (r < 0)
+		return r;
+	if (s->debug && s->debug_config) {
+		r = config_read_file(s->debug_config, &d, &nd, err);
+		if (r < 0)
+			return r;
+		struct config_entry *nv = realloc(v, (n + nd + 1) * sizeof(*v));
+		if (!nv)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		v = nv;
+		for (size_t i = 0; i < nd; i++) {
+			size_t j = 0;
+			while (j < n && strcmp(v[j].name, d[i].name) != 0)
+				j++;
+			v[j] = d[i]; /* the debug preset's value wins */
+			if (j == n)
+				n++;
+		}
+	}
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
+
+/* tinyconfig, then the fragment on top (and a debug kernel's preset on top
+ * of that), then olddefconfig; then every option asked for must have the
+ * asked value. */
 int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 {
 	_cleanup_free_ struct config_entry *frag = NULL;
@@ -147,8 +181,9 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	if (asprintf(&oarg, "O=%s", b->obj) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int ex = 0;
-	kbuild_log(b, "configuring: tinyconfig + '%s' (%zu options)",
-		   kbuild_base_name(b->s->config), nfrag);
+	kbuild_log(b, "configuring: tinyconfig + '%s'%s%s (%zu options)",
+		   kbuild_base_name(b->s->config), b->s->debug ? " + " : "",
+		   b->s->debug ? kbuild_base_name(b->s->debug_config) : "", nfrag);
 	char *const tiny[] = {"make", "-s", oarg, "tinyconfig", NULL};
 	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
 			    err);
@@ -238,13 +273,13 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 			    msg, sizeof(msg),
 			    "config option '%s' from '%s' was dropped by Kconfig (unmet "
 			    "dependencies?)",
-			    asked, kbuild_base_name(b->s->config));
+			    asked, frag[i].from);
 		else
 			kbuild_trunc_printf(
 			    msg, sizeof(msg),
 			    "config option '%s' from '%s' became '%s=%s' after Kconfig "
 			    "(unmet dependencies, a range or a choice?)",
-			    asked, kbuild_base_name(b->s->config), frag[i].name, actual);
+			    asked, frag[i].from, frag[i].name, actual);
 		kbuild_log(b, "%s", msg);
 		if (!bad++) {
 			kbuild_trunc_printf(first, sizeof(first), "%s", msg);

@@ -17,6 +17,8 @@ void kernel_spec_free(struct kernel_spec *s)
 	free(s->source);
 	strv_free(s->patches);
 	free(s->config);
+	free(s->debug);
+	free(s->debug_config);
 	free(s);
 }
 
@@ -212,6 +214,48 @@ int kernel_spec_set_config(struct kernel_spec *s, const char *base_dir, const ch
 	return resolve_file(base_dir, path, field, &s->config, err);
 }
 
+int kernel_spec_set_debug(struct kernel_spec *s, const char *name, const char *base_dir,
+			  const char *path, const char *field, struct sl_error *err)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > KBUILD_DEBUG_NAME_MAX ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
+		return error_set_path(err, ERR_INVALID, field,
+				      "The debug preset's name in '%s' must be 1 to %d lowercase "
+				      "letters, digits or '-'.",
+				      field, KBUILD_DEBUG_NAME_MAX);
+	_cleanup_free_ char *def = NULL;
+	if (!path) {
+		if (!s->config)
+			return error_set_path(err, ERR_INVALID, field,
+					      "A debug preset needs the spec's config fragment "
+					      "first: its fragment is found beside it.");
+		_cleanup_free_ char *dir = strdup(s->config);
+		if (!dir)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		if (asprintf(&def, "%s/debug-%s.config", dir, name) < 0) {
+			def = NULL;
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		}
+		path = def;
+	}
+	_cleanup_free_ char *file = NULL;
+	int r = resolve_file(base_dir, path, field, &file, err);
+	if (r < 0)
+		return error_prefix(err, "Debug preset '%s'", name);
+	char *nm = strdup(name);
+	if (!nm)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	free(s->debug);
+	free(s->debug_config);
+	s->debug = nm;
+	s->debug_config = TAKE_PTR(file);
+	return 0;
+}
+
 int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel_spec **ret,
 			  struct sl_error *err)
 {
@@ -222,6 +266,7 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 	if (!s || !(s->patches = calloc(1, sizeof(char *))))
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int r;
+	const char *debug = NULL, *debug_config = NULL;
 
 	json_object_object_foreach(spec, key, val)
 	{
@@ -260,10 +305,21 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 						      "The kernel spec's 'config' must be a path.");
 			r = kernel_spec_set_config(s, base_dir, json_object_get_string(val),
 						   "$.config", err);
+		} else if (strcmp(key, "debug") == 0 || strcmp(key, "debug_config") == 0) {
+			if (!json_object_is_type(val, json_type_string))
+				return error_set_path(err, ERR_INVALID, key,
+						      "The kernel spec's '%s' must be a string.",
+						      key);
+			if (strcmp(key, "debug") == 0)
+				debug = json_object_get_string(val);
+			else
+				debug_config = json_object_get_string(val);
+			r = 0;
 		} else
 			return error_set_path(err, ERR_INVALID, key,
 					      "Unknown field '%s' in the kernel spec (known: "
-					      "source, patches, series, config).",
+					      "source, patches, series, config, debug, "
+					      "debug_config).",
 					      key);
 		if (r < 0)
 			return r;
@@ -274,6 +330,12 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 	if (!s->config)
 		return error_set_path(err, ERR_INVALID, "$.config",
 				      "The kernel spec has no 'config' fragment.");
+	if (debug_config && !debug)
+		return error_set_path(err, ERR_INVALID, "$.debug_config",
+				      "The kernel spec has 'debug_config' but no 'debug' name.");
+	if (debug &&
+	    (r = kernel_spec_set_debug(s, debug, base_dir, debug_config, "$.debug", err)) < 0)
+		return r;
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -22,7 +22,16 @@ struct kernel_spec {
 	char *source;
 	char **patches; /* NULL-terminated absolute paths, applied in order */
 	char *config;	/* absolute path of the config fragment */
+	/* A debug preset (docs/kernel-bugs.md "The debug variant"): NULL, or its
+	 * name ("lockdep") and the absolute path of its fragment, merged after
+	 * config (its options win). Part of the cache key; such a kernel is built
+	 * in an object directory of its own beside the normal one. */
+	char *debug;
+	char *debug_config;
 };
+
+/* The longest debug preset name: lowercase letters, digits and '-'. */
+#define KBUILD_DEBUG_NAME_MAX 32
 
 /* Reads a quilt-style series file: one patch path per line, relative to the
  * series file's directory; '#' starts a comment; blank lines, surrounding
@@ -53,8 +62,17 @@ int kernel_spec_add_series(struct kernel_spec *s, const char *base_dir, const ch
 int kernel_spec_set_config(struct kernel_spec *s, const char *base_dir, const char *path,
 			   const char *field, struct sl_error *err);
 
-/* Parses {"source": S, "patches": [paths], "series": "path", "config": "path"}
- * ("patches" and/or "series", see kernel_series_read). Relative paths are
+/* Sets the debug preset: name ("lockdep": 1..KBUILD_DEBUG_NAME_MAX of
+ * [a-z0-9-]) and its fragment; a relative path is resolved against base_dir,
+ * and path NULL means "debug-NAME.config" beside the spec's config fragment
+ * (which must be set). field names the input in errors. */
+int kernel_spec_set_debug(struct kernel_spec *s, const char *name, const char *base_dir,
+			  const char *path, const char *field, struct sl_error *err);
+
+/* Parses {"source": S, "patches": [paths], "series": "path", "config": "path",
+ * "debug": "lockdep", "debug_config": "path"} ("patches" and/or "series", see
+ * kernel_series_read; "debug_config" defaults to debug-NAME.config beside
+ * "config", kernel_spec_set_debug). Relative paths are
  * resolved against base_dir (NULL: the current directory) and must exist.
  * Does not take the reference to spec. On success *ret is owned by the caller
  * (kernel_spec_free). Errors are ERR_INVALID/ERR_NOT_FOUND with err->path

@@ -45,15 +45,19 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 	return 0;
 }
 
-/* A fresh tree always gets a fresh obj: tar restores old mtimes, and make
- * would keep objects built from files that differ. */
+/* A fresh tree always gets fresh object directories (obj/ and every debug
+ * kernel's): tar restores old mtimes, and make would keep objects built
+ * from files that differ. */
 int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 {
 	struct sl_error ignored;
 	_cleanup_free_ char *tmp = fs_path_join(b->tree, "src.tmp");
 	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *obj = fs_path_join(b->tree, "obj");
+	_cleanup_free_ char *debug_objs = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
 	fs_rm_rf(b->src, &ignored);
-	fs_rm_rf(b->obj, &ignored);
+	fs_rm_rf(obj, &ignored);
+	fs_rm_rf(debug_objs, &ignored);
 	fs_rm_rf(applied, &ignored);
 	int r = fs_rm_rf(tmp, err);
 	if (r < 0)

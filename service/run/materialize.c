@@ -6,6 +6,10 @@
 #include "run/materialize.h"
 #include "util/fs.h"
 
+/* The tree whose debug presets an inline-config kernel without built-in
+ * series uses. */
+#define MATERIALIZE_DEFAULT_TREE "linux-6.1"
+
 /* Writes an inline file under dir as NNNN-name (an unnamed config: NNNN-config). */
 static int write_inline(const char *dir, int index, const struct job_file *f, char **ret_path,
 			struct sl_error *err)
@@ -18,6 +22,25 @@ static int write_inline(const char *dir, int index, const struct job_file *f, ch
 		return r;
 	*ret_path = TAKE_PTR(path);
 	return 0;
+}
+
+/* The debug preset's fragment: guest-kernel/<tree>/debug-<preset>.config,
+ * <tree> the built-in config's name, else the first built-in series', else
+ * the default tree (job.h). */
+static int set_debug(struct kernel_spec *s, const struct job_kernel *k, const char *gk,
+		     struct sl_error *err)
+{
+	const char *tree = k->config.kind == JOB_FILE_BUILTIN ? k->config.builtin : NULL;
+	for (size_t i = 0; !tree && i < k->n_patches; i++)
+		if (k->patches[i].kind == JOB_FILE_BUILTIN)
+			tree = k->patches[i].builtin;
+	_cleanup_free_ char *dir = fs_path_join(gk, tree ? tree : MATERIALIZE_DEFAULT_TREE);
+	_cleanup_free_ char *file = NULL;
+	if (asprintf(&file, "%s/debug-%s.config", dir, k->debug) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	char field[300];
+	snprintf(field, sizeof(field), "$.kernels.%s.debug", k->name);
+	return kernel_spec_set_debug(s, k->debug, NULL, file, field, err);
 }
 
 int materialize_kernel(const struct job_kernel *k, const char *job_dir, const char *data_dir,
@@ -68,6 +91,8 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
 	if (ret_code == 0)
 		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
+	if (ret_code == 0 && k->debug)
+		ret_code = set_debug(s, k, gk, err);
 	if (ret_code < 0) {
 		kernel_spec_free(s);
 		return ret_code;

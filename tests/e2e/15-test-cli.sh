@@ -95,6 +95,12 @@ dry opts.json --suite rt --repeat 3 comment-only.patch
 check opts.json 'assert j["suite"] == "rt" and j["repeat"] == 3, (j["suite"], j["repeat"])'
 dry opts2.json --suite fair --repeat 4:9 comment-only.patch
 check opts2.json 'assert j["suite"] == "fair" and j["repeat"] == {"min": 4, "max": 9}, j["repeat"]'
+# --debug: both kernels debug builds, the suite's gates kept; the debug
+# suite: all workloads on debug kernels, no metric gates (docs/kernel-bugs.md).
+dry dbg.json --debug lockdep --suite rt comment-only.patch
+check dbg.json 'assert [k.get("debug") for k in j["kernels"].values()] == ["lockdep"] * 2 and j["gates"] and all(v["debug"] == "lockdep" for v in j["variants"].values()), j["kernels"]'
+dry dbgsuite.json --suite debug comment-only.patch
+check dbgsuite.json 'assert [k.get("debug") for k in j["kernels"].values()] == ["lockdep"] * 2 and j["gates"] == [] and len(j["workloads"]) == 4, (j["kernels"], j["gates"])'
 touch linux.tar.xz
 dry base.json --base tarball:linux.tar.xz comment-only.patch
 python3 - base.json "$T" <<'PY'
@@ -124,7 +130,8 @@ expect2 "refs of letters" 'git:repo@HEAD;rm..HEAD'
 expect2 "git format-patch exited" "git:repo@nosuchref..HEAD"
 expect2 "not a directory" "git:nowhere@HEAD~1..HEAD"
 expect2 "holds no commits" "git:repo@HEAD..HEAD"
-expect2 "--suite must be rt, latency, fair or all, not 'speed'" --suite speed comment-only.patch
+expect2 "--suite must be rt, latency, fair, all or debug, not 'speed'" --suite speed comment-only.patch
+expect2 "--debug must be lockdep .the one debug preset., not 'kasan'" --debug kasan comment-only.patch
 expect2 "--repeat '0' is not N or MIN:MAX" --repeat 0 comment-only.patch
 expect2 "--repeat '5:3' is not N or MIN:MAX" --repeat 5:3 comment-only.patch
 expect2 "--repeat 'x' is not N or MIN:MAX" --repeat x comment-only.patch

@@ -242,6 +242,15 @@ static void test_golden_signatures(void **state)
 	    {"warning-module-put.txt", "warn", "WARNING in module_put", "kernel/module.c:1108", 1},
 	    {"oops-null-deref.txt", "bug",
 	     "BUG: unable to handle kernel NULL pointer dereference in my_oops_init", "", 2},
+	    /* Captured from the lockdep debug kernel with the planted bugs
+	     * (tests/e2e/45-planted-debug.sh, docs/kernel-bugs.md). */
+	    {"atomic-sleep-captured-6.1.txt", "atomic_sleep",
+	     "BUG: sleeping function called from invalid context in push_rt_task",
+	     "kernel/sched/rt.c:2105", 1},
+	    {"lockdep-circular-captured-6.1.txt", "lockdep", "possible deadlock in push_rt_task",
+	     "", 1},
+	    {"warn-sched-captured-6.1.txt", "warn", "WARNING in push_rt_task",
+	     "kernel/sched/rt.c:2214", 1},
 	};
 	for (size_t g = 0; g < ELEMENTSOF(golden); g++) {
 		size_t chunks[] = {1 << 20, 1, 13};

@@ -72,6 +72,93 @@ static const char *workload_names(json_object *expanded, char *buf, size_t sz)
 	return buf;
 }
 
+/* The debug preset (docs/kernel-bugs.md "The debug variant"): on a
+ * kernel, on a variant (a debug copy of a kernel other variants boot
+ * normally), through the shorthand's base, and the debug suite. */
+static void test_debug_variants(void **state)
+{
+	(void)state;
+	/* A variant asks: its kernel, booted normally by the baseline, gets a
+	 * debug copy "k-lockdep" (once, for two such variants). */
+	json_object *j = expand_ok(FULL("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\","
+					"\"debug\":\"lockdep\"},\"c\":{\"kernel\":\"k\","
+					"\"debug\":\"lockdep\",\"features\":[\"NO_RT_PUSH\"]}}",
+					",\"suite\":\"rt\""),
+				   JOB_ORIGIN_SERVICE, NULL);
+	json_object *kernels = job_json_get(j, "kernels");
+	assert_int_equal(json_object_object_length(kernels), 2);
+	assert_null(job_json_string(job_json_get(kernels, "k"), "debug"));
+	json_object *dk = job_json_get(kernels, "k-lockdep");
+	assert_non_null(dk);
+	assert_string_equal(job_json_string(dk, "debug"), "lockdep");
+	assert_string_equal(job_json_string(job_json_get(dk, "config"), "builtin"), "linux-6.1");
+	json_object *vs = job_json_get(j, "variants");
+	assert_string_equal(job_json_string(job_json_get(vs, "a"), "kernel"), "k");
+	assert_null(job_json_string(job_json_get(vs, "a"), "debug"));
+	assert_string_equal(job_json_string(job_json_get(vs, "b"), "kernel"), "k-lockdep");
+	assert_string_equal(job_json_string(job_json_get(vs, "c"), "kernel"), "k-lockdep");
+	char buf[512];
+	gate_list(j, buf, sizeof(buf));
+	assert_string_equal(buf, "rt-migrate-test/inversions*"); /* --debug keeps the gates */
+	struct job *job = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(job_from_expanded(j, &job, &err), 0);
+	assert_null(job_find_kernel(job, "k")->debug);
+	assert_string_equal(job_find_kernel(job, "k-lockdep")->debug, "lockdep");
+	assert_string_equal(job_find_variant(job, "b")->kernel->name, "k-lockdep");
+	job_free(job);
+	json_object_put(j);
+
+	/* Every variant of a kernel asks: the kernel itself is the debug one. */
+	j = expand_ok(FULL("{\"a\":{\"kernel\":\"k\",\"debug\":\"lockdep\"},\"b\":{"
+			   "\"kernel\":\"k\",\"debug\":\"lockdep\"}}",
+			   ",\"suite\":\"rt\""),
+		      JOB_ORIGIN_SERVICE, NULL);
+	assert_int_equal(json_object_object_length(job_json_get(j, "kernels")), 1);
+	assert_string_equal(job_json_string(job_json_get(job_json_get(j, "kernels"), "k"), "debug"),
+			    "lockdep");
+	json_object_put(j);
+
+	/* The shorthand's base (schedlab test --debug): both kernels, every variant. */
+	j = expand_ok("{\"name\":\"ci\",\"base\":{\"source\":\"debian:linux-source-6.1\","
+		      "\"debug\":\"lockdep\"},\"patches\":[],\"suite\":\"latency\"}",
+		      JOB_ORIGIN_SERVICE, NULL);
+	kernels = job_json_get(j, "kernels");
+	assert_string_equal(job_json_string(job_json_get(kernels, "base"), "debug"), "lockdep");
+	assert_string_equal(job_json_string(job_json_get(kernels, "patched"), "debug"), "lockdep");
+	assert_string_equal(
+	    job_json_string(job_json_get(job_json_get(j, "variants"), "patched"), "debug"),
+	    "lockdep");
+	json_object_put(j);
+
+	/* The debug suite: all workloads, debug kernels, no metric gates. */
+	j = expand_ok(SHORT(",\"suite\":\"debug\""), JOB_ORIGIN_SERVICE, NULL);
+	kernels = job_json_get(j, "kernels");
+	assert_int_equal(json_object_object_length(kernels), 2);
+	assert_string_equal(job_json_string(job_json_get(kernels, "base"), "debug"), "lockdep");
+	assert_string_equal(job_json_string(job_json_get(kernels, "patched"), "debug"), "lockdep");
+	assert_int_equal(json_object_array_length(job_json_get(j, "workloads")), 4);
+	assert_int_equal(json_object_array_length(job_json_get(j, "gates")), 0);
+	assert_null(job_json_get(j, "gates_opt_out"));
+	assert_non_null(
+	    job_json_get(job_json_get(job_json_get(j, "variants"), "baseline"), "uid_shares"));
+	json_object_put(j);
+	assert_string_equal(suite_debug_preset("debug"), "lockdep");
+	assert_null(suite_debug_preset("all"));
+	assert_true(suite_debug_known("lockdep"));
+	assert_false(suite_debug_known("kasan"));
+
+	/* Refused: an unknown preset; a debug copy whose name is taken. */
+	expect_error(FULL("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\","
+			  "\"debug\":\"kasan\"}}",
+			  ",\"suite\":\"rt\""),
+		     "$.variants.b.debug", NULL);
+	expect_error("{\"name\":\"t\",\"kernels\":{\"k\":" KERNEL ",\"k-lockdep\":" KERNEL
+		     "},\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\","
+		     "\"debug\":\"lockdep\"}},\"baseline\":\"a\",\"suite\":\"rt\"}",
+		     "$.variants.b.debug", "uses for another kernel");
+}
+
 static void test_suites_expand(void **state)
 {
 	(void)state;
@@ -343,6 +430,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_suites_expand),
+	    cmocka_unit_test(test_debug_variants),
 	    cmocka_unit_test(test_suite_settings_yield_to_the_job),
 	    cmocka_unit_test(test_new_tools_default_gates),
 	    cmocka_unit_test(test_gates_explicit_and_opt_out),

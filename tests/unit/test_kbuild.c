@@ -779,6 +779,98 @@ static void test_failure_report(void **state)
 	assert_string_equal(err.code, "config_option_dropped");
 }
 
+/* A debug preset (kernel_spec.h): its fragment beside the config, merged
+ * after it (its options win), checked like it, in the key only when set,
+ * built in objs-debug/NAME, recorded in meta.json. */
+#define DEBUG_SPEC                                                                                 \
+	"{\"source\":\"tarball:linux.tar.xz\",\"patches\":[\"a.patch\"],\"config\":\"frag."        \
+	"config\",\"debug\":\"lockdep\"}"
+static void test_debug_preset(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "debug-lockdep.config",
+		   "CONFIG_BUG=y # why\n# CONFIG_SMP is not set\n");
+	struct kernel_spec *s = spec_from(fx, DEBUG_SPEC);
+	assert_string_equal(s->debug, "lockdep");
+	assert_non_null(strstr(s->debug_config, "/debug-lockdep.config"));
+	kernel_spec_free(s);
+
+	char normal[65], debug[65], k[65];
+	key_of(fx, SPEC("[\"a.patch\"]"), normal);
+	key_of(fx, DEBUG_SPEC, debug);
+	assert_string_not_equal(normal, debug);
+	write_file(fx->dir, "debug-lockdep.config", "CONFIG_BUG=y\n");
+	key_of(fx, DEBUG_SPEC, k);
+	assert_string_not_equal(k, debug); /* the preset's content is in the key */
+	key_of(fx, SPEC("[\"a.patch\"]"), k);
+	assert_string_equal(k, normal); /* ...and only in a debug kernel's */
+
+	write_file(fx->dir, "debug-lockdep.config",
+		   "CONFIG_BUG=y # why\n# CONFIG_SMP is not set\n");
+	struct kbuild_artifact *a = build(fx, DEBUG_SPEC, 0, NULL);
+	char *cfg = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(fs_read_file(a->config, 1 << 20, &cfg, NULL, &err), 0);
+	/* frag.config's CONFIG_SMP=y replaced in place by the preset's "not set" */
+	assert_string_equal(cfg, "# CONFIG_KVM is not set\nCONFIG_HZ=250\n# CONFIG_SMP is not "
+				 "set\nCONFIG_BUG=y\n");
+	free(cfg);
+	json_object *v;
+	assert_true(json_object_object_get_ex(a->meta, "debug", &v));
+	assert_string_equal(json_object_get_string(v), "lockdep");
+	assert_true(json_object_object_get_ex(a->meta, "debug_config_sha256", &v));
+	kbuild_artifact_free(a);
+	/* its own object directory: the normal one is never reconfigured */
+	char *trees = fs_path_join(fx->cache, "trees");
+	bool found = false;
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		char *p = NULL;
+		assert_true(asprintf(&p, "%s/%s/objs-debug/lockdep/.config", trees, e->d_name) > 0);
+		found |= fs_exists(p);
+		free(p);
+	}
+	closedir(d);
+	free(trees);
+	assert_true(found);
+
+	/* An option of the preset Kconfig drops is named with the preset's file. */
+	write_file(fx->dir, "debug-lockdep.config", "CONFIG_BUG=y\nCONFIG_KVM_INTEL=y\n");
+	fx->drop = "CONFIG_KVM_INTEL";
+	s = spec_from(fx, DEBUG_SPEC);
+	struct kbuild_opts o = {.cache_dir = fx->cache, .jobs = 2, .log_fd = -1};
+	memset(&err, 0, sizeof(err));
+	a = NULL;
+	assert_true(kbuild_build(&o, s, &a, &err) < 0);
+	kernel_spec_free(s);
+	assert_null(a);
+	assert_string_equal(err.code, "config_option_dropped");
+	assert_non_null(strstr(err.message, "'CONFIG_KVM_INTEL=y' from 'debug-lockdep.config'"));
+	fx->drop = NULL;
+
+	/* refused: a bad name, a missing fragment, a fragment without a name */
+	const struct {
+		const char *json, *want;
+	} bad[] = {
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"debug\":\"Lock dep\"}", "lowercase"},
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"debug\":\"kasan\"}",
+	     "debug-kasan.config"},
+	    {"{\"source\":\"x\",\"config\":\"frag.config\",\"debug_config\":\"frag.config\"}",
+	     "no 'debug' name"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *j = json_tokener_parse(bad[i].json);
+		struct kernel_spec *t = NULL;
+		memset(&err, 0, sizeof(err));
+		assert_true(kernel_spec_from_json(j, fx->dir, &t, &err) < 0);
+		if (!strstr(err.message, bad[i].want))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].json, err.message,
+				 bad[i].want);
+		json_object_put(j);
+	}
+}
+
 static void test_hit_and_miss(void **state)
 {
 	struct fixture *fx = *state;
@@ -983,6 +1075,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_debug_preset, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sched_ext_schedulers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
