@@ -4,8 +4,9 @@
 # writes /sys/kernel/sched_ext/state and root/ops and prints the user exit
 # info as the real loaders do): a scheduler that loads, runs under the
 # workload and stops with SIGINT; one that fails to load (its workloads are
-# not run); one that sched_ext ejects during the workload. 42-sched-ext-boot
-# does the same with the real scx_simple in a 6.12 guest. Takes about 5 s.
+# not run); one that sched_ext ejects during the workload. The same
+# with the real scx_simple in a 6.12 guest waits for BPF_EVENTS in the 6.12
+# config (docs/sched-ext.md, Status). Takes about 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
