@@ -10,11 +10,12 @@
 
 #include "cli/cli.h"
 #include "cli/httpclient.h"
+#include "job/job.h"
 #include "util/json.h"
 #include "util/parse.h"
 
 #define NIGHTLY_JOB_MAX_BYTES (8 * 1024 * 1024)
-#define SERIES_MAX	      64
+#define SERIES_MAX	      JOB_NAME_MAX
 
 static void usage(FILE *f)
 {
@@ -38,18 +39,6 @@ static void usage(FILE *f)
 		   "were still submitted); 2 usage, an unreadable job file, or no service.\n");
 }
 
-static bool series_valid(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > SERIES_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
-			return false;
-	return true;
-}
-
 /* The series of a job: --series, the job's name, or the file's stem. */
 static int series_of(const char *file, json_object *job, const char *forced,
 		     char ret[SERIES_MAX + 1], struct sl_error *err)
@@ -70,7 +59,7 @@ static int series_of(const char *file, json_object *job, const char *forced,
 			n -= 5;
 		snprintf(ret, SERIES_MAX + 1, "%.*s", (int)(n < SERIES_MAX ? n : SERIES_MAX), b);
 	}
-	if (!series_valid(ret))
+	if (!job_name_valid(ret))
 		return error_set(err, ERR_INVALID, EINVAL,
 				 "The series '%s' of '%s' is not 1-%d of letters, digits, '.', "
 				 "'_' and '-'; give --series NAME.",

@@ -2,6 +2,7 @@
  * and limits. The output ("expanded spec") is self-contained: local patch
  * files are read and inlined, so the same document can be stored, resumed
  * after a restart and shown in a result. */
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -175,6 +176,17 @@ char *job_source_absolute(const char *src, const char *base_dir)
 	if (!full || asprintf(&out, "%.*s%s%s", (int)prefix, src, full, at ? at : "") < 0)
 		return NULL;
 	return out;
+}
+
+bool job_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > JOB_NAME_MAX || !isalnum((unsigned char)s[0]))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return false;
+	return true;
 }
 
 static int expand_kernel(json_object *k, enum job_origin origin, const char *base_dir,

@@ -59,6 +59,12 @@ const struct job_limits *job_default_limits(void);
  * test --base`. malloc'd, or NULL on failure (errno set). */
 char *job_source_absolute(const char *source, const char *base_dir);
 
+/* A name as the job schema's $defs/name has it (a job's, a variant's, a
+ * schedule's or a trend series'): [A-Za-z0-9][A-Za-z0-9._-]*, at most
+ * JOB_NAME_MAX bytes. */
+#define JOB_NAME_MAX 64
+bool job_name_valid(const char *s);
+
 /* Validates spec (borrowed) and returns, in *ret_expanded, a new reference to
  * the expanded spec: shorthand expanded, defaults filled in. On failure err
  * names the JSON path and the reason. base_dir is used only for

@@ -146,7 +146,7 @@ const struct service_token *service_config_token_find(const struct service_confi
 #define CONFIG_MAX_SCHEDULES   64
 #define CONFIG_MAX_GIT_SOURCES 64
 #define CONFIG_MAX_WEBHOOKS    16
-#define SCHEDULE_NAME_MAX      64
+#define SCHEDULE_NAME_MAX      64 /* JOB_NAME_MAX: a schedule names its jobs */
 
 /* Applies key when it is one of the nightly keys (*ret_known true), else
  * leaves c alone (*ret_known false). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "job/job.h"
 #include "server/config.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -17,18 +18,6 @@
 
 static void free_schedules(struct service_config *c);
 static void free_webhooks(struct service_config *c);
-
-static bool name_valid(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > SCHEDULE_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
-			return false;
-	return true;
-}
 
 /* A git ref as git check-ref-format would mostly take it, and never an
  * option or a path escape: [A-Za-z0-9._/-], no "..", not starting with
@@ -163,7 +152,7 @@ static int apply_schedule(struct service_config *c, json_object *e, size_t i,
 	const char *name = member_str(e, "name", path, true, err, &r);
 	if (r < 0)
 		return r;
-	if (!name_valid(name))
+	if (!job_name_valid(name))
 		return error_set_path(err, ERR_INVALID, path,
 				      "Setting '%s' must be 1-%d of letters, digits, '.', '_' and "
 				      "'-', not starting with '.' or '-'.",

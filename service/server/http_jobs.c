@@ -17,7 +17,6 @@
 
 #define RESULT_MAX_BYTES (64u * 1024 * 1024)
 #define LIST_LIMIT_MAX	 500
-#define JOB_NAME_MAX	 128
 #define RETENTION_BATCH	 64 /* jobs purged per submission at most */
 
 static json_object *job_links(const char *id)
