@@ -627,7 +627,7 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 		_cleanup_free_ char *dir = fs_path_join(art->dir, KBUILD_SCX_DIR);
 		char *host = fs_path_join(dir, v->scx_scheduler);
 		char image[256];
-		snprintf(image, sizeof(image), "%s/%s/%s", SCHED_EXT_GUEST_DIR + 1, v->kernel->name,
+		snprintf(image, sizeof(image), "%s/%s/%s", &SCHED_EXT_GUEST_DIR[1], v->kernel->name,
 			 v->scx_scheduler);
 		bool dup = false;
 		for (size_t j = 0; j < n; j++)
