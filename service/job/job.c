@@ -208,12 +208,14 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	json_object_object_add(out, "source", json_object_new_string(source));
 	if (origin != JOB_ORIGIN_CLI && src &&
 	    !strncmp(json_object_get_string(src), "debian:", 7) &&
-	    !debian_base_builtin(json_object_get_string(src)))
-		return error_set_path(err, ERR_INVALID, path,
+	    !debian_base_builtin(json_object_get_string(src))) {
+		snprintf(sub, sizeof(sub), "%s.source", path);
+		return error_set_path(err, ERR_INVALID, sub,
 				      "The service builds only Debian's packaged sources "
 				      "(%s) and allow-listed git trees; local tarballs are "
 				      "for the CLI.",
 				      debian_base_list());
+	}
 	if (origin != JOB_ORIGIN_CLI && src && strncmp(json_object_get_string(src), "debian:", 7)) {
 		_cleanup_free_ char *checked = NULL; /* allow-listed git trees (source_policy.c) */
 		int r = job_source_policy_check(source, limits->git_sources, limits->n_git_sources,

@@ -281,7 +281,7 @@ static void test_debian_bases(void **state)
 	expect_error("{\"name\":\"t\",\"kernels\":{\"k\":{\"source\":\"debian:linux-source-6.6\"}},"
 		     "\"variants\":{\"a\":{\"kernel\":\"k\"}},\"baseline\":\"a\",\"workloads\":" WL
 		     "}",
-		     JOB_ORIGIN_SERVICE, "$.kernels.k", "'debian:linux-source-6.12'");
+		     JOB_ORIGIN_SERVICE, "$.kernels.k.source", "'debian:linux-source-6.12'");
 }
 
 /* Every example in examples/ expands into a typed job that agrees with the
