@@ -131,7 +131,12 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* dispositions the agent inherited (SIGINT is ignored when it was
+		 * started in the background of a shell) must not reach the loader:
+		 * SIGINT is how it is stopped */
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		setpgid(0, 0);
 		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
