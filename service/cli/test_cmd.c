@@ -14,6 +14,7 @@
 #include "cli/run_common.h"
 #include "job/job.h"
 #include "job/patchset.h"
+#include "job/suite.h"
 #include "kernel/kernel_spec.h"
 #include "util/cmd.h"
 #include "util/fs.h"
@@ -332,9 +333,7 @@ int cli_test(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'S':
-			if (strcmp(optarg, "rt") && strcmp(optarg, "latency") &&
-			    strcmp(optarg, "fair") && strcmp(optarg, "all") &&
-			    strcmp(optarg, "debug")) {
+			if (!suite_known(optarg)) {
 				fprintf(stderr,
 					"schedlab test: --suite must be rt, latency, fair, all or "
 					"debug, not '%s'.\n",
@@ -344,7 +343,7 @@ int cli_test(int argc, char **argv)
 			suite = optarg;
 			break;
 		case 'D':
-			if (strcmp(optarg, "lockdep") != 0) {
+			if (!suite_debug_known(optarg)) {
 				fprintf(stderr,
 					"schedlab test: --debug must be lockdep (the one debug "
 					"preset), not '%s'.\n",
