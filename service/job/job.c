@@ -318,12 +318,12 @@ static int expand_debug(json_object *variants, json_object *kernels, const char 
 		}
 		char dname[160];
 		int n = snprintf(dname, sizeof(dname), "%s-%s", kname, want);
-		if (n < 0 || n > 64)
+		if (n < 0 || n > JOB_NAME_MAX)
 			return error_set_path(err, ERR_INVALID, path,
 					      "The debug build of kernel '%s' would be named "
-					      "'%s-%s', longer than 64 characters; give the kernel "
+					      "'%s-%s', longer than %d characters; give the kernel "
 					      "a shorter name.",
-					      kname, kname, want);
+					      kname, kname, want, JOB_NAME_MAX);
 		json_object *dk = NULL;
 		json_object_deep_copy(k, &dk, NULL);
 		json_object_object_add(dk, "debug", json_object_new_string(want));

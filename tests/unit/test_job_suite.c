@@ -75,6 +75,7 @@ static const char *workload_names(json_object *expanded, char *buf, size_t sz)
 /* The debug preset (docs/kernel-bugs.md "The debug variant"): on a
  * kernel, on a variant (a debug copy of a kernel other variants boot
  * normally), through the shorthand's base, and the debug suite. */
+#define LONG60 "k12345678901234567890123456789012345678901234567890123456789"
 static void test_debug_variants(void **state)
 {
 	(void)state;
@@ -157,6 +158,11 @@ static void test_debug_variants(void **state)
 		     "},\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\","
 		     "\"debug\":\"lockdep\"}},\"baseline\":\"a\",\"suite\":\"rt\"}",
 		     "$.variants.b.debug", "uses for another kernel");
+	/* a 60-character kernel name: "<name>-lockdep" would pass JOB_NAME_MAX */
+	expect_error("{\"name\":\"t\",\"kernels\":{\"" LONG60 "\":" KERNEL
+		     "},\"variants\":{\"a\":{\"kernel\":\"" LONG60 "\"},\"b\":{\"kernel\":\"" LONG60
+		     "\",\"debug\":\"lockdep\"}},\"baseline\":\"a\",\"suite\":\"rt\"}",
+		     "$.variants.b.debug", "longer than 64 characters");
 }
 
 static void test_suites_expand(void **state)
