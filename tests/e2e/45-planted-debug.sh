@@ -103,6 +103,11 @@ def only(variant, kind, title_start):
     hit = [s for s in mine if s["kind"] == kind and s["title"].startswith(title_start)]
     assert hit, f"{variant}: no {kind} signature '{title_start}...' among {[(s['kind'], s['title']) for s in mine]}"
     s = hit[0]
+    # seen in this variant's runs only: not in the debug base, not in another variant
+    assert list(s["variants"]) == [variant] and s["new_in"] == [variant] \
+        and not s["in_baseline"], f"{variant}: {s['title']} seen in {s['variants']}"
+    assert all(s["id"] in run.get("signatures", []) for run in runs), \
+        f"{variant}: {s['id']} not on its run"
     assert any(f"Variant '{variant}': kernel bug '{s['title']}'" in x for x in r["verdict_reasons"]), \
         f"{variant}: not in the reasons"
     assert f'<failure type="kernel_bug" message="{s["title"]}' in junit, f"{variant}: no JUnit failure"
@@ -119,3 +124,8 @@ assert not any("'atomic-sleep-normal'" in x for x in r["verdict_reasons"]), r["v
 assert not any("atomic-sleep-normal" in s["new_in"] for s in sigs)
 print("ok: atomic_sleep, lockdep and warn each named for its own variant; the normal kernel clean")
 PY
+# The preset named by a kernel spec (kernel-debug-lockdep.json, for `schedlab
+# kernel build`: debug-lockdep.config beside its config) is the job's debug base.
+key=$("$SCHEDLAB" kernel key "$E2E_ROOT/guest-kernel/linux-6.1/kernel-debug-lockdep.json")
+want=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernels"]["base"]["key"])' result.json)
+[ "$key" = "$want" ] || e2e_fail "kernel-debug-lockdep.json has key $key, the job's debug base $want"
