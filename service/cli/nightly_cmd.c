@@ -44,11 +44,12 @@ static int series_of(const char *file, json_object *job, const char *forced,
 		     char ret[SERIES_MAX + 1], struct sl_error *err)
 {
 	json_object *v = NULL;
+	int len; /* a longer name is refused below, never cut to a valid one */
 	if (forced)
-		snprintf(ret, SERIES_MAX + 1, "%s", forced);
+		len = snprintf(ret, SERIES_MAX + 1, "%s", forced);
 	else if (json_object_object_get_ex(job, "name", &v) &&
 		 json_object_is_type(v, json_type_string))
-		snprintf(ret, SERIES_MAX + 1, "%.*s", SERIES_MAX, json_object_get_string(v));
+		len = snprintf(ret, SERIES_MAX + 1, "%s", json_object_get_string(v));
 	else {
 		_cleanup_free_ char *copy = strdup(file);
 		if (!copy)
@@ -57,9 +58,9 @@ static int series_of(const char *file, json_object *job, const char *forced,
 		size_t n = strlen(b);
 		if (n > 5 && strcmp(b + n - 5, ".json") == 0)
 			n -= 5;
-		snprintf(ret, SERIES_MAX + 1, "%.*s", (int)(n < SERIES_MAX ? n : SERIES_MAX), b);
+		len = snprintf(ret, SERIES_MAX + 1, "%.*s", (int)n, b);
 	}
-	if (!job_name_valid(ret))
+	if (len > SERIES_MAX || !job_name_valid(ret))
 		return error_set(err, ERR_INVALID, EINVAL,
 				 "The series '%s' of '%s' is not 1-%d of letters, digits, '.', "
 				 "'_' and '-'; give --series NAME.",

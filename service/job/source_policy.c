@@ -9,12 +9,10 @@
 
 #include "job/source_policy.h"
 
-#define SOURCE_REF_MAX 200
-
-static bool ref_valid(const char *s)
+bool job_source_ref_valid(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > SOURCE_REF_MAX || s[0] == '-' || strstr(s, ".."))
+	if (n == 0 || n > JOB_SOURCE_REF_MAX || s[0] == '-' || strstr(s, ".."))
 		return false;
 	for (const char *p = s; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -48,7 +46,7 @@ int job_source_policy_check(const char *source, char *const *git_sources, size_t
 				      "'git_sources'.");
 	const char *tree = source + 4, *at = strrchr(tree, '@');
 	if (tree[0] != '/' || !at || at == tree || (size_t)(at - tree) >= PATH_MAX ||
-	    !ref_valid(at + 1))
+	    !job_source_ref_valid(at + 1))
 		return error_set_path(err, ERR_INVALID, field,
 				      "A git source must look like 'git:/absolute/tree@REF', the "
 				      "ref of letters, digits and '._/^~-', not starting with '-' "

@@ -7,32 +7,17 @@
 #include <sys/stat.h>
 
 #include "job/job.h"
+#include "job/source_policy.h"
 #include "server/config.h"
 #include "util/fs.h"
 #include "util/json.h"
 
 #define JOB_FILE_MAX_BYTES (8 * 1024 * 1024)
-#define SOURCE_REF_MAX	   200
 #define WEBHOOK_URL_MAX	   2048
 #define WEBHOOK_SECRET_MAX 256
 
 static void free_schedules(struct service_config *c);
 static void free_webhooks(struct service_config *c);
-
-/* A git ref as git check-ref-format would mostly take it, and never an
- * option or a path escape: [A-Za-z0-9._/-], no "..", not starting with
- * '-' or '/'. */
-static bool ref_valid(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > SOURCE_REF_MAX || s[0] == '-' || s[0] == '/' || strstr(s, ".."))
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-' || *p == '/'))
-			return false;
-	return true;
-}
 
 static const char *member_str(json_object *o, const char *key, const char *path, bool required,
 			      struct sl_error *err, int *r)
@@ -181,11 +166,13 @@ static int apply_schedule(struct service_config *c, json_object *e, size_t i,
 	if (r < 0)
 		return r;
 	if (ref) {
-		if (!ref_valid(ref))
-			return error_set_path(err, ERR_INVALID, path,
-					      "Setting '%s' must be a git ref of 1-%d of letters, "
-					      "digits, '.', '_', '-' and '/', without '..'.",
-					      path, SOURCE_REF_MAX);
+		if (!job_source_ref_valid(ref))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "Setting '%s' must be a git ref of 1-%d of letters, "
+			    "digits and '._/^~-', not starting with '-' and without "
+			    "'..'.",
+			    path, JOB_SOURCE_REF_MAX);
 		if ((r = apply_source_ref(s->job, ref, path, err)) < 0)
 			return r;
 		s->source_ref = strdup(ref);

@@ -190,5 +190,10 @@ enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connecti
 				    struct request *req);
 enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,
 					struct request *req);
+/* The query parameter "since", a duration (util/parse.h), into seconds:
+ * HTTP_SINCE_DEFAULT_S when absent; ERR_INVALID at "since" when it is not
+ * a duration. GET /v1/trend and GET /v1/change-points. */
+#define HTTP_SINCE_DEFAULT_S (30L * 86400)
+int http_query_since(struct MHD_Connection *conn, long *ret_seconds, struct sl_error *err);
 enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connection *conn,
 				   struct request *req);

@@ -80,20 +80,27 @@ enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Conn
 
 /* ---- GET /v1/trend ---- */
 
+int http_query_since(struct MHD_Connection *conn, long *ret_seconds, struct sl_error *err)
+{
+	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
+	*ret_seconds = HTTP_SINCE_DEFAULT_S;
+	if (since && (strlen(since) > 32 || parse_duration(since, ret_seconds) < 0))
+		return error_set_path(err, ERR_INVALID, "since",
+				      "Query parameter 'since' is '%.32s', not a duration such as "
+				      "'30d', '12h', '90m' or '3600s'.",
+				      since);
+	return 0;
+}
+
 /* The nightly trend page, the same one `schedlab trend` writes, over
  * ?since= (default 30d) read from this service's own store. */
 enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connection *conn,
 				   struct request *req)
 {
 	struct sl_error err = {0};
-	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
-	long seconds = 30L * 86400;
-	if (since && (strlen(since) > 32 || parse_duration(since, &seconds) < 0))
-		return http_respond_errorf(
-		    conn, req, ERR_INVALID, "since",
-		    "Query parameter 'since' is '%.32s', not a duration such as "
-		    "'30d', '12h', '90m' or '3600s'.",
-		    since);
+	long seconds = 0;
+	if (http_query_since(conn, &seconds, &err) < 0)
+		return http_respond_error(conn, req, &err);
 	char *html = NULL;
 	/* The store is the service's own: any failure here is a 500, and its
 	 * message (which may name this host's paths) goes to the log only. */

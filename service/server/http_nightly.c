@@ -8,11 +8,10 @@
 #include "server/http.h"
 #include "server/http-internal.h"
 #include "server/scheduler.h"
+#include "job/job.h"
 #include "report/trend.h"
-#include "util/parse.h"
 
 #define CHANGE_POINTS_MAX 500 /* per answer; "truncated" says when more were found */
-#define SERIES_MAX	  128 /* a job name's limit */
 
 enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req)
@@ -29,20 +28,15 @@ enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Conn
 					struct request *req)
 {
 	struct sl_error err = {0};
-	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "since");
 	const char *series = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "series");
-	long seconds = 30L * 86400;
-	if (since && (strlen(since) > 32 || parse_duration(since, &seconds) < 0))
-		return http_respond_errorf(
-		    conn, req, ERR_INVALID, "since",
-		    "Query parameter 'since' is '%.32s', not a duration such as "
-		    "'30d', '12h', '90m' or '3600s'.",
-		    since);
-	if (series && (!series[0] || strlen(series) > SERIES_MAX))
+	long seconds = 0;
+	if (http_query_since(conn, &seconds, &err) < 0)
+		return http_respond_error(conn, req, &err);
+	if (series && (!series[0] || strlen(series) > JOB_NAME_MAX))
 		return http_respond_errorf(conn, req, ERR_INVALID, "series",
 					   "Query parameter 'series' must be a job name of 1-%d "
 					   "characters.",
-					   SERIES_MAX);
+					   JOB_NAME_MAX);
 	_cleanup_json_ json_object *all = NULL;
 	/* The store is the service's own: a failure is a 500, its message
 	 * (which may name this host's paths) goes to the log only. */

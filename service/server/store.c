@@ -103,7 +103,10 @@ static const char *const migrations[] = {
     "  http_status INTEGER,"
     "  error TEXT,"
     "  delivered INTEGER NOT NULL DEFAULT 0);"
-    "ALTER TABLE comparisons ADD COLUMN source_commit TEXT;",
+    "ALTER TABLE comparisons ADD COLUMN source_commit TEXT;"
+    /* one series' rows, in the order the trend reads them: the webhook
+     * thread reads its job's series after every job (webhook.c) */
+    "CREATE INDEX comparisons_series ON comparisons(job_name, workload, metric, finished_at);",
 };
 
 static const char *const statuses[] = {

@@ -167,6 +167,11 @@ out=$(SCHEDLAB_SERVER=$API_URL SCHEDLAB_TOKEN=$API_TOKEN "$SCHEDLAB" nightly bad
 rc=$?
 [ $rc = 1 ] && [ "$out" = "bad.json g -" ] && grep -q 'kernels.base.source' err.txt ||
 	e2e_fail "a refused nightly job: exit $rc, '$out', $(cat err.txt)"
+long=$(printf 'n%.0s' $(seq 1 65)) # one past a job name's 64: refused, not cut to 64
+out=$("$SCHEDLAB" nightly --server "$API_URL" --token "$API_TOKEN" --series "$long" job.json 2>err.txt)
+rc=$?
+[ $rc = 2 ] && [ -z "$out" ] && grep -q 'give --series' err.txt ||
+	e2e_fail "a 65-character series: exit $rc, '$out', $(cat err.txt)"
 "$SCHEDLAB" nightly --server "$API_URL" --token wrong-token-000000000000 job.json >/dev/null 2>&1
 [ $? = 2 ] || e2e_fail "schedlab nightly with a bad token did not exit 2"
 echo "ok: schedlab nightly"

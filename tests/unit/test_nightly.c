@@ -201,6 +201,13 @@ static void test_config(void **state)
 	expect_config_error("{\"schedules\": [{\"name\": \"a\", \"job\": {\"base\": {}},"
 			    " \"at\": \"* * * * *\", \"source_ref\": \"main\"}]}",
 			    "schedules[0].source_ref", "git:");
+	/* nor an option or a path escape as the ref (job_source_ref_valid) */
+	expect_config_error("{\"schedules\": [{\"name\": \"a\", \"job\": {},"
+			    " \"at\": \"* * * * *\", \"source_ref\": \"--upload-pack=x\"}]}",
+			    "schedules[0].source_ref", "git ref");
+	expect_config_error("{\"schedules\": [{\"name\": \"a\", \"job\": {},"
+			    " \"at\": \"* * * * *\", \"source_ref\": \"a/../b\"}]}",
+			    "schedules[0].source_ref", "git ref");
 	expect_config_error("{\"git_sources\": [\"@T@/allowed\"], \"schedules\": ["
 			    "{\"name\": \"a\", \"job\": {\"base\": {}, \"patches\": []},"
 			    " \"at\": \"* * * * *\"},"
