@@ -132,7 +132,9 @@ int cli_run_in(const struct cli_run_ctx *ctx, json_object *expanded, const char 
 	if (lookup_run)
 		hooks.lookup_run = on_lookup_run;
 	if (runner_run_job(&ctx->cfg, expanded, job_dir, &hooks, ret_result, &err) < 0) {
-		fprintf(stderr, "schedlab %s: %s\n", ctx->cmd, err.message);
+		/* a refused variant (sched names, sched_ext) names its field */
+		fprintf(stderr, "schedlab %s: %s%s%s\n", ctx->cmd, err.path,
+			err.path[0] ? ": " : "", err.message);
 		fprintf(stderr, "schedlab %s: logs are in '%s'.\n", ctx->cmd, job_dir);
 		return -1;
 	}
