@@ -319,8 +319,7 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		k = json_object_new_object();
 		json_object_object_add(k, "source", json_object_new_string(src));
 		json_object_object_add(k, "patches", json_object_new_array());
-		/* debian:linux-source-6.12 is configured with guest-kernel/linux-6.12/'s fragment
-		 */
+		/* debian:linux-source-6.12 gets guest-kernel/linux-6.12/'s fragment */
 		json_object_object_add(k, "config",
 				       builtin_file("builtin", debian_base_default_config(src)));
 	} else {
