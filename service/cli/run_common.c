@@ -132,7 +132,9 @@ int cli_run_in(const struct cli_run_ctx *ctx, json_object *expanded, const char 
 	if (lookup_run)
 		hooks.lookup_run = on_lookup_run;
 	if (runner_run_job(&ctx->cfg, expanded, job_dir, &hooks, ret_result, &err) < 0) {
-		fprintf(stderr, "schedlab %s: %s\n", ctx->cmd, err.message);
+		/* a refused variant (sched names, sched_ext) names its field */
+		fprintf(stderr, "schedlab %s: %s%s%s\n", ctx->cmd, err.path,
+			err.path[0] ? ": " : "", err.message);
 		fprintf(stderr, "schedlab %s: logs are in '%s'.\n", ctx->cmd, job_dir);
 		return -1;
 	}
@@ -317,8 +319,7 @@ int cli_base_from_arg(const char *arg, json_object **ret, struct sl_error *err)
 		k = json_object_new_object();
 		json_object_object_add(k, "source", json_object_new_string(src));
 		json_object_object_add(k, "patches", json_object_new_array());
-		/* debian:linux-source-6.12 is configured with guest-kernel/linux-6.12/'s fragment
-		 */
+		/* debian:linux-source-6.12 gets guest-kernel/linux-6.12/'s fragment */
 		json_object_object_add(k, "config",
 				       builtin_file("builtin", debian_base_default_config(src)));
 	} else {

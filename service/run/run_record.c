@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "compare/noise.h"
+#include "run/run_key.h"
 #include "run/run_record.h"
 #include "metrics/metrics.h"
 #include "util/hash.h"
@@ -185,11 +186,9 @@ static void sched_ext_record(json_object *run, const struct job *job, json_objec
 {
 	const struct job_variant *v = NULL;
 	const char *key = get_str(run, "key");
-	for (size_t i = 0; key && i < job->n_variants; i++) {
-		size_t n = strlen(job->variants[i].name);
-		if (strncmp(key, job->variants[i].name, n) == 0 && key[n] == '#')
-			v = &job->variants[i];
-	}
+	struct run_key k;
+	if (key && run_key_parse(key, &k) == 0)
+		v = job_find_variant(job, k.variant);
 	json_object *scx = get(summary, "sched_ext");
 	if (!scx && !(v && v->scx_scheduler))
 		return;

@@ -620,10 +620,10 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 		if (!kbuild_config_has_scx(art->config))
 			return error_set_path(
 			    err, ERR_INVALID, path,
-			    "%s: variant '%s' asks for the sched_ext scheduler '%s', but its "
-			    "kernel '%s' was built without CONFIG_SCHED_CLASS_EXT (the built-in "
+			    "Variant '%s' asks for the sched_ext scheduler '%s', but its kernel "
+			    "'%s' was built without CONFIG_SCHED_CLASS_EXT (the built-in "
 			    "linux-6.12 config enables it).",
-			    path, v->name, v->scx_scheduler, v->kernel->name);
+			    v->name, v->scx_scheduler, v->kernel->name);
 		_cleanup_free_ char *dir = fs_path_join(art->dir, KBUILD_SCX_DIR);
 		char *host = fs_path_join(dir, v->scx_scheduler);
 		char image[256];
@@ -651,9 +651,9 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 			else
 				why[strcspn(why, "\n")] = '\0';
 			return error_set_path(err, ERR_INVALID, path,
-					      "%s: the sched_ext scheduler '%s' of kernel '%s' did "
-					      "not build: %s",
-					      path, v->scx_scheduler, v->kernel->name,
+					      "The sched_ext scheduler '%s' of kernel '%s' did not "
+					      "build: %s",
+					      v->scx_scheduler, v->kernel->name,
 					      why ? why : "its loader is missing.");
 		}
 		hosts[n] = host;

@@ -30,3 +30,21 @@ PY
 	"$SCHEDLAB" validate --result "$E2E_TMP/result.json"
 	"$E2E_ROOT/tests/tools/check-schema.py" result "$E2E_TMP/result.json"
 }
+
+# e2e_run_refused JOB NAME: runs the job file JOB with `schedlab run`, which
+# must refuse it before any guest boots: exit 2 and no run directory. Its
+# output is left at $E2E_TMP/NAME.out (and printed) for the caller's greps.
+e2e_run_refused() {
+	local job=$1 name=$2 rc
+	e2e_need_schedlab
+	e2e_tmpdir
+	set +e
+	"$SCHEDLAB" run "$job" -o "$E2E_TMP/$name-result.json" --job-dir "$E2E_TMP/$name" \
+		>"$E2E_TMP/$name.out" 2>&1
+	rc=$?
+	set -e
+	cat "$E2E_TMP/$name.out"
+	[ "$rc" -eq 2 ] || e2e_fail "job '$name' should have been refused (exit 2), got exit $rc"
+	[ ! -d "$E2E_TMP/$name/runs" ] || [ -z "$(ls -A "$E2E_TMP/$name/runs")" ] ||
+		e2e_fail "a guest ran although job '$name' was refused"
+}

@@ -989,6 +989,43 @@ static void test_sched_ext_schedulers(void **state)
 	kbuild_artifact_free(a);
 }
 
+/* A kernel cached before meta.json kept the sched name lists gets them on
+ * its next hit from its tree (which holds exactly its patches), written into
+ * meta.json so later hits read nothing more (kbuild.c, names_backfill()). */
+static void test_names_backfill(void **state)
+{
+	struct fixture *fx = *state;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_false(json_object_object_get_ex(a->meta, "sched_features", NULL));
+	kbuild_artifact_free(a);
+	/* the fixture's source has no kernel/sched/: give its tree one */
+	_cleanup_free_ char *trees = fs_path_join(fx->cache, "trees");
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	char tree_src[PATH_MAX] = "";
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.' && !strstr(e->d_name, ".lock"))
+			snprintf(tree_src, sizeof(tree_src), "%s/%s/src", trees, e->d_name);
+	closedir(d);
+	assert_true(tree_src[0]);
+	_cleanup_free_ char *sched = fs_path_join(tree_src, "kernel/sched");
+	struct sl_error err = {0};
+	assert_int_equal(fs_mkdir_p(sched, &err), 0);
+	write_file(sched, "features.h", "SCHED_FEAT(PLACE_LAG, true)\n");
+
+	a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	assert_true(a->cached);
+	json_object *arr = NULL;
+	assert_true(json_object_object_get_ex(a->meta, "sched_features", &arr));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(arr, 0)), "PLACE_LAG");
+	char *text = NULL;
+	assert_int_equal(fs_read_file(a->meta_path, 1 << 20, &text, NULL, &err), 0);
+	assert_non_null(strstr(text, "PLACE_LAG"));
+	free(text);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->builds, 1);
+}
+
 static void test_failure_is_not_cached(void **state)
 {
 	struct fixture *fx = *state;
@@ -1078,6 +1115,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_debug_preset, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sched_ext_schedulers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_names_backfill, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),
 	};
