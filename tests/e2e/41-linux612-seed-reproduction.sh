@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The Linux 6.12 base end to end: builds guest-kernel/linux-6.12 (cold in CI;
-# the same kernel e2e 42 boots with sched_ext) and runs the seed reproduction
-# on it in short form (examples/seed-reproduction-6.12.json with
-# rt-migrate-test -l 60, 3 repeats): the baseline (NO_RT_PUSH,
-# NO_RT_WAKEUP_PLACE) shows inversions in every repeat, each more than any
-# patched repeat, whose median is at most 2 (not 0 as on 6.1). Both also set
+# The Linux 6.12 base end to end: builds guest-kernel/linux-6.12 (cold in CI)
+# and runs the seed reproduction on it in short form
+# (examples/seed-reproduction-6.12.json with rt-migrate-test -l 60, 4
+# repeats, as e2e 40 does on 6.1): the baseline (NO_RT_PUSH,
+# NO_RT_WAKEUP_PLACE) shows inversions in every repeat, the verdict on
+# inversions is `improved`, and the patched median is at most 2 (not 0 as on
+# 6.1). Four repeats, not three: at 3 against 3 no split reaches p < 0.05
+# (docs/statistics.md), so a fixed 3 could only ever be `inconclusive`, as it
+# was in CI ([2, 7, 7] against [0, 0, 0]) while the test still passed. Both also set
 # 6.12's EEVDF names (base_slice_ns, PLACE_LAG, RUN_TO_PARITY), which must
 # apply. Then a job naming a 6.1 tunable (latency_ns) on this kernel must fail
 # before any guest boots, with an error naming the tunable and the kernel.
@@ -22,7 +25,7 @@ source "$(dirname "$0")/lib_job.sh"
 e2e_need_guest
 start=$(date +%s)
 e2e_run_example seed-reproduction-6.12.json seed-612 '
-j["repeat"] = 3
+j["repeat"] = 4
 j["workloads"][0]["args"] = ["-p", "60", "-l", "60", "3"]
 j["workloads"][0]["timeout_s"] = 90
 j["workloads"] = j["workloads"][:1]
@@ -53,12 +56,12 @@ print("patched inversions per repeat: ", patched)
 assert all(v > 0 for v in base), "the baseline must show inversions in every repeat"
 # On 6.12 push does not bring the count to 0 as it does on 6.1 (e2e 40): the
 # full example gave patched [2, 1, 3, 3, 1, 3] against baseline [12, 17, 16,
-# 17, 15, 17] at low load. So every patched repeat must lie below every
-# baseline repeat, and the median be at most 2.
-assert max(patched) < min(base), "every patched repeat must show fewer than every baseline repeat"
+# 17, 15, 17] at low load. So the median must be at most 2, and the verdict
+# say the patched kernel is better.
 assert sorted(patched)[len(patched) // 2] <= 2, "the patched median must be at most 2"
 c = [c for c in r["comparisons"] if c["variant"] == "patched" and c["metric"] == "inversions"][0]
 print("verdict on inversions:", c["verdict"], "ci95", c["ci95"])
+assert c["verdict"] == "improved", c["verdict"]
 PY
 
 # A 6.1 (CFS) tunable on 6.12: refused once the kernel is known, no guest boots.
