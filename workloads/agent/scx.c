@@ -119,6 +119,7 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 	s->scheduler = plan->scx_scheduler;
 	_cleanup_free_ char *out = agent_path(root, SCX_OUT_PATH);
 	_cleanup_free_ char *errp = agent_path(root, SCX_ERR_PATH);
+	read_line(root, SCX_ENABLE_SEQ_PATH, s->enable_seq, sizeof(s->enable_seq));
 	long long start = now_ms();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -171,7 +172,18 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 	read_exit_reason(root, s, tail, sizeof(tail));
 	log_stderr_tail(root);
 	describe_exit(s);
-	if (gone)
+	char seq_now[sizeof(s->enable_seq)];
+	read_line(root, SCX_ENABLE_SEQ_PATH, seq_now, sizeof(seq_now));
+	bool was_enabled = s->enable_seq[0] && seq_now[0] && strcmp(seq_now, s->enable_seq) != 0;
+	if (gone && was_enabled)
+		snprintf(s->error, sizeof(s->error),
+			 "sched_ext ejected the scheduler '%s' right after it was enabled, "
+			 "before the workloads (loader %s): %s",
+			 s->scheduler, s->exit_status,
+			 s->exit_reason[0] ? s->exit_reason
+			 : tail[0]	   ? tail
+					   : "no output");
+	else if (gone)
 		snprintf(s->error, sizeof(s->error),
 			 "the sched_ext scheduler '%s' did not load: its loader ended (%s) "
 			 "before sched_ext was enabled: %s",

@@ -15,6 +15,9 @@
 
 #define SCX_STATE_PATH "/sys/kernel/sched_ext/state"
 #define SCX_OPS_PATH   "/sys/kernel/sched_ext/root/ops"
+/* Counts the schedulers ever enabled since boot (6.12 has it): tells a
+ * scheduler ejected before the agent saw it enabled from one that never was. */
+#define SCX_ENABLE_SEQ_PATH "/sys/kernel/sched_ext/enable_seq"
 /* The loader's output, in the guest's tmpfs (it prints a line a second). */
 #define SCX_OUT_PATH "/tmp/schedlab-scx.out"
 #define SCX_ERR_PATH "/tmp/schedlab-scx.err"
@@ -30,6 +33,7 @@ struct agent_scx {
 	int wait_status;
 	bool exited;	       /* the loader has been reaped */
 	char state[32];	       /* what the state file read once enabled (or at the timeout) */
+	char enable_seq[24];   /* enable_seq before the loader started ("" when absent) */
 	char ops[64];	       /* what root/ops read; "" when it was absent */
 	char state_end[32];    /* the state file after the workloads */
 	long long enable_ms;   /* from exec to "enabled" */
