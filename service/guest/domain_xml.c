@@ -1,5 +1,7 @@
 /* The domain XML of a schedlab guest: see guest_xml.h. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "guest/domain_xml.h"
@@ -48,6 +50,14 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 		return error_set_path(err, ERR_INVALID, "memory_mb",
 				      "The memory size %d MiB is not between %d and %d MiB.",
 				      p->memory_mb, GUEST_MIN_MEMORY_MB, GUEST_MAX_MEMORY_MB);
+	bool topology = p->sockets || p->cores || p->threads;
+	if (topology && (p->sockets < 1 || p->cores < 1 || p->threads < 1 ||
+			 p->sockets * p->cores * p->threads != p->vcpus))
+		return error_set_path(
+		    err, ERR_INVALID, "topology",
+		    "The topology %d x %d x %d (sockets x cores x threads) is not "
+		    "the %d vCPUs.",
+		    p->sockets, p->cores, p->threads, p->vcpus);
 	if (!p->kernel || !p->initrd || !p->cmdline || p->kernel[0] != '/' || p->initrd[0] != '/' ||
 	    has_control(p->kernel) || has_control(p->initrd) || has_control(p->cmdline))
 		return error_set(err, ERR_INVALID, EINVAL,
@@ -57,6 +67,21 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 	_cleanup_free_ char *kernel = escape_xml_dup(p->kernel, 0);
 	_cleanup_free_ char *initrd = escape_xml_dup(p->initrd, 0);
 	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
+	/* <cpu>: the host's model under KVM; under TCG QEMU's default model.
+	 * The topology is QEMU's -smp sockets,dies,cores,threads. */
+	char cpu[256];
+	char topo[160] = "";
+	if (topology)
+		snprintf(topo, sizeof(topo),
+			 "    <topology sockets='%d' dies='1' cores='%d' threads='%d'/>\n",
+			 p->sockets, p->cores, p->threads);
+	if (strcmp(type, "kvm") == 0)
+		snprintf(cpu, sizeof(cpu),
+			 topology ? "  <cpu mode='host-passthrough'>\n%s  </cpu>\n"
+				  : "  <cpu mode='host-passthrough'/>\n%s",
+			 topo);
+	else
+		snprintf(cpu, sizeof(cpu), topology ? "  <cpu>\n%s  </cpu>\n" : "%s", topo);
 	char *xml = NULL;
 	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
 	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes
@@ -94,8 +119,7 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 			 "    <memballoon model='none'/>\n"
 			 "  </devices>\n"
 			 "</domain>\n",
-			 type, p->name, p->memory_mb, p->vcpus, kernel, initrd, cmdline,
-			 strcmp(type, "kvm") == 0 ? "  <cpu mode='host-passthrough'/>\n" : "");
+			 type, p->name, p->memory_mb, p->vcpus, kernel, initrd, cmdline, cpu);
 	if (n < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	*ret_xml = xml;

@@ -18,6 +18,9 @@ struct guest_xml_params {
 	const char *cmdline; /* the whole kernel command line */
 	int vcpus;	     /* 1..GUEST_MAX_VCPUS */
 	int memory_mb;	     /* GUEST_MIN_MEMORY_MB..GUEST_MAX_MEMORY_MB */
+	/* <cpu><topology>: all 0 for none (libvirt's default: vcpus sockets of
+	 * one core), else each >= 1 with sockets * cores * threads == vcpus. */
+	int sockets, cores, threads;
 };
 
 /* The base kernel command line every guest gets: the console on ttyS0 at

@@ -50,6 +50,7 @@ struct guest_spec {
 	const char *cmdline_extra;    /* appended to GUEST_BASE_CMDLINE, or NULL */
 	int vcpus;		      /* 1..64 */
 	int memory_mb;		      /* 64..65536 */
+	int sockets, cores, threads;  /* the CPU topology, all 0 for libvirt's default */
 	const char *accel;	      /* "tcg" or "kvm": resolve "auto" with accel_resolve() */
 	int deadline_s;		      /* from resume to the end, 1..GUEST_MAX_DEADLINE_S */
 	const char *console_log_path; /* the whole console (up to GUEST_CONSOLE_LOG_MAX), or NULL */

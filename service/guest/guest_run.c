@@ -141,6 +141,9 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	    .cmdline = cmdline,
 	    .vcpus = s->vcpus,
 	    .memory_mb = s->memory_mb,
+	    .sockets = s->sockets,
+	    .cores = s->cores,
+	    .threads = s->threads,
 	};
 	rc = guest_xml_build(&xp, &xml, err);
 	if (rc < 0)

@@ -13,6 +13,7 @@
 #include "job/job.h"
 #include "job/source_policy.h"
 #include "job/job-internal.h"
+#include "util/macro.h"
 #include "job/debian_bases.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
@@ -187,6 +188,50 @@ bool job_name_valid(const char *s)
 		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
 			return false;
 	return true;
+}
+
+/* sockets x cores x threads of a guest.topology object (each 1 when unset),
+ * 0 when there is none or one is out of 1..GUEST_TOPOLOGY_MAX. */
+static int topology_product(json_object *t)
+{
+	int p = 1;
+	if (!t)
+		return 0;
+	const char *keys[] = {"sockets", "cores", "threads"};
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		int v = job_json_int(t, keys[i], 1);
+		if (v < 1 || v > GUEST_TOPOLOGY_MAX)
+			return 0;
+		p *= v;
+	}
+	return p;
+}
+
+/* guest.topology (docs/guests.md "Topology"): copied into the expanded
+ * guest with every field set, when its product is the guest's vcpus. */
+static int expand_topology(json_object *t, json_object *guest, struct sl_error *err)
+{
+	if (!t)
+		return 0;
+	int vcpus = job_json_int(guest, "vcpus", 0);
+	int s = job_json_int(t, "sockets", 1), c = job_json_int(t, "cores", 1),
+	    h = job_json_int(t, "threads", 1);
+	if (topology_product(t) == 0)
+		return error_set_path(err, ERR_INVALID, "$.guest.topology",
+				      "sockets, cores and threads must each be between 1 and %d.",
+				      GUEST_TOPOLOGY_MAX);
+	if (s * c * h != vcpus)
+		return error_set_path(
+		    err, ERR_INVALID, "$.guest.topology",
+		    "%d socket(s) x %d core(s) x %d thread(s) is %d CPUs, not the "
+		    "guest's %d vcpus.",
+		    s, c, h, s * c * h, vcpus);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "sockets", json_object_new_int(s));
+	json_object_object_add(o, "cores", json_object_new_int(c));
+	json_object_object_add(o, "threads", json_object_new_int(h));
+	json_object_object_add(guest, "topology", o);
+	return 0;
 }
 
 static int expand_kernel(json_object *k, enum job_origin origin, const char *base_dir,
@@ -576,7 +621,10 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 
 	/* Guest shape. */
 	json_object *guest_in = job_json_get(full, "guest");
-	int vcpus = job_json_int(guest_in, "vcpus", DEFAULT_VCPUS);
+	/* Without vcpus, a topology gives the count (a bad one: expand_topology
+	 * names it below). */
+	int from_topology = topology_product(job_json_get(guest_in, "topology"));
+	int vcpus = job_json_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
 	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
 	if (vcpus < 1 || vcpus > limits->max_vcpus)
 		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
@@ -590,6 +638,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
 	json_object_object_add(out, "guest", guest);
+	r = expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	if (r < 0)
+		return r;
 
 	/* A suite (suite.h): its workloads when the job lists none, its variant
 	 * settings where a variant sets none. The schema checks the name. */

@@ -108,9 +108,15 @@ struct job_kernel {
 	const char *debug;
 };
 
+/* The largest sockets, cores or threads count of guest.topology. */
+#define GUEST_TOPOLOGY_MAX 64
+
 struct job_guest {
 	int vcpus;     /* default 2 */
 	int memory_mb; /* default 512 */
+	/* guest.topology, all 0 when the job sets none (libvirt's default: one
+	 * socket of vcpus cores); else their product is vcpus. */
+	int sockets, cores, threads;
 };
 
 enum job_hrtick {

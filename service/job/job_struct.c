@@ -372,6 +372,15 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 	job->guest.memory_mb = job_json_int(guest, "memory_mb", -1);
 	if (job->guest.vcpus < 1 || job->guest.memory_mb < 1)
 		return job_bad(err, "$.guest", "vcpus and memory_mb");
+	json_object *topo = job_json_object(guest, "topology");
+	if (topo) {
+		job->guest.sockets = job_json_int(topo, "sockets", -1);
+		job->guest.cores = job_json_int(topo, "cores", -1);
+		job->guest.threads = job_json_int(topo, "threads", -1);
+		if (job->guest.sockets < 1 || job->guest.cores < 1 || job->guest.threads < 1 ||
+		    job->guest.sockets * job->guest.cores * job->guest.threads != job->guest.vcpus)
+			return job_bad(err, "$.guest.topology", "sockets, cores and threads");
+	}
 
 	json_object *variants = job_json_object(expanded, "variants");
 	if (!variants)

@@ -220,6 +220,55 @@ static void sched_ext_record(json_object *run, const struct job *job, json_objec
 	run_record_fail(run, "sched_ext_failed", why);
 }
 
+/* "topology": {cpus, sockets, cores, threads, sched_domains} as the guest's
+ * sysfs gave them (the agent's summary is untrusted: numbers are bounded,
+ * domain names kept only when short and plain). When the job asked for a
+ * topology (guest.topology) and the guest saw another, the run fails naming
+ * both (docs/guests.md "Topology"). */
+static void topology_record(json_object *run, const struct job *job, json_object *summary)
+{
+	json_object *t = get(summary, "topology");
+	if (!t)
+		return;
+	json_object *rec = json_object_new_object();
+	const char *fields[] = {"cpus", "sockets", "cores", "threads"};
+	int v[4];
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		json_object *x = get(t, fields[i]);
+		int64_t n = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
+		v[i] = n >= 0 && n <= 4096 ? (int)n : -1;
+		json_object_object_add(rec, fields[i],
+				       v[i] >= 0 ? json_object_new_int(v[i]) : NULL);
+	}
+	json_object *names = get(t, "sched_domains"), *kept = NULL;
+	size_t n_names =
+	    json_object_is_type(names, json_type_array) ? json_object_array_length(names) : 0;
+	for (size_t i = 0; i < n_names && i < 8; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+		size_t len = name ? strlen(name) : 0;
+		if (len == 0 || len > 16 ||
+		    strspn(name,
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+			len)
+			continue;
+		if (!kept)
+			kept = json_object_new_array();
+		json_object_array_add(kept, json_object_new_string(name));
+	}
+	json_object_object_add(rec, "sched_domains", kept);
+	json_object_object_add(run, "topology", rec);
+	const struct job_guest *g = &job->guest;
+	if (!g->sockets || (v[1] == g->sockets && v[2] == g->cores && v[3] == g->threads))
+		return;
+	char why[300];
+	snprintf(
+	    why, sizeof(why),
+	    "the guest saw %d socket(s) x %d core(s) x %d thread(s), not the job's guest.topology "
+	    "%d x %d x %d",
+	    v[1], v[2], v[3], g->sockets, g->cores, g->threads);
+	run_record_fail(run, "error", why);
+}
+
 void run_record_fill(json_object *run, const struct job *job, json_object *frames)
 {
 	char why[512];
@@ -264,4 +313,5 @@ void run_record_fill(json_object *run, const struct job *job, json_object *frame
 	json_object *uname = get(summary, "uname");
 	if (uname)
 		json_object_object_add(run, "guest_kernel", json_object_get(uname));
+	topology_record(run, job, summary);
 }

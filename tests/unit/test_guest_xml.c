@@ -1,5 +1,6 @@
 /* The domain XML against golden text (tests/data/guest/), escaping and
  * the checks on names, sizes and accelerators. Run from tests/. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,40 @@ static void test_escaping(void **state)
 	free(xml);
 }
 
+/* guest.topology: <cpu><topology> under TCG (QEMU's default model) and
+ * inside host-passthrough under KVM; a product that is not vcpus is refused
+ * naming the topology. */
+static void test_topology(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	p.vcpus = 4;
+	p.sockets = 2;
+	p.cores = 2;
+	p.threads = 1;
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_golden(xml, "tcg-2x2x1.xml");
+	assert_non_null(
+	    strstr(xml, "  <cpu>\n    <topology sockets='2' dies='1' cores='2' threads='1'/>\n  "
+			"</cpu>\n"));
+	free(xml);
+	p.accel = "kvm";
+	p.threads = 2;
+	p.vcpus = 8;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_non_null(strstr(xml, "<cpu mode='host-passthrough'>\n    <topology sockets='2' "
+				    "dies='1' cores='2' threads='2'/>\n  </cpu>"));
+	free(xml);
+	struct sl_error err = {0};
+	p.vcpus = 6;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_string_equal(err.path, "topology");
+	p.vcpus = 8;
+	p.cores = 0;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+}
+
 static void test_rejects(void **state)
 {
 	(void)state;
@@ -113,10 +148,9 @@ static void test_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tcg_golden),
-	    cmocka_unit_test(test_kvm_golden),
-	    cmocka_unit_test(test_escaping),
-	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_tcg_golden), cmocka_unit_test(test_kvm_golden),
+	    cmocka_unit_test(test_escaping),   cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_topology),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

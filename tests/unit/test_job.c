@@ -253,6 +253,37 @@ static void test_guest_shape_and_nul_limits(void **state)
 
 /* The service builds both Debian bases and nothing else; a kernel naming
  * one and no config gets that base's fragment. */
+/* guest.topology: vcpus follows the topology when left out, the typed job
+ * carries it, and a product that is not vcpus (or a count out of range) is
+ * refused naming $.guest.topology. */
+static void test_guest_topology(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+		",\"guest\":{\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":2}}"));
+	assert_non_null(spec);
+	struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s", err.message);
+	json_object_put(spec);
+	assert_int_equal(job->guest.vcpus, 8);
+	assert_int_equal(job->guest.sockets, 2);
+	assert_int_equal(job->guest.cores, 2);
+	assert_int_equal(job->guest.threads, 2);
+	job_free(job);
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			 ",\"guest\":{\"vcpus\":4,\"topology\":{\"sockets\":3}}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.topology", "3 CPUs, not the guest's 4 vcpus");
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			 ",\"guest\":{\"topology\":{\"cores\":0}}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.topology.cores", NULL);
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			 ",\"guest\":{\"topology\":{\"dies\":2}}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.topology.dies", NULL);
+}
+
 static void test_debian_bases(void **state)
 {
 	(void)state;
@@ -527,6 +558,7 @@ int main(void)
 	    cmocka_unit_test(test_budget_is_the_real_deadline),
 	    cmocka_unit_test(test_guest_shape_and_nul_limits),
 	    cmocka_unit_test(test_debian_bases),
+	    cmocka_unit_test(test_guest_topology),
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),

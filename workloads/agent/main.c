@@ -24,6 +24,7 @@
 #include "agent/run.h"
 #include "agent/sched.h"
 #include "agent/scx.h"
+#include "agent/topology.h"
 #include "agent/util.h"
 #include "proto/frame.h"
 
@@ -412,6 +413,7 @@ static void send_summary(struct agent *a, json_object *summary, const char *run_
 	json_object_object_add(summary, "run_id", json_object_new_string(run_id ? run_id : ""));
 	json_object_object_add(summary, "uname", json_object_new_string(a->uname));
 	json_object_object_add(summary, "nr_cpus", json_object_new_int((int)nr));
+	json_object_object_add(summary, "topology", agent_topology_read(a->root, (int)nr));
 	json_object_object_add(summary, "agent_version", json_object_new_string(AGENT_VERSION));
 	json_object_object_add(summary, "orphans_reaped",
 			       json_object_new_int((int)a->orphans_reaped));

@@ -1,0 +1,104 @@
+/* Reading the guest's CPU topology back; see topology.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/topology.h"
+#include "agent/util.h"
+
+/* The leading integer of root/rel, or -1. */
+static long read_long(const char *root, const char *rel)
+{
+	_cleanup_free_ char *path = agent_path(root, rel);
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0;
+	if (agent_read_file(path, 64, &data, &n) < 0 || n == 0)
+		return -1;
+	char *end;
+	long v = strtol(data, &end, 10);
+	return end == data || v < 0 ? -1 : v;
+}
+
+/* Index of v in seen[0..*n), added when absent. */
+static int intern(long *seen, int *n, long v)
+{
+	for (int i = 0; i < *n; i++)
+		if (seen[i] == v)
+			return i;
+	seen[*n] = v;
+	return (*n)++;
+}
+
+/* The names of cpu0's sched domains, lowest level first, or NULL when
+ * debugfs has no sched/domains (no SCHED_DEBUG, or not mounted). */
+static json_object *sched_domains(const char *root)
+{
+	json_object *names = NULL;
+	for (int d = 0; d < 8; d++) {
+		char rel[96];
+		snprintf(rel, sizeof(rel), "/sys/kernel/debug/sched/domains/cpu0/domain%d/name", d);
+		_cleanup_free_ char *path = agent_path(root, rel);
+		_cleanup_free_ char *data = NULL;
+		size_t n = 0;
+		if (agent_read_file(path, 64, &data, &n) < 0)
+			break;
+		data[strcspn(data, "\n")] = '\0';
+		if (!names)
+			names = json_object_new_array();
+		_cleanup_free_ char *clean = agent_utf8_clean(data, strlen(data));
+		json_object_array_add(names, json_object_new_string(clean));
+	}
+	return names;
+}
+
+json_object *agent_topology_read(const char *root, int nr_cpus)
+{
+	json_object *o = json_object_new_object();
+	json_object *errors = json_object_new_array();
+	if (nr_cpus > AGENT_TOPOLOGY_MAX_CPUS)
+		nr_cpus = AGENT_TOPOLOGY_MAX_CPUS;
+	long pkgs[AGENT_TOPOLOGY_MAX_CPUS], cores[AGENT_TOPOLOGY_MAX_CPUS];
+	int n_pkgs = 0, n_cores = 0, per_core[AGENT_TOPOLOGY_MAX_CPUS] = {0};
+	int cores_in_pkg[AGENT_TOPOLOGY_MAX_CPUS] = {0};
+	int cpus = 0;
+	for (int c = 0; c < nr_cpus; c++) {
+		char rel[96];
+		snprintf(rel, sizeof(rel),
+			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		long pkg = read_long(root, rel);
+		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+		long core = read_long(root, rel);
+		if (pkg < 0 || core < 0) {
+			agent_error_add(errors, "CPU %d has no readable topology in sysfs.", c);
+			continue;
+		}
+		cpus++;
+		int p = intern(pkgs, &n_pkgs, pkg);
+		/* a core is (package, core_id): core ids repeat across packages */
+		int before = n_cores;
+		int k = intern(cores, &n_cores, pkg * 65536 + core);
+		if (n_cores > before)
+			cores_in_pkg[p]++;
+		per_core[k]++;
+	}
+	int cores_per_pkg = n_pkgs ? cores_in_pkg[0] : 0;
+	int threads = n_cores ? per_core[0] : 0;
+	for (int p = 1; p < n_pkgs; p++)
+		if (cores_in_pkg[p] != cores_per_pkg)
+			cores_per_pkg = 0;
+	for (int k = 1; k < n_cores; k++)
+		if (per_core[k] != threads)
+			threads = 0;
+	if (cpus && (!cores_per_pkg || !threads))
+		agent_error_add(errors,
+				"The CPUs are not uniform: %d package(s) do not all have the same "
+				"number of cores and threads.",
+				n_pkgs);
+	json_object_object_add(o, "cpus", json_object_new_int(cpus));
+	json_object_object_add(o, "sockets", json_object_new_int(n_pkgs));
+	json_object_object_add(o, "cores", json_object_new_int(cores_per_pkg));
+	json_object_object_add(o, "threads", json_object_new_int(threads));
+	json_object_object_add(o, "sched_domains", sched_domains(root));
+	json_object_object_add(o, "errors", errors);
+	return o;
+}
