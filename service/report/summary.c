@@ -85,10 +85,45 @@ static void print_build_failures(FILE *f, json_object *result)
 	}
 }
 
+/* The guest's shape, and the topology and sched domains its first run read
+ * back (docs/guests.md "Topology"). */
+static void print_guest(FILE *f, json_object *result)
+{
+	json_object *g = get(get(result, "job"), "guest");
+	if (!g)
+		return;
+	fprintf(f, "  guest: %d vCPU(s), %d MiB", json_object_get_int(get(g, "vcpus")),
+		json_object_get_int(get(g, "memory_mb")));
+	json_object *t = get(g, "topology");
+	if (t)
+		fprintf(f, ", %d socket(s) x %d core(s) x %d thread(s)",
+			json_object_get_int(get(t, "sockets")),
+			json_object_get_int(get(t, "cores")),
+			json_object_get_int(get(t, "threads")));
+	json_object *seen = NULL;
+	json_object_object_foreach(get(result, "variants"), name, v)
+	{
+		(void)name;
+		json_object *runs = get(v, "runs");
+		for (size_t i = 0; !seen && runs && i < json_object_array_length(runs); i++)
+			seen = get(json_object_array_get_idx(runs, i), "topology");
+		if (seen)
+			break;
+	}
+	json_object *d = get(seen, "sched_domains");
+	if (json_object_is_type(d, json_type_array) && json_object_array_length(d) > 0) {
+		fprintf(f, "; sched domains");
+		for (size_t i = 0; i < json_object_array_length(d); i++)
+			fprintf(f, " %s", json_object_get_string(json_object_array_get_idx(d, i)));
+	}
+	fputc('\n', f);
+}
+
 static void print_runs(FILE *f, json_object *result)
 {
 	fprintf(f, "\nRuns (%s, order: interleaved)\n",
 		str(get(result, "environment"), "accelerator", "?"));
+	print_guest(f, result);
 	json_object *variants = get(result, "variants");
 	if (!json_object_is_type(variants, json_type_object))
 		return;

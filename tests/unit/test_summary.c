@@ -171,6 +171,20 @@ static void test_bisection(void **state)
 
 /* A sched_ext variant: each run's state/ops, an ejection's end state and
  * the run's reason (docs/sched-ext.md). */
+static void test_guest_topology(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out = summary(
+	    "{\"job\":{\"name\":\"t\",\"baseline\":\"baseline\",\"guest\":{\"vcpus\":4,"
+	    "\"memory_mb\":512,\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":1}}},"
+	    "\"variants\":{\"baseline\":{\"kernel\":\"k\",\"runs\":[{\"key\":\"baseline#0\","
+	    "\"status\":\"ok\",\"topology\":{\"cpus\":4,\"sockets\":2,\"cores\":2,"
+	    "\"threads\":1,\"sched_domains\":[\"MC\",\"DIE\"]}}]}},"
+	    "\"comparisons\":[],\"verdict\":\"inconclusive\",\"verdict_reasons\":[]}");
+	expect(out, "  guest: 4 vCPU(s), 512 MiB, 2 socket(s) x 2 core(s) x 1 thread(s); sched "
+		    "domains MC DIE\n");
+}
+
 static void test_sched_ext(void **state)
 {
 	(void)state;
@@ -196,6 +210,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_thresholds_and_unchanged),
+	    cmocka_unit_test(test_guest_topology),
 	    cmocka_unit_test(test_build_failures_and_skips),
 	    cmocka_unit_test(test_hostile_members),
 	    cmocka_unit_test(test_calibration_named),
