@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/connection.h"
 #include "cli/httpclient.h"
 #include "job/job.h"
 #include "util/json.h"
@@ -19,24 +20,25 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: schedlab nightly [--server URL] [--token TOKEN] [--cacert FILE]\n"
-		   "                        [--series NAME] JOB.json...\n\n"
-		   "Submits each job once to a schedlab service, as one slot of a service\n"
-		   "schedule would (docs/service.md, Schedules): for users who run their own\n"
-		   "cron, e.g.  30 2 * * *  schedlab nightly --server URL nightly.json\n\n"
-		   "Each job is named after its series, which the trend page groups nights by:\n"
-		   "--series NAME (one job file only), else the job's own \"name\", else the\n"
-		   "file's name without .json. It does not wait for the jobs; follow them with\n"
-		   "`schedlab submit wait ID` or on GET /v1/trend.\n\n"
-		   "  --server URL     the service (default: $SCHEDLAB_SERVER)\n"
-		   "  --token TOKEN    a bearer token with the submit role ($SCHEDLAB_TOKEN)\n"
-		   "  --cacert FILE    trust this PEM CA file for an https:// server\n"
-		   "                   ($SCHEDLAB_CACERT)\n"
-		   "  --series NAME    the series (1-64 of letters, digits, '.', '_', '-')\n\n"
-		   "Prints one line per job on stdout: FILE SERIES JOB_ID (JOB_ID '-' when the\n"
-		   "service refused it; why goes to stderr).\n"
-		   "Exit: 0 every job was queued; 1 the service refused some job (the others\n"
-		   "were still submitted); 2 usage, an unreadable job file, or no service.\n");
+	fprintf(f,
+		"Usage: schedlab nightly [--server URL] [--token TOKEN] [--cacert FILE]\n"
+		"                        [--connect-timeout S] [--stall-timeout S]\n"
+		"                        [--series NAME] JOB.json...\n\n"
+		"Submits each job once to a schedlab service, as one slot of a service\n"
+		"schedule would (docs/service.md, Schedules): for users who run their own\n"
+		"cron, e.g.  30 2 * * *  schedlab nightly --server URL nightly.json\n\n"
+		"Each job is named after its series, which the trend page groups nights by:\n"
+		"--series NAME (one job file only), else the job's own \"name\", else the\n"
+		"file's name without .json. It does not wait for the jobs; follow them with\n"
+		"`schedlab submit wait ID` or on GET /v1/trend.\n\n"
+		"%s"
+		"  --series NAME          the series (1-64 of letters, digits, '.', '_', '-')\n\n"
+		"The token needs the submit role.\n"
+		"Prints one line per job on stdout: FILE SERIES JOB_ID (JOB_ID '-' when the\n"
+		"service refused it; why goes to stderr).\n"
+		"Exit: 0 every job was queued; 1 the service refused some job (the others\n"
+		"were still submitted); 2 usage, an unreadable job file, or no service.\n",
+		cli_conn_help);
 }
 
 /* The series of a job: --series, the job's name, or the file's stem. */
@@ -117,30 +119,24 @@ static int submit_one(struct httpclient *c, const char *file, const char *forced
 
 int cli_nightly(int argc, char **argv)
 {
-	enum { OPT_CACERT = 256 };
 	static const struct option opts[] = {
-	    {"server", required_argument, NULL, 's'},
-	    {"token", required_argument, NULL, 't'},
-	    {"cacert", required_argument, NULL, OPT_CACERT},
+	    CLI_CONN_OPTIONS,
 	    {"series", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *server = getenv("SCHEDLAB_SERVER"), *token = getenv("SCHEDLAB_TOKEN");
-	const char *cacert = getenv("SCHEDLAB_CACERT"), *series = NULL;
+	struct cli_conn conn;
+	cli_conn_defaults(&conn);
+	const char *series = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:t:n:h", opts, NULL)) != -1) {
+		int taken = cli_conn_option(&conn, c, optarg, "schedlab nightly");
+		if (taken < 0)
+			return EXIT_ERROR;
+		if (taken)
+			continue;
 		switch (c) {
-		case 's':
-			server = optarg;
-			break;
-		case 't':
-			token = optarg;
-			break;
-		case OPT_CACERT:
-			cacert = optarg;
-			break;
 		case 'n':
 			series = optarg;
 			break;
@@ -159,17 +155,10 @@ int cli_nightly(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	if (!server || !server[0]) {
-		fprintf(stderr, "schedlab nightly: no service given: use --server URL or set "
-				"SCHEDLAB_SERVER.\n");
-		return EXIT_ERROR;
-	}
 	struct sl_error err = {0};
 	struct httpclient *client = NULL;
-	if (httpclient_new(server, token, &client, &err) < 0 ||
-	    httpclient_set_cacert(client, cacert, &err) < 0) {
+	if (cli_conn_open(&conn, &client, &err) < 0) {
 		fprintf(stderr, "schedlab nightly: %s\n", err.message);
-		httpclient_free(client);
 		return EXIT_ERROR;
 	}
 	int worst = EXIT_PASS;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/connection.h"
 #include "cli/submit-internal.h"
 #include "report/summary.h"
 #include "server/store.h"
@@ -20,7 +21,6 @@
 #define JOB_FILE_MAX   (8u * 1024 * 1024)
 #define PATCH_FILE_MAX (4u * 1024 * 1024)
 #define MAX_PATCH_ARGS 200
-#define TIMEOUT_MAX_S  86400
 #define DEFAULT_BASE                                                                               \
 	"{\"source\": \"debian:linux-source-6.1\", \"patches\": [{\"series\": \"linux-6.1\"}], "   \
 	"\"config\": {\"builtin\": \"linux-6.1\"}}"
@@ -49,14 +49,6 @@ static const struct form_info {
     [FORM_RESULT] = {"result", O_CONN | O_GATE | O_OUTPUTS},
 };
 
-static const char conn_help[] =
-    "  --server URL           the service (default: $SCHEDLAB_SERVER)\n"
-    "  --token T              bearer token (default: $SCHEDLAB_TOKEN)\n"
-    "  --cacert FILE          trust this PEM CA file for an https:// server\n"
-    "                         (default: $SCHEDLAB_CACERT, else the system's CAs)\n"
-    "  --connect-timeout S    give up connecting after S seconds (default 10)\n"
-    "  --stall-timeout S      fail a request when no byte moves for S seconds\n"
-    "                         (default 60; the event stream allows at least 20)\n";
 static const char retry_help[] =
     "  --retry-for S          while following a job, keep retrying a service that\n"
     "                         does not answer for S seconds (default 120), then exit 2\n";
@@ -103,7 +95,7 @@ static void usage(FILE *f, enum form form)
 		    "The other forms: 'schedlab submit status --help', and wait, cancel, result\n"
 		    "(a job file named like a form is given as ./status).\n\n"
 		    "%s",
-		    conn_help, retry_help, outputs_help, exit_help);
+		    cli_conn_help, retry_help, outputs_help, exit_help);
 		break;
 	case FORM_STATUS:
 		fprintf(f,
@@ -112,7 +104,7 @@ static void usage(FILE *f, enum form form)
 			"the service's status document. Exit 0 when the service answered.\n\n"
 			"%s"
 			"  --json                 print the status document as JSON\n",
-			conn_help);
+			cli_conn_help);
 		break;
 	case FORM_WAIT:
 		fprintf(
@@ -123,7 +115,7 @@ static void usage(FILE *f, enum form form)
 		    "outputs and exits by the verdict. Ctrl-C stops waiting and leaves the job\n"
 		    "running (cancel it with 'schedlab submit cancel ID').\n\n"
 		    "%s%s%s\n%s",
-		    conn_help, retry_help, outputs_help, exit_help);
+		    cli_conn_help, retry_help, outputs_help, exit_help);
 		break;
 	case FORM_CANCEL:
 		fprintf(
@@ -134,7 +126,7 @@ static void usage(FILE *f, enum form form)
 		    "had already ended or the service refused.\n\n"
 		    "%s%s"
 		    "  --wait                 wait until the job has stopped\n",
-		    conn_help, retry_help);
+		    cli_conn_help, retry_help);
 		break;
 	case FORM_RESULT:
 		fprintf(f,
@@ -147,14 +139,14 @@ static void usage(FILE *f, enum form form)
 			"%s%s"
 			"  --gate                 exit by the verdict: 0 pass, 1 fail, 3 "
 			"inconclusive\n",
-			conn_help, outputs_help);
+			cli_conn_help, outputs_help);
 		break;
 	}
 }
 
 struct opts {
-	const char *server, *token, *cacert;
-	long connect_s, stall_s, retry_for_s;
+	struct cli_conn conn;
+	long retry_for_s;
 	bool wait, gate, json;
 	struct submit_outputs out;
 	char *patches[MAX_PATCH_ARGS];
@@ -163,35 +155,18 @@ struct opts {
 	unsigned given; /* O_* bits of the options on the command line */
 };
 
-static int parse_seconds(const char *flag, const char *arg, long min, long *ret)
-{
-	if (parse_int(arg, min, TIMEOUT_MAX_S, ret) < 0) {
-		fprintf(stderr, "schedlab submit: %s '%s' is not a number of seconds in %ld..%d.\n",
-			flag, arg, min, TIMEOUT_MAX_S);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Parses the options of every form; returns 0, 1 after --help, or -EINVAL. */
 static int parse_opts(int argc, char **argv, enum form form, struct opts *o)
 {
 	enum {
-		OPT_CONNECT = 256,
-		OPT_STALL,
-		OPT_RETRY,
+		OPT_RETRY = 256,
 		OPT_REPORT,
 		OPT_MBOX,
 		OPT_SUITE,
 		OPT_JSON,
-		OPT_CACERT
 	};
 	static const struct option table[] = {
-	    {"server", required_argument, NULL, 's'},
-	    {"token", required_argument, NULL, 't'},
-	    {"cacert", required_argument, NULL, OPT_CACERT},
-	    {"connect-timeout", required_argument, NULL, OPT_CONNECT},
-	    {"stall-timeout", required_argument, NULL, OPT_STALL},
+	    CLI_CONN_OPTIONS,
 	    {"retry-for", required_argument, NULL, OPT_RETRY},
 	    {"wait", no_argument, NULL, 'w'},
 	    {"gate", no_argument, NULL, 'g'},
@@ -210,31 +185,18 @@ static int parse_opts(int argc, char **argv, enum form form, struct opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:t:wgo:j:p:P:h", table, NULL)) != -1) {
 		unsigned bit = 0;
+		int taken = cli_conn_option(&o->conn, c, optarg, "schedlab submit");
+		if (taken < 0)
+			return -EINVAL;
+		if (taken)
+			c = 0; /* handled: only its bit is left to check */
 		switch (c) {
-		case 's':
-			o->server = optarg;
-			bit = O_CONN;
-			break;
-		case 't':
-			o->token = optarg;
-			bit = O_CONN;
-			break;
-		case OPT_CACERT:
-			o->cacert = optarg;
-			bit = O_CONN;
-			break;
-		case OPT_CONNECT:
-			if (parse_seconds("--connect-timeout", optarg, 1, &o->connect_s) < 0)
-				return -EINVAL;
-			bit = O_CONN;
-			break;
-		case OPT_STALL:
-			if (parse_seconds("--stall-timeout", optarg, 1, &o->stall_s) < 0)
-				return -EINVAL;
+		case 0:
 			bit = O_CONN;
 			break;
 		case OPT_RETRY:
-			if (parse_seconds("--retry-for", optarg, 0, &o->retry_for_s) < 0)
+			if (cli_parse_seconds("schedlab submit", "--retry-for", optarg, 0,
+					      &o->retry_for_s) < 0)
 				return -EINVAL;
 			bit = O_RETRY;
 			break;
@@ -436,18 +398,9 @@ static int check_readable(const char *what, const char *path, struct sl_error *e
 
 static int client_open(const struct opts *o, struct httpclient **ret, struct sl_error *err)
 {
-	if (!o->server || !o->server[0])
-		return error_set(err, ERR_INVALID, EINVAL,
-				 "No service given: use --server URL or set SCHEDLAB_SERVER.");
-	int r = httpclient_new(o->server, o->token, ret, err);
+	int r = cli_conn_open(&o->conn, ret, err);
 	if (r < 0)
 		return r;
-	if ((r = httpclient_set_cacert(*ret, o->cacert, err)) < 0) {
-		httpclient_free(*ret);
-		*ret = NULL;
-		return r;
-	}
-	httpclient_set_timeouts(*ret, o->connect_s, o->stall_s);
 	httpclient_set_interrupt(*ret, &submit_interrupted);
 	return 0;
 }
@@ -546,7 +499,7 @@ static int do_submit(const char *job_path, struct opts *o)
 	}
 	printf("%s\n", id);
 	fflush(stdout);
-	fprintf(stderr, "Submitted job %s to %s.\n", id, o->server);
+	fprintf(stderr, "Submitted job %s to %s.\n", id, o->conn.server);
 	if (!o->wait) {
 		ret = EXIT_PASS;
 		goto out;
@@ -687,12 +640,8 @@ int cli_submit(int argc, char **argv)
 			argv++;
 			break;
 		}
-	struct opts o = {.server = getenv("SCHEDLAB_SERVER"),
-			 .token = getenv("SCHEDLAB_TOKEN"),
-			 .cacert = getenv("SCHEDLAB_CACERT"),
-			 .connect_s = HTTPCLIENT_CONNECT_TIMEOUT_S,
-			 .stall_s = HTTPCLIENT_STALL_TIMEOUT_S,
-			 .retry_for_s = SUBMIT_RETRY_FOR_S};
+	struct opts o = {.retry_for_s = SUBMIT_RETRY_FOR_S};
+	cli_conn_defaults(&o.conn);
 	int r = parse_opts(argc, argv, form, &o);
 	if (r != 0)
 		return r > 0 ? EXIT_PASS : EXIT_ERROR;
