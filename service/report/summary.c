@@ -215,8 +215,9 @@ static void print_gates(FILE *f, json_object *job)
 	if (n == 0) {
 		fprintf(f, "gates: none%s\n",
 			is_true(job, "gates_opt_out")
-			    ? ": the job opted out (\"gates\": []); only failed runs fail it"
-			    : "; only failed runs fail the job");
+			    ? ": the job opted out (\"gates\": []); only failed runs and new "
+			      "kernel bug signatures fail it"
+			    : "; only failed runs and new kernel bug signatures fail the job");
 		return;
 	}
 	size_t n_default = 0;

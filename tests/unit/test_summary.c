@@ -110,7 +110,8 @@ static void test_build_failures_and_skips(void **state)
 	expect(out, "    skipped 4 run(s): every candidate failed\n");
 	expect(out, "    other#0: no output for 60 s\n    skipped 2 run(s): run other#0 hung\n");
 	expect(out, "  (none: no metric was measured in both the baseline and another variant)\n");
-	expect(out, "gates: none: the job opted out (\"gates\": []); only failed runs fail it\n");
+	expect(out, "gates: none: the job opted out (\"gates\": []); only failed runs and new "
+		    "kernel bug signatures fail it\n");
 	expect(out, "verdict: fail\n  - variant 'patched': kernel 'patched' did not build");
 }
 
@@ -124,7 +125,7 @@ static void test_hostile_members(void **state)
 		    "\"comparisons\":[{\"verdict\":\"unchanged\",\"change\":\"big\","
 		    "\"ci95\":[1]}],\"job\":{\"gates\":{}}}");
 	expect(out, "Kernels that did not build\n  k: 7\n");
-	expect(out, "gates: none; only failed runs fail the job\n");
+	expect(out, "gates: none; only failed runs and new kernel bug signatures fail the job\n");
 }
 
 /* The calibration a result used is named, with its key and age. */
