@@ -17,7 +17,9 @@
 # 45-planted-debug.sh builds (same keys), so this test builds nothing after
 # it; alone and cold it builds both (the debug base is a long cold build,
 # docs/kernel-bugs.md "The cost under TCG").
-# Timing here (Dec 5, kernels cached): 81 s at load 1.6 (two runs of the
+# Timing here (Dec 5, kernels cached): 234 s at load 7 to 11 (other
+# helpers' builds; every run was noisy, so the runner added a round: four
+# runs); the same command by hand at load 1.6 took 81 s (two runs of the
 # four suite workloads, about 35 s each).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
