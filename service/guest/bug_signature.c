@@ -420,16 +420,36 @@ bool bug_signature_wants_lines(const struct bug_signature *s)
 	return !s->done && s->lines_left > 0;
 }
 
+bool bug_signature_suspend(struct bug_signature *s)
+{
+	if (bug_signature_wants_lines(s) && !s->in_trace && !s->resumed) {
+		s->suspended = true;
+		return true;
+	}
+	s->lines_left = 0;
+	s->suspended = false;
+	return false;
+}
+
+void bug_signature_resume(struct bug_signature *s)
+{
+	if (!s->suspended)
+		return;
+	s->suspended = false;
+	s->resumed = true;
+}
+
 void bug_signature_line(struct bug_signature *s, const char *msg)
 {
-	if (!bug_signature_wants_lines(s))
+	if (!bug_signature_wants_lines(s) || s->suspended)
 		return;
 	s->lines_left--;
 	const char *p = msg;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (starts(p, "---[ end trace")) {
-		s->done = true;
+		if (!s->resumed || s->in_trace)
+			s->done = true;
 		return;
 	}
 	if (strcmp(s->kind, "lockdep") == 0) {

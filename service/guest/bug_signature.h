@@ -31,6 +31,7 @@ struct bug_signature {
 	char id[BUG_SIG_ID_LEN];       /* set by end(): hash of kind and title */
 	int lines_left;
 	bool in_trace, in_irq, use_rip, stack_only, done;
+	bool suspended, resumed; /* see bug_signature_suspend() */
 };
 
 /* Starts the signature of the report whose first line's message (no
@@ -41,6 +42,16 @@ void bug_signature_begin(struct bug_signature *s, const char *event_kind, const 
 void bug_signature_line(struct bug_signature *s, const char *msg);
 /* Whether it still wants lines. */
 bool bug_signature_wants_lines(const struct bug_signature *s);
+/* Another report's headline came: suspends s when that report interrupts it
+ * (printed between s's headline and its trace: s has not reached its "Call
+ * Trace:", still wants lines and was never suspended before) and returns
+ * true; otherwise stops s for good and returns false. A suspended s ignores
+ * lines until bug_signature_resume(). */
+bool bug_signature_suspend(struct bug_signature *s);
+/* The interrupting report ended: s reads its own continuation again, and an
+ * "---[ end trace" before its own "Call Trace:" (the interrupting WARN's)
+ * does not end it. */
+void bug_signature_resume(struct bug_signature *s);
 /* Settles title and id (the headline alone when no function was found). */
 void bug_signature_end(struct bug_signature *s);
 

@@ -16,6 +16,7 @@ struct event {
 	 * report's index, else -1. */
 	struct bug_signature sig;
 	int part_of;
+	int after_held; /* excerpt lines left while suspended (see interrupted) */
 };
 
 struct console_events {
@@ -25,8 +26,15 @@ struct console_events {
 	int before_n, before_pos;
 	struct event ev[CONSOLE_EVENTS_MAX];
 	int n_kept, n_seen;
-	int report;	  /* index of the last report's event, or -1 */
-	int since_report; /* lines since it began */
+	int report;	   /* index of the last report's event, or -1 */
+	int since_report;  /* lines since it began */
+	bool report_trace; /* the report's "Call Trace:" was seen */
+	/* A report another one was printed in the middle of (the lockdep report
+	 * that printing an atomic-sleep report under the runqueue lock sets off,
+	 * between its headline and its "in_atomic():" line): index, or -1. When
+	 * the interrupting report's trace ends ("</TASK>"), it is the report
+	 * again and reads its own continuation (bug_signature_suspend()). */
+	int interrupted;
 	bool restart, power_down, halt;
 };
 
@@ -102,8 +110,10 @@ const char *console_line_kind(const char *line)
 struct console_events *console_events_new(void)
 {
 	struct console_events *ce = calloc(1, sizeof(struct console_events));
-	if (ce)
+	if (ce) {
 		ce->report = -1;
+		ce->interrupted = -1;
+	}
 	return ce;
 }
 
@@ -127,6 +137,48 @@ static void excerpt_append(struct event *e, const char *line)
 		e->excerpt[e->excerpt_len++] = '\n';
 	memcpy(e->excerpt + e->excerpt_len, line, l + 1);
 	e->excerpt_len += l;
+}
+
+/* A new report begins: the current one is suspended if the new one
+ * interrupts it, every other one stops reading. */
+static void stop_reports(struct console_events *ce)
+{
+	int r = ce->report;
+	/* One at a time: a report interrupted before stops (a third report
+	 * came before the one that interrupted it ended). */
+	ce->interrupted = -1;
+	if (r >= 0 && bug_signature_suspend(&ce->ev[r].sig)) {
+		ce->interrupted = r;
+		ce->ev[r].after_held = ce->ev[r].after_left;
+		ce->ev[r].after_left = 0;
+	}
+	for (int i = 0; i < ce->n_kept; i++)
+		if (i != ce->interrupted)
+			ce->ev[i].sig.lines_left = 0;
+	ce->report_trace = false;
+}
+
+/* The current report's trace ended: the report it interrupted is the report
+ * again; its excerpt goes on after a line that says what was left out. */
+static void resume_interrupted(struct console_events *ce)
+{
+	struct event *e = &ce->ev[ce->interrupted];
+	ce->ev[ce->report].sig.lines_left = 0;
+	bug_signature_resume(&e->sig);
+	if (e->after_held > 0) {
+		char note[128];
+		snprintf(note, sizeof(note),
+			 "schedlab: [kernel_events[%d], another report printed in the middle of "
+			 "this one, left out]",
+			 ce->report);
+		excerpt_append(e, note);
+		e->after_left = e->after_held - 1; /* the note is one of its lines */
+	}
+	e->after_held = 0;
+	ce->report = ce->interrupted;
+	ce->interrupted = -1;
+	ce->since_report = 0;
+	ce->report_trace = false;
 }
 
 static void handle_line(struct console_events *ce, const char *line)
@@ -157,6 +209,13 @@ static void handle_line(struct console_events *ce, const char *line)
 	if (!kind || continues)
 		for (int i = 0; i < ce->n_kept; i++)
 			bug_signature_line(&ce->ev[i].sig, msg);
+	if (!kind && ce->report >= 0) {
+		const char *t = msg + strspn(msg, " \t");
+		if (strncmp(t, "Call Trace:", 11) == 0)
+			ce->report_trace = true;
+		else if (ce->report_trace && ce->interrupted >= 0 && strncmp(t, "</TASK>", 7) == 0)
+			resume_interrupted(ce);
+	}
 	ce->since_report++;
 	if (kind) {
 		ce->n_seen++;
@@ -165,9 +224,9 @@ static void handle_line(struct console_events *ce, const char *line)
 			e->kind = kind;
 			e->part_of = continues ? ce->report : -1;
 			if (!continues) {
-				/* A new report: the ones before it stop reading. */
-				for (int i = 0; i < ce->n_kept - 1; i++)
-					ce->ev[i].sig.lines_left = 0;
+				/* A new report: the ones before it stop reading,
+				 * or wait for it to end (stop_reports()). */
+				stop_reports(ce);
 				bug_signature_begin(&e->sig, kind, msg_at_marker(msg, kind));
 				ce->report = ce->n_kept - 1;
 				ce->since_report = 0;
@@ -194,6 +253,8 @@ void console_events_begin_hang(struct console_events *ce, int silent_s)
 		return;
 	for (int i = 0; i < ce->n_kept; i++)
 		ce->ev[i].sig.lines_left = 0;
+	ce->interrupted = -1;
+	ce->report_trace = false;
 	struct event *e = &ce->ev[ce->n_kept++];
 	e->kind = "hang";
 	e->part_of = -1;

@@ -43,7 +43,10 @@ void console_events_finish(struct console_events *ce);
  * begins a report also has "signature": {"id","kind","title","location"?}
  * (bug_signature.h); one that continues the report before it (the panic
  * after an Oops, the Oops after "BUG: kernel NULL pointer dereference") has
- * "part_of": that event's index instead. */
+ * "part_of": that event's index instead. A report printed in the middle of
+ * another (after its headline, before its "Call Trace:") does not end it:
+ * the other reads its own lines again once this one's trace has ended
+ * (docs/kernel-bugs.md, "One report, one signature"). */
 json_object *console_events_to_json(const struct console_events *ce);
 /* Whether an event of kind was seen; the number of events seen (kept or not). */
 bool console_events_has(const struct console_events *ce, const char *kind);

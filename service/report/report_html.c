@@ -69,6 +69,15 @@ static void header_facts(struct html_buf *o, struct report_ctx *c)
 			html_buf_printf(o, " + %zu patch%s \xc2\xb7 config ", np,
 					np == 1 ? "" : "es");
 			put_short_hash(o, report_str(k, "config_sha256"));
+			/* A debug kernel's timings measure its checks too
+			 * (docs/kernel-bugs.md, "The debug variant"). */
+			if (report_str(k, "debug")) {
+				html_buf_puts(o, " \xc2\xb7 <b>debug build (");
+				html_buf_escape(o, report_str(k, "debug"));
+				html_buf_puts(o,
+					      ")</b>: its timings include the debug checks, not a "
+					      "production kernel's figures");
+			}
 			html_buf_puts(o, "</p>\n");
 		}
 	}
@@ -239,6 +248,12 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 		}
 		html_buf_puts(o, "</td><td>");
 		put_short_hash(o, report_str(k, "config_sha256"));
+		if (report_str(k, "debug")) {
+			html_buf_puts(o, "<br><b>debug build: ");
+			html_buf_escape(o, report_str(k, "debug"));
+			html_buf_puts(o, "</b> ");
+			put_short_hash(o, report_str(k, "debug_config_sha256"));
+		}
 		html_buf_puts(o, "</td><td>");
 		report_put_str_or_dash(o, report_str(k, "compiler"));
 		html_buf_puts(o, "</td><td class=\"num\">");

@@ -119,6 +119,45 @@ static void print_guest(FILE *f, json_object *result)
 	fputc('\n', f);
 }
 
+/* The debug preset ("lockdep") of the kernel variant vname booted, or NULL
+ * for a normal build (result.kernels.K.debug, docs/kernel-bugs.md). */
+static const char *variant_debug(json_object *result, const char *vname)
+{
+	const char *kernel = str(get(get(result, "variants"), vname), "kernel", NULL);
+	json_object *d = kernel ? get(get(get(result, "kernels"), kernel), "debug") : NULL;
+	return json_object_is_type(d, json_type_string) ? json_object_get_string(d) : NULL;
+}
+
+/* Which variants ran debug kernels: their timings include the checks
+ * (lockdep on every lock taken under TCG), so nobody reads one as a
+ * production kernel's latency. Nothing for a job of normal kernels. */
+static void print_debug_kernels(FILE *f, json_object *result)
+{
+	json_object *variants = get(result, "variants");
+	if (!json_object_is_type(variants, json_type_object))
+		return;
+	int n = 0;
+	json_object_object_foreach(variants, vname, v)
+	{
+		const char *preset = variant_debug(result, vname);
+		if (!preset)
+			continue;
+		if (n == 0)
+			fprintf(f, "\nDebug kernels:");
+		if (n < 16)
+			fprintf(f, "%s %.64s (kernel '%.64s', %.32s build)", n ? "," : "", vname,
+				str(v, "kernel", "?"), preset);
+		n++;
+	}
+	if (n > 16)
+		fprintf(f, " and %d more", n - 16);
+	if (n)
+		fprintf(f,
+			".\n  Debug builds check locking and sleeping as they run: their timings "
+			"measure the checks too,\n  not a production kernel's latency "
+			"(docs/kernel-bugs.md, \"The debug variant\").\n");
+}
+
 static void print_runs(FILE *f, json_object *result)
 {
 	fprintf(f, "\nRuns (%s, order: interleaved)\n",
@@ -130,7 +169,14 @@ static void print_runs(FILE *f, json_object *result)
 	json_object_object_foreach(variants, name, v)
 	{
 		json_object *runs = get(v, "runs");
-		fprintf(f, "  %-20s", name);
+		const char *preset = variant_debug(result, name);
+		if (preset) {
+			char tagged[128];
+			snprintf(tagged, sizeof(tagged), "%.64s [%.32s]", name, preset);
+			fprintf(f, "  %-20s", tagged);
+		} else {
+			fprintf(f, "  %-20s", name);
+		}
 		if (is_true(v, "not_built")) {
 			const char *kernel = str(v, "kernel", "?");
 			fprintf(f, " not built (kernel '%s': %s)\n", kernel,
@@ -204,8 +250,9 @@ static void print_gates(FILE *f, json_object *job)
 	if (n == 0) {
 		fprintf(f, "gates: none%s\n",
 			is_true(job, "gates_opt_out")
-			    ? ": the job opted out (\"gates\": []); only failed runs fail it"
-			    : "; only failed runs fail the job");
+			    ? ": the job opted out (\"gates\": []); only failed runs and new "
+			      "kernel bug signatures fail it"
+			    : "; only failed runs and new kernel bug signatures fail the job");
 		return;
 	}
 	size_t n_default = 0;
@@ -312,6 +359,7 @@ static void print_bisection(FILE *f, json_object *b)
 void summary_print(FILE *f, json_object *result)
 {
 	fprintf(f, "\nschedlab: %s\n", str(get(result, "job"), "name", "job"));
+	print_debug_kernels(f, result);
 	print_build_failures(f, result);
 	print_runs(f, result);
 	json_object *cmp = get(result, "comparisons");

@@ -275,6 +275,71 @@ static void test_golden_signatures(void **state)
 	}
 }
 
+/* A report printed in the middle of another (tests/data/console/README:
+ * the lockdep report that printing the first atomic-sleep report from under
+ * the runqueue lock sets off comes between its headline and its "in_atomic():"
+ * line): the first report reads its own continuation after the lockdep
+ * report's trace ends, and gets the title and id of the same bug's next,
+ * uninterrupted report; the lockdep report is a signature of its own. */
+static void test_interrupted_report(void **state)
+{
+	(void)state;
+	size_t chunks[] = {1 << 20, 1, 13};
+	for (size_t c = 0; c < ELEMENTSOF(chunks); c++) {
+		json_object *ev =
+		    scan("atomic-sleep-interrupted-captured-6.1.txt", chunks[c], NULL);
+		for (size_t i = 0; i < json_object_array_length(ev); i++)
+			print_message("event %zu: %s / %s / %s\n", i, sig(ev, i, "kind"),
+				      sig(ev, i, "title"), sig(ev, i, "id"));
+		assert_int_equal(json_object_array_length(ev), 3);
+		static const char *const sleeping =
+		    "BUG: sleeping function called from invalid context in push_rt_task";
+		assert_string_equal(sig(ev, 0, "kind"), "atomic_sleep");
+		assert_string_equal(sig(ev, 0, "title"), sleeping);
+		assert_string_equal(sig(ev, 0, "location"), "kernel/sched/rt.c:2105");
+		assert_string_equal(sig(ev, 1, "kind"), "lockdep");
+		assert_string_equal(sig(ev, 1, "title"),
+				    "possible deadlock in console_emit_next_record");
+		assert_string_equal(sig(ev, 2, "title"), sleeping);
+		assert_string_equal(sig(ev, 0, "id"), sig(ev, 2, "id"));
+		assert_string_not_equal(sig(ev, 0, "id"), sig(ev, 1, "id"));
+		/* The first report's excerpt shows its own continuation too. */
+		const char *x = field(ev, 0, "excerpt");
+		assert_non_null(strstr(x, "BUG: sleeping function called"));
+		assert_non_null(strstr(x, "in_atomic(): 1, irqs_disabled(): 1"));
+		json_object_put(ev);
+	}
+	/* Cut down from it: a WARN in the middle, whose "---[ end trace" comes
+	 * after its own trace, does not end the resumed report; a third
+	 * report before the interrupting one's trace ended stops it. */
+	static const char *const sleep_bug =
+	    "BUG: sleeping function called from invalid context at kernel/sched/rt.c:2105\n";
+	static const char *const warn = "WARNING: CPU: 1 PID: 34 at kernel/printk/printk.c:9 x\n"
+					"Call Trace:\n <TASK>\n ? vprintk_emit+0x1/0x2\n </TASK>\n"
+					"---[ end trace 0000000000000000 ]---\n";
+	static const char *const rest = "in_atomic(): 1, irqs_disabled(): 1, non_block: 0\n"
+					"Call Trace:\n <TASK>\n ? __might_resched+0x1/0x2\n"
+					" ? push_rt_task+0x149/0x1a0\n </TASK>\n";
+	static const struct {
+		const char *second, *title;
+	} cases[] = {
+	    {"", "BUG: sleeping function called from invalid context in push_rt_task"},
+	    {"WARNING: CPU: 0 PID: 1 at kernel/sched/core.c:9 set_task_cpu+0x1/0x2\n",
+	     "BUG: sleeping function called from invalid context"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char text[1024];
+		snprintf(text, sizeof(text), "%s%s%s%s", sleep_bug, cases[i].second, warn, rest);
+		struct console_events *ce = console_events_new();
+		console_events_feed(ce, text, strlen(text));
+		console_events_finish(ce);
+		json_object *ev = console_events_to_json(ce);
+		assert_string_equal(sig(ev, 0, "title"), cases[i].title);
+		json_object_put(ev);
+		console_events_free(ce);
+	}
+}
+
 /* The same bug in three runs, with other timestamps, CPUs and PIDs: one id;
  * another bug: another id. Two reports on one console: two signatures. */
 static void test_same_bug_same_id(void **state)
@@ -331,6 +396,7 @@ int main(void)
 	    cmocka_unit_test(test_line_kinds),
 	    cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_golden_signatures),
+	    cmocka_unit_test(test_interrupted_report),
 	    cmocka_unit_test(test_same_bug_same_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -330,6 +330,40 @@ static void test_signatures_section(void **state)
 	assert_null(strstr(clean, "kernel-bugs"));
 }
 
+/* A debug kernel says so in the header and in the kernels table, so its
+ * timings are not read as a production kernel's; a normal one does not. */
+static void test_debug_kernel(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = json_tokener_parse(
+	    "{\"schema\":\"schedlab.result/v1\",\"job\":{\"name\":\"dbg\",\"baseline\":"
+	    "\"baseline\"},\"kernels\":{\"base\":{\"source\":\"debian:linux-source-6.1\","
+	    "\"config_sha256\":\"32940f61150f5edc\",\"debug\":\"lockdep\","
+	    "\"debug_config_sha256\":\"f083d2dc0e6464fb3fd0\"},\"normal\":{\"source\":"
+	    "\"debian:linux-source-6.1\",\"config_sha256\":\"32940f61150f5edc\"}},"
+	    "\"variants\":{\"baseline\":{\"kernel\":\"base\",\"runs\":[]}},"
+	    "\"comparisons\":[],\"verdict\":\"pass\",\"verdict_reasons\":[]}");
+	assert_non_null(r);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	if (report_html(r, &html, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_only_report_markup(html);
+	const char *top = strstr(html, "kernel <b>base</b>");
+	assert_non_null(top);
+	assert_non_null(strstr(top, "<b>debug build (lockdep)</b>: its timings include the debug "
+				    "checks, not a production kernel's figures</p>"));
+	const char *normal = strstr(html, "kernel <b>normal</b>");
+	assert_non_null(normal);
+	assert_true(strstr(normal, "</p>") < strstr(normal, "debug build") ||
+		    !strstr(normal, "debug build"));
+	const char *table = strstr(html, "<section id=\"kernels\">");
+	assert_non_null(table);
+	assert_non_null(strstr(table, "<br><b>debug build: lockdep</b> <code title=\""
+				      "f083d2dc0e6464fb3fd0\">f083d2dc0e64</code>"));
+	assert_int_equal(count(table, "debug build"), 1);
+}
+
 static void test_hostile(void **state)
 {
 	(void)state;
@@ -851,6 +885,7 @@ int main(void)
 	    cmocka_unit_test(test_trend_real_store),
 	    cmocka_unit_test(test_trend_parsing),
 	    cmocka_unit_test(test_sched_ext_runs),
+	    cmocka_unit_test(test_debug_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,8 @@ static void test_build_failures_and_skips(void **state)
 	expect(out, "    skipped 4 run(s): every candidate failed\n");
 	expect(out, "    other#0: no output for 60 s\n    skipped 2 run(s): run other#0 hung\n");
 	expect(out, "  (none: no metric was measured in both the baseline and another variant)\n");
-	expect(out, "gates: none: the job opted out (\"gates\": []); only failed runs fail it\n");
+	expect(out, "gates: none: the job opted out (\"gates\": []); only failed runs and new "
+		    "kernel bug signatures fail it\n");
 	expect(out, "verdict: fail\n  - variant 'patched': kernel 'patched' did not build");
 }
 
@@ -124,7 +125,7 @@ static void test_hostile_members(void **state)
 		    "\"comparisons\":[{\"verdict\":\"unchanged\",\"change\":\"big\","
 		    "\"ci95\":[1]}],\"job\":{\"gates\":{}}}");
 	expect(out, "Kernels that did not build\n  k: 7\n");
-	expect(out, "gates: none; only failed runs fail the job\n");
+	expect(out, "gates: none; only failed runs and new kernel bug signatures fail the job\n");
 }
 
 /* The calibration a result used is named, with its key and age. */
@@ -206,6 +207,36 @@ static void test_sched_ext(void **state)
 	assert_null(strstr(out, "sched_ext scx_simple: enabled/simple\n    baseline"));
 }
 
+/* Variants on debug kernels are named as such, with the preset on their
+ * runs line, so a lockdep kernel's latency is not read as a production
+ * figure; a job of normal kernels has no such note (docs/kernel-bugs.md). */
+static void test_debug_kernels(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out =
+	    summary("{\"job\":{\"name\":\"dbg\",\"baseline\":\"baseline\"},"
+		    "\"kernels\":{\"base\":{\"debug\":\"lockdep\"},\"patched\":{\"debug\":"
+		    "\"lockdep\"},\"normal\":{}},"
+		    "\"variants\":{\"baseline\":{\"kernel\":\"base\",\"runs\":[{\"key\":"
+		    "\"baseline#0\",\"status\":\"ok\"}]},\"patched\":{\"kernel\":\"patched\","
+		    "\"runs\":[{\"key\":\"patched#0\",\"status\":\"ok\"}]},\"plain\":{\"kernel\":"
+		    "\"normal\",\"runs\":[{\"key\":\"plain#0\",\"status\":\"ok\"}]}},"
+		    "\"comparisons\":[],\"verdict\":\"pass\",\"verdict_reasons\":[]}");
+	expect(out, "\nDebug kernels: baseline (kernel 'base', lockdep build), patched (kernel "
+		    "'patched', lockdep build).\n  Debug builds check locking");
+	expect(out, "not a production kernel's latency");
+	expect(out, "  baseline [lockdep]   ok\n");
+	expect(out, "  patched [lockdep]    ok\n");
+	expect(out, "  plain                ok\n");
+	assert_null(strstr(out, "plain (kernel"));
+	_cleanup_free_ char *normal =
+	    summary("{\"job\":{\"name\":\"n\",\"baseline\":\"baseline\"},\"kernels\":{\"k\":{}},"
+		    "\"variants\":{\"baseline\":{\"kernel\":\"k\",\"runs\":[]}},"
+		    "\"comparisons\":[],\"verdict\":\"pass\",\"verdict_reasons\":[]}");
+	assert_null(strstr(normal, "Debug kernels"));
+	assert_null(strstr(normal, "baseline ["));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +247,7 @@ int main(void)
 	    cmocka_unit_test(test_calibration_named),
 	    cmocka_unit_test(test_bisection),
 	    cmocka_unit_test(test_sched_ext),
+	    cmocka_unit_test(test_debug_kernels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
