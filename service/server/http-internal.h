@@ -92,7 +92,11 @@ struct request {
 	struct part *parts;
 	size_t n_parts;
 	size_t total;
-	bool failed; /* upload rejected: err says why, answered at the end */
+	/* The Content-Length (0: not given), at most max_body_bytes: the body
+	 * buffer is sized from it and a part's never grows past it. */
+	size_t expected;
+	size_t consumed; /* body bytes before the chunk being post-processed */
+	bool failed;	 /* upload rejected: err says why, answered at the end */
 	/* Who asks: the matched token (NULL without tokens or on an open
 	 * route); admin without tokens (loopback only) or with the role. */
 	const struct service_token *token;
@@ -141,6 +145,9 @@ void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);
 enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
 				 const char *type, const void *data, size_t len,
 				 enum MHD_ResponseMemoryMode mode);
+/* Frees the request's body and form parts once the handler has what it
+ * needs from them: an upload is not held twice while it is stored. */
+void http_request_drop_body(struct request *req);
 /* Queues o (borrowed) as an application/json response. */
 enum MHD_Result http_respond_json(struct MHD_Connection *conn, struct request *req, unsigned status,
 				  json_object *o);

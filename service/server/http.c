@@ -150,6 +150,28 @@ static void parts_free(struct request *req)
 	req->n_parts = 0;
 }
 
+void http_request_drop_body(struct request *req)
+{
+	parts_free(req);
+	free(req->body);
+	req->body = NULL;
+	req->body_len = req->body_cap = 0;
+}
+
+/* A buffer's next capacity for need bytes: doubling, but never past the
+ * body's announced length (limit + 1 for the NUL; limit 0: unknown), so a
+ * body of n bytes takes about n, not up to 2n. */
+static size_t grow_cap(size_t cap, size_t need, size_t limit)
+{
+	if (!cap)
+		cap = limit ? limit + 1 : 4096;
+	while (cap < need)
+		cap *= 2;
+	if (limit && cap > limit + 1 && need <= limit + 1)
+		cap = limit + 1;
+	return cap;
+}
+
 static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
 				     const char *filename, const char *content_type,
 				     const char *transfer_encoding, const char *data, uint64_t off,
@@ -171,6 +193,14 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 			req->failed = true;
 			return MHD_NO;
 		}
+		/* the part before is complete: give back its slack */
+		if (p && p->cap > p->len + 1) {
+			char *d = realloc(p->data, p->len + 1);
+			if (d) {
+				p->data = d;
+				p->cap = p->len + 1;
+			}
+		}
 		struct part *n = realloc(req->parts, (req->n_parts + 1) * sizeof(*n));
 		if (!n)
 			goto oom;
@@ -185,9 +215,9 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 	/* p was set above whenever it was NULL. */
 	// cppcheck-suppress nullPointerRedundantCheck
 	if (p->len + size + 1 > p->cap) {
-		size_t cap = p->cap ? p->cap : 4096;
-		while (cap < p->len + size + 1)
-			cap *= 2;
+		/* a part is at most what is left of the announced body */
+		size_t left = req->expected > req->consumed ? req->expected - req->consumed : 0;
+		size_t cap = grow_cap(p->cap ? p->cap : 4096, p->len + size + 1, p->len + left);
 		char *d = realloc(p->data, cap);
 		if (!d)
 			goto oom;
@@ -276,6 +306,7 @@ static enum MHD_Result request_begin(struct http_server *srv, struct MHD_Connect
 				    conn, req, ERR_TOO_LARGE, NULL,
 				    "The request body is larger than %zu bytes.",
 				    cfg->max_body_bytes);
+			req->expected = (size_t)n;
 		}
 		size_t n = ct ? strcspn(ct, ";") : 0;
 		while (n > 0 && ct[n - 1] == ' ')
@@ -316,6 +347,7 @@ static void request_body(struct http_server *srv, struct request *req, const cha
 		return;
 	}
 	if (req->multipart) {
+		req->consumed = req->total - size;
 		if (MHD_post_process(req->pp, data, size) != MHD_YES && !req->failed) {
 			error_set(&req->err, ERR_INVALID, EINVAL,
 				  "The multipart/form-data body is malformed.");
@@ -324,9 +356,7 @@ static void request_body(struct http_server *srv, struct request *req, const cha
 		return;
 	}
 	if (req->body_len + size + 1 > req->body_cap) {
-		size_t cap = req->body_cap ? req->body_cap : 16384;
-		while (cap < req->body_len + size + 1)
-			cap *= 2;
+		size_t cap = grow_cap(req->body_cap, req->body_len + size + 1, req->expected);
 		char *b = realloc(req->body, cap);
 		if (!b) {
 			error_set(&req->err, ERR_INTERNAL, ENOMEM, "Out of memory.");

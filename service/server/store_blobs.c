@@ -94,11 +94,48 @@ static int walk(struct blob_walk *w, json_object *o, int (*fn)(struct blob_walk 
 	return 0;
 }
 
+/* A copy of o's arrays and objects whose leaves are o's own (shared by
+ * reference, not copied): blob_out() then replaces a "content" in the copy
+ * without the text ever being duplicated (an upload of n bytes is not held
+ * twice while it is stored). NULL when memory ran out. */
+static json_object *containers_copy(json_object *o, int depth)
+{
+	if (depth > 32 ||
+	    (!json_object_is_type(o, json_type_array) && !json_object_is_type(o, json_type_object)))
+		return json_object_get(o);
+	bool arr = json_object_is_type(o, json_type_array);
+	json_object *c = arr ? json_object_new_array() : json_object_new_object();
+	if (!c)
+		return NULL;
+	if (arr) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			json_object *e = json_object_array_get_idx(o, i);
+			json_object *ec = e ? containers_copy(e, depth + 1) : NULL;
+			if ((e && !ec) || json_object_array_add(c, ec) < 0) {
+				json_object_put(ec);
+				json_object_put(c);
+				return NULL;
+			}
+		}
+		return c;
+	}
+	json_object_object_foreach(o, key, v)
+	{
+		json_object *vc = v ? containers_copy(v, depth + 1) : NULL;
+		if ((v && !vc) || json_object_object_add(c, key, vc) < 0) {
+			json_object_put(vc);
+			json_object_put(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 int store_blobs_put_locked(struct store *s, const char *job_id, json_object *doc,
 			   json_object **ret_slim, struct sl_error *err)
 {
-	_cleanup_json_ json_object *copy = NULL;
-	if (json_object_deep_copy(doc, &copy, NULL) < 0)
+	_cleanup_json_ json_object *copy = containers_copy(doc, 0);
+	if (!copy)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_stmt_ sqlite3_stmt *put = NULL, *ref = NULL;
 	int r;
