@@ -12,6 +12,7 @@
 #include "server/http.h"
 #include "server/queue.h"
 #include "server/scheduler.h"
+#include "server/retention_timer.h"
 #include "server/webhook.h"
 #include "server/config.h"
 #include "server/store.h"
@@ -136,6 +137,7 @@ int cli_serve(int argc, char **argv)
 	struct queue *queue = NULL;
 	struct http_server *srv = NULL;
 	struct scheduler *sched = NULL;
+	struct retention_timer *retention = NULL;
 	struct webhooks *hooks = NULL;
 	int ret = EXIT_ERROR;
 	if ((config_path ? service_config_load(config_path, &cfg, &err)
@@ -176,6 +178,8 @@ int cli_serve(int argc, char **argv)
 		snprintf(line, sizeof(line), "retention: purged %d finished job(s)", purged);
 		serve_log(line);
 	}
+	if (retention_timer_start(cfg, store, serve_log, &retention, &err) < 0)
+		goto fail;
 	if (cleanup_domains)
 		cleanup_leftover_domains(cfg);
 	/* Change points after each job, alerts to the "webhooks" (webhook.h). */
@@ -261,6 +265,7 @@ int cli_serve(int argc, char **argv)
 fail:
 	fprintf(stderr, "schedlab serve: %s\n", err.message);
 out:
+	retention_timer_free(retention);
 	scheduler_free(sched);
 	http_server_free(srv);
 	queue_free(queue);

@@ -23,6 +23,9 @@
 #define QUOTA_DEFAULT_BYTES_PER_TOKEN	    (1024LL * 1024 * 1024)
 #define QUOTA_DEFAULT_RETRY_AFTER_S	    60
 #define RETENTION_DEFAULT_MAX_AGE_S	    (30LL * 24 * 3600)
+/* ---- retention timer (retention_timer.c; docs/service.md) ---- */
+#define RETENTION_DEFAULT_INTERVAL_S 3600
+#define RETENTION_MAX_INTERVAL_S     (7L * 24 * 3600)
 
 int service_config_new(struct service_config **ret_config, struct sl_error *err)
 {
@@ -53,6 +56,7 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 	c->retention = (struct service_retention){
 	    .finished_max_age_s = RETENTION_DEFAULT_MAX_AGE_S,
 	    .drop_results = false,
+	    .interval_s = RETENTION_DEFAULT_INTERVAL_S,
 	};
 	*ret_config = c;
 	return 0;
@@ -234,6 +238,9 @@ static int apply_retention(struct service_config *c, json_object *o, struct sl_e
 		if (strcmp(key, "finished_max_age_s") == 0) {
 			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
 				c->retention.finished_max_age_s = n;
+		} else if (strcmp(key, "interval_s") == 0) {
+			if ((r = get_int(v, path, 0, RETENTION_MAX_INTERVAL_S, &n, err)) >= 0)
+				c->retention.interval_s = n;
 		} else if (strcmp(key, "drop_results") == 0) {
 			if (!json_object_is_type(v, json_type_boolean))
 				r = error_set_path(err, ERR_INVALID, path,

@@ -54,6 +54,9 @@ struct service_quotas {
 struct service_retention {
 	long long finished_max_age_s; /* finished jobs older than this lose their files */
 	bool drop_results;	      /* and their result too (default: it stays) */
+	/* retention_timer.c: seconds between the service's retention passes
+	 * (besides one at start and one per submission); 0: no timer */
+	long long interval_s;
 };
 
 /* One entry of "schedules": a job enqueued once per slot of `at`. */

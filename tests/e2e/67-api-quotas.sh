@@ -138,5 +138,32 @@ TOKEN=$ROOT api_expect 200 DELETE "/v1/jobs/$big"
 TOKEN=$ROOT api_expect 202 POST /v1/jobs "${J[@]}" --data-binary "$job" # retention runs
 [ "$(sqlite3 "$state/schedlab.db" 'SELECT COUNT(*) FROM blobs;')" = 0 ] || e2e_fail "the big job's patches stayed"
 api_stop
+
+# Retention on a timer (retention.interval_s): a job cancelled on a running
+# service is purged within seconds with no submission and no restart (the
+# passes at start and per submission cannot have done it).
+cat >config2.json <<EOF
+{"tokens": [{"token": "$ROOT", "name": "root", "roles": ["submit", "read", "admin"]}],
+ "workers": 0, "retention": {"finished_max_age_s": 0, "interval_s": 1}}
+EOF
+API_LOG=$E2E_TMP/serve2.log
+state=$E2E_TMP/state2
+api_start "$state" config2.json
+TOKEN=$ROOT api_expect 202 POST /v1/jobs "${J[@]}" --data-binary "$job"
+old=$(api_json 'j["id"]')
+TOKEN=$ROOT api_expect 200 DELETE "/v1/jobs/$old"
+t=$SECONDS
+purged=
+for _ in $(seq 100); do
+	purged=$(sqlite3 -cmd '.timeout 5000' "$state/schedlab.db" \
+		"SELECT purged_at IS NOT NULL FROM jobs WHERE id = '$old';")
+	[ "$purged" = 1 ] && break
+	sleep 0.1
+done
+[ "$purged" = 1 ] || e2e_fail "the cancelled job was not purged by the timer within 10 s"
+[ ! -e "$state/jobs/$old" ] || e2e_fail "the purged job's directory is still there"
+grep -q "retention: purged 1 finished job" "$API_LOG" || e2e_fail "the timer's pass is not in the log"
+echo "ok: the retention timer purged the cancelled job in $((SECONDS - t)) s, with no submission"
+api_stop
 trap _api_cleanup EXIT
 echo "67-api-quotas: ok"
