@@ -55,6 +55,10 @@ struct http_server {
 	struct sse *streams;
 	unsigned *streams_per_token;
 	atomic_ullong streams_refused;
+	/* The wall clock at http_server_new(), as /metrics'
+	 * process_start_time_seconds: counters kept since service start
+	 * restart from 0 with it, and Prometheus sees when. */
+	double started_unix;
 };
 
 struct request;

@@ -433,6 +433,9 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 		http_server_free(srv);
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	srv->started_unix = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	*srv->opts = *opts;
 	if (opts->config->n_tokens == 0) {
 		if (!loopback) {

@@ -45,6 +45,14 @@ enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Conn
 		"# HELP schedlab_build_info The running schedlab's version.\n"
 		"# TYPE schedlab_build_info gauge\nschedlab_build_info{version=\"%s\"} 1\n",
 		SCHEDLAB_VERSION);
+	/* The counters marked "service start" in docs/service.md restart from 0
+	 * with the service; this says when (Prometheus' rate() handles the
+	 * reset, and dashboards can show it). */
+	fprintf(f,
+		"# HELP process_start_time_seconds When the service started, in seconds since "
+		"the Unix epoch.\n"
+		"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.3f\n",
+		srv->started_unix);
 	counters_write(store_counters(srv->opts->store), f);
 	fprintf(f,
 		"# HELP schedlab_queue_depth Jobs waiting for a worker.\n"

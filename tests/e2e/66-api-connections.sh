@@ -125,6 +125,8 @@ def value(name, **labels):
                 return s.value
     raise AssertionError(f"no sample {name} {labels}")
 assert value("schedlab_build_info") == 1
+import time
+assert time.time() - 3600 < value("process_start_time_seconds") <= time.time() + 1
 assert value("schedlab_jobs_finished_total", status="cancelled", verdict="none") == 1
 ev = "/v1/jobs/{id}/events"
 assert value("schedlab_http_requests_total", method="GET", route=ev, code="200") == 90

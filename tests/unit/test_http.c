@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -454,6 +455,11 @@ static void test_submit_follow_result(void **state)
 	assert_null(strstr(r.body, "route=\"/v1/jobs/0"));
 	assert_non_null(strstr(r.body, "schedlab_queue_wait_seconds_count 1\n"));
 	assert_non_null(strstr(r.body, "schedlab_build_info{version=\""));
+	/* resets of the "service start" counters are visible: when it started */
+	const char *pst = strstr(r.body, "\nprocess_start_time_seconds ");
+	assert_non_null(pst);
+	double started = strtod(pst + 28, NULL);
+	assert_true(started > (double)time(NULL) - 600 && started <= (double)time(NULL) + 1);
 	assert_non_null(strstr(r.body, "schedlab_http_event_streams 0\n"));
 	httpclient_response_clear(&r);
 }
