@@ -7,6 +7,7 @@
 #include "cli/bisect.h"
 #include "job/job.h"
 #include "report/summary.h"
+#include "run/bisect_search.h"
 #include "util/fs.h"
 #include "util/version.h"
 #include "util/json.h"
@@ -126,8 +127,15 @@ static int run_step(const struct bisect_input *in, const struct cli_run_ctx *ctx
 	_cleanup_free_ char *step_dir = fs_path_join(ctx->job_dir, dir);
 	if (!step_dir)
 		return -ENOMEM;
-	fprintf(stderr, "[bisect] the first %zu of %zu patches (up to %s)\n", k,
-		json_object_array_length(patches), last ? last : "?");
+	json_object *at = json_object_array_get_idx(in->commits, k - 1);
+	if (in->commits && at)
+		fprintf(stderr, "[bisect] the first %zu of %zu commits (up to %.12s %s)\n", k,
+			json_object_array_length(patches),
+			json_object_get_string(get(at, "commit")),
+			json_object_get_string(get(at, "subject")));
+	else
+		fprintf(stderr, "[bisect] the first %zu of %zu patches (up to %s)\n", k,
+			json_object_array_length(patches), last ? last : "?");
 	pool->reused = 0;
 	if (cli_run_in(ctx, expanded, step_dir, pool_lookup, pool, &result) < 0)
 		return -EIO;
@@ -137,6 +145,11 @@ static int run_step(const struct bisect_input *in, const struct cli_run_ctx *ctx
 	json_object *step = json_object_new_object();
 	json_object_object_add(step, "patches", json_object_new_int((int)k));
 	json_object_object_add(step, "last_patch", json_object_new_string(last ? last : ""));
+	json_object *commit = json_object_array_get_idx(in->commits, k - 1);
+	if (in->commits && commit) {
+		json_object_object_add(step, "commit", json_object_get(get(commit, "commit")));
+		json_object_object_add(step, "subject", json_object_get(get(commit, "subject")));
+	}
 	json_object_object_add(step, "verdict", json_object_new_string(verdict_word(code)));
 	json_object_object_add(step, "uncertain",
 			       json_object_new_boolean(code != EXIT_PASS && code != EXIT_FAIL));
@@ -159,6 +172,37 @@ static int run_step(const struct bisect_input *in, const struct cli_run_ctx *ctx
 	return 0;
 }
 
+/* The state a measure callback needs between steps. */
+struct search_ctx {
+	const struct bisect_input *in;
+	const struct cli_run_ctx *ctx;
+	struct run_pool *pool;
+	json_object *patches, *steps;
+	int builds, boots;
+};
+
+static enum bisect_verdict measure_prefix(void *userdata, size_t k)
+{
+	struct search_ctx *s = userdata;
+	json_object *step = NULL;
+	int code = EXIT_ERROR;
+	if (run_step(s->in, s->ctx, s->pool, s->patches, k, &step, &code) < 0)
+		return BISECT_ERROR;
+	s->builds += json_object_get_boolean(get(step, "built"));
+	s->boots += json_object_get_int(get(step, "boots"));
+	json_object_array_add(s->steps, step);
+	switch (code) {
+	case EXIT_FAIL:
+		return BISECT_BAD;
+	case EXIT_PASS:
+		return BISECT_GOOD;
+	case EXIT_INCONCLUSIVE:
+		return BISECT_INCONCLUSIVE;
+	default:
+		return BISECT_ERROR;
+	}
+}
+
 int cli_bisect(void *userdata, const struct cli_run_ctx *ctx, json_object *result)
 {
 	const struct bisect_input *in = userdata;
@@ -174,62 +218,47 @@ int cli_bisect(void *userdata, const struct cli_run_ctx *ctx, json_object *resul
 		pool.baseline = "baseline";
 	pool_add(&pool, result);
 
-	json_object *steps = json_object_new_array();
-	size_t good = 0, bad = n; /* the base passes by definition; the series failed */
-	int builds = 0, boots = 0;
-	bool certain = true, error = false;
+	struct search_ctx s = {.in = in,
+			       .ctx = ctx,
+			       .pool = &pool,
+			       .patches = patches,
+			       .steps = json_object_new_array()};
 	fprintf(stderr,
-		"[bisect] the series of %zu patches failed: looking for the first patch "
-		"that fails\n",
-		n);
-	while (bad - good > 1) {
-		size_t mid = good + (bad - good) / 2;
-		json_object *step = NULL;
-		int code = EXIT_ERROR;
-		if (run_step(in, ctx, &pool, patches, mid, &step, &code) < 0) {
-			error = true;
-			break;
-		}
-		builds += json_object_get_boolean(get(step, "built"));
-		boots += json_object_get_int(get(step, "boots"));
-		json_object_array_add(steps, step);
-		if (code == EXIT_FAIL) {
-			bad = mid;
-		} else if (code == EXIT_PASS) {
-			good = mid;
-		} else if (code == EXIT_INCONCLUSIVE) {
-			/* Not shown to fail after every repeat the job allows:
-			 * counted good, and the answer says it is not sure. */
-			certain = false;
-			good = mid;
-		} else {
-			error = true;
-			break;
-		}
-	}
+		"[bisect] the series of %zu %s failed: looking for the first one that fails\n", n,
+		in->commits ? "commits" : "patches");
+	struct bisect_answer a;
+	bisect_search(n, measure_prefix, &s, &a);
 
 	json_object *b = json_object_new_object();
-	if (error) {
+	if (a.error) {
 		json_object_object_add(b, "first_bad", NULL);
 		json_object_object_add(b, "status", json_object_new_string("error"));
-		certain = false;
 	} else {
-		json_object *p = json_object_array_get_idx(patches, bad - 1);
+		json_object *p = json_object_array_get_idx(patches, a.first_bad - 1);
 		json_object_object_add(b, "status", json_object_new_string("found"));
-		json_object_object_add(b, "first_bad", json_object_new_int((int)bad));
+		json_object_object_add(b, "first_bad", json_object_new_int((int)a.first_bad));
 		json_object_object_add(b, "first_bad_patch", json_object_get(get(p, "name")));
+		json_object *c = json_object_array_get_idx(in->commits, a.first_bad - 1);
+		if (in->commits && c) {
+			json_object_object_add(b, "first_bad_commit",
+					       json_object_get(get(c, "commit")));
+			json_object_object_add(b, "first_bad_subject",
+					       json_object_get(get(c, "subject")));
+		}
 	}
 	json_object_object_add(b, "patches", json_object_new_int((int)n));
-	json_object_object_add(b, "certain", json_object_new_boolean(certain));
+	if (in->commits)
+		json_object_object_add(b, "commits", json_object_get(in->commits));
+	json_object_object_add(b, "certain", json_object_new_boolean(a.certain));
 	json_object_object_add(
 	    b, "rule",
 	    json_object_new_string("binary search over prefixes of the series, each judged by the "
 				   "job's own verdict rules and repeats; a prefix that fails to "
 				   "build or hangs is bad; an inconclusive prefix counts good and "
 				   "makes the answer uncertain"));
-	json_object_object_add(b, "steps", steps);
-	json_object_object_add(b, "builds", json_object_new_int(builds));
-	json_object_object_add(b, "boots", json_object_new_int(boots));
+	json_object_object_add(b, "steps", s.steps);
+	json_object_object_add(b, "builds", json_object_new_int(s.builds));
+	json_object_object_add(b, "boots", json_object_new_int(s.boots));
 	json_object_object_add(result, "bisection", b);
 	json_object_put(pool.runs);
 	return 0;

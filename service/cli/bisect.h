@@ -6,7 +6,8 @@
  * by run key; a prefix that does not build or hangs fails like any job; an
  * inconclusive prefix counts as good and makes the answer uncertain. The
  * answer goes into result.bisection {status, first_bad, first_bad_patch,
- * certain, steps[{patches, last_patch, verdict, uncertain, decided_by,
+ * first_bad_commit, first_bad_subject, commits (a commit range),
+ * certain, steps[{patches, last_patch, commit, subject, verdict, uncertain, decided_by,
  * comparisons, built, boots, reused_runs, job_dir}], builds, boots}.
  * docs/testing-your-patch.md "Which patch did it" is the user's side. */
 #pragma once
@@ -19,6 +20,9 @@
 struct bisect_input {
 	json_object *spec; /* the job as `schedlab test` wrote it (borrowed): all the patches */
 	const char *cwd;   /* where relative sources in spec resolve */
+	/* a commit range's commits [{"commit", "subject"}], one per patch of
+	 * spec, oldest first (borrowed), or NULL: steps then name them */
+	json_object *commits;
 	bool enabled;
 };
 
