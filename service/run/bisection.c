@@ -7,6 +7,7 @@
 
 #include "run/bisect_search.h"
 #include "run/bisection.h"
+#include "run/runner.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/macro.h"
@@ -128,16 +129,25 @@ static int run_step(const struct bisection_input *in, struct run_pool *pool, jso
 		json_object_put(prefix);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < k; i++)
-		json_object_array_add(prefix,
-				      json_object_get(json_object_array_get_idx(patches, i)));
-	json_object_object_add(spec, "patches", prefix);
 	snprintf(name, sizeof(name), "%.50s-first-%zu", json_object_get_string(get(spec, "name")),
 		 k);
 	json_object_object_add(spec, "name", json_object_new_string(name));
-	if (job_expand_json(spec, in->origin, in->cwd, in->limits, &expanded, &err) < 0) {
-		say(in, "[bisect] the job of the first %zu patches: %s", k, err.message);
-		return -EINVAL;
+	if (in->expanded) {
+		/* the candidate kernel's patches: the base's own, then the first k */
+		json_object_put(prefix);
+		json_object *pp = get(get(get(spec, "kernels"), "patched"), "patches");
+		size_t keep = json_object_array_length(pp) - json_object_array_length(patches) + k;
+		json_object_array_del_idx(pp, keep, json_object_array_length(pp) - keep);
+		expanded = TAKE_PTR(spec);
+	} else {
+		for (size_t i = 0; i < k; i++)
+			json_object_array_add(
+			    prefix, json_object_get(json_object_array_get_idx(patches, i)));
+		json_object_object_add(spec, "patches", prefix);
+		if (job_expand_json(spec, in->origin, in->cwd, in->limits, &expanded, &err) < 0) {
+			say(in, "[bisect] the job of the first %zu patches: %s", k, err.message);
+			return -EINVAL;
+		}
 	}
 	snprintf(dir, sizeof(dir), "bisect-%zu", k);
 	_cleanup_free_ char *step_dir = fs_path_join(in->job_dir, dir);
@@ -208,9 +218,29 @@ static enum bisect_verdict measure_prefix(void *userdata, size_t k)
 	return v;
 }
 
+/* The series' patches: the shorthand's "patches", or those the expanded
+ * shorthand's kernel "patched" adds to kernel "base" (a new reference, or
+ * NULL when the spec is not of that shape). */
+static json_object *series_patches(const struct bisection_input *in)
+{
+	if (!in->expanded)
+		return json_object_get(get(in->spec, "patches"));
+	json_object *kernels = get(in->spec, "kernels");
+	json_object *bp = get(get(kernels, "base"), "patches");
+	json_object *pp = get(get(kernels, "patched"), "patches");
+	size_t nb = bp ? json_object_array_length(bp) : 0;
+	size_t np = pp ? json_object_array_length(pp) : 0;
+	if (!pp || np < nb || json_object_object_length(kernels) != 2)
+		return NULL;
+	json_object *out = json_object_new_array();
+	for (size_t i = nb; i < np; i++)
+		json_object_array_add(out, json_object_get(json_object_array_get_idx(pp, i)));
+	return out;
+}
+
 int run_bisection(const struct bisection_input *in, json_object *result)
 {
-	json_object *patches = get(in->spec, "patches");
+	_cleanup_json_ json_object *patches = series_patches(in);
 	size_t n = patches ? json_object_array_length(patches) : 0;
 
 	if (n < 2 || verdict_of(result) != BISECT_BAD)
@@ -262,4 +292,77 @@ int run_bisection(const struct bisection_input *in, json_object *result)
 	json_object_object_add(result, "bisection", b);
 	json_object_put(pool.runs);
 	return 0;
+}
+
+/* A step run by the service's runner: the job's progress and cancel hooks,
+ * the bisection's run pool for lookups. */
+struct worker_step {
+	bisection_runner_fn runner;
+	const struct runner_config *cfg;
+	const struct runner_hooks *outer;
+	json_object *(*lookup_run)(void *, const char *);
+	void *lookup_userdata;
+};
+
+static void step_progress(void *userdata, const struct runner_progress *p)
+{
+	struct worker_step *w = userdata;
+	w->outer->progress(w->outer->userdata, p);
+}
+
+static int step_cancelled(void *userdata)
+{
+	struct worker_step *w = userdata;
+	return w->outer->cancelled(w->outer->userdata);
+}
+
+static json_object *step_lookup(void *userdata, const char *run_key)
+{
+	struct worker_step *w = userdata;
+	return w->lookup_run(w->lookup_userdata, run_key);
+}
+
+static int worker_step_run(void *userdata, json_object *expanded, const char *step_dir,
+			   json_object *(*lookup_run)(void *, const char *), void *lookup_userdata,
+			   json_object **ret_result)
+{
+	struct worker_step *w = userdata;
+	w->lookup_run = lookup_run;
+	w->lookup_userdata = lookup_userdata;
+	struct runner_hooks h = {
+	    .userdata = w,
+	    .progress = w->outer && w->outer->progress ? step_progress : NULL,
+	    .cancelled = w->outer && w->outer->cancelled ? step_cancelled : NULL,
+	    .lookup_run = step_lookup,
+	};
+	struct sl_error err = {0};
+	return w->runner(w->cfg, expanded, step_dir, &h, ret_result, &err) < 0 ? -EIO : 0;
+}
+
+int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_config *cfg,
+			    json_object *expanded, const char *job_dir,
+			    const struct runner_hooks *hooks, json_object **ret_result,
+			    struct sl_error *err)
+{
+	int r = runner(cfg, expanded, job_dir, hooks, ret_result, err);
+	json_object *want = get(expanded, "bisect");
+	if (r < 0 || !want || !json_object_get_boolean(want))
+		return r;
+	struct worker_step w = {.runner = runner, .cfg = cfg, .outer = hooks};
+	struct bisection_input in = {.spec = expanded,
+				     .expanded = true,
+				     .origin = JOB_ORIGIN_SERVICE,
+				     .job_dir = job_dir,
+				     .commits = get(expanded, "commits"),
+				     .step_run = worker_step_run,
+				     .step_userdata = &w};
+	return run_bisection(&in, *ret_result);
+}
+
+int run_job_and_bisect(const struct runner_config *cfg, json_object *expanded, const char *job_dir,
+		       const struct runner_hooks *hooks, json_object **ret_result,
+		       struct sl_error *err)
+{
+	return run_job_and_bisect_with(runner_run_job, cfg, expanded, job_dir, hooks, ret_result,
+				       err);
 }

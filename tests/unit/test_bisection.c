@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "run/bisection.h"
+#include "run/runner.h"
 
 #define KERNEL "{\"source\":\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}]}"
 #define WL     "[{\"tool\":\"rt-migrate-test\",\"args\":[\"-p\",\"60\",\"3\"]}]"
@@ -189,9 +190,103 @@ static void test_inconclusive_and_no_bisection(void **state)
 	assert_int_equal(p.calls, 0);
 }
 
+/* ---- the service's runner: the job, then its bisection ---- */
+
+static struct mock fake;
+static int outer_cookie;
+
+static void outer_progress(void *userdata, const struct runner_progress *p)
+{
+	(void)p;
+	assert_ptr_equal(userdata, &outer_cookie);
+}
+
+static void outer_run_done(void *userdata, const char *key, json_object *run)
+{
+	(void)userdata, (void)key, (void)run;
+}
+
+/* A runner_run_job: the job (kernel "patched" with every patch) or a step. */
+static int fake_runner(const struct runner_config *cfg, json_object *expanded, const char *job_dir,
+		       const struct runner_hooks *hooks, json_object **ret_result,
+		       struct sl_error *err)
+{
+	(void)cfg, (void)err;
+	json_object *k = get(expanded, "kernels");
+	size_t n = json_object_array_length(get(get(k, "patched"), "patches")) -
+		   json_object_array_length(get(get(k, "base"), "patches"));
+	if (!strstr(job_dir, "/bisect-")) { /* the job itself: its own hooks */
+		assert_ptr_equal(hooks->userdata, &outer_cookie);
+		assert_non_null(hooks->run_done);
+		*ret_result = result_of(n >= fake.culprit ? "fail" : "pass", 3, 3);
+		return 0;
+	}
+	/* a step: no run_done (its runs are not the job's), the pool's lookups */
+	assert_null(hooks->run_done);
+	assert_non_null(hooks->lookup_run);
+	if (hooks->progress)
+		hooks->progress(hooks->userdata, &(struct runner_progress){.phase = "running"});
+	return step_run(&fake, expanded, job_dir, hooks->lookup_run, hooks->userdata, ret_result);
+}
+
+static json_object *service_job(size_t n, bool bisect, size_t n_commits)
+{
+	json_object *spec = spec_of(n), *commits = commits_of(n_commits);
+	json_object_object_add(spec, "bisect", json_object_new_boolean(bisect));
+	json_object_object_add(spec, "commits", commits);
+	json_object *expanded = NULL;
+	struct sl_error err = {0};
+	int r = job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &expanded, &err);
+	json_object_put(spec);
+	if (r < 0) {
+		assert_string_equal(err.path, "$.commits");
+		return NULL;
+	}
+	return expanded;
+}
+
+static void test_service_runner(void **state)
+{
+	(void)state;
+	struct runner_hooks hooks = {
+	    .userdata = &outer_cookie, .progress = outer_progress, .run_done = outer_run_done};
+	_cleanup_json_ json_object *job = service_job(4, true, 4);
+	assert_non_null(job);
+	fake = (struct mock){.culprit = 3};
+	json_object *result = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(
+	    run_job_and_bisect_with(fake_runner, NULL, job, "jobdir", &hooks, &result, &err), 0);
+	json_object *b = get(result, "bisection");
+	assert_non_null(b);
+	assert_int_equal(json_object_get_int(get(b, "first_bad")), 3);
+	assert_string_equal(json_object_get_string(get(b, "first_bad_subject")), "sched: commit 3");
+	assert_int_equal(fake.calls, 2); /* prefixes 2 and 3 */
+	assert_int_equal(fake.prefixes[0], 2);
+	assert_int_equal(fake.prefixes[1], 3);
+	json_object_put(result);
+
+	/* without "bisect": true the job is only run */
+	_cleanup_json_ json_object *plain = service_job(4, false, 4);
+	fake = (struct mock){.culprit = 3};
+	assert_int_equal(
+	    run_job_and_bisect_with(fake_runner, NULL, plain, "jobdir", &hooks, &result, &err), 0);
+	assert_null(get(result, "bisection"));
+	assert_int_equal(fake.calls, 0);
+	json_object_put(result);
+
+	/* the budget counts the steps it may take: ceil(log2 4) = 2 more jobs */
+	assert_true(job_budget_s(plain) > 0);
+	assert_int_equal(job_budget_s(job), 3 * job_budget_s(plain));
+
+	/* "commits" must name one commit per patch */
+	assert_null(service_job(4, true, 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_service_runner),
 	    cmocka_unit_test(test_names_the_commit),
 	    cmocka_unit_test(test_inconclusive_and_no_bisection),
 	};
