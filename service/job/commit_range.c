@@ -139,6 +139,15 @@ static int read_commits(struct commit_range *r, char *out, size_t want, const ch
 		memcpy(c->hash, l, len);
 		c->hash[len] = '\0';
 		snprintf(c->subject, sizeof(c->subject), "%s", l[len] ? l + len + 1 : "");
+		/* a cut subject ends on a whole UTF-8 character */
+		size_t sl = strlen(c->subject);
+		if (sl == COMMIT_RANGE_MAX_SUBJECT) {
+			while (sl > 0 && ((unsigned char)c->subject[sl - 1] & 0xC0) == 0x80)
+				sl--;
+			if (sl > 0 && ((unsigned char)c->subject[sl - 1] & 0x80))
+				sl--; /* the lead byte of the cut character */
+			c->subject[sl] = '\0';
+		}
 	}
 	if (r->n != want)
 		return error_set_path(err, ERR_INVALID, field,

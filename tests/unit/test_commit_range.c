@@ -73,6 +73,12 @@ static int setup(void **state)
 	commit_file("a.c", "int a;\nint b;\nint c;\n", "sched: two, the second commit");
 	free(git_ok("checkout", "-q", "-b", "side", "base", NULL));
 	commit_file("b.c", "int side;\n", "side: a change");
+	/* a subject longer than COMMIT_RANGE_MAX_SUBJECT, of 2-byte characters */
+	free(git_ok("checkout", "-q", "-b", "long", "main", NULL));
+	char subject[400] = "a";
+	for (int i = 0; i < 150; i++)
+		strcat(subject, "\xc3\xa9");
+	commit_file("c.c", "int c;\n", subject);
 	free(git_ok("checkout", "-q", "-b", "merged", "main", NULL));
 	free(git_ok("merge", "-q", "--no-edit", "side", NULL));
 	return 0;
@@ -188,6 +194,13 @@ static void test_resolve(void **state)
 	/* a range of one */
 	assert_int_equal(resolve("main~1..main", 1, &r, &err), 0);
 	assert_int_equal(r.n, 1);
+	commit_range_done(&r);
+
+	/* a long subject is cut on a whole UTF-8 character */
+	assert_int_equal(resolve("main..long", 1, &r, &err), 0);
+	size_t sl = strlen(r.commits[0].subject);
+	assert_int_equal(sl, 199);
+	assert_memory_equal(r.commits[0].subject + sl - 2, "\xc3\xa9", 2);
 	commit_range_done(&r);
 
 	resolve_fails("base..main", 1, "holds 2 commits; at most 1");
