@@ -1,236 +1,43 @@
-/* `schedlab test --bisect`: which patch of a failing series made it fail,
- * by the same verdict rules as the whole series. See bisect.h and
- * docs/testing-your-patch.md "Which patch did it". */
-#include <errno.h>
-#include <string.h>
+/* `schedlab test --bisect`: which patch (or commit) of a failing series made
+ * it fail, by the same verdict rules as the whole series: run/bisection.c
+ * with steps run like `schedlab run` runs a job (progress on stderr). See
+ * bisect.h and docs/testing-your-patch.md "Which patch did it". */
+#include <stdio.h>
 
 #include "cli/bisect.h"
-#include "job/job.h"
-#include "report/summary.h"
-#include "util/fs.h"
-#include "util/version.h"
-#include "util/json.h"
+#include "run/bisection.h"
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-/* Runs of the baseline already measured, by run key ("baseline#3"): every
- * step compares against the same base kernel with the same workloads, so
- * its baseline runs are the same experiment and are not booted again. */
-struct run_pool {
-	json_object *runs; /* run key -> run */
-	int reused;	   /* lookups answered, this step */
-	const char *baseline;
+struct step_ctx {
+	const struct cli_run_ctx *ctx;
 };
 
-static void pool_add(struct run_pool *pool, json_object *result)
+static int step_run(void *userdata, json_object *expanded, const char *step_dir,
+		    json_object *(*lookup_run)(void *, const char *), void *lookup_userdata,
+		    json_object **ret_result)
 {
-	json_object *runs = get(get(get(result, "variants"), pool->baseline), "runs");
-	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-		json_object *run = json_object_array_get_idx(runs, i);
-		const char *key = json_object_get_string(get(run, "key"));
-		if (key && !get(pool->runs, key))
-			json_object_object_add(pool->runs, key, json_object_get(run));
-	}
+	struct step_ctx *s = userdata;
+	return cli_run_in(s->ctx, expanded, step_dir, lookup_run, lookup_userdata, ret_result);
 }
 
-static json_object *pool_lookup(void *userdata, const char *run_key)
+static void say(void *userdata, const char *line)
 {
-	struct run_pool *pool = userdata;
-	json_object *run = get(pool->runs, run_key);
-	if (!run)
-		return NULL;
-	pool->reused++;
-	return json_object_get(run);
-}
-
-static int count_runs(json_object *result)
-{
-	int n = 0;
-	json_object_object_foreach(get(result, "variants"), name, v)
-	{
-		(void)name;
-		json_object *runs = get(v, "runs");
-		n += runs ? (int)json_object_array_length(runs) : 0;
-	}
-	return n;
-}
-
-static const char *verdict_word(int code)
-{
-	switch (code) {
-	case EXIT_PASS:
-		return "pass";
-	case EXIT_FAIL:
-		return "fail";
-	case EXIT_INCONCLUSIVE:
-		return "inconclusive";
-	default:
-		return "error";
-	}
-}
-
-/* The gated comparisons of a step, short: what decided it. */
-static json_object *gated_comparisons(json_object *result)
-{
-	json_object *out = json_object_new_array();
-	json_object *cmps = get(result, "comparisons");
-	for (size_t i = 0; cmps && i < json_object_array_length(cmps); i++) {
-		json_object *c = json_object_array_get_idx(cmps, i), *g = get(c, "gated");
-		if (!g || !json_object_get_boolean(g))
-			continue;
-		json_object *s = json_object_new_object();
-		static const char *const keys[] = {"variant", "workload", "metric", "verdict",
-						   "change",  "ci95",	  "p_value"};
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (get(c, keys[k]))
-				json_object_object_add(s, keys[k],
-						       json_object_get(get(c, keys[k])));
-		json_object_array_add(out, s);
-	}
-	return out;
-}
-
-/* One step: the base against the base plus the first k patches. */
-static int run_step(const struct bisect_input *in, const struct cli_run_ctx *ctx,
-		    struct run_pool *pool, json_object *patches, size_t k, json_object **ret_step,
-		    int *ret_code)
-{
-	struct sl_error err = {0};
-	_cleanup_json_ json_object *spec = NULL, *expanded = NULL, *result = NULL;
-	json_object *prefix = json_object_new_array();
-	char name[96], dir[32];
-	const char *last =
-	    json_object_get_string(get(json_object_array_get_idx(patches, (size_t)k - 1), "name"));
-
-	if (json_object_deep_copy(in->spec, &spec, NULL) < 0) {
-		json_object_put(prefix);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < k; i++)
-		json_object_array_add(prefix,
-				      json_object_get(json_object_array_get_idx(patches, i)));
-	json_object_object_add(spec, "patches", prefix);
-	snprintf(name, sizeof(name), "%.50s-first-%zu", json_object_get_string(get(spec, "name")),
-		 k);
-	json_object_object_add(spec, "name", json_object_new_string(name));
-	if (job_expand_json(spec, JOB_ORIGIN_CLI, in->cwd, NULL, &expanded, &err) < 0) {
-		fprintf(stderr, "schedlab %s: bisect: the job of the first %zu patches: %s\n",
-			ctx->cmd, k, err.message);
-		return -EINVAL;
-	}
-	snprintf(dir, sizeof(dir), "bisect-%zu", k);
-	_cleanup_free_ char *step_dir = fs_path_join(ctx->job_dir, dir);
-	if (!step_dir)
-		return -ENOMEM;
-	fprintf(stderr, "[bisect] the first %zu of %zu patches (up to %s)\n", k,
-		json_object_array_length(patches), last ? last : "?");
-	pool->reused = 0;
-	if (cli_run_in(ctx, expanded, step_dir, pool_lookup, pool, &result) < 0)
-		return -EIO;
-	pool_add(pool, result);
-
-	int code = summary_exit_code(result);
-	json_object *step = json_object_new_object();
-	json_object_object_add(step, "patches", json_object_new_int((int)k));
-	json_object_object_add(step, "last_patch", json_object_new_string(last ? last : ""));
-	json_object_object_add(step, "verdict", json_object_new_string(verdict_word(code)));
-	json_object_object_add(step, "uncertain",
-			       json_object_new_boolean(code != EXIT_PASS && code != EXIT_FAIL));
-	json_object *reasons = get(result, "verdict_reasons");
-	json_object_object_add(step, "decided_by",
-			       reasons ? json_object_get(reasons) : json_object_new_array());
-	json_object_object_add(step, "comparisons", gated_comparisons(result));
-	json_object *build = get(get(get(result, "kernels"), "patched"), "build");
-	if (build)
-		json_object_object_add(step, "build", json_object_get(build));
-	json_object *cached = get(get(get(result, "kernels"), "patched"), "cached");
-	json_object_object_add(
-	    step, "built", json_object_new_boolean(!cached || !json_object_get_boolean(cached)));
-	json_object_object_add(step, "boots",
-			       json_object_new_int(count_runs(result) - pool->reused));
-	json_object_object_add(step, "reused_runs", json_object_new_int(pool->reused));
-	json_object_object_add(step, "job_dir", json_object_new_string(step_dir));
-	*ret_step = step;
-	*ret_code = code;
-	return 0;
+	(void)userdata;
+	fprintf(stderr, "%s\n", line);
 }
 
 int cli_bisect(void *userdata, const struct cli_run_ctx *ctx, json_object *result)
 {
 	const struct bisect_input *in = userdata;
-	json_object *patches = get(in->spec, "patches");
-	size_t n = patches ? json_object_array_length(patches) : 0;
-
-	if (!in->enabled || n < 2 || summary_exit_code(result) != EXIT_FAIL)
+	if (!in->enabled)
 		return 0;
-	struct run_pool pool = {.runs = json_object_new_object(),
-				.baseline =
-				    json_object_get_string(get(get(result, "job"), "baseline"))};
-	if (!pool.baseline)
-		pool.baseline = "baseline";
-	pool_add(&pool, result);
-
-	json_object *steps = json_object_new_array();
-	size_t good = 0, bad = n; /* the base passes by definition; the series failed */
-	int builds = 0, boots = 0;
-	bool certain = true, error = false;
-	fprintf(stderr,
-		"[bisect] the series of %zu patches failed: looking for the first patch "
-		"that fails\n",
-		n);
-	while (bad - good > 1) {
-		size_t mid = good + (bad - good) / 2;
-		json_object *step = NULL;
-		int code = EXIT_ERROR;
-		if (run_step(in, ctx, &pool, patches, mid, &step, &code) < 0) {
-			error = true;
-			break;
-		}
-		builds += json_object_get_boolean(get(step, "built"));
-		boots += json_object_get_int(get(step, "boots"));
-		json_object_array_add(steps, step);
-		if (code == EXIT_FAIL) {
-			bad = mid;
-		} else if (code == EXIT_PASS) {
-			good = mid;
-		} else if (code == EXIT_INCONCLUSIVE) {
-			/* Not shown to fail after every repeat the job allows:
-			 * counted good, and the answer says it is not sure. */
-			certain = false;
-			good = mid;
-		} else {
-			error = true;
-			break;
-		}
-	}
-
-	json_object *b = json_object_new_object();
-	if (error) {
-		json_object_object_add(b, "first_bad", NULL);
-		json_object_object_add(b, "status", json_object_new_string("error"));
-		certain = false;
-	} else {
-		json_object *p = json_object_array_get_idx(patches, bad - 1);
-		json_object_object_add(b, "status", json_object_new_string("found"));
-		json_object_object_add(b, "first_bad", json_object_new_int((int)bad));
-		json_object_object_add(b, "first_bad_patch", json_object_get(get(p, "name")));
-	}
-	json_object_object_add(b, "patches", json_object_new_int((int)n));
-	json_object_object_add(b, "certain", json_object_new_boolean(certain));
-	json_object_object_add(
-	    b, "rule",
-	    json_object_new_string("binary search over prefixes of the series, each judged by the "
-				   "job's own verdict rules and repeats; a prefix that fails to "
-				   "build or hangs is bad; an inconclusive prefix counts good and "
-				   "makes the answer uncertain"));
-	json_object_object_add(b, "steps", steps);
-	json_object_object_add(b, "builds", json_object_new_int(builds));
-	json_object_object_add(b, "boots", json_object_new_int(boots));
-	json_object_object_add(result, "bisection", b);
-	json_object_put(pool.runs);
-	return 0;
+	struct step_ctx s = {.ctx = ctx};
+	struct bisection_input bi = {.spec = in->spec,
+				     .origin = JOB_ORIGIN_CLI,
+				     .cwd = in->cwd,
+				     .job_dir = ctx->job_dir,
+				     .commits = in->commits,
+				     .step_run = step_run,
+				     .step_userdata = &s,
+				     .say = say};
+	return run_bisection(&bi, result);
 }

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "guest/guest.h"
+#include "run/bisection.h"
 #include "server/http.h"
 #include "server/queue.h"
 #include "server/scheduler.h"
@@ -188,7 +189,8 @@ int cli_serve(int argc, char **argv)
 		goto fail;
 	struct queue_opts qo = {
 	    .store = store,
-	    .runner = runner_run_job,
+	    /* runner_run_job, then a bisection when the job asks for one */
+	    .runner = run_job_and_bisect,
 	    .runner_cfg =
 		{
 		    .cache_dir = cfg->cache_dir,

@@ -12,6 +12,7 @@
 #include "cli/bisect.h"
 #include "cli/cli.h"
 #include "cli/run_common.h"
+#include "job/commit_range.h"
 #include "job/job.h"
 #include "job/patchset.h"
 #include "job/suite.h"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "Usage: schedlab test [OPTIONS] PATCH...\n\n"
+	    "Usage: schedlab test [OPTIONS] PATCH...\n"
+	    "       schedlab test [OPTIONS] --range git:TREE@BASE..HEAD\n\n"
 	    "Build the base kernel and the base plus PATCH..., boot both in libvirt guests,\n"
 	    "run a suite of workloads, compare, print the table and exit with the verdict.\n\n"
 	    "PATCH is one of (several are applied in the order given):\n"
@@ -48,6 +50,14 @@ static void usage(FILE *f)
 	    "Patches must apply to the base: by default Debian's linux-source-6.1 plus the\n"
 	    "built-in series; `schedlab kernel tree DIR` writes that tree as a git repository.\n\n"
 	    "Options:\n"
+	    "      --range git:TREE@BASE..HEAD\n"
+	    "                        test the commits BASE..HEAD of the local git tree TREE\n"
+	    "                        against the tree at BASE (the default base here; --base\n"
+	    "                        overrides it): HEAD's tree is the candidate and, when it\n"
+	    "                        fails, the bisection steps through the commits and\n"
+	    "                        names the first failing one by hash and subject. BASE\n"
+	    "                        must be an ancestor of HEAD, the range linear (no\n"
+	    "                        merges) and at most %d commits long\n"
 	    "      --suite SUITE     rt, latency, fair or all (default: all): the workloads\n"
 	    "                        and their default gates; debug: all the workloads on\n"
 	    "                        the lockdep debug kernels, judged by kernel bug\n"
@@ -86,7 +96,7 @@ static void usage(FILE *f)
 	    "Exit status: 0 pass, 1 fail (a gated regression, a failed run, or a patched\n"
 	    "kernel that does not build), 3 inconclusive (run more repeats), 2 error (bad\n"
 	    "input, a base that does not build, libvirt down).\n",
-	    TEST_REPEAT_MIN, TEST_REPEAT_MAX);
+	    job_default_limits()->max_patches, TEST_REPEAT_MIN, TEST_REPEAT_MAX);
 }
 
 /* A git ref as schedlab accepts it in a range: no shell, no options, no
@@ -223,6 +233,39 @@ static int patches_from_git_range(const char *arg, json_object *all, struct sl_e
 	return 0;
 }
 
+/* --range git:TREE@BASE..HEAD (job/commit_range.h): the commits as
+ * patches, the commits themselves ([{"commit", "subject"}]) for the
+ * bisection to name, and the base they apply to: the tree at BASE's
+ * commit, "git:ABS_TREE@<hash>", as `--base git:PATH@REF` would give it.
+ * The steps are built as that base plus the first k commits' patches, so
+ * all of them share one source tree and build incrementally (a source per
+ * commit would be a cold build per step: kernel/kbuild_key.c keys a tree
+ * by its commit); for a linear range that is the tree at commit k. */
+static int patches_from_range(const char *arg, json_object *all, json_object **ret_commits,
+			      char **ret_base, struct sl_error *err)
+{
+	struct commit_range cr;
+	int r = commit_range_parse(arg, "--range", &cr, err);
+	if (r < 0)
+		return r;
+	char *abs = cli_path_absolute(cr.tree);
+	free(cr.tree);
+	cr.tree = abs;
+	_cleanup_json_ json_object *patches = NULL;
+	if (!abs)
+		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	else if ((r = commit_range_resolve(&cr, (size_t)job_default_limits()->max_patches,
+					   "--range", err)) >= 0 &&
+		 (r = commit_range_patches(&cr, "--range", &patches, err)) >= 0) {
+		append_all(all, patches);
+		*ret_commits = commit_range_commits_json(&cr);
+		if (asprintf(ret_base, "git:%s@%s", cr.tree, cr.base_commit) < 0)
+			r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	commit_range_done(&cr);
+	return r;
+}
+
 static int patches_from_arg(const char *arg, json_object *all, struct sl_error *err)
 {
 	if (strncmp(arg, "git:", 4) == 0)
@@ -311,6 +354,7 @@ int cli_test(int argc, char **argv)
 	    {"debug", required_argument, NULL, 'D'},
 	    {"base", required_argument, NULL, 'B'},
 	    {"repeat", required_argument, NULL, 'r'},
+	    {"range", required_argument, NULL, 'R'},
 	    CLI_RUN_OPTIONS,
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"bisect", no_argument, NULL, 'b'},
@@ -319,7 +363,7 @@ int cli_test(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct cli_run_opts o = {0};
-	const char *suite = "all", *base_arg = NULL, *debug = NULL;
+	const char *suite = "all", *base_arg = NULL, *debug = NULL, *range_arg = NULL;
 	_cleanup_json_ json_object *repeat = NULL;
 	bool dry_run = false, bisect = true;
 	struct sl_error err = {0};
@@ -355,6 +399,9 @@ int cli_test(int argc, char **argv)
 		case 'B':
 			base_arg = optarg;
 			break;
+		case 'R':
+			range_arg = optarg;
+			break;
 		case 'r':
 			json_object_put(TAKE_PTR(repeat));
 			if (parse_repeat(optarg, &repeat) < 0) {
@@ -382,12 +429,27 @@ int cli_test(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "schedlab test: give at least one PATCH (try --help).\n");
+	_cleanup_json_ json_object *patches = json_object_new_array();
+	_cleanup_json_ json_object *commits = NULL;
+	_cleanup_free_ char *range_base = NULL;
+	if (range_arg) {
+		if (optind < argc) {
+			fprintf(stderr, "schedlab test: --range: give either PATCH... or --range, "
+					"not both.\n");
+			return EXIT_ERROR;
+		}
+		if (patches_from_range(range_arg, patches, &commits, &range_base, &err) < 0) {
+			fprintf(stderr, "schedlab test: %s%s%s\n", err.path,
+				err.path[0] ? ": " : "", err.message);
+			return EXIT_ERROR;
+		}
+		if (!base_arg)
+			base_arg = range_base;
+	} else if (optind >= argc) {
+		fprintf(stderr,
+			"schedlab test: give at least one PATCH or --range (try --help).\n");
 		return EXIT_ERROR;
 	}
-
-	_cleanup_json_ json_object *patches = json_object_new_array();
 	for (int i = optind; i < argc; i++) {
 		if (patches_from_arg(argv[i], patches, &err) < 0) {
 			fprintf(stderr, "schedlab test: %s\n", err.message);
@@ -419,10 +481,10 @@ int cli_test(int argc, char **argv)
 	_cleanup_json_ json_object *spec = json_object_new_object();
 	json_object_object_add(spec, "name", json_object_new_string(name));
 	char desc[512];
-	snprintf(desc, sizeof(desc), "schedlab test: %zu patch(es) from %.200s%s, suite %s%s%s.",
-		 json_object_array_length(patches), argv[optind],
-		 argc - optind > 1 ? " and more" : "", suite, debug ? ", debug " : "",
-		 debug ? debug : "");
+	snprintf(desc, sizeof(desc), "schedlab test: %zu %s from %.200s%s, suite %s%s%s.",
+		 json_object_array_length(patches), range_arg ? "commit(s)" : "patch(es)",
+		 range_arg ? range_arg : argv[optind], argc - optind > 1 ? " and more" : "", suite,
+		 debug ? ", debug " : "", debug ? debug : "");
 	json_object_object_add(spec, "description", json_object_new_string(desc));
 	json_object_object_add(spec, "base", TAKE_PTR(base));
 	json_object_object_add(spec, "patches", TAKE_PTR(patches));
@@ -442,6 +504,6 @@ int cli_test(int argc, char **argv)
 			   expanded, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		return EXIT_PASS;
 	}
-	struct bisect_input bi = {.spec = spec, .cwd = cwd, .enabled = bisect};
+	struct bisect_input bi = {.spec = spec, .cwd = cwd, .enabled = bisect, .commits = commits};
 	return cli_run_expanded_then("test", expanded, &o, cli_bisect, &bi);
 }

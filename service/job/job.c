@@ -65,8 +65,22 @@ long long job_budget_s(json_object *expanded)
 	long long nk = kernels ? json_object_object_length(kernels) : 0;
 	const char *accel = job_json_string(expanded, "accelerator");
 	bool tcg = !accel || strcmp(accel, "kvm") != 0;
-	return repeat * nv * job_run_deadline_s(job_json_get(expanded, "workloads"), tcg) +
-	       nk * JOB_BUILD_ESTIMATE_S;
+	long long one = repeat * nv * job_run_deadline_s(job_json_get(expanded, "workloads"), tcg) +
+			nk * JOB_BUILD_ESTIMATE_S;
+	/* A bisecting job (run/bisection.h) may run up to ceil(log2 n) more
+	 * jobs of the same shape after it, n its series' patches: each a build
+	 * and its candidate's runs, the base's reused (counted whole here). */
+	json_object *bisect = job_json_get(expanded, "bisect");
+	if (!bisect || !json_object_get_boolean(bisect))
+		return one;
+	size_t np =
+	    json_object_array_length(job_json_get(job_json_get(kernels, "patched"), "patches"));
+	size_t nb =
+	    json_object_array_length(job_json_get(job_json_get(kernels, "base"), "patches"));
+	long long steps = 0;
+	while (np > nb && ((size_t)1 << steps) < np - nb)
+		steps++;
+	return one * (1 + steps);
 }
 
 const struct job_limits *job_default_limits(void)
@@ -745,6 +759,22 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		json_object_object_add(out, "placement", json_object_get(placement));
 	if (host_labels)
 		json_object_object_add(out, "host_labels", json_object_get(host_labels));
+	/* A shorthand's bisection (run/bisection.h): whether a worker bisects
+	 * a failing series, and the commits its patches were made of, one per
+	 * patch (the schema bounds them; the count must match). */
+	json_object *bisect = job_json_get(full, "bisect");
+	json_object *commits = job_json_get(full, "commits");
+	if (commits && json_object_array_length(commits) !=
+			   json_object_array_length(job_json_get(spec, "patches")))
+		return error_set_path(err, ERR_INVALID, "$.commits",
+				      "'commits' must name one commit per patch: %zu commits, "
+				      "%zu patches.",
+				      json_object_array_length(commits),
+				      json_object_array_length(job_json_get(spec, "patches")));
+	if (bisect)
+		json_object_object_add(out, "bisect", json_object_get(bisect));
+	if (commits)
+		json_object_object_add(out, "commits", json_object_get(commits));
 
 	(void)wl_seconds;
 	long long budget = job_budget_s(out);

@@ -1,5 +1,6 @@
 /* The bisection section of the per-job report: result.bisection (schedlab
  * test --bisect), one row per step and the answer. */
+#include <stdio.h>
 #include <string.h>
 
 #include "report/report-internal.h"
@@ -19,7 +20,20 @@ void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 	report_num(b, "builds", &builds);
 	report_num(b, "boots", &boots);
 	html_buf_puts(o, "<section id=\"bisection\">\n<h2>Which patch did it</h2>\n<p>");
-	if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0) {
+	if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0 &&
+	    report_str(b, "first_bad_commit")) {
+		/* a commit range (schedlab test --range): the commit by hash and subject */
+		html_buf_printf(o, "The first failing commit is %.0f of %.0f: <code>", first,
+				total);
+		html_buf_escape(o, report_str(b, "first_bad_commit"));
+		html_buf_puts(o, "</code> ");
+		report_put_str_or_dash(o, report_str(b, "first_bad_subject"));
+		if (!json_object_is_type(certain, json_type_boolean) ||
+		    !json_object_get_boolean(certain))
+			html_buf_puts(o, " <b>(uncertain: a step stayed inconclusive and was "
+					 "counted good)</b>");
+		html_buf_puts(o, ".");
+	} else if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0) {
 		html_buf_printf(o, "The first failing prefix ends at patch %.0f of %.0f: <code>",
 				first, total);
 		report_put_str_or_dash(o, report_str(b, "first_bad_patch"));
@@ -46,8 +60,17 @@ void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 		report_num(s, "boots", &sb);
 		report_num(s, "reused_runs", &reused);
 		html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td><code>", k);
-		report_put_str_or_dash(o, report_str(s, "last_patch"));
-		html_buf_puts(o, "</code></td><td>");
+		if (report_str(s, "commit")) {
+			char shortc[13];
+			snprintf(shortc, sizeof(shortc), "%s", report_str(s, "commit"));
+			html_buf_escape(o, shortc);
+			html_buf_puts(o, "</code> ");
+			report_put_str_or_dash(o, report_str(s, "subject"));
+		} else {
+			report_put_str_or_dash(o, report_str(s, "last_patch"));
+			html_buf_puts(o, "</code>");
+		}
+		html_buf_puts(o, "</td><td>");
 		report_badge(o, report_str(s, "verdict") ? report_str(s, "verdict") : "error");
 		html_buf_printf(o,
 				"</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td>",

@@ -333,18 +333,33 @@ static void print_bisection(FILE *f, json_object *b)
 	json_object *steps = get(b, "steps");
 	size_t n = steps ? json_object_array_length(steps) : 0;
 	int total = get(b, "patches") ? json_object_get_int(get(b, "patches")) : 0;
-	fprintf(f, "Bisection of the %d patches (%d build(s), %d boot(s)):\n", total,
+	bool commits = get(b, "commits") != NULL; /* a commit range: name commits */
+	fprintf(f, "Bisection of the %d %s (%d build(s), %d boot(s)):\n", total,
+		commits ? "commits" : "patches",
 		get(b, "builds") ? json_object_get_int(get(b, "builds")) : 0,
 		get(b, "boots") ? json_object_get_int(get(b, "boots")) : 0);
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		fprintf(f, "  first %2d (up to %.60s): %s%s, %d boot(s), %d run(s) reused\n",
-			json_object_get_int(get(s, "patches")), str(s, "last_patch", "?"),
-			str(s, "verdict", "?"), is_true(s, "uncertain") ? " (uncertain)" : "",
+		char upto[128];
+		if (get(s, "commit"))
+			snprintf(upto, sizeof(upto), "%.12s %.60s", str(s, "commit", "?"),
+				 str(s, "subject", ""));
+		else
+			snprintf(upto, sizeof(upto), "%.60s", str(s, "last_patch", "?"));
+		fprintf(f, "  first %2d (up to %s): %s%s, %d boot(s), %d run(s) reused\n",
+			json_object_get_int(get(s, "patches")), upto, str(s, "verdict", "?"),
+			is_true(s, "uncertain") ? " (uncertain)" : "",
 			json_object_get_int(get(s, "boots")),
 			json_object_get_int(get(s, "reused_runs")));
 	}
-	if (strcmp(str(b, "status", ""), "found") == 0)
+	if (strcmp(str(b, "status", ""), "found") == 0 && get(b, "first_bad_commit"))
+		fprintf(f, "  first failing commit: %d of %d, %s %s%s\n",
+			json_object_get_int(get(b, "first_bad")), total,
+			str(b, "first_bad_commit", "?"), str(b, "first_bad_subject", ""),
+			is_true(b, "certain") ? ""
+					      : " (uncertain: a step was inconclusive and "
+						"counted good)");
+	else if (strcmp(str(b, "status", ""), "found") == 0)
 		fprintf(f, "  first failing patch: %d of %d, %s%s\n",
 			json_object_get_int(get(b, "first_bad")), total,
 			str(b, "first_bad_patch", "?"),

@@ -228,6 +228,28 @@ static void test_bisection_section(void **state)
 	assert_non_null(strstr(sec, "<tr><td class=\"num\">1</td><td><code>0001-a.patch</code>"));
 	assert_non_null(strstr(sec, "inversions regressed</td></tr>"));
 	assert_null(strstr(sec, "uncertain"));
+
+	/* a commit range: the answer and each step name the commit, escaped */
+	_cleanup_json_ json_object *rc = load("data/result-example.json");
+	json_object *bc = json_tokener_parse(
+	    "{\"status\":\"found\",\"first_bad\":2,\"first_bad_patch\":\"0002-x.patch\","
+	    "\"first_bad_commit\":\"b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2\","
+	    "\"first_bad_subject\":\"sched: <i>b</i>\",\"commits\":[],"
+	    "\"patches\":3,\"certain\":true,\"builds\":2,\"boots\":10,\"steps\":["
+	    "{\"patches\":1,\"last_patch\":\"0001-a.patch\",\"commit\":\"<a1a1a1a1a1a1a1\","
+	    "\"subject\":\"sched: a\",\"verdict\":\"pass\",\"uncertain\":false,"
+	    "\"decided_by\":[],\"comparisons\":[],\"boots\":5,\"reused_runs\":5}]}");
+	assert_non_null(bc);
+	json_object_object_add(rc, "bisection", bc);
+	_cleanup_free_ char *h2 = NULL;
+	assert_int_equal(report_html(rc, &h2, &err), 0);
+	assert_only_report_markup(h2);
+	sec = strstr(h2, "<section id=\"bisection\">");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "The first failing commit is 2 of 3: <code>"
+				    "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2</code> sched: "
+				    "&lt;i&gt;b&lt;/i&gt;."));
+	assert_non_null(strstr(sec, "<td><code>&lt;a1a1a1a1a1a</code> sched: a</td>"));
 }
 
 /* A sched_ext run: scheduler, state and ops beside its status, the exit

@@ -168,6 +168,22 @@ static void test_bisection(void **state)
 		 "\"boots\":0,\"steps\":[]}}");
 	_cleanup_free_ char *err = summary(text);
 	expect(err, "no answer: a step ended in an error");
+	/* a commit range (schedlab test --range): commits by hash and subject */
+	snprintf(text, sizeof(text),
+		 "{\"job\":{\"name\":\"s\"},\"verdict\":\"fail\",\"bisection\":{\"status\":"
+		 "\"found\",\"first_bad\":2,\"first_bad_patch\":\"0002-b.patch\","
+		 "\"first_bad_commit\":\"%s\",\"first_bad_subject\":\"sched: b\","
+		 "\"commits\":[],\"patches\":3,\"certain\":true,\"builds\":2,\"boots\":10,"
+		 "\"steps\":[{\"patches\":1,\"last_patch\":\"0001-a.patch\",\"commit\":\"%s\","
+		 "\"subject\":\"sched: a\",\"verdict\":\"pass\",\"uncertain\":false,"
+		 "\"decided_by\":[],\"comparisons\":[],\"boots\":5,\"reused_runs\":5}]}}",
+		 "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2",
+		 "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1");
+	_cleanup_free_ char *range = summary(text);
+	expect(range, "Bisection of the 3 commits (2 build(s), 10 boot(s)):");
+	expect(range, "  first  1 (up to a1a1a1a1a1a1 sched: a): pass, 5 boot(s)");
+	expect(range, "  first failing commit: 2 of 3, b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2 "
+		      "sched: b\n");
 }
 
 /* A sched_ext variant: each run's state/ops, an ejection's end state and
