@@ -153,8 +153,8 @@ static int run_step(const struct bisection_input *in, struct run_pool *pool, jso
 	_cleanup_free_ char *step_dir = fs_path_join(in->job_dir, dir);
 	if (!step_dir)
 		return -ENOMEM;
-	json_object *at = json_object_array_get_idx(in->commits, k - 1);
-	if (in->commits && at)
+	json_object *at = in->commits ? json_object_array_get_idx(in->commits, k - 1) : NULL;
+	if (at)
 		say(in, "[bisect] the first %zu of %zu commits (up to %.12s %s)", k,
 		    json_object_array_length(patches), json_object_get_string(get(at, "commit")),
 		    json_object_get_string(get(at, "subject")));
@@ -170,8 +170,8 @@ static int run_step(const struct bisection_input *in, struct run_pool *pool, jso
 	json_object *step = json_object_new_object();
 	json_object_object_add(step, "patches", json_object_new_int((int)k));
 	json_object_object_add(step, "last_patch", json_object_new_string(last ? last : ""));
-	json_object *commit = json_object_array_get_idx(in->commits, k - 1);
-	if (in->commits && commit) {
+	json_object *commit = in->commits ? json_object_array_get_idx(in->commits, k - 1) : NULL;
+	if (commit) {
 		json_object_object_add(step, "commit", json_object_get(get(commit, "commit")));
 		json_object_object_add(step, "subject", json_object_get(get(commit, "subject")));
 	}
@@ -268,8 +268,9 @@ int run_bisection(const struct bisection_input *in, json_object *result)
 		json_object_object_add(b, "status", json_object_new_string("found"));
 		json_object_object_add(b, "first_bad", json_object_new_int((int)a.first_bad));
 		json_object_object_add(b, "first_bad_patch", json_object_get(get(p, "name")));
-		json_object *c = json_object_array_get_idx(in->commits, a.first_bad - 1);
-		if (in->commits && c) {
+		json_object *c =
+		    in->commits ? json_object_array_get_idx(in->commits, a.first_bad - 1) : NULL;
+		if (c) {
 			json_object_object_add(b, "first_bad_commit",
 					       json_object_get(get(c, "commit")));
 			json_object_object_add(b, "first_bad_subject",

@@ -119,9 +119,10 @@ static json_object *commits_of(size_t n)
 	return a;
 }
 
-static json_object *bisect(struct mock *m, size_t n, const char *whole_verdict)
+static json_object *bisect_with(struct mock *m, size_t n, const char *whole_verdict,
+				bool with_commits)
 {
-	json_object *spec = spec_of(n), *commits = commits_of(n);
+	json_object *spec = spec_of(n), *commits = with_commits ? commits_of(n) : NULL;
 	json_object *whole = result_of(whole_verdict, 3, 3);
 	struct bisection_input in = {.spec = spec,
 				     .origin = JOB_ORIGIN_SERVICE,
@@ -135,6 +136,28 @@ static json_object *bisect(struct mock *m, size_t n, const char *whole_verdict)
 	json_object_put(spec);
 	json_object_put(commits);
 	return b;
+}
+
+static json_object *bisect(struct mock *m, size_t n, const char *whole_verdict)
+{
+	return bisect_with(m, n, whole_verdict, true);
+}
+
+/* A patch series (no commits, as `schedlab test --bisect` gives): the same
+ * answer, by patch name, and no commit members (it aborted in json-c when
+ * the commit lookups ran on the missing list). */
+static void test_patch_series(void **state)
+{
+	(void)state;
+	struct mock m = {.culprit = 2};
+	json_object *b = bisect_with(&m, 3, "fail", false);
+	assert_non_null(b);
+	assert_int_equal(json_object_get_int(get(b, "first_bad")), 2);
+	assert_string_equal(json_object_get_string(get(b, "first_bad_patch")),
+			    "0002-commit-2.patch");
+	assert_null(get(b, "first_bad_commit"));
+	assert_null(get(json_object_array_get_idx(get(b, "steps"), 0), "commit"));
+	json_object_put(b);
 }
 
 static void test_names_the_commit(void **state)
@@ -288,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_service_runner),
 	    cmocka_unit_test(test_names_the_commit),
+	    cmocka_unit_test(test_patch_series),
 	    cmocka_unit_test(test_inconclusive_and_no_bisection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
