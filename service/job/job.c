@@ -230,16 +230,17 @@ static int expand_topology(json_object *t, json_object *guest, struct sl_error *
 	int vcpus = job_json_int(guest, "vcpus", 0);
 	int s = job_json_int(t, "sockets", 1), c = job_json_int(t, "cores", 1),
 	    h = job_json_int(t, "threads", 1);
-	if (topology_product(t) == 0)
+	int cpus = topology_product(t);
+	if (cpus == 0)
 		return error_set_path(err, ERR_INVALID, "$.guest.topology",
 				      "sockets, cores and threads must each be between 1 and %d.",
 				      GUEST_TOPOLOGY_MAX);
-	if (s * c * h != vcpus)
+	if (cpus != vcpus)
 		return error_set_path(
 		    err, ERR_INVALID, "$.guest.topology",
 		    "%d socket(s) x %d core(s) x %d thread(s) is %d CPUs, not the "
 		    "guest's %d vcpus.",
-		    s, c, h, s * c * h, vcpus);
+		    s, c, h, cpus, vcpus);
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "sockets", json_object_new_int(s));
 	json_object_object_add(o, "cores", json_object_new_int(c));

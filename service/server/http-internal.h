@@ -87,7 +87,8 @@ struct request {
 	const struct route *route;
 	int token_index;	   /* the bearer token's index in the config, -1: none */
 	char id[STORE_ID_LEN + 1]; /* the validated {id}, when the route has one */
-	unsigned status;	   /* the status answered, 0 before */
+	unsigned status; /* the status answered, 0 before: set with http_request_answered() */
+	struct counters *counters; /* the store's, where the answer is counted */
 	char allow[64];		   /* a 405's Allow header: the path's methods */
 	bool multipart;
 	char *body;
@@ -146,6 +147,12 @@ void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);
 /* Queues a response of len bytes of data with the given content type and
  * records status in req (may be NULL). mode says who frees data, as in
  * MHD_create_response_from_buffer. A 405 carries req->allow as Allow. */
+/* Records the status of the answer being queued and counts it
+ * (schedlab_http_requests_total) now, not when libmicrohttpd completes the
+ * request: a client that reads the answer and scrapes /metrics next must
+ * see it counted. */
+void http_request_answered(struct request *req, unsigned status);
+
 enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
 				 const char *type, const void *data, size_t len,
 				 enum MHD_ResponseMemoryMode mode);

@@ -72,6 +72,14 @@ __attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char 
 
 /* ---- responses ---- */
 
+void http_request_answered(struct request *req, unsigned status)
+{
+	req->status = status;
+	if (req->counters)
+		counters_http(req->counters, req->route ? req->route->method : NULL,
+			      req->route ? req->route->path : NULL, status);
+}
+
 enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
 				 const char *type, const void *data, size_t len,
 				 enum MHD_ResponseMemoryMode mode)
@@ -87,7 +95,7 @@ enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *re
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED && req && req->allow[0])
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, req->allow);
 	if (req)
-		req->status = status;
+		http_request_answered(req, status);
 	enum MHD_Result r = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
@@ -251,13 +259,8 @@ static void request_free(struct request *req)
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	(void)cls;
 	(void)toe;
-	struct http_server *srv = cls;
-	struct request *req = *con_cls;
-	if (req && req->status)
-		counters_http(store_counters(srv->opts->store),
-			      req->route ? req->route->method : NULL,
-			      req->route ? req->route->path : NULL, req->status);
 	http_conns_request_done(conn);
 	request_free(*con_cls);
 	*con_cls = NULL;
@@ -384,6 +387,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO;
 		*con_cls = req;
 		req->token_index = -1;
+		req->counters = store_counters(srv->opts->store);
 		bool answered;
 		enum MHD_Result r = request_begin(srv, conn, url, method, req, &answered);
 		if (answered && req->status >= 400)

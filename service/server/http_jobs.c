@@ -333,7 +333,7 @@ static enum MHD_Result respond_quota(struct MHD_Connection *conn, struct request
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
-	req->status = MHD_HTTP_TOO_MANY_REQUESTS;
+	http_request_answered(req, MHD_HTTP_TOO_MANY_REQUESTS);
 	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 	MHD_destroy_response(resp);
 	return r;

@@ -355,7 +355,7 @@ static enum MHD_Result respond_too_many_streams(struct MHD_Connection *conn, str
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "15");
-	req->status = MHD_HTTP_TOO_MANY_REQUESTS;
+	http_request_answered(req, MHD_HTTP_TOO_MANY_REQUESTS);
 	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 	MHD_destroy_response(resp);
 	return r;
@@ -413,7 +413,7 @@ enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connecti
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	/* Reverse proxies (nginx) pass the stream through unbuffered. */
 	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-	req->status = MHD_HTTP_OK;
+	http_request_answered(req, MHD_HTTP_OK);
 	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;

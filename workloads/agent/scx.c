@@ -65,8 +65,12 @@ static void describe_exit(struct agent_scx *s)
 			 WEXITSTATUS(s->wait_status));
 }
 
-/* The last "EXIT: " line of the loader's stderr, or else its last line. */
-static void read_exit_reason(const char *root, struct agent_scx *s, char *tail, size_t tail_len)
+/* Reads the loader's stderr once: its last "EXIT: " line into s->exit_reason,
+ * its last line into tail (when given), and with log its last 3000 bytes
+ * (libbpf's and the verifier's complaints) to the console, for the run's
+ * console excerpt. */
+static void read_loader_stderr(const char *root, struct agent_scx *s, char *tail, size_t tail_len,
+			       bool log)
 {
 	_cleanup_free_ char *path = agent_path(root, SCX_ERR_PATH);
 	_cleanup_free_ char *data = NULL;
@@ -76,6 +80,12 @@ static void read_exit_reason(const char *root, struct agent_scx *s, char *tail, 
 		tail[0] = '\0';
 	if (agent_read_file(path, 256 * 1024, &data, &n) < 0)
 		return;
+	if (log && n > 0) {
+		size_t keep = n > 3000 ? 3000 : n;
+		_cleanup_free_ char *last_bytes = agent_utf8_clean(data + n - keep, keep);
+		fprintf(stderr, "schedlab-agent: the sched_ext loader's last output:\n%s\n",
+			last_bytes);
+	}
 	_cleanup_free_ char *clean = agent_utf8_clean(data, n);
 	char *last = NULL, *last_line = NULL;
 	for (char *line = strtok(clean, "\n"); line; line = strtok(NULL, "\n")) {
@@ -88,20 +98,6 @@ static void read_exit_reason(const char *root, struct agent_scx *s, char *tail, 
 		snprintf(s->exit_reason, sizeof(s->exit_reason), "%s", last);
 	if (tail && last_line)
 		snprintf(tail, tail_len, "%.400s", last_line);
-}
-
-/* The loader's stderr tail (libbpf's and the verifier's complaints) to the
- * console, for the run's console excerpt. */
-static void log_stderr_tail(const char *root)
-{
-	_cleanup_free_ char *path = agent_path(root, SCX_ERR_PATH);
-	_cleanup_free_ char *data = NULL;
-	size_t n = 0;
-	if (agent_read_file(path, 256 * 1024, &data, &n) < 0 || n == 0)
-		return;
-	size_t keep = n > 3000 ? 3000 : n;
-	_cleanup_free_ char *clean = agent_utf8_clean(data + n - keep, keep);
-	fprintf(stderr, "schedlab-agent: the sched_ext loader's last output:\n%s\n", clean);
 }
 
 static void kill_and_wait(struct agent_scx *s, int sig, long long grace_ms)
@@ -169,9 +165,11 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 	kill_and_wait(s, SIGINT, SCX_STOP_GRACE_MS);
 	kill_and_wait(s, SIGKILL, 2000);
 	char tail[512];
-	read_exit_reason(root, s, tail, sizeof(tail));
-	log_stderr_tail(root);
+	read_loader_stderr(root, s, tail, sizeof(tail), true);
 	describe_exit(s);
+	const char *why = s->exit_reason[0] ? s->exit_reason : tail[0] ? tail : "no output";
+	/* enable_seq moved: it was enabled, then ejected before this loop saw
+	 * it (a stall stalls the agent too) */
 	char seq_now[sizeof(s->enable_seq)];
 	read_line(root, SCX_ENABLE_SEQ_PATH, seq_now, sizeof(seq_now));
 	bool was_enabled = s->enable_seq[0] && seq_now[0] && strcmp(seq_now, s->enable_seq) != 0;
@@ -179,18 +177,12 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 		snprintf(s->error, sizeof(s->error),
 			 "sched_ext ejected the scheduler '%s' right after it was enabled, "
 			 "before the workloads (loader %s): %s",
-			 s->scheduler, s->exit_status,
-			 s->exit_reason[0] ? s->exit_reason
-			 : tail[0]	   ? tail
-					   : "no output");
+			 s->scheduler, s->exit_status, why);
 	else if (gone)
 		snprintf(s->error, sizeof(s->error),
 			 "the sched_ext scheduler '%s' did not load: its loader ended (%s) "
 			 "before sched_ext was enabled: %s",
-			 s->scheduler, s->exit_status,
-			 s->exit_reason[0] ? s->exit_reason
-			 : tail[0]	   ? tail
-					   : "no output");
+			 s->scheduler, s->exit_status, why);
 	else
 		snprintf(s->error, sizeof(s->error),
 			 "the sched_ext scheduler '%s' was not enabled within %d s: state '%s', "
@@ -208,7 +200,7 @@ void agent_scx_stop(const char *root, struct agent_scx *s)
 	kill_and_wait(s, SIGINT, SCX_STOP_GRACE_MS);
 	kill_and_wait(s, SIGKILL, 2000);
 	agent_run_watch(0, NULL, NULL);
-	read_exit_reason(root, s, NULL, 0);
+	read_loader_stderr(root, s, NULL, 0, false);
 	describe_exit(s);
 	if (ejected)
 		snprintf(s->error, sizeof(s->error),
