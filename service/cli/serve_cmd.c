@@ -209,6 +209,7 @@ int cli_serve(int argc, char **argv)
 	};
 	if (queue_new(&qo, &queue, &err) < 0)
 		goto fail;
+	webhooks_set_queue(hooks, queue); /* "bisect_change_points" */
 	struct http_server_opts ho = {
 	    .config = cfg,
 	    .store = store,

@@ -13,6 +13,7 @@
 #include "report/svg.h"
 #include "report/trend.h"
 #include "util/fs.h"
+#include "util/hash.h"
 
 #define TREND_MAX_VARIANTS 6
 #define TEXT_MAX	   256 /* bytes kept of each name read from the store */
@@ -47,10 +48,26 @@ struct series_group {
 	size_t n_cps;
 };
 
+/* A change point's bisection as the store's change_point_bisections
+ * holds it (issue 22 item 4): the job, and its answer once it ended. */
+struct trend_bisection {
+	char key[65];
+	char job_id[80];
+	char state[16]; /* the answer's state, else the job's status */
+	char first_bad_commit[72];
+	char first_bad_subject[TEXT_MAX];
+	int certain; /* -1: not known */
+	int steps;
+};
+
+#define TREND_MAX_BISECTIONS 4096 /* rows read from the store */
+
 struct trend {
 	struct series_group *g;
 	size_t n, cap;
 	size_t rows;
+	struct trend_bisection *bis;
+	size_t n_bis;
 };
 
 static void trend_free(struct trend *t)
@@ -58,6 +75,33 @@ static void trend_free(struct trend *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->g[i].pts);
 	free(t->g);
+	free(t->bis);
+}
+
+void trend_change_point_key(const char *series, const char *variant, const char *workload,
+			    const char *metric, const char *after_job_id, char ret[65])
+{
+	struct hash_ctx *h = hash_new();
+	const char *parts[] = {series, variant ? variant : "", workload, metric, after_job_id};
+	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+		hash_update_str(h, parts[i]);
+		hash_update_str(h, "\x1f"); /* a separator no name holds */
+	}
+	hash_final_hex(h, ret);
+}
+
+static void cp_key(const struct series_group *g, const struct trend_cp *c, char ret[65])
+{
+	trend_change_point_key(g->job_name, c->variant, g->workload, g->metric, c->after->job_id,
+			       ret);
+}
+
+static const struct trend_bisection *bisection_of(const struct trend *t, const char *key)
+{
+	for (size_t i = 0; i < t->n_bis; i++)
+		if (strcmp(t->bis[i].key, key) == 0)
+			return &t->bis[i];
+	return NULL;
 }
 
 int trend_parse_time(const char *s, time_t *ret)
@@ -146,6 +190,43 @@ static struct series_group *group_for(struct trend *t, const char *job, const ch
 	return g;
 }
 
+/* The change points' bisections; a store from before the table has none. */
+static void load_bisections(struct trend *t, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT b.key, b.job_id, COALESCE(b.state, j.status, ''), "
+			       "b.first_bad_commit, b.first_bad_subject, b.certain, b.steps "
+			       "FROM change_point_bisections b LEFT JOIN jobs j ON j.id = b.job_id "
+			       "ORDER BY b.created_at LIMIT ?1;",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_bind_int(st, 1, TREND_MAX_BISECTIONS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (t->n_bis % 64 == 0) {
+			struct trend_bisection *b =
+			    realloc(t->bis, (t->n_bis + 64) * sizeof(*t->bis));
+			if (!b)
+				abort();
+			t->bis = b;
+		}
+		struct trend_bisection *b = &t->bis[t->n_bis++];
+		copy_text(b->key, sizeof(b->key), sqlite3_column_text(st, 0));
+		copy_text(b->job_id, sizeof(b->job_id), sqlite3_column_text(st, 1));
+		copy_text(b->state, sizeof(b->state), sqlite3_column_text(st, 2));
+		copy_text(b->first_bad_commit, sizeof(b->first_bad_commit),
+			  sqlite3_column_text(st, 3));
+		copy_text(b->first_bad_subject, sizeof(b->first_bad_subject),
+			  sqlite3_column_text(st, 4));
+		b->certain =
+		    sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 5);
+		b->steps = sqlite3_column_int(st, 6);
+	}
+	sqlite3_finalize(st);
+}
+
 /* Loads the comparisons since `since`; only_job (NULL: all) keeps one job
  * name's. A store from before the source_commit column reads as if every
  * commit were unknown. */
@@ -220,6 +301,8 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, const 
 	if (rc != SQLITE_DONE)
 		r = error_set(err, ERR_INTERNAL, EIO, "Reading the comparisons of '%s' failed: %s.",
 			      db_path, sqlite3_errmsg(db));
+	else
+		load_bisections(t, db);
 cleanup:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -457,6 +540,34 @@ static void put_commit_range(struct html_buf *o, const struct trend_cp *c)
 		html_buf_puts(o, " <b>(same commit)</b>");
 }
 
+/* The change point's bisection: a link to its job's report, naming the
+ * first bad commit once found, else the job's state. */
+static void put_bisection(struct html_buf *o, const struct trend *t, const struct series_group *g,
+			  const struct trend_cp *c)
+{
+	char key[65];
+	cp_key(g, c, key);
+	const struct trend_bisection *b = bisection_of(t, key);
+	if (!b) {
+		html_buf_puts(o, "<span class=\"muted\">not bisected</span>");
+		return;
+	}
+	html_buf_puts(o, "<a class=\"bisection\" href=\"/v1/jobs/");
+	html_buf_escape(o, b->job_id);
+	html_buf_puts(o, "/report\">");
+	if (strcmp(b->state, "found") == 0 && trend_commit_valid(b->first_bad_commit)) {
+		html_buf_printf(o, "<code class=\"culprit\" title=\"%s\">%.12s</code> ",
+				b->first_bad_commit, b->first_bad_commit);
+		html_buf_escape(o, b->first_bad_subject);
+		if (b->certain == 0)
+			html_buf_puts(o, " (uncertain)");
+	} else {
+		html_buf_puts(o, "bisection ");
+		html_buf_escape(o, b->state[0] ? b->state : "unknown");
+	}
+	html_buf_puts(o, "</a>");
+}
+
 /* The table of change points, every chart's, first on the page. */
 static void change_point_table(struct html_buf *o, const struct trend *t, size_t total)
 {
@@ -477,7 +588,7 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			 "<th>job</th><th>series</th><th>workload</th><th>metric</th>"
 			 "<th class=\"num\">before</th><th class=\"num\">after</th>"
 			 "<th class=\"num\">change, 95% CI</th><th class=\"num\">p</th>"
-			 "<th>job ids</th><th>commits</th></tr>\n");
+			 "<th>job ids</th><th>commits</th><th>culprit (bisection)</th></tr>\n");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct series_group *g = &t->g[i];
 		for (size_t j = 0; j < g->n_cps; j++) {
@@ -515,6 +626,8 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			html_buf_escape(o, c->after->job_id);
 			html_buf_puts(o, "</code></td><td>");
 			put_commit_range(o, c);
+			html_buf_puts(o, "</td><td>");
+			put_bisection(o, t, g, c);
 			html_buf_puts(o, "</td></tr>\n");
 		}
 	}
@@ -678,9 +791,34 @@ static json_object *num_json(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
-static json_object *cp_json(const struct series_group *g, const struct trend_cp *c)
+static json_object *bisection_json(const struct trend_bisection *b)
+{
+	if (!b)
+		return NULL;
+	json_object *o = json_object_new_object();
+	bool found = strcmp(b->state, "found") == 0 && trend_commit_valid(b->first_bad_commit);
+	json_object_object_add(o, "job_id", json_object_new_string(b->job_id));
+	json_object_object_add(o, "state", json_object_new_string(b->state));
+	json_object_object_add(o, "first_bad_commit",
+			       found ? json_object_new_string(b->first_bad_commit) : NULL);
+	json_object_object_add(o, "first_bad_subject",
+			       found ? json_object_new_string(b->first_bad_subject) : NULL);
+	json_object_object_add(o, "certain",
+			       b->certain < 0 ? NULL : json_object_new_boolean(b->certain));
+	json_object_object_add(o, "steps", json_object_new_int(b->steps));
+	char link[128];
+	snprintf(link, sizeof(link), "/v1/jobs/%s/report", b->job_id);
+	json_object_object_add(o, "report", json_object_new_string(link));
+	return o;
+}
+
+static json_object *cp_json(const struct trend *t, const struct series_group *g,
+			    const struct trend_cp *c)
 {
 	json_object *o = json_object_new_object();
+	char key[65];
+	cp_key(g, c, key);
+	json_object_object_add(o, "key", json_object_new_string(key));
 	json_object_object_add(o, "series", json_object_new_string(g->job_name));
 	json_object_object_add(o, "variant",
 			       c->variant ? json_object_new_string(c->variant) : NULL);
@@ -708,6 +846,7 @@ static json_object *cp_json(const struct series_group *g, const struct trend_cp 
 		json_object_object_add(range, "to", json_object_new_string(c->after->commit));
 	}
 	json_object_object_add(o, "commit_range", range);
+	json_object_object_add(o, "bisection", bisection_json(bisection_of(t, key)));
 	return o;
 }
 
@@ -734,7 +873,7 @@ int trend_change_points_json(const char *state_dir, const char *job_name, long s
 		qsort(g->pts, g->n, sizeof(struct point), cmp_point);
 		detect_change_points(g);
 		for (size_t j = 0; j < g->n_cps; j++)
-			json_object_array_add(list, cp_json(g, &g->cps[j]));
+			json_object_array_add(list, cp_json(&t, g, &g->cps[j]));
 	}
 	trend_free(&t);
 	*ret = list;

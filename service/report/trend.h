@@ -36,9 +36,16 @@ int trend_parse_time(const char *s, time_t *ret);
  * or "down": the level rose or fell), magnitude {before, after, change,
  * relative_change, ci_lo, ci_hi, p}, baseline_too, last_night_before and
  * first_night_after {time, job_id, commit}, commit_range {from, to} or
- * null}. The same detection as the page (docs/statistics.md). Errors as
- * trend_html_at. */
+ * null, key (trend_change_point_key), bisection {job_id, state,
+ * first_bad_commit, first_bad_subject, certain, steps, report} or null}. The same detection as the
+ * page (docs/statistics.md). Errors as trend_html_at. */
 int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
 			     time_t now, json_object **ret, struct sl_error *err);
+/* The key a change point is known by (GET /v1/change-points' "key", the
+ * store's change_points and change_point_bisections): sha256 of its series,
+ * variant ("" for the baseline's), workload, metric and first night's job
+ * id, 64 hex digits. */
+void trend_change_point_key(const char *series, const char *variant, const char *workload,
+			    const char *metric, const char *after_job_id, char ret[65]);
 /* 1 when s is a full git commit id (40 or 64 lowercase hex digits). */
 bool trend_commit_valid(const char *s);

@@ -312,6 +312,15 @@ int config_nightly_apply(struct service_config *c, const char *key, json_object 
 		return apply_git_sources(c, v, err);
 	if (strcmp(key, "webhooks") == 0)
 		return apply_webhooks(c, v, err);
+	/* From change point to culprit (issue 22 item 4). */
+	if (strcmp(key, "bisect_change_points") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return error_set_path(err, ERR_INVALID, key,
+					      "Setting 'bisect_change_points' must be true or "
+					      "false.");
+		c->bisect_change_points = json_object_get_boolean(v);
+		return 0;
+	}
 	*ret_known = false;
 	return 0;
 }

@@ -67,7 +67,7 @@ typedef enum MHD_Result (*route_fn)(struct http_server *srv, struct MHD_Connecti
 
 struct route {
 	const char *method;
-	const char *path; /* segments; "{id}" captures a job id */
+	const char *path; /* segments; "{id}" captures a job id, "{key}" a change point's */
 	unsigned role;	  /* 0: no token needed */
 	bool body;	  /* reads a request body (JSON or multipart) */
 	route_fn fn;
@@ -87,6 +87,7 @@ struct request {
 	const struct route *route;
 	int token_index;	   /* the bearer token's index in the config, -1: none */
 	char id[STORE_ID_LEN + 1]; /* the validated {id}, when the route has one */
+	char key[65];		   /* the validated {key} (a change point's), likewise */
 	unsigned status; /* the status answered, 0 before: set with http_request_answered() */
 	struct counters *counters; /* the store's, where the answer is counted */
 	char allow[64];		   /* a 405's Allow header: the path's methods */
@@ -201,6 +202,12 @@ enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connecti
 				    struct request *req);
 enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Connection *conn,
 					struct request *req);
+/* A 429 (ERR_QUOTA): the error body and a Retry-After header (http_jobs.c). */
+enum MHD_Result http_respond_quota(struct MHD_Connection *conn, struct request *req,
+				   const struct sl_error *err, int retry_after_s);
+/* POST /v1/change-points/{key}/bisect (change_point_bisect.h) */
+enum MHD_Result http_change_point_bisect(struct http_server *srv, struct MHD_Connection *conn,
+					 struct request *req);
 enum MHD_Result http_calibration_list(struct http_server *srv, struct MHD_Connection *conn,
 				      struct request *req);
 json_object *http_calibration_summary(struct http_server *srv);

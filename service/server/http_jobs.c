@@ -318,8 +318,8 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 }
 
 /* A 429: the error body and a Retry-After header. */
-static enum MHD_Result respond_quota(struct MHD_Connection *conn, struct request *req,
-				     const struct sl_error *err, int retry_after_s)
+enum MHD_Result http_respond_quota(struct MHD_Connection *conn, struct request *req,
+				   const struct sl_error *err, int retry_after_s)
 {
 	_cleanup_json_ json_object *o = error_to_json(err);
 	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -384,7 +384,7 @@ static enum MHD_Result admit_and_store(struct http_server *srv, struct MHD_Conne
 		r = queue_push(srv->opts->queue, id, (int)priority, false, &err);
 	admission_done();
 	if (r < 0)
-		return err.kind == ERR_QUOTA ? respond_quota(conn, req, &err, retry)
+		return err.kind == ERR_QUOTA ? http_respond_quota(conn, req, &err, retry)
 					     : http_respond_error(conn, req, &err);
 	return MHD_YES;
 }

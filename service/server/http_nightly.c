@@ -2,11 +2,16 @@
  *   GET /v1/schedules       the config's schedules with their last run (job
  *                           id, time, slot) and next run (scheduler.h)
  *   GET /v1/change-points   the trend's change points as JSON, with their
- *                           nights and commit ranges (report/trend.h) */
+ *                           nights, commit ranges and bisections
+ *                           (report/trend.h)
+ *   POST /v1/change-points/{key}/bisect
+ *                           starts a change point's bisection
+ *                           (change_point_bisect.h) */
 #include <string.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
+#include "server/change_point_bisect.h"
 #include "server/scheduler.h"
 #include "job/job.h"
 #include "report/trend.h"
@@ -55,4 +60,42 @@ enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Conn
 	json_object_object_add(o, "change_points", list);
 	json_object_object_add(o, "truncated", json_object_new_boolean(n > CHANGE_POINTS_MAX));
 	return http_respond_json(conn, req, MHD_HTTP_OK, o);
+}
+
+enum MHD_Result http_change_point_bisect(struct http_server *srv, struct MHD_Connection *conn,
+					 struct request *req)
+{
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *cp = NULL, *answer = NULL;
+	if (change_point_find(srv->opts->store, req->key, &cp, &err) < 0) {
+		if (err.kind == ERR_NOT_FOUND)
+			return http_respond_error(conn, req, &err);
+		http_log(srv, "change points: %s", err.message);
+		return http_respond_errorf(
+		    conn, req, ERR_INTERNAL, NULL,
+		    "The change points cannot be read from this service's store.");
+	}
+	const struct change_point_bisect_request rq = {
+	    .config = srv->opts->config,
+	    .store = srv->opts->store,
+	    .queue = srv->opts->queue,
+	    .data_dir = srv->opts->data_dir,
+	    .owner = req->token ? req->token->name : "",
+	    .admission = true,
+	    .admin = req->admin,
+	};
+	int retry = 0;
+	if (change_point_bisect_start(&rq, cp, &answer, &retry, &err) < 0) {
+		if (err.kind == ERR_QUOTA)
+			return http_respond_quota(conn, req, &err, retry);
+		if (err.kind == ERR_INTERNAL) {
+			http_log(srv, "change point %.12s: %s", req->key, err.message);
+			return http_respond_errorf(conn, req, ERR_INTERNAL, NULL,
+						   "The bisection could not be started.");
+		}
+		return http_respond_error(conn, req, &err);
+	}
+	http_log(srv, "change point %.12s: bisection job %s started by '%s'", req->key,
+		 json_object_get_string(json_object_object_get(answer, "job_id")), rq.owner);
+	return http_respond_json(conn, req, MHD_HTTP_ACCEPTED, answer);
 }

@@ -25,6 +25,8 @@ static const struct route routes[] = {
     {"GET", "/v1/calibration", SERVICE_ROLE_READ, false, http_calibration_list},
     {"GET", "/v1/schedules", SERVICE_ROLE_READ, false, http_schedules_list},
     {"GET", "/v1/change-points", SERVICE_ROLE_READ, false, http_change_points_list},
+    {"POST", "/v1/change-points/{key}/bisect", SERVICE_ROLE_SUBMIT, false,
+     http_change_point_bisect},
 };
 
 size_t http_route_count(void)
@@ -43,13 +45,16 @@ void http_route_get(size_t i, const char **ret_method, const char **ret_path)
 static bool path_match(const char *tmpl, const char *url, char *id_out, size_t id_size)
 {
 	while (*tmpl && *url) {
-		if (strncmp(tmpl, "{id}", 4) == 0) {
+		size_t t = strncmp(tmpl, "{id}", 4) == 0    ? 4
+			   : strncmp(tmpl, "{key}", 5) == 0 ? 5
+							    : 0;
+		if (t) {
 			size_t n = strcspn(url, "/");
 			snprintf(id_out, id_size, "%.*s", (int)n, url);
 			if (n == 0)
 				return false;
 			url += n;
-			tmpl += 4;
+			tmpl += t;
 			continue;
 		}
 		if (*tmpl != *url)
@@ -108,6 +113,14 @@ enum MHD_Result http_route_request(struct MHD_Connection *conn, const char *meth
 						   "Job id '%.64s' is not 32 lowercase hex digits.",
 						   id);
 		memcpy(req->id, id, STORE_ID_LEN + 1);
+	}
+	if (strstr(req->route->path, "{key}")) {
+		/* a change point's key: 64 lowercase hex digits, nothing else */
+		if (strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64)
+			return http_respond_errorf(
+			    conn, req, ERR_INVALID, "key",
+			    "Change point key '%.80s' is not 64 lowercase hex digits.", id);
+		memcpy(req->key, id, sizeof(req->key));
 	}
 	*ret_answered = false;
 	return MHD_YES;

@@ -53,6 +53,10 @@ int store_blobs_release_locked(struct store *s, const char *job_id, struct sl_er
  * schedule's row says slot was run as job_id. */
 int store_schedule_claim_locked(struct store *s, const char *name, int64_t slot, const char *job_id,
 				const char *now, struct sl_error *err);
+/* store_nightly.c, the same: links change point key to job_id (its
+ * bisection); ERR_CONFLICT (-EEXIST) naming the job when one exists. */
+int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
+				json_object *commits, const char *now, struct sl_error *err);
 
 static inline void stmt_finalizep(sqlite3_stmt **st)
 {

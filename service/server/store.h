@@ -59,6 +59,11 @@ struct store_new_job {
 	 * enqueued once even if the service dies between the two. */
 	const char *schedule; /* NULL: not scheduled */
 	int64_t schedule_slot;
+	/* A change point's bisection (change_point_bisect.h): the link to the
+	 * change point (its key) is stored in the same transaction; a second
+	 * bisection of one change point fails with ERR_CONFLICT (-EEXIST). */
+	const char *change_point;    /* NULL: none */
+	json_object *bisect_commits; /* the range's [{commit, subject}] */
 };
 /* Inserts a queued job and its "status" event in one transaction; inline
  * patches go to the blobs table once by content hash (store_blobs.c). The
@@ -200,6 +205,29 @@ int store_schedule_mark(struct store *s, const char *name, int64_t slot, const c
  * recorded before (already alerted). */
 int store_change_point_claim(struct store *s, const char *key, const char *series,
 			     json_object *payload, bool *ret_new, struct sl_error *err);
+/* A change point's bisection (issue 22 item 4; change_point_bisect.h). The
+ * link is made by store_job_submit (store_new_job.change_point); these read
+ * it and record the job's answer. */
+struct store_bisection {
+	char key[65];
+	char job_id[STORE_ID_LEN + 1];
+	char job_status[16];  /* the job's status now ("" if its row is gone) */
+	char state[16];	      /* the answer's state, "" until the job ended */
+	json_object *commits; /* owned: the range's [{commit, subject}] */
+};
+/* The bisection of change point key; ERR_NOT_FOUND (-ENOENT) when none. */
+int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
+			struct sl_error *err);
+/* The change point job_id bisects, into ret_key; -ENOENT when none. */
+int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
+			   struct sl_error *err);
+/* Records the ended job's answer: state ("found", "error", "no_regression",
+ * "failed", "cancelled"), the first bad commit and its subject (NULL when
+ * none), certain (-1: not known) and the steps run. */
+int store_bisection_answer(struct store *s, const char *key, const char *state,
+			   const char *first_bad_commit, const char *first_bad_subject, int certain,
+			   int steps, struct sl_error *err);
+void store_bisection_done(struct store_bisection *b);
 /* One webhook attempt: http_status 0 when no answer came. */
 int store_webhook_attempt(struct store *s, const char *key, const char *url, int attempt,
 			  long http_status, const char *error, bool delivered,

@@ -98,6 +98,8 @@ int store_job_submit(struct store *s, const char *id, const struct store_new_job
 	if ((r = status_event_locked(s, id, "queued", NULL, err)) < 0 ||
 	    (j->schedule && (r = store_schedule_claim_locked(s, j->schedule, j->schedule_slot, id,
 							     now, err)) < 0) ||
+	    (j->change_point && (r = store_bisection_link_locked(
+				     s, j->change_point, id, j->bisect_commits, now, err)) < 0) ||
 	    (r = store_db_exec(s, "COMMIT;", err)) < 0)
 		goto fail;
 	counters_job_status(s->counters, NULL, "queued");

@@ -136,3 +136,116 @@ int store_webhook_attempt(struct store *s, const char *key, const char *url, int
 	counters_webhook_attempt(s->counters, delivered, 1);
 	return 0;
 }
+
+int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
+				json_object *commits, const char *now, struct sl_error *err)
+{
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT job_id FROM change_point_bisections WHERE key = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, key);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		return error_set_path(err, ERR_CONFLICT, "change_point",
+				      "The change point is bisected already, by job '%.32s'.",
+				      v ? (const char *)v : "");
+	}
+	if (rc != SQLITE_DONE)
+		return store_db_error(s, err, "read a change point's bisection");
+	_cleanup_stmt_ sqlite3_stmt *ins = NULL;
+	if ((r = store_db_prepare(s,
+				  "INSERT INTO change_point_bisections(key, job_id, commits, "
+				  "created_at) VALUES (?,?,?,?);",
+				  &ins, err)) < 0)
+		return r;
+	bind_text(ins, 1, key);
+	bind_text(ins, 2, job_id);
+	bind_text(ins, 3,
+		  commits ? json_object_to_json_string_ext(commits, JSON_C_TO_STRING_PLAIN) : "[]");
+	bind_text(ins, 4, now);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return store_db_error(s, err, "record a change point's bisection");
+	return 0;
+}
+
+int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
+			struct sl_error *err)
+{
+	STORE_LOCK(s);
+	memset(ret, 0, sizeof(*ret));
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s,
+				 "SELECT b.key, b.job_id, COALESCE(j.status, ''), "
+				 "COALESCE(b.state, ''), b.commits FROM change_point_bisections b "
+				 "LEFT JOIN jobs j ON j.id = b.job_id WHERE b.key = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, key);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return error_set(err, ERR_NOT_FOUND, ENOENT, "The change point is not bisected.");
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a change point's bisection");
+	copy_col(st, 0, ret->key, sizeof(ret->key));
+	copy_col(st, 1, ret->job_id, sizeof(ret->job_id));
+	copy_col(st, 2, ret->job_status, sizeof(ret->job_status));
+	copy_col(st, 3, ret->state, sizeof(ret->state));
+	const unsigned char *c = sqlite3_column_text(st, 4);
+	ret->commits = c ? json_tokener_parse((const char *)c) : NULL;
+	return 0;
+}
+
+int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
+			   struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s, "SELECT key FROM change_point_bisections WHERE job_id = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job's change point");
+	copy_col(st, 0, ret_key, 65);
+	return 0;
+}
+
+int store_bisection_answer(struct store *s, const char *key, const char *state,
+			   const char *first_bad_commit, const char *first_bad_subject, int certain,
+			   int steps, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(s,
+				 "UPDATE change_point_bisections SET state = ?, first_bad_commit = "
+				 "?, first_bad_subject = ?, certain = ?, steps = ? WHERE key = ?;",
+				 &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, state);
+	bind_text(st, 2, first_bad_commit);
+	bind_text(st, 3, first_bad_subject);
+	if (certain < 0)
+		sqlite3_bind_null(st, 4);
+	else
+		sqlite3_bind_int(st, 4, certain);
+	sqlite3_bind_int(st, 5, steps);
+	bind_text(st, 6, key);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return store_db_error(s, err, "record a bisection's answer");
+	return 0;
+}
+
+void store_bisection_done(struct store_bisection *b)
+{
+	json_object_put(b->commits);
+	b->commits = NULL;
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server/webhook.h"
+#include "server/change_point_bisect.h"
 #include "server/counters.h"
 #include "report/trend.h"
 #include "util/hash.h"
@@ -53,16 +54,12 @@ static const char *jstr(json_object *o, const char *key)
 
 void webhook_change_key(json_object *cp, char ret[65])
 {
-	json_object *after = NULL;
+	json_object *after = NULL, *variant = NULL;
 	json_object_object_get_ex(cp, "first_night_after", &after);
-	struct hash_ctx *h = hash_new();
-	const char *parts[] = {jstr(cp, "series"), jstr(cp, "variant"), jstr(cp, "workload"),
-			       jstr(cp, "metric"), jstr(after, "job_id")};
-	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
-		hash_update_str(h, parts[i]);
-		hash_update_str(h, "\x1f"); /* a separator no name holds */
-	}
-	hash_final_hex(h, ret);
+	json_object_object_get_ex(cp, "variant", &variant);
+	trend_change_point_key(jstr(cp, "series"), variant ? jstr(cp, "variant") : NULL,
+			       jstr(cp, "workload"), jstr(cp, "metric"), jstr(after, "job_id"),
+			       ret);
 }
 
 json_object *webhook_payload(json_object *cp)
@@ -203,6 +200,37 @@ static void deliver(struct webhooks *w, const struct service_webhook *hook, cons
 	counters_webhook_gave_up(store_counters(w->opts.store), 1);
 }
 
+/* The config's "bisect_change_points": starts the change point's
+ * bisection and names its job in the payload's links. A change point that
+ * cannot be bisected (no commit range, not a git source) is logged. */
+static void bisect(struct webhooks *w, json_object *cp, json_object *payload)
+{
+	if (!w->opts.config->bisect_change_points || !w->opts.queue)
+		return;
+	char owner[96];
+	snprintf(owner, sizeof(owner), "change-point:%.64s", jstr(cp, "series"));
+	const struct change_point_bisect_request rq = {
+	    .config = w->opts.config,
+	    .store = w->opts.store,
+	    .queue = w->opts.queue,
+	    .owner = owner,
+	};
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *answer = NULL;
+	int retry = 0;
+	if (change_point_bisect_start(&rq, cp, &answer, &retry, &err) < 0) {
+		wlog(w, "change point %.12s: not bisected: %s", jstr(cp, "key"), err.message);
+		return;
+	}
+	const char *id = jstr(answer, "job_id");
+	wlog(w, "change point %.12s: bisection job %s started", jstr(cp, "key"), id);
+	json_object *links = NULL;
+	char buf[96];
+	snprintf(buf, sizeof(buf), "/v1/jobs/%s/report", id);
+	if (json_object_object_get_ex(payload, "links", &links))
+		json_object_object_add(links, "bisection", json_object_new_string(buf));
+}
+
 /* Judges the series of job id and alerts on its new change points. */
 static void judge(struct webhooks *w, const char *id)
 {
@@ -212,6 +240,11 @@ static void judge(struct webhooks *w, const char *id)
 		wlog(w, "change points after job %s: %s", id, err.message);
 		return;
 	}
+	bool was = false;
+	if (change_point_bisect_ended(w->opts.store, id, &was, &err) < 0)
+		wlog(w, "bisection job %s: %s", id, err.message);
+	if (was)
+		return; /* a bisection, not a night of its series */
 	const char *series = jstr(job, "name");
 	if (!series[0])
 		return;
@@ -235,6 +268,7 @@ static void judge(struct webhooks *w, const char *id)
 			continue;
 		wlog(w, "series '%.64s': new change point %.12s (%s %s)", series, key,
 		     jstr(cp, "workload"), jstr(cp, "metric"));
+		bisect(w, cp, payload);
 		const char *body = json_object_to_json_string_ext(
 		    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		for (size_t k = 0; k < w->opts.config->n_webhooks; k++)
@@ -298,6 +332,12 @@ void webhooks_free(struct webhooks *w)
 	pthread_cond_destroy(&w->cond);
 	free(w->ids);
 	free(w);
+}
+
+void webhooks_set_queue(struct webhooks *w, struct queue *queue)
+{
+	if (w)
+		w->opts.queue = queue;
 }
 
 void webhooks_job_ended(void *cls, const char *job_id)

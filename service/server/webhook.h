@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "server/config.h"
+#include "server/queue.h"
 #include "server/store.h"
 #include "util/error.h"
 
@@ -28,6 +29,10 @@ struct webhook_opts {
 	struct store *store;		     /* borrowed */
 	void (*log)(const char *line);	     /* NULL: stderr */
 	int backoff_s;			     /* 0: WEBHOOK_BACKOFF_S */
+	/* the config's "bisect_change_points": where the bisections go
+	 * (NULL: none started); webhooks_set_queue sets it once the queue
+	 * exists */
+	struct queue *queue;
 };
 
 /* Starts the background thread. */
@@ -35,6 +40,9 @@ int webhooks_start(const struct webhook_opts *opts, struct webhooks **ret, struc
 /* Stops it (a delivery in progress finishes its attempt; waiting retries
  * are dropped) and frees. NULL is a no-op. */
 void webhooks_free(struct webhooks *w);
+/* Sets opts.queue (the queue is made after the webhooks: it calls
+ * webhooks_job_ended). Call before the queue starts. */
+void webhooks_set_queue(struct webhooks *w, struct queue *queue);
 /* A job ended: judge its series in the background. Never blocks for
  * long; beyond WEBHOOK_QUEUE_MAX waiting jobs it is dropped and logged.
  * Fits queue_opts.ended. */

@@ -1,0 +1,310 @@
+/* A change point's bisection: the job's spec, its start and its answer
+ * (see change_point_bisect.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/change_point_bisect.h"
+#include "server/admission.h"
+#include "server/submit_checks.h"
+#include "job/commit_range.h"
+#include "job/job.h"
+#include "report/trend.h"
+#include "util/fs.h"
+#include "util/redact.h"
+
+#define TREND_WINDOW_S	 (3650L * 86400) /* the whole store, as the trend's maximum */
+#define RESULT_MAX_BYTES (64u * 1024 * 1024)
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* The kernel the change point measured on the night job: its variant's
+ * (the baseline's for a baseline change point). */
+static json_object *night_kernel(json_object *cp, json_object *night)
+{
+	const char *variant = str(cp, "variant");
+	if (!variant)
+		variant = str(night, "baseline");
+	const char *kernel = variant ? str(get(get(night, "variants"), variant), "kernel") : NULL;
+	return kernel ? get(get(night, "kernels"), kernel) : NULL;
+}
+
+/* The night's workload entry named like the change point's. */
+static json_object *night_workload(json_object *night, const char *name)
+{
+	json_object *list = get(night, "workloads");
+	for (size_t i = 0; name && list && i < json_object_array_length(list); i++) {
+		json_object *w = json_object_array_get_idx(list, i);
+		const char *n = str(w, "name");
+		if (n && strcmp(n, name) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_commits,
+			     json_object **ret_spec, json_object **ret_commits,
+			     struct sl_error *err)
+{
+	json_object *range = get(cp, "commit_range");
+	const char *from = str(range, "from"), *to = str(range, "to");
+	if (!from || !to || !trend_commit_valid(from) || !trend_commit_valid(to))
+		return error_set_path(err, ERR_CONFLICT, "commit_range",
+				      "The change point has no commit range: the commits of its "
+				      "two nights are not both known.");
+	json_object *kernel = night_kernel(cp, night);
+	const char *source = str(kernel, "source");
+	const char *at = source ? strrchr(source, '@') : NULL;
+	if (!source || strncmp(source, "git:", 4) != 0 || !at || at == source + 4)
+		return error_set_path(err, ERR_CONFLICT, "source",
+				      "The change point's kernel is not a git source "
+				      "(git:TREE@REF): there is no tree to bisect.");
+	const char *workload = str(cp, "workload"), *metric = str(cp, "metric");
+	json_object *wl = night_workload(night, workload);
+	if (!wl || !metric)
+		return error_set_path(err, ERR_CONFLICT, "workload",
+				      "The night's job has no workload '%.64s'.",
+				      workload ? workload : "");
+
+	_cleanup_free_ char *tree = strndup(source + 4, (size_t)(at - source - 4));
+	_cleanup_free_ char *text = NULL;
+	if (!tree || asprintf(&text, "git:%s@%s..%s", tree, from, to) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	struct commit_range cr = {0};
+	_cleanup_json_ json_object *patches = NULL;
+	int r = commit_range_parse(text, "commit_range", &cr, err);
+	if (r >= 0)
+		r = commit_range_resolve(&cr, max_commits, "commit_range", err);
+	if (r >= 0)
+		r = commit_range_patches(&cr, "commit_range", &patches, err);
+	if (r < 0) {
+		commit_range_done(&cr);
+		/* The range's checks failed: the request's fault as any
+		 * commit range's (400); the message names the field and the
+		 * reason, not the tree's path. */
+		char reason[sizeof(err->message)];
+		redact_host_paths(err->message, reason, sizeof(reason));
+		return error_set_path(err, ERR_INVALID, "commit_range",
+				      "The commit range %.12s..%.12s cannot be bisected: %s", from,
+				      to, reason);
+	}
+	json_object *commits = commit_range_commits_json(&cr);
+	commit_range_done(&cr);
+
+	json_object *spec = json_object_new_object();
+	char name[JOB_NAME_MAX + 1];
+	snprintf(name, sizeof(name), CHANGE_POINT_BISECT_PREFIX "%s", str(cp, "series"));
+	json_object_object_add(spec, "name", json_object_new_string(name));
+	char desc[256];
+	snprintf(desc, sizeof(desc),
+		 "Bisection of the change point %.64s (%s %s) over %.12s..%.12s",
+		 str(cp, "key") ? str(cp, "key") : "", workload, metric, from, to);
+	json_object_object_add(spec, "description", json_object_new_string(desc));
+	/* The night's candidate kernel (its config, its own patches) at FROM. */
+	json_object *base = NULL;
+	json_object_deep_copy(kernel, &base, NULL);
+	char *from_source = NULL;
+	if (asprintf(&from_source, "git:%s@%s", tree, from) < 0)
+		abort();
+	json_object_object_add(base, "source", json_object_new_string(from_source));
+	free(from_source);
+	json_object_object_add(spec, "base", base);
+	json_object_object_add(spec, "patches", TAKE_PTR(patches));
+	json_object *wls = json_object_new_array();
+	json_object *w = NULL;
+	json_object_deep_copy(wl, &w, NULL);
+	json_object_array_add(wls, w);
+	json_object_object_add(spec, "workloads", wls);
+	static const char *const copied[] = {"repeat", "guest", "accelerator"};
+	for (size_t i = 0; i < ELEMENTSOF(copied); i++)
+		if (get(night, copied[i])) {
+			json_object *c = NULL;
+			json_object_deep_copy(get(night, copied[i]), &c, NULL);
+			json_object_object_add(spec, copied[i], c);
+		}
+	json_object *gate = json_object_new_object();
+	json_object_object_add(gate, "workload", json_object_new_string(workload));
+	json_object_object_add(gate, "metric", json_object_new_string(metric));
+	json_object_object_add(gate, "threshold", json_object_new_double(0));
+	json_object_object_add(gate, "relative", json_object_new_boolean(false));
+	json_object *gates = json_object_new_array();
+	json_object_array_add(gates, gate);
+	json_object_object_add(spec, "gates", gates);
+	json_object_object_add(spec, "bisect", json_object_new_boolean(true));
+	json_object_object_add(spec, "commits", json_object_get(commits));
+	*ret_spec = spec;
+	*ret_commits = commits;
+	return 0;
+}
+
+static json_object *answer_json(const char *id, json_object *cp, json_object *commits)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "job_id", json_object_new_string(id));
+	json_object_object_add(o, "change_point", json_object_get(get(cp, "key")));
+	json_object_object_add(o, "commits", json_object_get(commits));
+	json_object *links = json_object_new_object();
+	static const char *const names[] = {"job", "result", "events", "report"};
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		char buf[96];
+		snprintf(buf, sizeof(buf), "/v1/jobs/%s%s%s", id, i ? "/" : "", i ? names[i] : "");
+		json_object_object_add(links, names[i], json_object_new_string(buf));
+	}
+	json_object_object_add(links, "trend", json_object_new_string("/v1/trend"));
+	json_object_object_add(o, "links", links);
+	return o;
+}
+
+int change_point_bisect_start(const struct change_point_bisect_request *rq, json_object *cp,
+			      json_object **ret_answer, int *ret_retry_after_s,
+			      struct sl_error *err)
+{
+	const char *key = str(cp, "key");
+	const char *night_id = str(get(cp, "first_night_after"), "job_id");
+	if (!key || !night_id || !store_id_valid(night_id))
+		return error_set_path(err, ERR_NOT_FOUND, "change_point",
+				      "The change point's first night after is not a job of "
+				      "this service.");
+	/* A bisection that exists is named before any git work. */
+	struct store_bisection have;
+	int r = store_bisection_get(rq->store, key, &have, err);
+	if (r >= 0) {
+		store_bisection_done(&have);
+		return error_set_path(err, ERR_CONFLICT, "change_point",
+				      "The change point is bisected already, by job '%s'.",
+				      have.job_id);
+	}
+	if (err->kind != ERR_NOT_FOUND)
+		return r;
+	*err = (struct sl_error){0};
+	_cleanup_json_ json_object *night = NULL, *spec = NULL, *commits = NULL, *expanded = NULL;
+	if ((r = store_job_expanded(rq->store, night_id, &night, err)) < 0) {
+		if (err->kind == ERR_NOT_FOUND)
+			return error_set_path(err, ERR_NOT_FOUND, "change_point",
+					      "The job of the change point's first night after "
+					      "is gone (retention).");
+		return r;
+	}
+	const struct service_config *c = rq->config;
+	if ((r = change_point_bisect_spec(cp, night, (size_t)c->limits.max_patches, &spec, &commits,
+					  err)) < 0 ||
+	    (r = job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &c->limits, &expanded, err)) < 0 ||
+	    (r = submit_checks(expanded, rq->data_dir, err)) < 0)
+		return r;
+	const char *name = str(spec, "name");
+	long long bytes = (long long)strlen(json_object_to_json_string_ext(spec, 0));
+	const struct store_new_job nj = {
+	    .name = name,
+	    .owner = rq->owner ? rq->owner : "",
+	    .spec = spec,
+	    .expanded = expanded,
+	    .budget_s = job_budget_s(expanded),
+	    .bytes = bytes,
+	    .change_point = key,
+	    .bisect_commits = commits,
+	};
+	char id[STORE_ID_LEN + 1] = "";
+	if (rq->admission) {
+		const struct admission_request a = {
+		    .owner = nj.owner,
+		    .admin = rq->admin,
+		    .budget_s = nj.budget_s,
+		    .bytes = bytes,
+		};
+		r = admission_check(c, rq->store, &a, ret_retry_after_s, err);
+	}
+	if (r >= 0 && (r = store_id_new(id, err)) >= 0 &&
+	    (r = store_job_submit(rq->store, id, &nj, err)) >= 0)
+		r = queue_push(rq->queue, id, 0, false, err);
+	if (rq->admission)
+		admission_done();
+	if (r < 0)
+		return r;
+	*ret_answer = answer_json(id, cp, commits);
+	return 0;
+}
+
+int change_point_find(struct store *store, const char *key, json_object **ret_cp,
+		      struct sl_error *err)
+{
+	_cleanup_json_ json_object *all = NULL;
+	int r = trend_change_points_json(store_state_dir(store), NULL, TREND_WINDOW_S, time(NULL),
+					 &all, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *cp = json_object_array_get_idx(all, i);
+		const char *k = str(cp, "key");
+		if (k && strcmp(k, key) == 0) {
+			*ret_cp = json_object_get(cp);
+			return 0;
+		}
+	}
+	return error_set_path(err, ERR_NOT_FOUND, "key", "No change point has the key '%.64s'.",
+			      key);
+}
+
+/* The ended job's result, a new reference; NULL when it has none. */
+static json_object *job_result(struct store *store, const char *id)
+{
+	struct sl_error err = {0};
+	_cleanup_free_ char *dir = store_job_dir(store, id);
+	_cleanup_free_ char *path = dir ? fs_path_join(dir, "result.json") : NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	json_object *o = NULL;
+	if (path && fs_exists(path)) {
+		if (fs_read_file(path, RESULT_MAX_BYTES, &text, &len, &err) < 0)
+			return NULL;
+	} else if (store_job_result_kept(store, id, &text, &len, &err) < 0) {
+		return NULL;
+	}
+	if (json_parse_strict(text, len, NULL, "result", &o, &err) < 0)
+		return NULL;
+	return o;
+}
+
+int change_point_bisect_ended(struct store *store, const char *job_id, bool *ret_was,
+			      struct sl_error *err)
+{
+	char key[65];
+	if (ret_was)
+		*ret_was = false;
+	int r = store_bisection_of_job(store, job_id, key, err);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (ret_was)
+		*ret_was = true;
+	_cleanup_json_ json_object *job = NULL;
+	if ((r = store_job_get(store, job_id, &job, err)) < 0)
+		return r;
+	const char *status = str(job, "status");
+	if (!status || !store_status_is_final(status))
+		return 0;
+	_cleanup_json_ json_object *result =
+	    strcmp(status, "done") == 0 ? job_result(store, job_id) : NULL;
+	json_object *b = get(result, "bisection");
+	const char *state = status; /* failed, cancelled */
+	if (result)
+		state = b ? (str(b, "status") ? str(b, "status") : "error") : "no_regression";
+	json_object *certain = get(b, "certain");
+	json_object *steps = get(b, "steps");
+	return store_bisection_answer(store, key, state, str(b, "first_bad_commit"),
+				      str(b, "first_bad_subject"),
+				      certain ? json_object_get_boolean(certain) : -1,
+				      steps ? (int)json_object_array_length(steps) : 0, err);
+}

@@ -1,0 +1,375 @@
+/* From change point to culprit (issue 22 item 4) without a server: the
+ * bisection job's spec and the request's checks over a real git tree
+ * (server/change_point_bisect.c), the store's link between change point and
+ * job (one bisection per change point, in the job's own transaction), the
+ * answer recorded when the job ends, and how the trend shows it (the key,
+ * GET /v1/change-points' "bisection", the page's link). The e2e test
+ * 74-change-point-bisect does the same with the real service and HTTP. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <math.h>
+#include <sqlite3.h>
+
+#include "job/job.h"
+#include "report/trend.h"
+#include "server/change_point_bisect.h"
+#include "server/store.h"
+#include "server/webhook.h"
+#include "util/fs.h"
+
+static char tmp[200];
+static char commit[4][48]; /* the tree's commits, oldest first: base, one, two, three */
+
+static void sh(const char *fmt, ...) _printf_(1, 2);
+static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "%s/schedlab-cpbisect.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir);
+	assert_non_null(mkdtemp(tmp));
+	/* a small git tree: a base commit and three commits on it */
+	const char *git = "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c user.name=t "
+			  "-c user.email=t@example.org";
+	sh("mkdir -p '%s/allowed/tree' && cd '%s/allowed/tree' && git init -q -b main && "
+	   "echo base >f && git add f && %s commit -qm base",
+	   tmp, tmp, git);
+	static const char *const subjects[] = {"one", "two", "three"};
+	for (int i = 0; i < 3; i++)
+		sh("cd '%s/allowed/tree' && echo %s >>f && %s commit -qam %s", tmp, subjects[i],
+		   git, subjects[i]);
+	for (int i = 0; i < 4; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "git -C '%s/allowed/tree' rev-parse HEAD~%d", tmp,
+			 3 - i);
+		FILE *f = popen(cmd, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(commit[i], sizeof(commit[i]), f));
+		commit[i][strcspn(commit[i], "\n")] = '\0';
+		pclose(f);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The night job as a service stores it (expanded), its candidate kernel on
+ * the test's tree (git) or a Debian package. */
+static json_object *night(bool git)
+{
+	char src[PATH_MAX + 64], text[8192];
+	if (git)
+		snprintf(src, sizeof(src), "git:%s/allowed/tree@main", tmp);
+	else
+		snprintf(src, sizeof(src), "debian:linux-source-6.1");
+	snprintf(
+	    text, sizeof(text),
+	    "{\"name\": \"s\", \"kernels\": {\"base\": {\"source\": \"debian:linux-source-6.1\"},"
+	    " \"patched\": {\"source\": \"%s\", \"patches\": [],"
+	    " \"config\": {\"builtin\": \"linux-6.1\"}}},"
+	    " \"variants\": {\"baseline\": {\"kernel\": \"base\"}, \"patched\": {\"kernel\": "
+	    "\"patched\"}},"
+	    " \"baseline\": \"baseline\", \"repeat\": 4,"
+	    " \"workloads\": [{\"name\": \"w\", \"tool\": \"rt-migrate-test\", \"args\": "
+	    "[\"3\"]}]}",
+	    src);
+	json_object *o = json_tokener_parse(text);
+	assert_non_null(o);
+	return o;
+}
+
+static json_object *change_point(const char *from, const char *to)
+{
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "{\"key\": \"%064d\", \"series\": \"s\", \"variant\": \"patched\","
+		 " \"workload\": \"w\", \"metric\": \"m\","
+		 " \"first_night_after\": {\"job_id\": \"%032d\"},"
+		 " \"commit_range\": {\"from\": \"%s\", \"to\": \"%s\"}}",
+		 7, 1, from, to);
+	json_object *o = json_tokener_parse(text);
+	assert_non_null(o);
+	return o;
+}
+
+static const char *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+static void expect_refused(json_object *cp, json_object *nt, enum error_kind kind, const char *path)
+{
+	_cleanup_json_ json_object *spec = NULL, *commits = NULL;
+	struct sl_error err = {0};
+	assert_true(change_point_bisect_spec(cp, nt, 200, &spec, &commits, &err) < 0);
+	assert_int_equal(err.kind, kind);
+	assert_string_equal(err.path, path);
+	if (strstr(err.message, tmp))
+		fail_msg("the error names a host path: %s", err.message);
+}
+
+static void test_spec(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *nt = night(true);
+	_cleanup_json_ json_object *cp = change_point(commit[0], commit[3]);
+	_cleanup_json_ json_object *spec = NULL, *commits = NULL;
+	struct sl_error err = {0};
+	if (change_point_bisect_spec(cp, nt, 200, &spec, &commits, &err) < 0)
+		fail_msg("%s", err.message);
+	char want[PATH_MAX + 128];
+	snprintf(want, sizeof(want), "git:%s/allowed/tree@%s", tmp, commit[0]);
+	json_object *base = json_object_object_get(spec, "base");
+	assert_string_equal(jget(base, "source"), want);
+	/* the night's candidate kernel, its config kept */
+	assert_non_null(json_object_object_get(base, "config"));
+	assert_string_equal(jget(spec, "name"), "bisect-s");
+	assert_int_equal(json_object_array_length(json_object_object_get(spec, "patches")), 3);
+	assert_int_equal(json_object_array_length(commits), 3);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(jget(json_object_array_get_idx(commits, i), "commit"),
+				    commit[i + 1]);
+	assert_string_equal(jget(json_object_array_get_idx(commits, 1), "subject"), "two");
+	assert_true(json_object_get_boolean(json_object_object_get(spec, "bisect")));
+	assert_int_equal(json_object_get_int(json_object_object_get(spec, "repeat")), 4);
+	json_object *gates = json_object_object_get(spec, "gates");
+	assert_int_equal(json_object_array_length(gates), 1);
+	assert_string_equal(jget(json_object_array_get_idx(gates, 0), "workload"), "w");
+	assert_string_equal(jget(json_object_array_get_idx(gates, 0), "metric"), "m");
+	json_object *wls = json_object_object_get(spec, "workloads");
+	assert_int_equal(json_object_array_length(wls), 1);
+	/* a service job like any: the allow-list holds for it */
+	char allowed[PATH_MAX + 16];
+	snprintf(allowed, sizeof(allowed), "%s/allowed", tmp);
+	_cleanup_free_ char *real = realpath(allowed, NULL);
+	char *const dirs[] = {real};
+	struct job_limits lim = *job_default_limits();
+	lim.git_sources = dirs;
+	lim.n_git_sources = 1;
+	_cleanup_json_ json_object *expanded = NULL;
+	if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &expanded, &err) < 0)
+		fail_msg("%s at %s", err.message, err.path);
+	assert_int_equal(json_object_array_length(json_object_object_get(expanded, "commits")), 3);
+	lim.n_git_sources = 0; /* not allowed: refused like any job */
+	_cleanup_json_ json_object *refused = NULL;
+	assert_true(job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &refused, &err) < 0);
+
+	/* the request's checks */
+	_cleanup_json_ json_object *none = change_point(commit[0], commit[3]);
+	json_object_object_add(none, "commit_range", NULL);
+	expect_refused(none, nt, ERR_CONFLICT, "commit_range");
+	_cleanup_json_ json_object *deb = night(false);
+	expect_refused(cp, deb, ERR_CONFLICT, "source");
+	_cleanup_json_ json_object *other = change_point(commit[0], commit[3]);
+	json_object_object_add(other, "workload", json_object_new_string("nosuch"));
+	expect_refused(other, nt, ERR_CONFLICT, "workload");
+	_cleanup_json_ json_object *reversed = change_point(commit[3], commit[0]);
+	expect_refused(reversed, nt, ERR_INVALID, "commit_range");
+	_cleanup_json_ json_object *unknown =
+	    change_point("1111111111111111111111111111111111111111", commit[3]);
+	expect_refused(unknown, nt, ERR_INVALID, "commit_range");
+	_cleanup_json_ json_object *empty = change_point(commit[2], commit[2]);
+	expect_refused(empty, nt, ERR_INVALID, "commit_range");
+	_cleanup_json_ json_object *bad = change_point("not-a-commit", commit[3]);
+	expect_refused(bad, nt, ERR_CONFLICT, "commit_range");
+	/* the range limit */
+	_cleanup_json_ json_object *s2 = NULL, *c2 = NULL;
+	assert_true(change_point_bisect_spec(cp, nt, 2, &s2, &c2, &err) < 0);
+	assert_string_equal(err.path, "commit_range");
+}
+
+/* 30 nights of series "s", +10 % from night 15, its commits the night's
+ * index; returns the first night after's job id in after_id. */
+static void seed(const char *dir, char after_id[48])
+{
+	char db_path[PATH_MAX + 16];
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *ins = NULL;
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			       "workload, metric, baseline_median, candidate_median, change, "
+			       "verdict, source_commit) VALUES (?,'s',?,'patched','w','m',100,?,0,"
+			       "'unchanged',?)",
+			       -1, &ins, NULL),
+	    SQLITE_OK);
+	for (int i = 0; i < 30; i++) {
+		char id[48], when[32], c[56];
+		snprintf(id, sizeof(id), "%032x", i);
+		snprintf(when, sizeof(when), "2026-11-%02dT02:30:00Z", i + 1);
+		snprintf(c, sizeof(c), "%040x", i);
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 2, when, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(ins, 3, (i < 15 ? 100 : 110) + 1.5 * sin(i * 2.3));
+		sqlite3_bind_text(ins, 4, c, -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		if (i == 15)
+			snprintf(after_id, 48, "%s", id);
+	}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+}
+
+static int64_t jobs_in(struct store *st)
+{
+	_cleanup_json_ json_object *jobs = NULL;
+	int64_t total = -1;
+	assert_int_equal(store_job_list(st, NULL, 10, 0, &jobs, &total, NULL), 0);
+	return total;
+}
+
+static void test_store_link(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], after[48];
+	snprintf(dir, sizeof(dir), "%s/state", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	seed(dir, after);
+	time_t now = 1796000000; /* 2026-11-30 */
+
+	/* the change point's key: the trend's and the webhook's agree */
+	_cleanup_json_ json_object *cps = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps, &err), 0);
+	assert_int_equal(json_object_array_length(cps), 1);
+	json_object *cp = json_object_array_get_idx(cps, 0);
+	const char *key = jget(cp, "key");
+	char wk[65];
+	webhook_change_key(cp, wk);
+	assert_string_equal(key, wk);
+	char want[65];
+	trend_change_point_key("s", "patched", "w", "m", after, want);
+	assert_string_equal(key, want);
+	assert_true(json_object_is_type(json_object_object_get(cp, "bisection"), json_type_null));
+
+	/* the job and its link, in one transaction */
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"bisect-s\"}");
+	_cleanup_json_ json_object *commits = json_tokener_parse(
+	    "[{\"commit\": \"a\", \"subject\": \"one\"}, {\"commit\": \"b\", \"subject\": "
+	    "\"two\"}]");
+	struct store_new_job nj = {.name = "bisect-s",
+				   .spec = spec,
+				   .expanded = spec,
+				   .change_point = key,
+				   .bisect_commits = commits};
+	char id[STORE_ID_LEN + 1], id2[STORE_ID_LEN + 1];
+	assert_int_equal(store_id_new(id, &err), 0);
+	assert_int_equal(store_job_submit(st, id, &nj, &err), 0);
+	assert_int_equal(jobs_in(st), 1);
+	/* a second bisection of it: refused, naming the first; no job stored */
+	assert_int_equal(store_id_new(id2, &err), 0);
+	assert_true(store_job_submit(st, id2, &nj, &err) < 0);
+	assert_int_equal(err.kind, ERR_CONFLICT);
+	assert_string_equal(err.path, "change_point");
+	assert_non_null(strstr(err.message, id));
+	assert_int_equal(jobs_in(st), 1);
+
+	struct store_bisection b;
+	assert_int_equal(store_bisection_get(st, key, &b, &err), 0);
+	assert_string_equal(b.job_id, id);
+	assert_string_equal(b.job_status, "queued");
+	assert_string_equal(b.state, "");
+	assert_int_equal(json_object_array_length(b.commits), 2);
+	store_bisection_done(&b);
+	assert_true(store_bisection_get(st, wk + 1, &b, &err) < 0);
+	assert_int_equal(err.kind, ERR_NOT_FOUND);
+	char k2[65];
+	assert_int_equal(store_bisection_of_job(st, id, k2, &err), 0);
+	assert_string_equal(k2, key);
+	assert_int_equal(store_bisection_of_job(st, after, k2, &err), -ENOENT);
+
+	/* while it runs, the trend shows the job's status */
+	_cleanup_json_ json_object *cps2 = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps2, &err), 0);
+	json_object *bj = json_object_object_get(json_object_array_get_idx(cps2, 0), "bisection");
+	assert_string_equal(jget(bj, "job_id"), id);
+	assert_string_equal(jget(bj, "state"), "queued");
+	assert_true(
+	    json_object_is_type(json_object_object_get(bj, "first_bad_commit"), json_type_null));
+
+	/* the job ends with a bisection in its result: the answer is kept */
+	bool was = true;
+	assert_int_equal(change_point_bisect_ended(st, after, &was, &err), 0);
+	assert_false(was); /* a night, not a bisection */
+	_cleanup_free_ char *jd = store_job_dir(st, id);
+	assert_int_equal(fs_mkdir_p(jd, &err), 0);
+	char rp[PATH_MAX + 32], result[1024];
+	snprintf(rp, sizeof(rp), "%s/result.json", jd);
+	int n = snprintf(result, sizeof(result),
+			 "{\"bisection\": {\"status\": \"found\", \"first_bad_commit\": \"%s\","
+			 " \"first_bad_subject\": \"two <b>\", \"certain\": true,"
+			 " \"steps\": [{}, {}]}}",
+			 commit[2]);
+	assert_int_equal(fs_write_file_atomic(rp, result, (size_t)n, &err), 0);
+	assert_int_equal(store_job_finish(st, id, "done", "fail", NULL, &err), 0);
+	assert_int_equal(change_point_bisect_ended(st, id, &was, &err), 0);
+	assert_true(was);
+	assert_int_equal(store_bisection_get(st, key, &b, &err), 0);
+	assert_string_equal(b.state, "found");
+	store_bisection_done(&b);
+
+	_cleanup_json_ json_object *cps3 = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps3, &err), 0);
+	bj = json_object_object_get(json_object_array_get_idx(cps3, 0), "bisection");
+	assert_string_equal(jget(bj, "state"), "found");
+	assert_string_equal(jget(bj, "first_bad_commit"), commit[2]);
+	assert_string_equal(jget(bj, "first_bad_subject"), "two <b>");
+	assert_true(json_object_get_boolean(json_object_object_get(bj, "certain")));
+	assert_int_equal(json_object_get_int(json_object_object_get(bj, "steps")), 2);
+
+	/* the page links the change point to the job's report, naming the
+	 * culprit (escaped) */
+	_cleanup_free_ char *html = NULL;
+	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
+	char link[128], culprit[64];
+	snprintf(link, sizeof(link), "href=\"/v1/jobs/%s/report\"", id);
+	snprintf(culprit, sizeof(culprit), ">%.12s</code> two &lt;b&gt;", commit[2]);
+	assert_non_null(strstr(html, link));
+	assert_non_null(strstr(html, culprit));
+
+	/* a failed bisection job: its status is the state */
+	assert_int_equal(store_bisection_answer(st, key, "failed", NULL, NULL, -1, 0, &err), 0);
+	_cleanup_free_ char *html2 = NULL;
+	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
+	assert_non_null(strstr(html2, "bisection failed"));
+	store_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spec),
+	    cmocka_unit_test(test_store_link),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
