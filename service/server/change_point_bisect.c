@@ -189,6 +189,10 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
 	if (err->kind != ERR_NOT_FOUND)
 		return r;
 	*err = (struct sl_error){0};
+	if (!get(cp, "commit_range"))
+		return error_set_path(err, ERR_CONFLICT, "commit_range",
+				      "The change point has no commit range: the commits of its "
+				      "two nights are not both known.");
 	_cleanup_json_ json_object *night = NULL, *spec = NULL, *commits = NULL, *expanded = NULL;
 	if ((r = store_job_expanded(rq->store, night_id, &night, err)) < 0) {
 		if (err->kind == ERR_NOT_FOUND)
@@ -298,13 +302,32 @@ int change_point_bisect_ended(struct store *store, const char *job_id, bool *ret
 	_cleanup_json_ json_object *result =
 	    strcmp(status, "done") == 0 ? job_result(store, job_id) : NULL;
 	json_object *b = get(result, "bisection");
-	const char *state = status; /* failed, cancelled */
-	if (result)
-		state = b ? (str(b, "status") ? str(b, "status") : "error") : "no_regression";
 	json_object *certain = get(b, "certain");
 	json_object *steps = get(b, "steps");
-	return store_bisection_answer(store, key, state, str(b, "first_bad_commit"),
-				      str(b, "first_bad_subject"),
-				      certain ? json_object_get_boolean(certain) : -1,
-				      steps ? (int)json_object_array_length(steps) : 0, err);
+	if (b)
+		return store_bisection_answer(
+		    store, key, str(b, "status") ? str(b, "status") : "error",
+		    str(b, "first_bad_commit"), str(b, "first_bad_subject"),
+		    certain ? json_object_get_boolean(certain) : -1,
+		    steps ? (int)json_object_array_length(steps) : 0, err);
+	/* Not bisected: the job failed or was cancelled, its whole range
+	 * passed (or stayed inconclusive), or the range is one commit, which
+	 * is the answer when the job's verdict is fail. */
+	const char *verdict = str(job, "verdict");
+	if (!result || !verdict)
+		return store_bisection_answer(store, key, status, NULL, NULL, -1, 0, err);
+	if (strcmp(verdict, "fail") != 0)
+		return store_bisection_answer(
+		    store, key, strcmp(verdict, "pass") == 0 ? "no_regression" : "inconclusive",
+		    NULL, NULL, -1, 0, err);
+	struct store_bisection sb;
+	if ((r = store_bisection_get(store, key, &sb, err)) < 0)
+		return r;
+	json_object *only = json_object_array_length(sb.commits) == 1
+				? json_object_array_get_idx(sb.commits, 0)
+				: NULL;
+	r = store_bisection_answer(store, key, only ? "found" : "error", str(only, "commit"),
+				   str(only, "subject"), only ? 1 : -1, 0, err);
+	store_bisection_done(&sb);
+	return r;
 }

@@ -362,6 +362,34 @@ static void test_store_link(void **state)
 	_cleanup_free_ char *html2 = NULL;
 	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
 	assert_non_null(strstr(html2, "bisection failed"));
+
+	/* a range of one commit is not bisected: a failing job names it, a
+	 * passing one found no regression */
+	static const char *const verdicts[] = {"fail", "pass"};
+	for (int k = 0; k < 2; k++) {
+		char key1[65];
+		snprintf(key1, sizeof(key1), "%064d", k + 1);
+		_cleanup_json_ json_object *one =
+		    json_tokener_parse("[{\"commit\": \"c\", \"subject\": \"only\"}]");
+		struct store_new_job nj1 = {.name = "bisect-t",
+					    .spec = spec,
+					    .expanded = spec,
+					    .change_point = key1,
+					    .bisect_commits = one};
+		char id1[STORE_ID_LEN + 1];
+		assert_int_equal(store_id_new(id1, &err), 0);
+		assert_int_equal(store_job_submit(st, id1, &nj1, &err), 0);
+		_cleanup_free_ char *jd1 = store_job_dir(st, id1);
+		assert_int_equal(fs_mkdir_p(jd1, &err), 0);
+		snprintf(rp, sizeof(rp), "%s/result.json", jd1);
+		assert_int_equal(fs_write_file_atomic(rp, "{}", 2, &err), 0);
+		assert_int_equal(store_job_finish(st, id1, "done", verdicts[k], NULL, &err), 0);
+		assert_int_equal(change_point_bisect_ended(st, id1, &was, &err), 0);
+		assert_true(was);
+		assert_int_equal(store_bisection_get(st, key1, &b, &err), 0);
+		assert_string_equal(b.state, k == 0 ? "found" : "no_regression");
+		store_bisection_done(&b);
+	}
 	store_free(st);
 }
 
