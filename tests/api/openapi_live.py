@@ -424,7 +424,9 @@ def list_ids(ck, spec):
 
 
 def fill(path, job_id):
-    return path.replace("{id}", job_id)
+    # {key}, a change point's: a well-formed key no change point has (404
+    # with the right token; 401 and 403 without it)
+    return path.replace("{id}", job_id).replace("{key}", "0" * 64)
 
 
 def body_cases(op, job_text, max_body):
@@ -478,7 +480,7 @@ def drive_operation(ck, spec, path, method, op, params, ids):
     stream = any("text/event-stream" in (spec.deref(r, "")[0].get("content") or {})
                  for r in op.get("responses", {}).values())
     known = [i for i, st in ids if st in FINAL or not stream]
-    targets = [(fill(path, i), None, "") for i in known] if has_id else [(path, None, "")]
+    targets = [(fill(path, i), None, "") for i in known] if has_id else [(fill(path, ""), None, "")]
     if has_id:
         targets.append((fill(path, UNKNOWN_ID), {404}, " [unknown id]"))
         targets += [(fill(path, m), {400}, " [malformed id]") for m in MALFORMED_IDS]
