@@ -60,7 +60,7 @@ struct trend_bisection {
 	int steps;
 };
 
-#define TREND_MAX_BISECTIONS 4096 /* rows read from the store */
+#define TREND_MAX_BISECTIONS 4096 /* rows read from the store, newest first */
 
 struct trend {
 	struct series_group *g;
@@ -198,7 +198,7 @@ static void load_bisections(struct trend *t, sqlite3 *db)
 			       "SELECT b.key, b.job_id, COALESCE(b.state, j.status, ''), "
 			       "b.first_bad_commit, b.first_bad_subject, b.certain, b.steps "
 			       "FROM change_point_bisections b LEFT JOIN jobs j ON j.id = b.job_id "
-			       "ORDER BY b.created_at LIMIT ?1;",
+			       "ORDER BY b.created_at DESC LIMIT ?1;",
 			       -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return;

@@ -22,6 +22,7 @@
 #include "job/job.h"
 #include "report/trend.h"
 #include "server/change_point_bisect.h"
+#include "server/config.h"
 #include "server/store.h"
 #include "server/webhook.h"
 #include "util/fs.h"
@@ -393,9 +394,41 @@ static void test_store_link(void **state)
 	store_free(st);
 }
 
+static void test_config(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *json;
+		int ok, value;
+	} cases[] = {
+	    {"{}", 1, 0},
+	    {"{\"bisect_change_points\": true}", 1, 1},
+	    {"{\"bisect_change_points\": false}", 1, 0},
+	    {"{\"bisect_change_points\": \"yes\"}", 0, 0},
+	    {"{\"bisect_change_points\": 1}", 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct service_config *c = NULL;
+		struct sl_error err = {0};
+		assert_int_equal(service_config_new(&c, &err), 0);
+		json_object *o = json_tokener_parse(cases[i].json);
+		int r = service_config_apply(c, o, &err);
+		json_object_put(o);
+		if (cases[i].ok) {
+			assert_int_equal(r, 0);
+			assert_int_equal(c->bisect_change_points, cases[i].value);
+		} else {
+			assert_true(r < 0);
+			assert_string_equal(err.path, "bisect_change_points");
+		}
+		service_config_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_spec),
 	    cmocka_unit_test(test_store_link),
 	};
