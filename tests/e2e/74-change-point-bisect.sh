@@ -32,7 +32,8 @@
 # step) and names commit 2; e2e 73 does that through the same run layer
 # (run/bisection.c) with cached kernels, and test_change_point_bisect checks
 # that a found culprit is stored, listed and linked by the trend page.
-# Took 61 s here at load 8 (2 cores shared with other helpers' kernel builds):
+# Took 51 to 61 s here (56 to 66 s with the runner) at load 7.5 to 8 (2 cores
+# shared with other helpers' kernel builds and guests):
 # about 12 s waiting for the slot, the rest HTTP round trips and Chromium.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
