@@ -81,6 +81,9 @@ void report_section_interference(struct html_buf *o, struct report_ctx *c);
 /* report_bisection.c: result.bisection, when present. */
 void report_section_bisection(struct html_buf *o, struct report_ctx *c);
 
+/* report_attribution.c: result.attribution, when present. */
+void report_section_attribution(struct html_buf *o, struct report_ctx *c);
+
 /* ---- charts.c ---- */
 
 /* A capped, growable list of values; zero-initialised is empty. */
