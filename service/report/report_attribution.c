@@ -21,22 +21,6 @@ static void num_cell(struct html_buf *o, json_object *c, const char *key, bool s
 	html_buf_puts(o, "</td>");
 }
 
-/* The patch a step adds: its commit and subject, or its last patch. */
-static void step_name(struct html_buf *o, json_object *s)
-{
-	html_buf_puts(o, "<code>");
-	if (report_str(s, "commit")) {
-		char shortc[13];
-		snprintf(shortc, sizeof(shortc), "%s", report_str(s, "commit"));
-		html_buf_escape(o, shortc);
-		html_buf_puts(o, "</code> ");
-		report_put_str_or_dash(o, report_str(s, "subject"));
-	} else {
-		report_put_str_or_dash(o, report_str(s, "last_patch"));
-		html_buf_puts(o, "</code>");
-	}
-}
-
 void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *a = report_get_object(c->result, "attribution");
@@ -86,7 +70,7 @@ void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 		for (size_t j = 0; j < (rows ? rows : 1) && j < 32; j++) {
 			json_object *e = rows ? json_object_array_get_idx(added, j) : NULL;
 			html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td>", k);
-			step_name(o, s);
+			report_step_name(o, s);
 			html_buf_puts(o, "</td><td>");
 			report_badge(o,
 				     report_str(s, "verdict") ? report_str(s, "verdict") : "error");
