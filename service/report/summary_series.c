@@ -110,6 +110,11 @@ void summary_print_attribution(FILE *f, json_object *a)
 		step_name(s, name, sizeof(name));
 		fprintf(f, "  %2d %s (prefix: %s)\n", json_object_get_int(get(s, "patches")), name,
 			str(s, "verdict", "?"));
+		json_object *why = get(s, "added_reasons");
+		size_t nwhy = why ? json_object_array_length(why) : 0;
+		if ((!added || json_object_array_length(added) == 0) && nwhy > 0)
+			fprintf(f, "       own change not judged: %s\n",
+				json_object_get_string(json_object_array_get_idx(why, nwhy - 1)));
 		for (size_t k = 0; added && k < json_object_array_length(added); k++) {
 			json_object *c = json_object_array_get_idx(added, k);
 			json_object *ci = get(c, "ci95");

@@ -138,8 +138,11 @@ static int add_own_change(const struct job *job, json_object *result, const char
 	if (r < 0)
 		return r;
 	json_object_object_add(step, "added", added_of(comparisons));
+	/* why, in the comparison's own sentences: what was left out as noisy,
+	 * and why a gated metric could not be judged */
+	json_object_object_add(step, "added_verdict", json_object_new_string(verdict));
+	json_object_object_add(step, "added_reasons", reasons);
 	json_object_put(comparisons);
-	json_object_put(reasons);
 	return 0;
 }
 

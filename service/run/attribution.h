@@ -10,7 +10,8 @@
  * patches, rule, steps[{patches, last_patch, commit, subject, verdict,
  * comparisons (the prefix against the base), added (the patch against the
  * prefix before: workload, metric, verdict, change, change_pct, ci95,
- * p_value, from, to), built, boots, reused_runs, job_dir}], carried_by
+ * p_value, from, to), added_verdict and added_reasons (that comparison's
+ * verdict and sentences), built, boots, reused_runs, job_dir}], carried_by
  * [{workload, metric, patches, last_patch, verdict, change, ci95, p_value}]
  * (per gated metric, the patch whose own change was decided, improved or
  * regressed, and largest), builds, boots}. Unlike a bisection it runs
