@@ -164,8 +164,11 @@ static void test_attribution(void **state)
 	expect(out, "  rtm inversions: regressed by patch 2 (0002-b.patch)\n");
 	_cleanup_free_ char *cut =
 	    summary("{\"job\":{\"name\":\"s\"},\"verdict\":\"fail\",\"attribution\":{\"status\":"
-		    "\"error\",\"patches\":3,\"builds\":0,\"boots\":0,\"steps\":[],"
+		    "\"error\",\"patches\":3,\"builds\":0,\"boots\":0,\"steps\":[{\"patches\":1,"
+		    "\"last_patch\":\"0001-a.patch\",\"verdict\":\"inconclusive\",\"added\":[],"
+		    "\"added_reasons\":[\"Run 'p#0' was noisy.\",\"Too few clean runs.\"]}],"
 		    "\"carried_by\":[]}}");
+	expect(cut, "       own change not judged: Too few clean runs.\n");
 	expect(cut, "  no patch's own change in a gated metric was decided\n");
 	expect(cut, "  incomplete: a step ended in an error");
 }
