@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/bisect.h"
+#include "run/attribution.h"
 #include "run/bisection.h"
 
 struct step_ctx {
@@ -28,16 +29,16 @@ static void say(void *userdata, const char *line)
 int cli_bisect(void *userdata, const struct cli_run_ctx *ctx, json_object *result)
 {
 	const struct bisect_input *in = userdata;
-	if (!in->enabled)
+	if (!in->enabled && !in->per_patch)
 		return 0;
 	struct step_ctx s = {.ctx = ctx};
-	struct bisection_input bi = {.spec = in->spec,
-				     .origin = JOB_ORIGIN_CLI,
-				     .cwd = in->cwd,
-				     .job_dir = ctx->job_dir,
-				     .commits = in->commits,
-				     .step_run = step_run,
-				     .step_userdata = &s,
-				     .say = say};
-	return run_bisection(&bi, result);
+	struct series_input bi = {.spec = in->spec,
+				  .origin = JOB_ORIGIN_CLI,
+				  .cwd = in->cwd,
+				  .job_dir = ctx->job_dir,
+				  .commits = in->commits,
+				  .step_run = step_run,
+				  .step_userdata = &s,
+				  .say = say};
+	return in->per_patch ? run_attribution(&bi, result) : run_bisection(&bi, result);
 }

@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "guest/guest.h"
-#include "run/bisection.h"
+#include "run/series_runner.h"
 #include "server/http.h"
 #include "server/queue.h"
 #include "server/scheduler.h"

@@ -82,6 +82,10 @@ static void usage(FILE *f)
 	    "                        prefixes of the series are built and measured with the\n"
 	    "                        same rules; the answer is in result.bisection)\n"
 	    "      --bisect          bisect a failing series (the default)\n"
+	    "      --per-patch       measure every prefix of the series, pass or fail, and\n"
+	    "                        attribute to each patch its own change in the gated\n"
+	    "                        metrics (its prefix against the one before, with\n"
+	    "                        intervals; result.attribution); replaces the bisection\n"
 	    "      --dry-run         print the expanded job as JSON and exit 0 (nothing runs)\n"
 	    "  -q, --quiet           no progress on stderr\n"
 	    "      --cache-dir DIR   kernel and initramfs cache (default: $SCHEDLAB_CACHE or\n"
@@ -350,22 +354,17 @@ static int parse_repeat(const char *s, json_object **ret)
 int cli_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"suite", required_argument, NULL, 'S'},
-	    {"debug", required_argument, NULL, 'D'},
-	    {"base", required_argument, NULL, 'B'},
-	    {"repeat", required_argument, NULL, 'r'},
-	    {"range", required_argument, NULL, 'R'},
-	    CLI_RUN_OPTIONS,
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"bisect", no_argument, NULL, 'b'},
-	    {"no-bisect", no_argument, NULL, 'N'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"suite", required_argument, NULL, 'S'}, {"debug", required_argument, NULL, 'D'},
+	    {"base", required_argument, NULL, 'B'},  {"repeat", required_argument, NULL, 'r'},
+	    {"range", required_argument, NULL, 'R'}, CLI_RUN_OPTIONS,
+	    {"dry-run", no_argument, NULL, 'n'},     {"bisect", no_argument, NULL, 'b'},
+	    {"no-bisect", no_argument, NULL, 'N'},   {"per-patch", no_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	struct cli_run_opts o = {0};
 	const char *suite = "all", *base_arg = NULL, *debug = NULL, *range_arg = NULL;
 	_cleanup_json_ json_object *repeat = NULL;
-	bool dry_run = false, bisect = true;
+	bool dry_run = false, bisect = true, per_patch = false;
 	struct sl_error err = {0};
 	int c;
 	optind = 1;
@@ -420,6 +419,9 @@ int cli_test(int argc, char **argv)
 			break;
 		case 'N':
 			bisect = false;
+			break;
+		case 'P':
+			per_patch = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -504,6 +506,10 @@ int cli_test(int argc, char **argv)
 			   expanded, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		return EXIT_PASS;
 	}
-	struct bisect_input bi = {.spec = spec, .cwd = cwd, .enabled = bisect, .commits = commits};
+	struct bisect_input bi = {.spec = spec,
+				  .cwd = cwd,
+				  .enabled = bisect,
+				  .per_patch = per_patch,
+				  .commits = commits};
 	return cli_run_expanded_then("test", expanded, &o, cli_bisect, &bi);
 }

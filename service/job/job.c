@@ -69,17 +69,25 @@ long long job_budget_s(json_object *expanded)
 			nk * JOB_BUILD_ESTIMATE_S;
 	/* A bisecting job (run/bisection.h) may run up to ceil(log2 n) more
 	 * jobs of the same shape after it, n its series' patches: each a build
-	 * and its candidate's runs, the base's reused (counted whole here). */
+	 * and its candidate's runs, the base's reused (counted whole here); a
+	 * per-patch attribution n - 1. */
 	json_object *bisect = job_json_get(expanded, "bisect");
-	if (!bisect || !json_object_get_boolean(bisect))
+	json_object *per_patch = job_json_get(expanded, "per_patch");
+	bool attribute = per_patch && json_object_get_boolean(per_patch);
+	if (!attribute && (!bisect || !json_object_get_boolean(bisect)))
 		return one;
 	size_t np =
 	    json_object_array_length(job_json_get(job_json_get(kernels, "patched"), "patches"));
 	size_t nb =
 	    json_object_array_length(job_json_get(job_json_get(kernels, "base"), "patches"));
+	/* a per-patch attribution (run/attribution.h) measures every prefix
+	 * but the whole: n - 1 more jobs */
 	long long steps = 0;
-	while (np > nb && ((size_t)1 << steps) < np - nb)
-		steps++;
+	if (attribute)
+		steps = np > nb ? (long long)(np - nb) - 1 : 0;
+	else
+		while (np > nb && ((size_t)1 << steps) < np - nb)
+			steps++;
 	return one * (1 + steps);
 }
 
@@ -774,6 +782,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 				      json_object_array_length(job_json_get(spec, "patches")));
 	if (bisect)
 		json_object_object_add(out, "bisect", json_object_get(bisect));
+	json_object *per_patch = job_json_get(full, "per_patch");
+	if (per_patch)
+		json_object_object_add(out, "per_patch", json_object_get(per_patch));
 	if (commits)
 		json_object_object_add(out, "commits", json_object_get(commits));
 

@@ -79,7 +79,13 @@ void report_section_signatures(struct html_buf *o, struct report_ctx *c);
  * noisy runs marked, and the A/A calibration used */
 void report_section_interference(struct html_buf *o, struct report_ctx *c);
 /* report_bisection.c: result.bisection, when present. */
+/* A walk's step (bisection or attribution, borrowed): its commit (short)
+ * and subject, or its last patch, escaped. */
+void report_step_name(struct html_buf *o, json_object *step);
 void report_section_bisection(struct html_buf *o, struct report_ctx *c);
+
+/* report_attribution.c: result.attribution, when present. */
+void report_section_attribution(struct html_buf *o, struct report_ctx *c);
 
 /* ---- charts.c ---- */
 

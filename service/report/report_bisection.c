@@ -6,6 +6,21 @@
 #include "report/report-internal.h"
 #include "report/report.h"
 
+void report_step_name(struct html_buf *o, json_object *s)
+{
+	html_buf_puts(o, "<code>");
+	if (report_str(s, "commit")) {
+		char shortc[13];
+		snprintf(shortc, sizeof(shortc), "%s", report_str(s, "commit"));
+		html_buf_escape(o, shortc);
+		html_buf_puts(o, "</code> ");
+		report_put_str_or_dash(o, report_str(s, "subject"));
+	} else {
+		report_put_str_or_dash(o, report_str(s, "last_patch"));
+		html_buf_puts(o, "</code>");
+	}
+}
+
 void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *b = report_get_object(c->result, "bisection");
@@ -59,17 +74,8 @@ void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 		report_num(s, "patches", &k);
 		report_num(s, "boots", &sb);
 		report_num(s, "reused_runs", &reused);
-		html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td><code>", k);
-		if (report_str(s, "commit")) {
-			char shortc[13];
-			snprintf(shortc, sizeof(shortc), "%s", report_str(s, "commit"));
-			html_buf_escape(o, shortc);
-			html_buf_puts(o, "</code> ");
-			report_put_str_or_dash(o, report_str(s, "subject"));
-		} else {
-			report_put_str_or_dash(o, report_str(s, "last_patch"));
-			html_buf_puts(o, "</code>");
-		}
+		html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td>", k);
+		report_step_name(o, s);
 		html_buf_puts(o, "</td><td>");
 		report_badge(o, report_str(s, "verdict") ? report_str(s, "verdict") : "error");
 		html_buf_printf(o,

@@ -483,6 +483,7 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	section_build_failures(o, &c);
 	report_section_signatures(o, &c);
 	report_section_bisection(o, &c);
+	report_section_attribution(o, &c);
 	report_section_comparisons(o, &c);
 	section_charts(o, &c);
 	section_variants(o, &c);

@@ -325,52 +325,6 @@ static void print_comparison(FILE *f, json_object *c)
 		thr, str(c, "verdict", "?"), note);
 }
 
-/* result.bisection (schedlab test --bisect): each step and the answer. */
-static void print_bisection(FILE *f, json_object *b)
-{
-	if (!b)
-		return;
-	json_object *steps = get(b, "steps");
-	size_t n = steps ? json_object_array_length(steps) : 0;
-	int total = get(b, "patches") ? json_object_get_int(get(b, "patches")) : 0;
-	bool commits = get(b, "commits") != NULL; /* a commit range: name commits */
-	fprintf(f, "Bisection of the %d %s (%d build(s), %d boot(s)):\n", total,
-		commits ? "commits" : "patches",
-		get(b, "builds") ? json_object_get_int(get(b, "builds")) : 0,
-		get(b, "boots") ? json_object_get_int(get(b, "boots")) : 0);
-	for (size_t i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(steps, i);
-		char upto[128];
-		if (get(s, "commit"))
-			snprintf(upto, sizeof(upto), "%.12s %.60s", str(s, "commit", "?"),
-				 str(s, "subject", ""));
-		else
-			snprintf(upto, sizeof(upto), "%.60s", str(s, "last_patch", "?"));
-		fprintf(f, "  first %2d (up to %s): %s%s, %d boot(s), %d run(s) reused\n",
-			json_object_get_int(get(s, "patches")), upto, str(s, "verdict", "?"),
-			is_true(s, "uncertain") ? " (uncertain)" : "",
-			json_object_get_int(get(s, "boots")),
-			json_object_get_int(get(s, "reused_runs")));
-	}
-	if (strcmp(str(b, "status", ""), "found") == 0 && get(b, "first_bad_commit"))
-		fprintf(f, "  first failing commit: %d of %d, %s %s%s\n",
-			json_object_get_int(get(b, "first_bad")), total,
-			str(b, "first_bad_commit", "?"), str(b, "first_bad_subject", ""),
-			is_true(b, "certain") ? ""
-					      : " (uncertain: a step was inconclusive and "
-						"counted good)");
-	else if (strcmp(str(b, "status", ""), "found") == 0)
-		fprintf(f, "  first failing patch: %d of %d, %s%s\n",
-			json_object_get_int(get(b, "first_bad")), total,
-			str(b, "first_bad_patch", "?"),
-			is_true(b, "certain") ? ""
-					      : " (uncertain: a step was inconclusive and "
-						"counted good)");
-	else
-		fprintf(f, "  no answer: a step ended in an error (see its job_dir)\n");
-	fputc('\n', f);
-}
-
 void summary_print(FILE *f, json_object *result)
 {
 	fprintf(f, "\nschedlab: %s\n", str(get(result, "job"), "name", "job"));
@@ -416,7 +370,8 @@ void summary_print(FILE *f, json_object *result)
 			json_object_get_int(get(e, "boots")), str(get(e, "host"), "hostname", "?"));
 	}
 	fputc('\n', f);
-	print_bisection(f, get(result, "bisection"));
+	summary_print_bisection(f, get(result, "bisection"));
+	summary_print_attribution(f, get(result, "attribution"));
 	print_gates(f, get(result, "job"));
 	fprintf(f, "verdict: %s\n", str(result, "verdict", "?"));
 	json_object *reasons = get(result, "verdict_reasons");

@@ -17,6 +17,15 @@ void summary_print(FILE *f, json_object *result);
  * the HTML report. */
 void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz);
 
+/* result.bisection (schedlab test --bisect, borrowed; NULL: nothing):
+ * each step and the answer. */
+void summary_print_bisection(FILE *f, json_object *bisection);
+
+/* result.attribution (schedlab test --per-patch, borrowed; NULL: nothing):
+ * per patch, its own change in each gated metric, and which patch carried
+ * each decided change. */
+void summary_print_attribution(FILE *f, json_object *attribution);
+
 /* EXIT_PASS, EXIT_FAIL or EXIT_INCONCLUSIVE from result.verdict; EXIT_ERROR
  * when it is missing or unknown. */
 int summary_exit_code(json_object *result);

@@ -15,6 +15,7 @@
 
 #include "run/bisection.h"
 #include "run/runner.h"
+#include "run/series_runner.h"
 
 #define KERNEL "{\"source\":\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}]}"
 #define WL     "[{\"tool\":\"rt-migrate-test\",\"args\":[\"-p\",\"60\",\"3\"]}]"
@@ -124,12 +125,12 @@ static json_object *bisect_with(struct mock *m, size_t n, const char *whole_verd
 {
 	json_object *spec = spec_of(n), *commits = with_commits ? commits_of(n) : NULL;
 	json_object *whole = result_of(whole_verdict, 3, 3);
-	struct bisection_input in = {.spec = spec,
-				     .origin = JOB_ORIGIN_SERVICE,
-				     .job_dir = "jobdir",
-				     .commits = commits,
-				     .step_run = step_run,
-				     .step_userdata = m};
+	struct series_input in = {.spec = spec,
+				  .origin = JOB_ORIGIN_SERVICE,
+				  .job_dir = "jobdir",
+				  .commits = commits,
+				  .step_run = step_run,
+				  .step_userdata = m};
 	assert_int_equal(run_bisection(&in, whole), 0);
 	json_object *b = json_object_get(get(whole, "bisection"));
 	json_object_put(whole);

@@ -199,6 +199,36 @@ static void test_build_failure_and_thresholds(void **state)
 				     "6036)</span>"));
 }
 
+/* result.attribution: a section with the patch that carried each decided
+ * change and one row per patch and gated metric, names escaped. */
+static void test_attribution_section(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *a = json_tokener_parse(
+	    "{\"status\":\"done\",\"patches\":2,\"builds\":1,\"boots\":5,\"steps\":["
+	    "{\"patches\":1,\"last_patch\":\"0001-<a>.patch\",\"verdict\":\"pass\","
+	    "\"comparisons\":[],\"added\":[{\"workload\":\"rtm\",\"metric\":\"inversions\","
+	    "\"verdict\":\"unchanged\",\"change\":0,\"ci95\":[0,0],\"from\":0,\"to\":0}],"
+	    "\"boots\":5},{\"patches\":2,\"last_patch\":\"0002-b.patch\",\"verdict\":"
+	    "\"fail\",\"comparisons\":[],\"added\":[{\"workload\":\"rtm\",\"metric\":"
+	    "\"inversions\",\"verdict\":\"regressed\",\"change\":7,\"ci95\":[5,9],"
+	    "\"p_value\":0.008,\"from\":0,\"to\":7}],\"boots\":0}],\"carried_by\":[{"
+	    "\"workload\":\"rtm\",\"metric\":\"inversions\",\"patches\":2,\"last_patch\":"
+	    "\"0002-b.patch\",\"verdict\":\"regressed\"}]}");
+	assert_non_null(a);
+	json_object_object_add(r, "attribution", a);
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	const char *sec = strstr(html, "<section id=\"attribution\">");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "rtm inversions: regressed by patch 2 (<code>0002-b.patch"));
+	assert_non_null(strstr(sec, "<code>0001-&lt;a&gt;.patch</code>"));
+	assert_non_null(strstr(sec, "<td class=\"num\">+7</td><td class=\"num\">[5, 9]</td>"));
+}
+
 /* result.bisection: a section after the verdict with the answer, each
  * step's verdict and boots, and hostile patch names escaped. */
 static void test_bisection_section(void **state)
@@ -895,6 +925,7 @@ int main(void)
 	    cmocka_unit_test(test_build_failure_and_thresholds),
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_bisection_section),
+	    cmocka_unit_test(test_attribution_section),
 	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_signatures_section),

@@ -140,6 +140,39 @@ static void test_calibration_named(void **state)
 		    "0123456789ab made 2026-12-04T19:00:00Z (6 boots on h1)\n");
 }
 
+/* result.attribution (--per-patch): each patch's own change per gated
+ * metric and which patch carried it; a walk cut short says so. */
+static void test_attribution(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out =
+	    summary("{\"job\":{\"name\":\"s\"},\"verdict\":\"fail\",\"attribution\":{\"status\":"
+		    "\"done\",\"patches\":2,\"builds\":1,\"boots\":5,\"steps\":[{\"patches\":1,"
+		    "\"last_patch\":\"0001-a.patch\",\"verdict\":\"pass\",\"comparisons\":[],"
+		    "\"added\":[{\"workload\":\"rtm\",\"metric\":\"inversions\",\"verdict\":"
+		    "\"unchanged\",\"change\":0,\"ci95\":[0,0],\"p_value\":1,\"from\":0,\"to\":0}],"
+		    "\"boots\":5},{\"patches\":2,\"last_patch\":\"0002-b.patch\",\"verdict\":"
+		    "\"fail\",\"comparisons\":[],\"added\":[{\"workload\":\"rtm\",\"metric\":"
+		    "\"inversions\",\"verdict\":\"regressed\",\"change\":7,\"ci95\":[5,9],"
+		    "\"p_value\":0.008,\"from\":0,\"to\":7}],\"boots\":0}],\"carried_by\":[{"
+		    "\"workload\":\"rtm\",\"metric\":\"inversions\",\"patches\":2,\"last_patch\":"
+		    "\"0002-b.patch\",\"verdict\":\"regressed\"}]}}");
+	expect(out, "What each patch did (2 patches; 1 build(s), 5 boot(s);");
+	expect(out, "   2 0002-b.patch (prefix: fail)\n");
+	expect(out, "rtm              inversions                          0 -> 7              +7 "
+		    "[5, 9] p 0.008: regressed\n");
+	expect(out, "  rtm inversions: regressed by patch 2 (0002-b.patch)\n");
+	_cleanup_free_ char *cut =
+	    summary("{\"job\":{\"name\":\"s\"},\"verdict\":\"fail\",\"attribution\":{\"status\":"
+		    "\"error\",\"patches\":3,\"builds\":0,\"boots\":0,\"steps\":[{\"patches\":1,"
+		    "\"last_patch\":\"0001-a.patch\",\"verdict\":\"inconclusive\",\"added\":[],"
+		    "\"added_reasons\":[\"Run 'p#0' was noisy.\",\"Too few clean runs.\"]}],"
+		    "\"carried_by\":[]}}");
+	expect(cut, "       own change not judged: Too few clean runs.\n");
+	expect(cut, "  no patch's own change in a gated metric was decided\n");
+	expect(cut, "  incomplete: a step ended in an error");
+}
+
 /* result.bisection: every step with its verdict, and the answer; an
  * uncertain answer says so. The HTML report's section is in test_report. */
 static void test_bisection(void **state)
@@ -262,6 +295,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_members),
 	    cmocka_unit_test(test_calibration_named),
 	    cmocka_unit_test(test_bisection),
+	    cmocka_unit_test(test_attribution),
 	    cmocka_unit_test(test_sched_ext),
 	    cmocka_unit_test(test_debug_kernels),
 	};

@@ -1,0 +1,245 @@
+/* Per-patch attribution (see attribution.h; docs/testing-your-patch.md
+ * "What each patch did"). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "compare/compare.h"
+#include "run/attribution.h"
+#include "run/prefix_step.h"
+#include "util/json.h"
+#include "util/macro.h"
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* The name of result's one candidate variant (the shorthand's "patched"),
+ * or NULL. */
+static const char *candidate_name(json_object *result, const char *baseline)
+{
+	json_object_object_foreach(get(result, "variants"), name, v)
+	{
+		(void)v;
+		if (strcmp(name, baseline) != 0)
+			return name;
+	}
+	return NULL;
+}
+
+/* A variants object with before's runs as the baseline and after's as the
+ * candidate (new; the runs borrowed by reference). */
+static json_object *pair_of(const char *baseline, json_object *before, const char *candidate,
+			    json_object *after)
+{
+	json_object *variants = json_object_new_object();
+	json_object *b = json_object_new_object(), *a = json_object_new_object();
+	json_object_object_add(b, "runs", json_object_get(before));
+	json_object_object_add(a, "runs", json_object_get(after));
+	json_object_object_add(variants, baseline, b);
+	json_object_object_add(variants, candidate, a);
+	return variants;
+}
+
+/* The gated comparisons of one patch's own change, short, with the two
+ * medians as from and to (a new array). */
+static json_object *added_of(json_object *comparisons)
+{
+	json_object *out = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(comparisons); i++) {
+		json_object *c = json_object_array_get_idx(comparisons, i);
+		if (!json_object_get_boolean(get(c, "gated")))
+			continue;
+		json_object *s = json_object_new_object();
+		static const char *const keys[] = {"workload",	 "metric", "verdict", "change",
+						   "change_pct", "ci95",   "p_value", "better"};
+		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+			if (get(c, keys[k]))
+				json_object_object_add(s, keys[k],
+						       json_object_get(get(c, keys[k])));
+		json_object_object_add(s, "from",
+				       json_object_get(get(get(c, "baseline"), "median")));
+		json_object_object_add(s, "to",
+				       json_object_get(get(get(c, "candidate"), "median")));
+		json_object_array_add(out, s);
+	}
+	return out;
+}
+
+static bool decided(const char *verdict)
+{
+	return verdict && (strcmp(verdict, "improved") == 0 || strcmp(verdict, "regressed") == 0);
+}
+
+/* Per gated metric of the first step, the patch whose own change was
+ * decided and largest in magnitude (a new array; a metric no patch
+ * decided is left out). */
+static json_object *carried_by(json_object *steps)
+{
+	json_object *out = json_object_new_array();
+	json_object *first = get(json_object_array_get_idx(steps, 0), "added");
+	for (size_t m = 0; first && m < json_object_array_length(first); m++) {
+		json_object *ref = json_object_array_get_idx(first, m), *best = NULL,
+			    *best_step = NULL;
+		const char *workload = json_object_get_string(get(ref, "workload"));
+		const char *metric = json_object_get_string(get(ref, "metric"));
+		double most = -1;
+		for (size_t s = 0; s < json_object_array_length(steps); s++) {
+			json_object *step = json_object_array_get_idx(steps, s);
+			json_object *added = get(step, "added");
+			for (size_t i = 0; added && i < json_object_array_length(added); i++) {
+				json_object *a = json_object_array_get_idx(added, i);
+				const char *w = json_object_get_string(get(a, "workload"));
+				const char *mm = json_object_get_string(get(a, "metric"));
+				double change = fabs(json_object_get_double(get(a, "change")));
+				if (!w || !mm || strcmp(w, workload) != 0 ||
+				    strcmp(mm, metric) != 0 ||
+				    !decided(json_object_get_string(get(a, "verdict"))) ||
+				    change <= most)
+					continue;
+				most = change;
+				best = a;
+				best_step = step;
+			}
+		}
+		if (!best)
+			continue;
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "workload", json_object_new_string(workload));
+		json_object_object_add(o, "metric", json_object_new_string(metric));
+		json_object_object_add(o, "patches", json_object_get(get(best_step, "patches")));
+		json_object_object_add(o, "last_patch",
+				       json_object_get(get(best_step, "last_patch")));
+		if (get(best_step, "commit"))
+			json_object_object_add(o, "commit",
+					       json_object_get(get(best_step, "commit")));
+		static const char *const keys[] = {"verdict", "change", "ci95", "p_value"};
+		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+			json_object_object_add(o, keys[k], json_object_get(get(best, keys[k])));
+		json_object_array_add(out, o);
+	}
+	return out;
+}
+
+/* Compares the runs of before and after (each a variants' runs array) by
+ * the job's rules and adds the patch's own change to step as "added". */
+static int add_own_change(const struct job *job, json_object *result, const char *baseline,
+			  const char *candidate, json_object *before, json_object *after,
+			  json_object *step)
+{
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *pair = pair_of(baseline, before, candidate, after);
+	json_object *comparisons = NULL, *reasons = NULL;
+	char verdict[16];
+	int r = compare_result_calibrated(job, pair, get(result, "calibration"), &comparisons,
+					  verdict, &reasons, &err);
+	if (r < 0)
+		return r;
+	json_object_object_add(step, "added", added_of(comparisons));
+	/* why, in the comparison's own sentences: what was left out as noisy,
+	 * and why a gated metric could not be judged */
+	json_object_object_add(step, "added_verdict", json_object_new_string(verdict));
+	json_object_object_add(step, "added_reasons", reasons);
+	json_object_put(comparisons);
+	return 0;
+}
+
+/* The job as run, typed, for the comparison rules. */
+static int job_of(const struct series_input *in, struct job **ret)
+{
+	struct sl_error err = {0};
+	if (in->expanded)
+		return job_from_expanded(in->spec, ret, &err);
+	return job_expand(in->spec, in->origin, in->cwd, in->limits, ret, &err);
+}
+
+int run_attribution(const struct series_input *in, json_object *result)
+{
+	_cleanup_json_ json_object *patches = prefix_series_patches(in);
+	size_t n = patches ? json_object_array_length(patches) : 0;
+	struct job *job = NULL;
+
+	if (n < 2)
+		return 0;
+	if (job_of(in, &job) < 0)
+		return -EINVAL;
+	struct prefix_pool pool;
+	prefix_pool_init(&pool, result);
+	const char *candidate = candidate_name(result, pool.baseline);
+	json_object *steps = json_object_new_array();
+	json_object *before = get(get(get(result, "variants"), pool.baseline), "runs");
+	_cleanup_json_ json_object *held = NULL; /* the last step's result: before's owner */
+	int builds = 0, boots = 0;
+	bool error = !candidate;
+
+	prefix_say(in, "[per-patch] measuring each of the %zu %s on its own", n,
+		   in->commits ? "commits" : "patches");
+	for (size_t k = 1; k <= n && !error; k++) {
+		json_object *step = NULL, *step_result = NULL;
+		enum bisect_verdict v;
+		if (k < n) {
+			if (prefix_step_run(in, &pool, patches, k, "per-patch", "per-patch", &step,
+					    &v, &step_result) < 0) {
+				error = true;
+				break;
+			}
+			builds += json_object_get_boolean(get(step, "built"));
+			boots += json_object_get_int(get(step, "boots"));
+		} else {
+			/* the whole series: its result is already measured */
+			step = json_object_new_object();
+			json_object *last = json_object_array_get_idx(patches, n - 1);
+			json_object *commit =
+			    in->commits ? json_object_array_get_idx(in->commits, n - 1) : NULL;
+			json_object_object_add(step, "patches", json_object_new_int((int)n));
+			json_object_object_add(step, "last_patch",
+					       json_object_get(get(last, "name")));
+			if (commit) {
+				json_object_object_add(step, "commit",
+						       json_object_get(get(commit, "commit")));
+				json_object_object_add(step, "subject",
+						       json_object_get(get(commit, "subject")));
+			}
+			json_object_object_add(step, "verdict",
+					       json_object_get(get(result, "verdict")));
+			json_object_object_add(
+			    step, "comparisons",
+			    prefix_gated_comparisons(get(result, "comparisons")));
+			json_object_object_add(step, "built", json_object_new_boolean(false));
+			json_object_object_add(step, "boots", json_object_new_int(0));
+			json_object_object_add(step, "reused_runs", json_object_new_int(0));
+			step_result = json_object_get(result);
+		}
+		json_object *after = get(get(get(step_result, "variants"), candidate), "runs");
+		if (add_own_change(job, result, pool.baseline, candidate, before, after, step) < 0)
+			error = true;
+		json_object_array_add(steps, step);
+		json_object_put(held);
+		held = step_result;
+		before = after;
+	}
+
+	json_object *a = json_object_new_object();
+	json_object_object_add(a, "status", json_object_new_string(error ? "error" : "done"));
+	json_object_object_add(a, "patches", json_object_new_int((int)n));
+	if (in->commits)
+		json_object_object_add(a, "commits", json_object_get(in->commits));
+	json_object_object_add(
+	    a, "rule",
+	    json_object_new_string("every prefix measured against the base with the job's own "
+				   "repeats (the base's runs reused); a patch's own change is its "
+				   "prefix's runs against the prefix before it (the first patch's "
+				   "against the base) by the job's comparison rules; carried_by "
+				   "names, per gated metric, the patch whose own change was "
+				   "decided and largest"));
+	json_object_object_add(a, "carried_by", carried_by(steps));
+	json_object_object_add(a, "steps", steps);
+	json_object_object_add(a, "builds", json_object_new_int(builds));
+	json_object_object_add(a, "boots", json_object_new_int(boots));
+	json_object_object_add(result, "attribution", a);
+	prefix_pool_free(&pool);
+	job_free(job);
+	return 0;
+}
