@@ -353,12 +353,56 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 	return ex != 0 ? build_failed(st, src->name, ex, err) : 0;
 }
 
+/* What the build makes before any user file: libbpf (its archive and
+ * installed headers) and bpftool, relative to scratch/out/build. */
+static const char *const tool_parts[] = {"obj/libbpf/libbpf.a", "include/bpf", "sbin/bpftool"};
+
+/* Runs cp -a --parents of tool_parts from from/ into to/ (mtimes kept, so
+ * make takes the copies as up to date against the tree's sources, which
+ * cp -a copied with theirs; a tree whose tools/ changed since is newer and
+ * rebuilds). 0 when every part was there. */
+static int copy_tools(const char *from, const char *to, struct sl_error *err)
+{
+	char *argv[4 + ELEMENTSOF(tool_parts) + 1] = {"cp", "-a", "--parents"};
+	size_t n = 3;
+	for (size_t i = 0; i < ELEMENTSOF(tool_parts); i++) {
+		_cleanup_free_ char *p = fs_path_join(from, tool_parts[i]);
+		if (!fs_exists(p))
+			return -ENOENT;
+		argv[n++] = (char *)tool_parts[i];
+	}
+	argv[n++] = (char *)to;
+	argv[n] = NULL;
+	struct cmd_opts co = {.cwd = from, .timeout_s = 120, .log_fd = -1, .capture_max = 1024};
+	_cleanup_free_ char *out = NULL;
+	int ex = 0;
+	int r = fs_mkdir_p(to, err);
+	if (r >= 0)
+		r = cmd_run(argv, &co, &ex, &out, err);
+	return r < 0 ? r : ex != 0 ? -EIO : 0;
+}
+
+/* After a build that got past libbpf and bpftool (also one whose program
+ * then failed), keeps them in tools (once: a rename of a complete copy), so
+ * the next build against this kernel, another program or a fix of this one,
+ * skips them. Best effort. */
+static void save_tools(const char *scratch, const char *tools)
+{
+	_cleanup_free_ char *from = fs_path_join(scratch, "out/build");
+	_cleanup_free_ char *tmp = NULL;
+	struct sl_error ignored;
+	if (fs_exists(tools) || asprintf(&tmp, "%s.%d.tmp", tools, (int)getpid()) < 0)
+		return;
+	if (copy_tools(from, tmp, &ignored) < 0 || rename(tmp, tools) < 0)
+		fs_rm_rf(tmp, &ignored);
+}
+
 /* The build in scratch into tmp/NAME (the entry's directory before its
- * rename). */
+ * rename); tools: the kernel's cached libbpf and bpftool (save_tools()). */
 static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 		      const struct kernel_spec *s, const struct kbuild_artifact *a,
 		      const struct scx_user_source *src, const char *key, const char *scratch,
-		      const char *tmp, struct sl_error *err)
+		      const char *tmp, const char *tools, struct sl_error *err)
 {
 	_cleanup_free_ char *bz = fs_path_join(scratch, "bzImage");
 	_cleanup_free_ char *log_path = fs_path_join(tmp, "build.log");
@@ -377,8 +421,15 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 	if (o->log_fd >= 0)
 		dprintf(o->log_fd, "schedlab: building the sched_ext scheduler '%s' (key %.12s)\n",
 			src->name, key);
-	if ((r = run_make(o, scratch, src, &st, err)) < 0 ||
-	    (r = kbuild_copy_file(built, tmp_loader, err)) < 0)
+	_cleanup_free_ char *out_build = fs_path_join(scratch, "out/build");
+	struct sl_error ignored;
+	bool had_tools = copy_tools(tools, out_build, &ignored) == 0;
+	if (o->log_fd >= 0 && had_tools)
+		dprintf(o->log_fd, "schedlab: libbpf and bpftool from the kernel's cache entry\n");
+	r = run_make(o, scratch, src, &st, err);
+	if (!had_tools)
+		save_tools(scratch, tools);
+	if (r < 0 || (r = kbuild_copy_file(built, tmp_loader, err)) < 0)
 		return r;
 	if (chmod(tmp_loader, 0755) < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot make the loader executable: %s.",
@@ -418,7 +469,14 @@ int scx_user_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	struct sl_error ignored;
 	fs_rm_rf(scratch, &ignored);
 	fs_rm_rf(tmp, &ignored);
-	r = build_into(o, cache_dir, s, a, src, key, scratch, tmp, err);
+	/* libbpf and bpftool depend on the tree and the compilers only */
+	char tools_key[HASH_HEX_LEN];
+	struct scx_user_source none = {"", "", ""};
+	scx_user_key(a->key, clang, &none, tools_key);
+	_cleanup_free_ char *tools = NULL;
+	if (asprintf(&tools, "%s/tools-%.16s", users, tools_key) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	r = build_into(o, cache_dir, s, a, src, key, scratch, tmp, tools, err);
 	fs_rm_rf(scratch, &ignored);
 	if (r >= 0 && rename(tmp, dir) < 0)
 		r = error_set(err, ERR_INTERNAL, errno,

@@ -8,7 +8,10 @@
  * content under the kernel's cache entry:
  * <kernel dir>/sched_ext/user/<key>/NAME, where the key covers
  * SCX_USER_KEY_VERSION, the kernel's cache key, the clang's version and the
- * name and both files. */
+ * name and both files. libbpf and bpftool, which the first build against a
+ * kernel makes, are kept beside (<kernel dir>/sched_ext/user/tools-<key of
+ * the kernel and clang>/) and copied into the next build's output with their
+ * mtimes, so make skips them. */
 #pragma once
 
 #include <stddef.h>
