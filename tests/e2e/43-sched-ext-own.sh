@@ -13,8 +13,11 @@
 #     before any guest boots, the error names
 #     $.variants.gfifo.sched_ext.source.bpf and quotes clang's error with the
 #     file name as the user wrote it, and no host path.
-# Here: TODO s at load TODO (kernel cached; the scheduler's build, cold:
-# TODO s; the failing build TODO s).
+# Measured here (Dec 5 2026, TCG, kernel cached, load 8 to 11): with nothing
+# built against this kernel, the good job took 149 s (its build, libbpf and
+# bpftool included, about 100 s, then 2 boots); the failing build reuses the
+# libbpf and bpftool that build kept: 5 s (116 s when it had to build them).
+# Warm (scheduler cached, a warm make check): 48 s + 5 s, about 55 s.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
