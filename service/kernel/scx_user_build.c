@@ -79,6 +79,8 @@ static void on_line(void *ud, const char *raw)
 	clean_line(st->scratch, raw, line, sizeof(line));
 	if (st->log_fd >= 0)
 		dprintf(st->log_fd, "%s\n", line);
+	if (st->o->log_fd >= 0)
+		dprintf(st->o->log_fd, "%s\n", line);
 	if (st->o->progress)
 		st->o->progress(st->o->userdata, 50, line);
 	kbuild_trunc_printf(st->tail[st->n++ % 8], sizeof(st->tail[0]), "%s", line);
@@ -287,17 +289,22 @@ static int build_failed(struct out_state *st, const char *name, int ex, struct s
 /* In scratch: the bzImage's vmlinux (its BTF), then make of the new
  * example, sandboxed unless o->no_sandbox. */
 static int run_make(const struct kbuild_opts *o, const char *scratch,
-		    const struct scx_user_source *src, struct out_state *st, struct sl_error *err)
+		    const struct scx_user_source *src, bool tools_only, struct out_state *st,
+		    struct sl_error *err)
 {
 	int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	_cleanup_free_ char *script = NULL;
-	if (asprintf(
-		&script,
-		"sh src/scripts/extract-vmlinux bzImage > vmlinux || { echo 'error: no "
-		"vmlinux with BTF in the kernel image'; exit 1; }; mkdir -p out && exec make -C "
-		"src/tools/sched_ext O=\"$PWD/out\" VMLINUX_BTF=\"$PWD/vmlinux\" CLANG=%s "
-		"c-sched-targets=%s -j%d %s",
-		KBUILD_SCX_CLANG, src->name, jobs < 1 ? 1 : jobs, src->name) < 0)
+	/* tools_only: the Makefile's own targets for libbpf and bpftool (whose
+	 * build wants VMLINUX_BTF too: the bzImage's vmlinux, extracted once) */
+	if (asprintf(&script,
+		     "%s mkdir -p out && exec make -C src/tools/sched_ext O=\"$PWD/out\" "
+		     "VMLINUX_BTF=\"$PWD/vmlinux\" CLANG=%s c-sched-targets=%s -j%d %s",
+		     "[ -s vmlinux ] || sh src/scripts/extract-vmlinux bzImage > vmlinux || { echo "
+		     "'error: no vmlinux with BTF in the kernel image'; exit 1; };",
+		     KBUILD_SCX_CLANG, src->name, jobs < 1 ? 1 : jobs,
+		     tools_only ? "\"$PWD/out/build/obj/libbpf/libbpf.a\" "
+				  "\"$PWD/out/build/sbin/bpftool\""
+				: src->name) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	char *argv[] = {"sh", "-c", script, NULL};
 	char *env[] = {"LC_ALL=C", NULL};
@@ -351,6 +358,25 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 	if (r < 0)
 		return r;
 	return ex != 0 ? build_failed(st, src->name, ex, err) : 0;
+}
+
+/* The loader the sandbox left at built must be a regular file inside
+ * scratch: not a symlink, nor under a symlinked directory, to a host file
+ * that root would then copy into the cache and the guest. */
+static int loader_check(const char *scratch, const char *built, struct sl_error *err)
+{
+	struct stat st;
+	_cleanup_free_ char *real = realpath(built, NULL);
+	size_t n = strlen(scratch);
+	if (!real || strncmp(real, scratch, n) != 0 || real[n] != '/' || lstat(built, &st) < 0 ||
+	    !S_ISREG(st.st_mode)) {
+		int r = error_set(err, ERR_BUILD, EIO,
+				  "The sched_ext build left no loader (a regular file) where the "
+				  "Makefile puts it.");
+		snprintf(err->code, sizeof(err->code), "build_failed");
+		return r;
+	}
+	return 0;
 }
 
 /* What the build makes before any user file: libbpf (its archive and
@@ -411,9 +437,12 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 	if (asprintf(&built, "%s/out/build/bin/%s", scratch, src->name) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int r;
+	if (!o->no_sandbox &&
+	    (r = sandbox_check("build with --no-sandbox (the service: \"build_sandbox\": false)",
+			       err)) < 0)
+		return r;
 	if ((r = fs_mkdir_p(scratch, err)) < 0 || (r = fs_mkdir_p(tmp, err)) < 0 ||
 	    (r = copy_tree_parts(o, cache_dir, s, scratch, err)) < 0 ||
-	    (r = write_sources(scratch, src, err)) < 0 ||
 	    (r = kbuild_copy_file(a->bzimage, bz, err)) < 0)
 		return r;
 	_cleanup_close_ int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -426,10 +455,17 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 	bool had_tools = copy_tools(tools, out_build, &ignored) == 0;
 	if (o->log_fd >= 0 && had_tools)
 		dprintf(o->log_fd, "schedlab: libbpf and bpftool from the kernel's cache entry\n");
-	r = run_make(o, scratch, src, &st, err);
-	if (!had_tools)
+	/* libbpf and bpftool before the user's files are there: what is kept
+	 * for other jobs never saw them */
+	if (!had_tools) {
+		if ((r = run_make(o, scratch, src, true, &st, err)) < 0)
+			return r;
 		save_tools(scratch, tools);
-	if (r < 0 || (r = kbuild_copy_file(built, tmp_loader, err)) < 0)
+	}
+	if ((r = write_sources(scratch, src, err)) < 0 ||
+	    (r = run_make(o, scratch, src, false, &st, err)) < 0 ||
+	    (r = loader_check(scratch, built, err)) < 0 ||
+	    (r = kbuild_copy_file(built, tmp_loader, err)) < 0)
 		return r;
 	if (chmod(tmp_loader, 0755) < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot make the loader executable: %s.",
