@@ -13,11 +13,12 @@
 #     before any guest boots, the error names
 #     $.variants.gfifo.sched_ext.source.bpf and quotes clang's error with the
 #     file name as the user wrote it, and no host path.
-# Measured here (Dec 5 2026, TCG, kernel cached, load 8 to 11): with nothing
-# built against this kernel, the good job took 149 s (its build, libbpf and
-# bpftool included, about 100 s, then 2 boots); the failing build reuses the
-# libbpf and bpftool that build kept: 5 s (116 s when it had to build them).
-# Warm (scheduler cached, a warm make check): 48 s + 5 s, about 55 s.
+# Measured here (Dec 5 2026, TCG, kernel cached): warm (the scheduler
+# and libbpf/bpftool already built against this kernel, as in a warm make
+# check) 64 s at load 7.4: 56 s for the good job's 2 boots, 5 s for the
+# failing build. Cold (nothing built against the kernel yet) about 2 min more
+# at load 7 to 11: the good job's build, libbpf and bpftool included, took
+# 60 to 100 s (26 s on an idle host); the failing build then reuses them.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
