@@ -41,9 +41,5 @@ void BPF_STRUCT_OPS(gfifo_exit, struct scx_exit_info *ei)
 	UEI_RECORD(uei, ei);
 }
 
-SCX_OPS_DEFINE(gfifo_ops,
-	       .enqueue		= (void *)gfifo_enqueue,
-	       .dispatch	= (void *)gfifo_dispatch,
-	       .init		= (void *)gfifo_init,
-	       .exit		= (void *)gfifo_exit,
-	       .name		= "gfifo");
+SCX_OPS_DEFINE(gfifo_ops, .enqueue = (void *)gfifo_enqueue, .dispatch = (void *)gfifo_dispatch,
+	       .init = (void *)gfifo_init, .exit = (void *)gfifo_exit, .name = "gfifo");
