@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/kbuild-internal.h"
@@ -360,6 +361,46 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 	return ex != 0 ? build_failed(st, src->name, ex, err) : 0;
 }
 
+/* scratch/src from the kernel's kept copy of tree_parts (<tools>.src), or
+ * else from its tree (copy_tree_parts(), which waits while a kernel build
+ * holds the tree), then kept: later builds against this kernel need neither
+ * the tree nor its lock. */
+static int tree_parts_into(const struct kbuild_opts *o, const char *cache_dir,
+			   const struct kernel_spec *s, const char *tools, const char *scratch,
+			   struct sl_error *err)
+{
+	_cleanup_free_ char *kept = NULL, *tmp = NULL;
+	_cleanup_free_ char *dest = fs_path_join(scratch, "src");
+	if (asprintf(&kept, "%s.src", tools) < 0 ||
+	    asprintf(&tmp, "%s.src.%d.tmp", tools, (int)getpid()) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	struct cmd_opts co = {.timeout_s = 300, .log_fd = -1, .capture_max = 1024};
+	int ex = 0, r;
+	if (fs_exists(kept)) {
+		char *argv[] = {"cp", "-a", kept, dest, NULL};
+		_cleanup_free_ char *out = NULL;
+		r = cmd_run(argv, &co, &ex, &out, err);
+		if (r < 0 || ex != 0)
+			return r < 0 ? r
+				     : error_set(
+					   err, ERR_INTERNAL, EIO,
+					   "Cannot copy the kept tools/ for the sched_ext build.");
+		return 0;
+	}
+	time_t t0 = time(NULL);
+	if ((r = copy_tree_parts(o, cache_dir, s, scratch, err)) < 0)
+		return r;
+	if (o->log_fd >= 0)
+		dprintf(o->log_fd, "schedlab: copied tools/ from the kernel tree in %lld s\n",
+			(long long)(time(NULL) - t0));
+	char *argv[] = {"cp", "-a", dest, tmp, NULL};
+	_cleanup_free_ char *out = NULL;
+	struct sl_error ignored;
+	if (cmd_run(argv, &co, &ex, &out, &ignored) < 0 || ex != 0 || rename(tmp, kept) < 0)
+		fs_rm_rf(tmp, &ignored); /* best effort: the next build copies again */
+	return 0;
+}
+
 /* The loader the sandbox left at built must be a regular file inside
  * scratch: not a symlink, nor under a symlinked directory, to a host file
  * that root would then copy into the cache and the guest. */
@@ -442,7 +483,7 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 			       err)) < 0)
 		return r;
 	if ((r = fs_mkdir_p(scratch, err)) < 0 || (r = fs_mkdir_p(tmp, err)) < 0 ||
-	    (r = copy_tree_parts(o, cache_dir, s, scratch, err)) < 0 ||
+	    (r = tree_parts_into(o, cache_dir, s, tools, scratch, err)) < 0 ||
 	    (r = kbuild_copy_file(a->bzimage, bz, err)) < 0)
 		return r;
 	_cleanup_close_ int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

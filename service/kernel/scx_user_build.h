@@ -11,7 +11,9 @@
  * name and both files. libbpf and bpftool, which the first build against a
  * kernel makes, are kept beside (<kernel dir>/sched_ext/user/tools-<key of
  * the kernel and clang>/) and copied into the next build's output with their
- * mtimes, so make skips them. */
+ * mtimes, so make skips them; the copy of the tree's parts is kept beside
+ * them too (<tools dir>.src), so later builds need neither the tree nor its
+ * lock. */
 #pragma once
 
 #include <stddef.h>
