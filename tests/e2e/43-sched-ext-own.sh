@@ -15,8 +15,8 @@
 #     file name as the user wrote it, and no host path.
 # Measured here (Dec 5 2026, TCG, kernel cached): warm (the scheduler
 # and libbpf/bpftool already built against this kernel, as in a warm make
-# check) 64 s at load 7.4: 56 s for the good job's 2 boots, 5 s for the
-# failing build. Cold (nothing built against the kernel yet) about 2 min more
+# check) 42 s at load 3.5 to 5 (35 s for the good job's 2 boots, 5 s for the
+# failing build), 64 s at load 7.4. Cold (nothing built against the kernel yet) about 2 min more
 # at load 7 to 11: the good job's build, libbpf and bpftool included, took
 # 60 to 100 s (26 s on an idle host); the failing build then reuses them.
 set -euo pipefail
