@@ -19,6 +19,7 @@
 #include "job/schema_files.h"
 #include "job/suite.h"
 #include "job/sched_ext.h"
+#include "job/sched_ext_source.h"
 #include "job/workload_args.h"
 #include "util/fs.h"
 
@@ -696,7 +697,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		json_object *scx = job_json_get(v, "sched_ext");
 		char path[256];
 		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", vname);
-		if (scx && (r = sched_ext_check(scx, path, vcpus, err)) < 0)
+		if (scx && ((r = sched_ext_source_inline(scx, origin == JOB_ORIGIN_CLI, base_dir,
+							 path, err)) < 0 ||
+			    (r = sched_ext_check(scx, path, vcpus, err)) < 0))
 			return r;
 	}
 

@@ -150,6 +150,10 @@ struct job_variant {
 	const char *scx_scheduler;
 	const char **scx_args;
 	size_t n_scx_args;
+	/* A user's own scheduler (job/sched_ext_source.h): scx_scheduler is
+	 * its NAME, these the contents of NAME.bpf.c and NAME.c; NULL for an
+	 * example of the tree. */
+	const char *scx_bpf, *scx_loader;
 };
 
 struct job_workload {

@@ -235,9 +235,16 @@ static int job_variant_from(struct job *job, const char *vname, json_object *v,
 	if (scx) {
 		char spath[300];
 		snprintf(spath, sizeof(spath), "%s.sched_ext", path);
-		var->scx_scheduler = job_json_string(scx, "scheduler");
+		json_object *src = job_json_object(scx, "source");
+		var->scx_scheduler = job_json_string(src ? src : scx, src ? "name" : "scheduler");
 		if (!var->scx_scheduler)
 			return job_bad(err, spath, "scheduler");
+		if (src) {
+			var->scx_bpf = job_json_string(src, "bpf");
+			var->scx_loader = job_json_string(src, "loader");
+			if (!var->scx_bpf || !var->scx_loader)
+				return job_bad(err, spath, "source");
+		}
 		r = job_strings(job_json_array(scx, "args"), spath, &var->scx_args,
 				&var->n_scx_args, err);
 		if (r < 0)

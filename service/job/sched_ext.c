@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "job/sched_ext.h"
+#include "job/sched_ext_source.h"
 #include "util/macro.h"
 #include "util/parse.h"
 
@@ -85,7 +86,27 @@ static void accepted(const struct scx_rules *t, char *buf, size_t len)
 
 int sched_ext_check(json_object *scx, const char *path, int vcpus, struct sl_error *err)
 {
-	json_object *s = NULL, *args = NULL;
+	json_object *s = NULL, *args = NULL, *src = NULL;
+	json_object_object_get_ex(scx, "args", &args);
+	if (json_object_object_get_ex(scx, "source", &src)) {
+		if (json_object_object_get_ex(scx, "scheduler", NULL))
+			return error_set_path(err, ERR_INVALID, path,
+					      "Give either \"scheduler\" (one of the tree's "
+					      "examples) or \"source\" (your own), not both.");
+		int r = sched_ext_source_check(src, args, path, err);
+		json_object *n = NULL;
+		json_object_object_get_ex(src, "name", &n);
+		if (r == 0 && sched_ext_scheduler_known(json_object_get_string(n))) {
+			char p[256];
+			snprintf(p, sizeof(p), "%s.source.name", path);
+			return error_set_path(
+			    err, ERR_INVALID, p,
+			    "'%s' is one of the tree's examples; name your own "
+			    "scheduler differently (or use \"scheduler\": \"%s\").",
+			    json_object_get_string(n), json_object_get_string(n));
+		}
+		return r;
+	}
 	const char *sched = json_object_object_get_ex(scx, "scheduler", &s) &&
 				    json_object_is_type(s, json_type_string)
 				? json_object_get_string(s)
@@ -99,7 +120,6 @@ int sched_ext_check(json_object *scx, const char *path, int vcpus, struct sl_err
 				      "scx_simple, scx_central, scx_qmap, scx_flatcg).",
 				      sched ? sched : "");
 	}
-	json_object_object_get_ex(scx, "args", &args);
 	size_t n = json_object_is_type(args, json_type_array) ? json_object_array_length(args) : 0;
 	bool seen[MAX_OPTS] = {false};
 	char list[512];

@@ -26,7 +26,8 @@ bool sched_ext_scheduler_known(const char *name);
 #define SCHED_EXT_GUEST_DIR "/usr/lib/schedlab/sched_ext"
 
 /* Checks a variant's "sched_ext" object (borrowed; the schema has bounded
- * it): a known scheduler and its args. path is "$.variants.<name>.sched_ext";
+ * it): a known scheduler and its args, or a user's own "source" and its args
+ * (sched_ext_source_check()). path is "$.variants.<name>.sched_ext";
  * an error names "<path>.scheduler" or "<path>.args[i]" and the reason.
  * vcpus bounds a CPU number (scx_central's -c). Returns 0 or -EINVAL with
  * err filled (ERR_INVALID). */

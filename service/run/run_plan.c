@@ -4,6 +4,7 @@
 #include "run/run_plan.h"
 #include "job/job.h"
 #include "job/sched_ext.h"
+#include "job/sched_ext_source.h"
 #include "kernel/initramfs.h"
 
 /* Each tool's program in the guest and the option that makes it write its
@@ -100,15 +101,30 @@ static json_object *plan_uid_shares(const struct job_variant *v)
 	return out;
 }
 
+void plan_sched_ext_loader_path(const struct job_variant *v, char *buf, size_t len)
+{
+	char tag[SCHED_EXT_TAG_LEN + 1];
+	if (!v->scx_bpf) {
+		snprintf(buf, len, "%s/%s/%s", SCHED_EXT_GUEST_DIR, v->kernel->name,
+			 v->scx_scheduler);
+		return;
+	}
+	sched_ext_source_tag(v->scx_scheduler, v->scx_bpf, v->scx_loader, tag);
+	snprintf(buf, len, "%s/%s/%s/%s", SCHED_EXT_GUEST_DIR, v->kernel->name, tag,
+		 v->scx_scheduler);
+}
+
 /* {"scheduler": name, "argv": [loader, args...]}: the BPF scheduler the
  * agent starts before the workloads (job/sched_ext.h). */
 static json_object *plan_sched_ext(const struct job_variant *v)
 {
 	json_object *out = json_object_new_object();
-	char loader[128];
-	snprintf(loader, sizeof(loader), "%s/%s/%s", SCHED_EXT_GUEST_DIR, v->kernel->name,
-		 v->scx_scheduler);
+	char loader[256];
+	plan_sched_ext_loader_path(v, loader, sizeof(loader));
 	json_object_object_add(out, "scheduler", json_object_new_string(v->scx_scheduler));
+	/* the user's own: its ops name is whatever the program declares */
+	if (v->scx_bpf)
+		json_object_object_add(out, "own", json_object_new_boolean(true));
 	json_object *argv = json_object_new_array();
 	json_object_array_add(argv, json_object_new_string(loader));
 	for (size_t i = 0; i < v->n_scx_args; i++)

@@ -26,3 +26,9 @@ int plan_build(const struct job *job, const char *variant, const char *run_id, j
 /* The run's deadline in seconds: workload timeouts plus a boot allowance
  * that is larger under TCG. */
 int plan_deadline_s(json_object *plan, bool tcg);
+
+/* The loader's path in the guest (absolute) for variant v with a sched_ext
+ * scheduler: SCHED_EXT_GUEST_DIR/<kernel>/<scheduler> for an example of the
+ * tree, SCHED_EXT_GUEST_DIR/<kernel>/<tag>/<NAME> for the user's own
+ * (job/sched_ext_source.h: the tag keeps two versions of NAME apart). */
+void plan_sched_ext_loader_path(const struct job_variant *v, char *buf, size_t len);

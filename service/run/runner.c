@@ -13,6 +13,7 @@
 #include "guest/hostpool.h"
 #include "guest/volume.h"
 #include "job/sched_ext.h"
+#include "kernel/scx_user_build.h"
 #include "kernel/initramfs.h"
 #include "kernel/kbuild.h"
 #include "kernel/sched_names.h"
@@ -85,7 +86,55 @@ static void build_progress_cb(void *userdata, double pct, const char *line)
 struct built_kernel {
 	char *name;
 	struct kbuild_artifact *art;
+	/* per variant (job->n_variants, NULL without one): the host path of the
+	 * loader of a variant's own sched_ext scheduler built against art */
+	char **user_loaders;
+	size_t n_user_loaders;
 };
+
+/* Builds (or takes from the cache) the own sched_ext scheduler of every
+ * variant of kernel bk (kernel/scx_user_build.h); a program that does not
+ * build fails the job before any boot, naming the variant's source field. */
+static int build_user_schedulers(struct runner *r, const struct kbuild_opts *o,
+				 const struct kernel_spec *spec, struct built_kernel *bk,
+				 struct sl_error *err)
+{
+	for (size_t v = 0; v < r->job->n_variants; v++) {
+		const struct job_variant *var = &r->job->variants[v];
+		if (!var->scx_bpf || strcmp(var->kernel->name, bk->name) != 0 ||
+		    !kbuild_config_has_scx(bk->art->config))
+			continue;
+		if (!bk->user_loaders) {
+			bk->user_loaders = calloc(r->job->n_variants, sizeof(char *));
+			if (!bk->user_loaders)
+				return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+			bk->n_user_loaders = r->job->n_variants;
+		}
+		progress(r, "building", -1, "variant '%s': building the sched_ext scheduler '%s'",
+			 var->name, var->scx_scheduler);
+		struct scx_user_source src = {var->scx_scheduler, var->scx_bpf, var->scx_loader};
+		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], err);
+		if (rc < 0 && err->kind == ERR_BUILD) {
+			/* which file: the compiler names it first */
+			char bpf_file[64], path[256];
+			snprintf(bpf_file, sizeof(bpf_file), "%s.bpf.c", var->scx_scheduler);
+			const char *first = strchr(err->message, '\n');
+			bool bpf = first && strncmp(first + 1, bpf_file, strlen(bpf_file)) == 0;
+			bool loader =
+			    first && !bpf &&
+			    strncmp(first + 1, var->scx_scheduler, strlen(var->scx_scheduler)) == 0;
+			snprintf(path, sizeof(path), "$.variants.%s.sched_ext.source%s", var->name,
+				 bpf	  ? ".bpf"
+				 : loader ? ".loader"
+					  : "");
+			snprintf(err->path, sizeof(err->path), "%s", path);
+			err->kind = ERR_INVALID;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
 
 static int build_kernels(struct runner *r, json_object *result, struct built_kernel **ret,
 			 size_t *ret_n, struct sl_error *err)
@@ -126,7 +175,6 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		struct kbuild_artifact *art = NULL;
 		rc = kbuild_build(&o, spec, &art, err);
 		placement_slot_release(PLACEMENT_SLOT_BUILD);
-		kernel_spec_free(spec);
 		/* A candidate's kernel that does not build is the job's answer
 		 * (contract A): its variants do not run and the verdict fails.
 		 * The baseline's is an error: there is nothing to compare with. */
@@ -139,14 +187,21 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 				 "kernel '%s' did not build (%s): %s Its variants will not run.",
 				 kname, err->code, err->message);
 			kbuild_failure_clear(&failure);
+			kernel_spec_free(spec);
 			continue;
 		}
 		kbuild_failure_clear(&failure);
-		if (rc < 0)
+		if (rc < 0) {
+			kernel_spec_free(spec);
 			return error_prefix(err, "Kernel '%s' was not built", kname);
+		}
 		built[*ret_n].name = strdup(kname);
 		built[*ret_n].art = art;
 		(*ret_n)++;
+		rc = build_user_schedulers(r, &o, spec, &built[*ret_n - 1], err);
+		kernel_spec_free(spec);
+		if (rc < 0)
+			return rc;
 		/* names that kernel does not have would fail every boot: say which */
 		for (size_t v = 0; v < r->job->n_variants; v++)
 			if (strcmp(r->job->variants[v].kernel->name, kname) == 0 &&
@@ -165,6 +220,9 @@ static void built_free(struct built_kernel *b, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(b[i].name);
 		kbuild_artifact_free(b[i].art);
+		for (size_t v = 0; b[i].user_loaders && v < b[i].n_user_loaders; v++)
+			free(b[i].user_loaders[v]);
+		free(b[i].user_loaders);
 	}
 	free(b);
 }
@@ -618,6 +676,10 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 		struct kbuild_artifact *art = built_find(built, n_built, v->kernel->name);
 		if (!v->scx_scheduler || !art)
 			continue;
+		const char *own = NULL; /* a user's scheduler: built_kernel.user_loaders */
+		for (size_t k = 0; v->scx_bpf && k < n_built; k++)
+			if (built[k].art == art && built[k].user_loaders)
+				own = built[k].user_loaders[i];
 		char path[256];
 		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", v->name);
 		if (!kbuild_config_has_scx(art->config))
@@ -628,10 +690,10 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 			    "linux-6.12 config enables it).",
 			    v->name, v->scx_scheduler, v->kernel->name);
 		_cleanup_free_ char *dir = fs_path_join(art->dir, KBUILD_SCX_DIR);
-		char *host = fs_path_join(dir, v->scx_scheduler);
+		char *host = own ? strdup(own) : fs_path_join(dir, v->scx_scheduler);
 		char image[256];
-		snprintf(image, sizeof(image), "%s/%s/%s", &SCHED_EXT_GUEST_DIR[1], v->kernel->name,
-			 v->scx_scheduler);
+		plan_sched_ext_loader_path(v, image, sizeof(image));
+		memmove(image, image + 1, strlen(image)); /* relative to the image's root */
 		bool dup = false;
 		for (size_t j = 0; j < n; j++)
 			dup = dup || strcmp(files[j].host, host) == 0;

@@ -4,14 +4,19 @@
  * (run/run_plan.c) and what a run records from the agent's summary
  * (run/run_record.c): enabled and named, failed to load, ejected. */
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "helpers/job_fixture.h"
 #include "job/sched_ext.h"
+#include "job/sched_ext_source.h"
+#include "kernel/scx_user_build.h"
 #include "run/run_plan.h"
 #include "run/run_record.h"
 
@@ -145,6 +150,140 @@ static void test_job_and_plan(void **state)
 			 "$.variants.scx.sched_ext.args[0]", "not one schedlab accepts");
 }
 
+#define OWN_SRC(name, bpf, loader)                                                                 \
+	"{\"source\":{\"name\":\"" name "\",\"bpf\":\"" bpf "\",\"loader\":\"" loader "\"}"
+
+/* A user's own scheduler: the source object's checks, each naming its
+ * field, the plan (its loader under a content tag, "own": true), the tag and
+ * the build key. */
+static void test_own_source(void **state)
+{
+	(void)state;
+	const char *p = "$.variants.v.sched_ext";
+	ok(OWN_SRC("scx_mine", "int x;", "int main(void){}") "}");
+	ok(OWN_SRC("gfifo2", "a", "b") ",\"args\":[\"-s\",\"5000\",\"--verbose=1\"]}");
+	bad(OWN_SRC("Mine", "a", "b") "}", "$.variants.v.sched_ext.source.name", "[a-z0-9_]");
+	bad(OWN_SRC("1abc", "a", "b") "}", "$.variants.v.sched_ext.source.name", "letter");
+	bad(OWN_SRC("a_name_that_is_far_too_long_for_it_x", "a", "b") "}",
+	    "$.variants.v.sched_ext.source.name", "1 to 32");
+	bad(OWN_SRC("scx_simple", "a", "b") "}", "$.variants.v.sched_ext.source.name",
+	    "one of the tree's examples");
+	bad("{\"source\":{\"name\":\"mine\",\"loader\":\"b\"}}",
+	    "$.variants.v.sched_ext.source.bpf", "needs");
+	bad("{\"source\":{\"name\":\"mine\",\"bpf\":\"a\"}}",
+	    "$.variants.v.sched_ext.source.loader", "needs");
+	bad(OWN_SRC("mine", "", "b") "}", "$.variants.v.sched_ext.source.bpf", "empty");
+	bad(OWN_SRC("mine", "a\\u0000b", "b") "}", "$.variants.v.sched_ext.source.bpf", "NUL");
+	bad(OWN_SRC("mine", "a", "b") ",\"args\":[\"two words\"]}",
+	    "$.variants.v.sched_ext.args[0]", "printable ASCII");
+	bad(OWN_SRC("mine", "a", "b") ",\"args\":[\"\"]}", "$.variants.v.sched_ext.args[0]",
+	    "printable");
+	bad(OWN_SRC("mine", "a", "b") ",\"scheduler\":\"scx_simple\"}", p, "not both");
+	/* the size bound */
+	char *big = malloc(SCHED_EXT_SOURCE_MAX + 200);
+	assert_non_null(big);
+	int n = snprintf(big, 100, "{\"source\":{\"name\":\"mine\",\"loader\":\"b\",\"bpf\":\"");
+	memset(big + n, 'x', SCHED_EXT_SOURCE_MAX + 1);
+	strcpy(big + n + SCHED_EXT_SOURCE_MAX + 1, "\"}}");
+	struct sl_error err;
+	assert_true(check(big, 2, &err) < 0);
+	assert_string_equal(err.path, "$.variants.v.sched_ext.source.bpf");
+	assert_int_equal(err.kind, ERR_TOO_LARGE);
+	free(big);
+
+	/* the job: its schema takes it, the service refuses paths */
+	struct job *job = job_fixture(
+	    SCX_JOB(OWN_SRC("scx_mine", "int x;", "int main(void){}") ",\"args\":[\"-s\",\"5\"]}"));
+	assert_non_null(job);
+	const struct job_variant *v = job_find_variant(job, "scx");
+	assert_string_equal(v->scx_scheduler, "scx_mine");
+	assert_string_equal(v->scx_bpf, "int x;");
+	assert_string_equal(v->scx_loader, "int main(void){}");
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "scx", "r1", &plan, &err), 0);
+	json_object *scx = get(plan, "sched_ext");
+	assert_string_equal(json_object_get_string(get(scx, "scheduler")), "scx_mine");
+	assert_true(json_object_get_boolean(get(scx, "own")));
+	char tag[SCHED_EXT_TAG_LEN + 1], want[256];
+	sched_ext_source_tag("scx_mine", "int x;", "int main(void){}", tag);
+	snprintf(want, sizeof(want), SCHED_EXT_GUEST_DIR "/k/%s/scx_mine", tag);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(get(scx, "argv"), 0)),
+			    want);
+	json_object_put(plan);
+	job_free(job);
+	expect_job_error(SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf_path\":\"a.bpf.c\","
+				 "\"loader\":\"b\"}}"),
+			 "$.variants.scx.sched_ext.source.bpf_path", "not accepted by the service");
+	expect_job_error(SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf\":\"a\",\"loader\":\"b\","
+				 "\"extra\":1}}"),
+			 "$.variants.scx.sched_ext", "");
+
+	/* the CLI: paths relative to the job file's directory, read and inlined */
+	char dir[] = "/tmp/test_sched_ext.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fb[300], fl[300];
+	snprintf(fb, sizeof(fb), "%s/mine.bpf.c", dir);
+	snprintf(fl, sizeof(fl), "%s/mine.c", dir);
+	FILE *f = fopen(fb, "w");
+	assert_non_null(f);
+	fputs("/* bpf */\n", f);
+	fclose(f);
+	f = fopen(fl, "w");
+	assert_non_null(f);
+	fputs("/* loader */\n", f);
+	fclose(f);
+	const char *cli = SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf_path\":\"mine.bpf.c\","
+				  "\"loader_path\":\"mine.c\"}}");
+	json_object *spec = json_tokener_parse(cli);
+	job = NULL;
+	assert_int_equal(job_expand(spec, JOB_ORIGIN_CLI, dir, job_default_limits(), &job, &err),
+			 0);
+	v = job_find_variant(job, "scx");
+	assert_string_equal(v->scx_bpf, "/* bpf */\n");
+	assert_string_equal(v->scx_loader, "/* loader */\n");
+	job_free(job);
+	json_object_put(spec);
+	/* a missing file names its field */
+	spec =
+	    json_tokener_parse(SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf_path\":\"nope.bpf.c\","
+				       "\"loader_path\":\"mine.c\"}}"));
+	job = NULL;
+	assert_true(job_expand(spec, JOB_ORIGIN_CLI, dir, job_default_limits(), &job, &err) < 0);
+	assert_string_equal(err.path, "$.variants.scx.sched_ext.source.bpf_path");
+	json_object_put(spec);
+	unlink(fb);
+	unlink(fl);
+	rmdir(dir);
+
+	/* the tag: content-addressed, each input counts */
+	char t2[SCHED_EXT_TAG_LEN + 1];
+	sched_ext_source_tag("scx_mine", "int x;", "int main(void){}", t2);
+	assert_string_equal(tag, t2);
+	sched_ext_source_tag("scx_mine", "int x; ", "int main(void){}", t2);
+	assert_string_not_equal(tag, t2);
+	sched_ext_source_tag("scx_mine", "int x;i", "nt main(void){}", t2);
+	assert_string_not_equal(tag, t2);
+
+	/* the build key: every input counts */
+	struct scx_user_source a = {"mine", "bpf", "loader"};
+	char k0[HASH_HEX_LEN], k1[HASH_HEX_LEN];
+	scx_user_key("kkey", "clang 16", &a, k0);
+	scx_user_key("kkey", "clang 16", &a, k1);
+	assert_string_equal(k0, k1);
+	scx_user_key("kkey2", "clang 16", &a, k1);
+	assert_string_not_equal(k0, k1);
+	scx_user_key("kkey", "clang 16.0.6", &a, k1);
+	assert_string_not_equal(k0, k1);
+	struct scx_user_source b = {"mine", "bpf ", "loader"}, c = {"mine", "bpf", "loader\n"},
+			       d = {"mine2", "bpf", "loader"};
+	scx_user_key("kkey", "clang 16", &b, k1);
+	assert_string_not_equal(k0, k1);
+	scx_user_key("kkey", "clang 16", &c, k1);
+	assert_string_not_equal(k0, k1);
+	scx_user_key("kkey", "clang 16", &d, k1);
+	assert_string_not_equal(k0, k1);
+}
+
 static json_object *frames_with(const char *scx_json)
 {
 	char text[2048];
@@ -224,6 +363,7 @@ int main(void)
 	    cmocka_unit_test(test_args),
 	    cmocka_unit_test(test_job_and_plan),
 	    cmocka_unit_test(test_run_record),
+	    cmocka_unit_test(test_own_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -326,6 +326,8 @@ static int parse_sched_ext(json_object *o, struct agent_plan *p, char *err, size
 	p->scx_scheduler = strdup(json_object_get_string(v));
 	if (!p->scx_scheduler)
 		return -ENOMEM;
+	/* "own": true: a user's scheduler, whose ops name is its own choice */
+	p->scx_own = json_object_object_get_ex(o, "own", &v) && json_object_get_boolean(v);
 	if (!json_object_object_get_ex(o, "argv", &v) || !json_object_is_type(v, json_type_array) ||
 	    (n = json_object_array_length(v)) == 0 || n > PLAN_MAX_SCX_ARGS)
 		return agent_plan_fail(err, errlen, -EINVAL,

@@ -3,6 +3,7 @@
  * into the kernel and executes. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -52,6 +53,7 @@ struct agent_plan {
 	/* sched_ext (agent/scx.h): the BPF scheduler's name ("scx_simple") and
 	 * its loader's argv (NULL-terminated, argv[0] absolute), or NULL. */
 	char *scx_scheduler;
+	bool scx_own; /* a user's own scheduler: any ops name is its own (scx.h) */
 	char **scx_argv;
 	size_t scx_argc;
 };

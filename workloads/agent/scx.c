@@ -149,11 +149,13 @@ int agent_scx_start(const char *root, const struct agent_plan *plan, struct agen
 	}
 	s->pid = pid;
 	agent_run_watch(pid, &s->wait_status, &s->exited);
-	const char *want = agent_scx_ops_name(s->scheduler);
+	/* a user's own scheduler declares the ops name it likes: any is its */
+	const char *want = plan->scx_own ? NULL : agent_scx_ops_name(s->scheduler);
 	for (;;) {
 		read_line(root, SCX_STATE_PATH, s->state, sizeof(s->state));
 		read_line(root, SCX_OPS_PATH, s->ops, sizeof(s->ops));
-		if (strcmp(s->state, "enabled") == 0 && strcmp(s->ops, want) == 0) {
+		if (strcmp(s->state, "enabled") == 0 && s->ops[0] &&
+		    (!want || strcmp(s->ops, want) == 0)) {
 			s->enable_ms = now_ms() - start;
 			return 0;
 		}
