@@ -5,7 +5,7 @@
  * for reuse, each patch's own change judged by the job's comparison rules
  * (patch 2 regressed, patches 1 and 3 not decided, each against the
  * prefix before it), carried_by naming patch 2, and a step error kept as status
- * "error". The real steps are e2e 48-per-patch. */
+ * "error". The real steps are e2e 73-commit-range. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

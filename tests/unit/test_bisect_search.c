@@ -4,7 +4,7 @@
  * base or the whole; an inconclusive step counts good and makes the answer
  * uncertain (and, when it hides the culprit, the answer is a later commit,
  * said to be uncertain); an error stops the search. The real measurement
- * is e2e 46-bisect (patches) and 73-commit-bisect (a git range). */
+ * is e2e 46-bisect (patches) and 74-change-point-bisect (a commit range in the service). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

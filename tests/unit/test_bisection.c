@@ -5,7 +5,7 @@
  * commits, named after the series), that every step names its commit by
  * hash and subject, that the base's runs are offered for reuse, and the
  * answer (first_bad_commit, certain, builds, boots). The real steps are
- * e2e 46-bisect (patches) and 73-commit-bisect (a git range). */
+ * e2e 46-bisect (patches) and 74-change-point-bisect (a commit range in the service). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
