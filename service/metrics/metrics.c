@@ -9,10 +9,10 @@
 
 /* Every tool schedlab knows, by the name a job's workload gives it. */
 static const struct metrics_plugin *const metrics_plugins[] = {
-    &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	&metrics_plugin_share,
-    &metrics_plugin_slice,	&metrics_plugin_hackbench,	&metrics_plugin_pi_stress,
-    &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline, &metrics_plugin_stress_ng,
-    &metrics_plugin_wakeup,
+    &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	  &metrics_plugin_share,
+    &metrics_plugin_slice,	&metrics_plugin_hackbench,	  &metrics_plugin_pi_stress,
+    &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline,	  &metrics_plugin_stress_ng,
+    &metrics_plugin_wakeup,	&metrics_plugin_perf_bench_sched,
 };
 
 static const struct metrics_plugin *metrics_plugin_find(const char *tool)

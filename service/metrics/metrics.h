@@ -21,7 +21,8 @@
 /* Computes the metrics of one workload run.
  *   tool:             a job workload's tool ("rt-migrate-test", "cyclictest",
  *                     "hackbench", "pi_stress", "pip_stress", "cyclicdeadline",
- *                     "stress-ng", "share", "slice", "wakeup")
+ *                     "stress-ng", "share", "slice", "wakeup",
+ *                     "perf-bench-sched")
  *   workload_payload: the agent's workload frame (borrowed): stdout, stderr,
  *                     json_file (string or null), exit_code, timed_out
  *   workload_spec:    the job's workload entry (borrowed; may be NULL): args,
