@@ -81,6 +81,12 @@ int metrics_stress_ng(const char *yaml_text, json_object **ret_metrics, json_obj
 int metrics_perf_bench_sched(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
 			     json_object **ret_details, struct sl_error *err);
 
+/* schedstat (schedstat.c): adds the schedstat.* differences between two
+ * /proc/schedstat snapshots to metrics. 0, or ERR_INVALID with metrics
+ * unchanged. */
+int metrics_schedstat(const char *before, size_t before_len, const char *after, size_t after_len,
+		      json_object *metrics, struct sl_error *err);
+
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 
 /* The member key of object o (borrowed), or NULL if o is not an object

@@ -175,6 +175,8 @@ int plan_build(const struct job *job, const char *variant, const char *run_id, j
 		json_object_object_add(plan, "uid_shares", plan_uid_shares(v));
 	if (v->scx_scheduler)
 		json_object_object_add(plan, "sched_ext", plan_sched_ext(v));
+	if (v->kernel->schedstat)
+		json_object_object_add(plan, "schedstat", json_object_new_boolean(1));
 
 	json_object *wls = json_object_new_array();
 	json_object_object_add(plan, "workloads", wls);

@@ -141,6 +141,26 @@ static void test_perf_bench_sched_argv(void **state)
 		assert_string_not_equal(tools[i], "/usr/bin/perf");
 }
 
+/* "schedstat": true on a kernel reaches the plan of the variants that boot it. */
+static void test_schedstat_plan(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(
+	    "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":\"debian:linux-"
+	    "source-6.1\",\"schedstat\":true},\"p\":{\"source\":\"debian:linux-source-6.1\"}},"
+	    "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"p\"}},"
+	    "\"workloads\":[{\"name\":\"hb\",\"tool\":\"hackbench\",\"args\":[\"-p\"],"
+	    "\"timeout_s\":30,\"uid\":0}]}");
+	assert_non_null(job);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "a", "r6", &plan, NULL), 0);
+	assert_true(json_object_get_boolean(field(plan, "schedstat")));
+	json_object_put(plan);
+	assert_int_equal(plan_build(job, "b", "r7", &plan, NULL), 0);
+	assert_false(json_object_object_get_ex(plan, "schedstat", NULL));
+	json_object_put(plan);
+}
+
 static void test_unknown_variant(void **state)
 {
 	(void)state;
@@ -159,6 +179,7 @@ int main(void)
 	    cmocka_unit_test(test_explicit_hrtick_feature_wins),
 	    cmocka_unit_test(test_stress_ng_yaml_and_initramfs_tools),
 	    cmocka_unit_test(test_perf_bench_sched_argv),
+	    cmocka_unit_test(test_schedstat_plan),
 	    cmocka_unit_test(test_unknown_variant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,8 @@
  * into the kernel and executes. */
 #pragma once
 
+#include <stdbool.h>
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -54,6 +56,10 @@ struct agent_plan {
 	char *scx_scheduler;
 	char **scx_argv;
 	size_t scx_argc;
+	/* "schedstat": true: turn kernel.sched_schedstats on and send
+	 * /proc/schedstat before and after each workload (docs/workloads.md
+	 * "schedstat"). */
+	bool schedstat;
 };
 
 /* Parses and validates len bytes of plan JSON. On success *ret owns a new plan
