@@ -10,7 +10,9 @@
 # debug/sched/domains exists only while debug/sched/verbose is on: the agent
 # turns it on around the read, so the names are there too.
 # 1 repeat of a 20-loop rt-migrate-test: 2 boots of 4 vCPUs under TCG,
-# 61 s here at load 9; the 6.12 half adds 2 more boots (see the end).
+# 61 s here at load 9 for 6.1 alone; with the 6.12 half (2 more boots,
+# its kernel cached) 142 s at load 7 to 12 (2026-12-05), which read back
+# MC, DIE on 6.1 and MC, PKG on 6.12.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
