@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +137,53 @@ static void test_refused(void **state)
 	assert_true(metrics_schedstat(nul, sizeof(nul) - 1, a, strlen(a), m, &err) < 0);
 }
 
+static char *golden(const char *name)
+{
+	_cleanup_free_ char *root = fs_data_dir();
+	_cleanup_free_ char *dir = fs_path_join(root, "tests/data/workloads");
+	_cleanup_free_ char *path = fs_path_join(dir, name);
+	char *data = NULL;
+	struct sl_error err = {0};
+	if (fs_read_file(path, 1 << 20, &data, NULL, &err) < 0)
+		fail_msg("cannot read %s: %s", path, err.message);
+	return data;
+}
+
+/* Real snapshots around hackbench in a 2 x 2 x 1 guest of the 6.1
+ * schedstat kernel (version 15; domain0 MC, domain1 DIE). */
+static void test_golden_6_1_2x2(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *a = golden("schedstat-6.1-2x2-hackbench.before");
+	_cleanup_free_ char *b = golden("schedstat-6.1-2x2-hackbench.after");
+	_cleanup_json_ json_object *m = json_object_new_object();
+	struct sl_error err = {0};
+	if (metrics_schedstat(a, strlen(a), b, strlen(b), m, &err) < 0)
+		fail_msg("%s", err.message);
+	double delay = 0, remote = 0;
+	for (int c = 0; c < 4; c++) {
+		char n[64];
+		snprintf(n, sizeof(n), "schedstat.cpu%d.run_delay_ms", c);
+		delay += num(m, n);
+		snprintf(n, sizeof(n), "schedstat.cpu%d.ttwu_remote", c);
+		remote += num(m, n);
+		snprintf(n, sizeof(n), "schedstat.cpu%d.switches", c);
+		assert_true(num(m, n) > 0);
+	}
+	assert_false(json_object_object_get_ex(m, "schedstat.cpu4.switches", NULL));
+	assert_true(json_object_object_get_ex(m, "schedstat.domain1.lb_count.idle", NULL));
+	assert_false(json_object_object_get_ex(m, "schedstat.domain2.lb_count.idle", NULL));
+	assert_true(fabs(num(m, "schedstat.run_delay_ms") - delay) < 1e-6 * (1 + delay));
+	assert_true(num(m, "schedstat.ttwu_remote") == remote);
+	/* as the run's result recorded them */
+	assert_true(num(m, "schedstat.domain0.lb_count.idle") == 70);
+	assert_true(num(m, "schedstat.domain0.lb_gained.busy") == 10);
+	assert_true(num(m, "schedstat.domain1.ttwu_move_affine") == 14);
+	assert_true(num(m, "schedstat.ttwu_remote") == 68);
+	assert_true(num(m, "schedstat.lb_migrations") == 41);
+	assert_true(fabs(num(m, "schedstat.run_delay_ms") - 3210.434126) < 1e-6);
+}
+
 /* The dispatcher adds schedstat.* to the tool's own metrics when the
  * workload frame carries both snapshots. */
 static void test_dispatch(void **state)
@@ -168,9 +216,8 @@ static void test_dispatch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_differences_v15),
-	    cmocka_unit_test(test_v16_swaps_idle_and_busy),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_differences_v15), cmocka_unit_test(test_v16_swaps_idle_and_busy),
+	    cmocka_unit_test(test_refused),	    cmocka_unit_test(test_golden_6_1_2x2),
 	    cmocka_unit_test(test_dispatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
