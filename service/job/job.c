@@ -326,6 +326,9 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	json_object *debug = job_json_get(k, "debug");
 	if (debug)
 		json_object_object_add(out, "debug", json_object_get(debug));
+	json_object *schedstat = job_json_get(k, "schedstat");
+	if (schedstat && json_object_get_boolean(schedstat))
+		json_object_object_add(out, "schedstat", json_object_new_boolean(1));
 	*ret = TAKE_PTR(out);
 	return 0;
 }

@@ -106,6 +106,11 @@ struct job_kernel {
 	 * the config's built-in name (an inline config: the first built-in
 	 * series', else linux-6.1). docs/kernel-bugs.md "The debug variant". */
 	const char *debug;
+	/* "schedstat": true: the kernel is built with CONFIG_SCHEDSTATS added
+	 * after its fragment (a kernel key of its own; the built-in configs do
+	 * not change), and its runs snapshot /proc/schedstat around each
+	 * workload (docs/workloads.md "schedstat"). */
+	bool schedstat;
 };
 
 /* The largest sockets, cores or threads count of guest.topology. */

@@ -158,6 +158,8 @@ static int job_kernels_from(struct job *job, json_object *kernels, struct sl_err
 				      err);
 		if (r < 0)
 			return r;
+		json_object *ss = job_json_get(k, "schedstat");
+		kern->schedstat = ss && json_object_get_boolean(ss);
 		kern->debug = job_json_string(k, "debug");
 		if (kern->debug && !suite_debug_known(kern->debug)) {
 			snprintf(path, sizeof(path), "$.kernels.%s.debug", kname);

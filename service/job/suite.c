@@ -141,7 +141,9 @@ static bool cyclictest_has_histogram(json_object *args)
  * patch) must pass; a wakeup-latency regression worth the name doubles it.
  * cyclicdeadline's average gets the same 50 %. pi_stress, pip_stress and
  * stress-ng have none: a pi_stress deadlock fails the run (and so the job),
- * and which stress-ng metrics exist depends on the stressors a job picks. */
+ * and which stress-ng metrics exist depends on the stressors a job picks.
+ * perf-bench-sched gates on time_s, which both of its benchmarks report
+ * (pipe's usec_per_op and ops_per_s are the same figure restated). */
 static const struct {
 	const char *tool, *metric;
 	bool needs_histogram;
@@ -156,6 +158,7 @@ static const struct {
     {"cyclicdeadline", "latency_us.avg", false, "0.5"},
     {"wakeup", "wakeup_latency_us.p50", false, NULL},
     {"wakeup", "requests_per_s", false, NULL},
+    {"perf-bench-sched", "time_s", false, NULL},
 };
 
 int suite_add_default_gates(json_object *w, json_object *gates)

@@ -20,6 +20,9 @@ struct opt {
 
 struct tool_rules {
 	const char *tool;
+	/* A subcommand that must be args[0] (perf-bench-sched's benchmark), or
+	 * NULL: then every argument is an option. */
+	const char *sub;
 	struct opt opts[MAX_OPTS];
 	/* Options at least one of which must be given ("" ends the list). */
 	const char *need[3];
@@ -30,6 +33,7 @@ struct tool_rules {
  * vCPUs and 256 MiB to a few GiB. */
 static const struct tool_rules rules[] = {
     {"hackbench",
+     NULL,
      {{'p', "pipe", false, 0, 0},
       {'T', "threads", false, 0, 0},
       {'P', "process", false, 0, 0},
@@ -41,6 +45,7 @@ static const struct tool_rules rules[] = {
      {"pipe"},
      "the guest kernel has no networking (no sockets), so hackbench must use pipes"},
     {"pi_stress",
+     NULL,
      {{'D', "duration", true, 1, 3600},
       {'g', "groups", true, 1, 64},
       {'i', "inversions", true, 1, 100000000},
@@ -50,8 +55,9 @@ static const struct tool_rules rules[] = {
       {'m', "mlockall", false, 0, 0}},
      {"duration", "inversions"},
      "without them pi_stress runs until it is killed"},
-    {"pip_stress", {{0, NULL, false, 0, 0}}, {NULL}, NULL},
+    {"pip_stress", NULL, {{0, NULL, false, 0, 0}}, {NULL}, NULL},
     {"cyclicdeadline",
+     NULL,
      {{'D', "duration", true, 1, 3600},
       {'t', "threads", true, 1, 64},
       {'i', "interval", true, 100, 1000000},
@@ -60,6 +66,7 @@ static const struct tool_rules rules[] = {
      {"duration"},
      "without it cyclicdeadline runs until it is killed"},
     {"stress-ng",
+     NULL,
      {{0, "switch", true, 0, 64},
       {0, "mutex", true, 0, 64},
       {0, "futex", true, 0, 64},
@@ -74,6 +81,7 @@ static const struct tool_rules rules[] = {
      {"timeout"},
      "without it stress-ng runs until it is killed"},
     {"wakeup",
+     NULL,
      {{0, "message-threads", true, 1, 64},
       {0, "workers", true, 1, 64},
       {0, "seconds", true, 1, 3600},
@@ -82,7 +90,71 @@ static const struct tool_rules rules[] = {
       {0, "sleep-us", true, 0, 1000000}},
      {NULL},
      NULL},
+    /* perf bench sched messaging: hackbench's exchange, groups of 20
+     * senders and 20 receivers (perf 6.1 has no --fds), so 50 groups are
+     * 2000 tasks, hackbench's bound. */
+    {"perf-bench-sched",
+     "messaging",
+     {{'p', "pipe", false, 0, 0},
+      {'t', "thread", false, 0, 0},
+      {'g', "group", true, 1, 50},
+      {'l', "nr_loops", true, 1, 1000000}},
+     {"pipe"},
+     "the guest kernel has no networking (no socketpair), so messaging must use pipes"},
+    /* perf bench sched pipe: two tasks ping-pong over a pipe --loop times;
+     * perf's default of 1000000 takes minutes under TCG. */
+    {"perf-bench-sched",
+     "pipe",
+     {{'l', "loop", true, 1, 100000000}, {'T', "threaded", false, 0, 0}},
+     {"loop"},
+     "perf's default of 1000000 round trips takes minutes in a TCG guest"},
 };
+
+/* The rules for tool with args into *ret (NULL for a tool without rules);
+ * for a tool with subcommands, args[0] must be one of them (*ret_first is
+ * then 1). 0, or -EINVAL with err set when args[0] is not one. */
+static int rules_for(const char *tool, json_object *args, const char *path,
+		     const struct tool_rules **ret, size_t *ret_first, struct sl_error *err)
+{
+	bool has_subs = false;
+	const char *arg0 =
+	    json_type_array == json_object_get_type(args) && json_object_array_length(args) > 0
+		? json_object_get_string(json_object_array_get_idx(args, 0))
+		: NULL;
+	char subs[128] = "";
+	*ret = NULL;
+	*ret_first = 0;
+	for (size_t i = 0; tool && i < ELEMENTSOF(rules); i++) {
+		if (strcmp(rules[i].tool, tool) != 0)
+			continue;
+		if (!rules[i].sub) {
+			*ret = &rules[i];
+			return 0;
+		}
+		has_subs = true;
+		size_t at = strlen(subs);
+		snprintf(subs + at, sizeof(subs) - at, "%s%s", at ? ", " : "", rules[i].sub);
+		if (arg0 && strcmp(arg0, rules[i].sub) == 0) {
+			*ret_first = 1;
+			*ret = &rules[i];
+			return 0;
+		}
+	}
+	if (!has_subs)
+		return 0;
+	char p[192];
+	snprintf(p, sizeof(p), "%s.args%s", path, arg0 ? "[0]" : "");
+	if (!arg0)
+		return error_set_path(
+		    err, ERR_INVALID, p,
+		    "The %s workload needs a benchmark as its first argument (one of: "
+		    "%s).",
+		    tool, subs);
+	return error_set_path(
+	    err, ERR_INVALID, p,
+	    "The %s benchmark '%.64s' is not one schedlab accepts (accepted: %s).", tool, arg0,
+	    subs);
+}
 
 static const struct opt *find_opt(const struct tool_rules *t, const char *arg, size_t *ret_len)
 {
@@ -134,17 +206,16 @@ static const char *allowed_list(const struct tool_rules *t, char *buf, size_t le
 int workload_args_check(const char *tool, json_object *args, const char *path, struct sl_error *err)
 {
 	const struct tool_rules *t = NULL;
-	for (size_t i = 0; tool && i < ELEMENTSOF(rules); i++)
-		if (strcmp(rules[i].tool, tool) == 0)
-			t = &rules[i];
-	if (!t)
-		return 0;
+	size_t first = 0;
+	int r = rules_for(tool, args, path, &t, &first, err);
+	if (r < 0 || !t)
+		return r;
 	bool seen[MAX_OPTS] = {false};
 	long value[MAX_OPTS] = {0};
 	size_t n =
 	    json_type_array == json_object_get_type(args) ? json_object_array_length(args) : 0;
 	char allowed[512];
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = first; i < n; i++) {
 		const char *arg = json_object_get_string(json_object_array_get_idx(args, i));
 		size_t len = 0;
 		const struct opt *o =

@@ -38,16 +38,17 @@ struct metrics_plugin {
 	bool (*failure_reason)(const struct metrics_output *out, char *buf, size_t len);
 };
 
-extern const struct metrics_plugin metrics_plugin_rtmigrate;	  /* rtmigrate.c */
-extern const struct metrics_plugin metrics_plugin_cyclictest;	  /* cyclictest.c */
-extern const struct metrics_plugin metrics_plugin_share;	  /* own_tool.c */
-extern const struct metrics_plugin metrics_plugin_slice;	  /* own_tool.c */
-extern const struct metrics_plugin metrics_plugin_wakeup;	  /* own_tool.c */
-extern const struct metrics_plugin metrics_plugin_hackbench;	  /* hackbench.c */
-extern const struct metrics_plugin metrics_plugin_pi_stress;	  /* pi_stress.c */
-extern const struct metrics_plugin metrics_plugin_pip_stress;	  /* pi_stress.c */
-extern const struct metrics_plugin metrics_plugin_cyclicdeadline; /* cyclicdeadline.c */
-extern const struct metrics_plugin metrics_plugin_stress_ng;	  /* stress_ng.c */
+extern const struct metrics_plugin metrics_plugin_rtmigrate;	    /* rtmigrate.c */
+extern const struct metrics_plugin metrics_plugin_cyclictest;	    /* cyclictest.c */
+extern const struct metrics_plugin metrics_plugin_share;	    /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_slice;	    /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_wakeup;	    /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_hackbench;	    /* hackbench.c */
+extern const struct metrics_plugin metrics_plugin_pi_stress;	    /* pi_stress.c */
+extern const struct metrics_plugin metrics_plugin_pip_stress;	    /* pi_stress.c */
+extern const struct metrics_plugin metrics_plugin_cyclicdeadline;   /* cyclicdeadline.c */
+extern const struct metrics_plugin metrics_plugin_stress_ng;	    /* stress_ng.c */
+extern const struct metrics_plugin metrics_plugin_perf_bench_sched; /* perf_bench.c */
 
 /* Per-tool parsers, exposed for the unit tests; same contract as above. */
 int metrics_rtmigrate(const char *stdout_text, size_t stdout_len, const char *json_text,
@@ -75,6 +76,16 @@ int metrics_cyclicdeadline(const char *json_text, json_object **ret_metrics,
 /* stress-ng: the "metrics:" list of its --yaml file. */
 int metrics_stress_ng(const char *yaml_text, json_object **ret_metrics, json_object **ret_details,
 		      struct sl_error *err);
+
+/* perf-bench-sched: `perf bench sched messaging|pipe`'s stdout. */
+int metrics_perf_bench_sched(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
+			     json_object **ret_details, struct sl_error *err);
+
+/* schedstat (schedstat.c): adds the schedstat.* differences between two
+ * /proc/schedstat snapshots to metrics. 0, or ERR_INVALID with metrics
+ * unchanged. */
+int metrics_schedstat(const char *before, size_t before_len, const char *after, size_t after_len,
+		      json_object *metrics, struct sl_error *err);
 
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 

@@ -9,10 +9,10 @@
 
 /* Every tool schedlab knows, by the name a job's workload gives it. */
 static const struct metrics_plugin *const metrics_plugins[] = {
-    &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	&metrics_plugin_share,
-    &metrics_plugin_slice,	&metrics_plugin_hackbench,	&metrics_plugin_pi_stress,
-    &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline, &metrics_plugin_stress_ng,
-    &metrics_plugin_wakeup,
+    &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	  &metrics_plugin_share,
+    &metrics_plugin_slice,	&metrics_plugin_hackbench,	  &metrics_plugin_pi_stress,
+    &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline,	  &metrics_plugin_stress_ng,
+    &metrics_plugin_wakeup,	&metrics_plugin_perf_bench_sched,
 };
 
 static const struct metrics_plugin *metrics_plugin_find(const char *tool)
@@ -59,14 +59,35 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 	if (!p)
 		return error_set(err, ERR_INVALID, 0, "The tool '%.64s' is not one schedlab knows.",
 				 tool);
-	return p->parse(&out, workload_spec, ret_metrics, ret_details, err);
+	json_object *m = NULL, *d = NULL;
+	int r = p->parse(&out, workload_spec, &m, &d, err);
+	if (r < 0)
+		return r;
+	/* a kernel with "schedstat": true: the agent's snapshots around it */
+	json_object *sb = metrics_get(workload_payload, "schedstat_before");
+	json_object *sa = metrics_get(workload_payload, "schedstat_after");
+	if (json_object_is_type(sb, json_type_string) &&
+	    json_object_is_type(sa, json_type_string)) {
+		r = metrics_schedstat(
+		    json_object_get_string(sb), (size_t)json_object_get_string_len(sb),
+		    json_object_get_string(sa), (size_t)json_object_get_string_len(sa), m, err);
+		if (r < 0) {
+			json_object_put(m);
+			json_object_put(d);
+			return r;
+		}
+	}
+	*ret_metrics = m;
+	*ret_details = d;
+	return 0;
 }
 
 const char *metrics_better(const char *tool, const char *metric)
 {
 	if (!metric)
 		return "none";
-	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "segments") == 0)
+	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "segments") == 0 ||
+	    strncmp(metric, "schedstat.", 10) == 0)
 		return "none";
 	const struct metrics_plugin *p = metrics_plugin_find(tool);
 	const char *b = p && p->better ? p->better(metric) : NULL;

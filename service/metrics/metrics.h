@@ -21,9 +21,12 @@
 /* Computes the metrics of one workload run.
  *   tool:             a job workload's tool ("rt-migrate-test", "cyclictest",
  *                     "hackbench", "pi_stress", "pip_stress", "cyclicdeadline",
- *                     "stress-ng", "share", "slice", "wakeup")
+ *                     "stress-ng", "share", "slice", "wakeup",
+ *                     "perf-bench-sched")
  *   workload_payload: the agent's workload frame (borrowed): stdout, stderr,
- *                     json_file (string or null), exit_code, timed_out
+ *                     json_file (string or null), exit_code, timed_out, and
+ *                     on a "schedstat" kernel schedstat_before/_after, whose
+ *                     schedstat.* differences join the tool's metrics
  *   workload_spec:    the job's workload entry (borrowed; may be NULL): args,
  *                     maxerr_us
  * On success *ret_metrics is a new object {name: number} and *ret_details a

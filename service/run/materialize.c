@@ -43,6 +43,33 @@ static int set_debug(struct kernel_spec *s, const struct job_kernel *k, const ch
 	return kernel_spec_set_debug(s, k->debug, NULL, file, field, err);
 }
 
+/* "schedstat": true: the fragment at *cfg_path with MATERIALIZE_SCHEDSTAT
+ * appended, written to dir; *cfg_path becomes that file. Only the content
+ * is in the kernel's cache key, so every schedstat kernel of one fragment
+ * is one build, and no other kernel's key changes. */
+#define MATERIALIZE_SCHEDSTAT                                                                      \
+	"# \"schedstat\": true (docs/workloads.md \"schedstat\")\nCONFIG_SCHEDSTATS=y\n"
+
+static int add_schedstat(const char *dir, char **cfg_path, struct sl_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = fs_read_file(*cfg_path, KBUILD_MAX_CONFIG_BYTES, &text, &len, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *out = NULL;
+	if (asprintf(&out, "%s%s%s", text, len && text[len - 1] != '\n' ? "\n" : "",
+		     MATERIALIZE_SCHEDSTAT) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	_cleanup_free_ char *path = fs_path_join(dir, "schedstat.config");
+	r = fs_write_file_atomic(path, out, strlen(out), err);
+	if (r < 0)
+		return r;
+	free(*cfg_path);
+	*cfg_path = TAKE_PTR(path);
+	return 0;
+}
+
 int materialize_kernel(const struct job_kernel *k, const char *job_dir, const char *data_dir,
 		       struct kernel_spec **ret, struct sl_error *err)
 {
@@ -89,6 +116,8 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 		cfg_path = fs_path_join(dir, "schedlab.config");
 	} else
 		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
+	if (ret_code == 0 && k->schedstat)
+		ret_code = add_schedstat(kdir, &cfg_path, err);
 	if (ret_code == 0)
 		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
 	if (ret_code == 0 && k->debug)

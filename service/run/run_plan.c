@@ -22,11 +22,23 @@ static const struct {
     {"pip_stress", "/usr/bin/pip_stress", NULL, false},
     {"cyclicdeadline", "/usr/bin/cyclicdeadline", "--json=", false},
     {"stress-ng", "/usr/bin/stress-ng", "--yaml=", true},
+    /* Debian's linux-perf, not one built from the job's tree: `perf bench
+     * sched` makes no perf_event calls, so a 6.1 perf runs the same on any
+     * guest kernel (docs/workloads.md "perf-bench-sched"). */
+    {"perf-bench-sched", "/usr/bin/perf", NULL, true},
     {"share", INITRAMFS_WORKLOAD_DIR "/share", NULL, false},
     {"slice", INITRAMFS_WORKLOAD_DIR "/slice", NULL, false},
     {"wakeup", INITRAMFS_WORKLOAD_DIR "/wakeup", NULL, false},
     {"crashme", INITRAMFS_WORKLOAD_DIR "/crashme", NULL, false},
 };
+
+/* The arguments a tool's program gets before the job's own (NULL-ended). */
+static const char *const *tool_prefix(const char *tool)
+{
+	static const char *const perf_bench_sched[] = {"bench", "sched", NULL};
+	static const char *const none[] = {NULL};
+	return strcmp(tool, "perf-bench-sched") == 0 ? perf_bench_sched : none;
+}
 
 static int tool_index(const char *tool)
 {
@@ -144,6 +156,8 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 	json_object_object_add(pw, "name", json_object_new_string(w->name));
 	json_object *argv = json_object_new_array();
 	json_object_array_add(argv, json_object_new_string(tools[ti].path));
+	for (const char *const *a = tool_prefix(w->tool); *a; a++)
+		json_object_array_add(argv, json_object_new_string(*a));
 	if (tools[ti].out_opt) {
 		char out[32], opt[48];
 		snprintf(out, sizeof(out), "/tmp/w%zu.%s", i,
@@ -177,6 +191,8 @@ int plan_build(const struct job *job, const char *variant, const char *run_id, j
 		json_object_object_add(plan, "uid_shares", plan_uid_shares(v));
 	if (v->scx_scheduler)
 		json_object_object_add(plan, "sched_ext", plan_sched_ext(v));
+	if (v->kernel->schedstat)
+		json_object_object_add(plan, "schedstat", json_object_new_boolean(1));
 
 	json_object *wls = json_object_new_array();
 	json_object_object_add(plan, "workloads", wls);

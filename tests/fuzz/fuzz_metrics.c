@@ -1,6 +1,7 @@
 /* libFuzzer target: the workload output parsers (service/metrics/). The
- * first byte picks the tool (modulo 8: rt-migrate-test, cyclictest, own
- * tools, hackbench, pi_stress, pip_stress, cyclicdeadline, stress-ng); the
+ * first byte picks the tool (modulo 10: rt-migrate-test, cyclictest, own
+ * tools, hackbench, pi_stress, pip_stress, cyclicdeadline, stress-ng,
+ * perf-bench-sched, and 9: two /proc/schedstat snapshots); the
  * rest is split at the first NUL into the tool's stdout and its JSON (or
  * stress-ng's YAML) file. A parser either
  * fails with ERR_INVALID and a message, or returns metrics whose names are
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	int tool = data[0] % 8;
+	int tool = data[0] % 10;
 	long maxerr = 100 + (data[0] >> 2) * 1000;
 	data++, size--;
 	/* stdout: bytes up to the first NUL; the JSON file: the rest, as a C string. */
@@ -61,8 +62,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = metrics_pip_stress(out, out_len, &metrics, &details, &err);
 	else if (tool == 6)
 		r = metrics_cyclicdeadline(json, &metrics, &details, &err);
-	else
+	else if (tool == 7)
 		r = metrics_stress_ng(json, &metrics, &details, &err);
+	else if (tool == 8)
+		r = metrics_perf_bench_sched(out, out_len, &metrics, &details, &err);
+	else {
+		/* the snapshot before (stdout) and after (the file) */
+		metrics = json_object_new_object();
+		r = metrics_schedstat(out, out_len, json ? json : "", json ? strlen(json) : 0,
+				      metrics, &err);
+		if (r < 0) {
+			assert(json_object_object_length(metrics) == 0);
+			json_object_put(metrics);
+			metrics = NULL;
+		}
+	}
 
 	if (r < 0) {
 		assert(!metrics && !details);

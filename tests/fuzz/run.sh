@@ -50,7 +50,7 @@ done
 printf '\x02{"tool":"slice","metrics":{"slice_us.mean":4044.5,"slice_us.max":8461},"details":{}}\n' |
 	seed fuzz_metrics own-tool
 seed fuzz_metrics wakeup < <(printf '\x02'; cat tests/data/workloads/wakeup-m2-w2.stdout)
-# issue 20's tools, by the first byte: 3 hackbench, 4 pi_stress, 5 pip_stress,
+# issue 20's tools, by the first byte (modulo 10): 3 hackbench, 4 pi_stress, 5 pip_stress,
 # 6 cyclicdeadline, 7 stress-ng (stdout NUL file)
 for f in tests/data/rt-tests/hackbench-*.stdout; do
 	{ printf '\x03'; cat "$f"; } | seed fuzz_metrics "$(basename "$f" .stdout)"
@@ -63,6 +63,15 @@ for f in tests/data/rt-tests/cyclicdeadline-*.json; do
 	{ printf '\x06\x00'; cat "$f"; } | seed fuzz_metrics "$(basename "$f" .json)"
 done
 { printf '\x07\x00'; cat tests/data/workloads/stress-ng-switch-mutex-futex-yield.yaml; } | seed fuzz_metrics stress-ng
+# 9 two /proc/schedstat snapshots (before NUL after)
+for f in tests/data/workloads/schedstat-*.before; do
+	[ -e "$f" ] || continue
+	{ printf '\x09'; cat "$f"; printf '\x00'; cat "${f%.before}.after"; } | seed fuzz_metrics "$(basename "$f" .before)"
+done
+# 8 perf-bench-sched (stdout)
+for f in tests/data/workloads/perf-bench-sched-*.stdout; do
+	{ printf '\x08'; cat "$f"; } | seed fuzz_metrics "$(basename "$f" .stdout)"
+done
 for f in examples/*.json; do seed fuzz_job "$(basename "$f" .json)" <"$f"; done
 for f in tests/data/patchset/*; do seed fuzz_patchset "$(basename "$f")" <"$f"; done
 # fuzz_json: the first byte picks the limits (0: the defaults, 0x83: depth 3

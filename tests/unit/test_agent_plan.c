@@ -61,6 +61,11 @@ static void test_sched_ext_plan(void **state)
 	assert_int_equal(p->scx_argc, 3);
 	assert_string_equal(p->scx_argv[2], "1");
 	assert_null(p->scx_argv[3]);
+	assert_false(p->schedstat);
+	agent_plan_free(p);
+	static const char ss[] = "{\"schedstat\": true, \"workloads\": []}";
+	assert_int_equal(agent_plan_parse(ss, strlen(ss), &p, err, sizeof(err)), 0);
+	assert_true(p->schedstat);
 	agent_plan_free(p);
 }
 
@@ -102,6 +107,7 @@ static void test_rejects(void **state)
 	    {"{\"uid_shares\": {\"abc\": 1024}, \"workloads\": []}", "invalid uid 'abc'"},
 	    {"{\"uid_shares\": {\"1000\": 0}, \"workloads\": []}", "share from 1"},
 	    {"{\"sched_ext\": {\"argv\": [\"/x\"]}, \"workloads\": []}", "sched_ext.scheduler"},
+	    {"{\"schedstat\": 1, \"workloads\": []}", "'schedstat' must be true or false"},
 	    {"{\"sched_ext\": {\"scheduler\": \"scx/simple\", \"argv\": [\"/x\"]}, "
 	     "\"workloads\": []}",
 	     "sched_ext.scheduler"},

@@ -1,14 +1,18 @@
 /* Guest agent: the CPU topology read back from a fake sysfs tree (2 sockets
  * x 2 cores x 2 threads with core ids that repeat across sockets, a
- * non-uniform one, a missing CPU) and CPU 0's sched domain names. The agent
- * is a separate static binary, so its sources are compiled in here. */
+ * non-uniform one, a missing CPU) and CPU 0's sched domain names, with 6.12's
+ * debug/sched/verbose turned on around the read and restored (inotify counts
+ * the writes: a fake tree cannot rebuild the directory as the kernel does).
+ * The agent is a separate static binary, so its sources are compiled in. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "agent/topology.c"
@@ -111,11 +115,81 @@ static void test_not_uniform_and_missing(void **state)
 	json_object_put(o);
 }
 
+/* The text of root/rel, in a static buffer. */
+static const char *text(const char *root, const char *rel)
+{
+	static char buf[64];
+	_cleanup_free_ char *p = agent_path(root, rel);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Writes to root/rel (IN_MODIFY events; IN_OPEN is watched too, because
+ * inotify merges identical adjacent events) while topology is read. */
+static int writes_during_read(const char *root, const char *rel, json_object **ret)
+{
+	_cleanup_free_ char *p = agent_path(root, rel);
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(inotify_add_watch(fd, p, IN_MODIFY | IN_OPEN) >= 0);
+	*ret = agent_topology_read(root, 2);
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int events = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (char *e = buf; e < buf + n;
+		     e += sizeof(struct inotify_event) + ((struct inotify_event *)e)->len)
+			events += !!(((struct inotify_event *)e)->mask & IN_MODIFY);
+	close(fd);
+	return events;
+}
+
+#define VERBOSE "/sys/kernel/debug/sched/verbose"
+
+static void test_sched_verbose_turned_on_and_restored(void **state)
+{
+	struct tree *t = *state;
+	cpu(t->dir, 0, 0, 0);
+	cpu(t->dir, 1, 1, 0);
+	put(t->dir, VERBOSE, "N\n");
+	put(t->dir, "/sys/kernel/debug/sched/domains/cpu0/domain0/name", "PKG\n");
+	json_object *o = NULL;
+	/* Y written, then N written back */
+	assert_int_equal(writes_during_read(t->dir, VERBOSE, &o), 2);
+	assert_string_equal(text(t->dir, VERBOSE), "N\n");
+	json_object *d = NULL;
+	assert_true(json_object_object_get_ex(o, "sched_domains", &d));
+	assert_string_equal(json_object_to_json_string(d), "[ \"PKG\" ]");
+	json_object_put(o);
+}
+
+static void test_sched_verbose_already_on(void **state)
+{
+	struct tree *t = *state;
+	cpu(t->dir, 0, 0, 0);
+	cpu(t->dir, 1, 1, 0);
+	put(t->dir, VERBOSE, "Y\n");
+	put(t->dir, "/sys/kernel/debug/sched/domains/cpu0/domain0/name", "PKG\n");
+	json_object *o = NULL;
+	/* left alone: not written, so not turned off afterwards */
+	assert_int_equal(writes_during_read(t->dir, VERBOSE, &o), 0);
+	assert_string_equal(text(t->dir, VERBOSE), "Y\n");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_uniform, tree_setup, tree_teardown),
 	    cmocka_unit_test_setup_teardown(test_not_uniform_and_missing, tree_setup,
+					    tree_teardown),
+	    cmocka_unit_test_setup_teardown(test_sched_verbose_turned_on_and_restored, tree_setup,
+					    tree_teardown),
+	    cmocka_unit_test_setup_teardown(test_sched_verbose_already_on, tree_setup,
 					    tree_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,6 +303,16 @@ static void test_new_tools_default_gates(void **state)
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"hackbench\","
 			   "\"args\":[\"-g\",\"2\"]}]"),
 		     "$.workloads[1].args", "pipes");
+	/* perf-bench-sched gates on time_s; its benchmark is args[0] */
+	out = expand_ok(SHORT(",\"workloads\":[{\"tool\":\"perf-bench-sched\",\"args\":["
+			      "\"pipe\",\"-l\",\"10\"]}]"),
+			JOB_ORIGIN_SERVICE, NULL);
+	gate_list(out, gates, sizeof(gates));
+	assert_string_equal(gates, "perf-bench-sched/time_s*");
+	json_object_put(out);
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"perf-bench-sched\",\"args\":["
+			   "\"numa\"]}]"),
+		     "$.workloads[0].args[0]", "messaging, pipe");
 }
 
 static void test_gates_explicit_and_opt_out(void **state)

@@ -77,10 +77,51 @@ static void test_relative_patch_becomes_absolute(void **state)
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
 }
 
+/* "schedstat": true: the kernel's fragment (built-in here) plus
+ * CONFIG_SCHEDSTATS=y, written beside the job's other kernel files; the
+ * built-in file itself is untouched. */
+static void test_schedstat_fragment(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/schedlab-materialize-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	_cleanup_json_ json_object *spec =
+	    json_tokener_parse("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
+			       "\"debian:linux-source-6.1\",\"schedstat\":true}},"
+			       "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			       "\"workloads\":[{\"tool\":\"cyclictest\"}]}");
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	assert_true(job->kernels[0].schedstat);
+	struct kernel_spec *ks = NULL;
+	if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	char want[PATH_MAX];
+	snprintf(want, sizeof(want), "%s/kernels/k/schedstat.config", tmp);
+	assert_string_equal(ks->config, want);
+	_cleanup_free_ char *text = NULL, *builtin_text = NULL;
+	assert_int_equal(fs_read_file(ks->config, 1 << 20, &text, NULL, NULL), 0);
+	_cleanup_free_ char *gk = fs_path_join(data_dir, "guest-kernel/linux-6.1/schedlab.config");
+	assert_int_equal(fs_read_file(gk, 1 << 20, &builtin_text, NULL, NULL), 0);
+	size_t n = strlen(builtin_text);
+	assert_memory_equal(text, builtin_text, n);
+	assert_string_equal(text + n + (builtin_text[n - 1] != '\n'),
+			    "# \"schedstat\": true (docs/workloads.md \"schedstat\")\n"
+			    "CONFIG_SCHEDSTATS=y\n");
+	assert_null(strstr(builtin_text, "CONFIG_SCHEDSTATS"));
+	kernel_spec_free(ks);
+	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relative_patch_becomes_absolute),
+	    cmocka_unit_test(test_schedstat_fragment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* The parsers of hackbench, pi_stress, pip_stress, cyclicdeadline,
- * stress-ng and the wakeup probe, on golden output captured from real runs
+ * stress-ng, perf bench sched and the wakeup probe, on golden output captured from real runs
  * in a schedlab guest (tests/data/rt-tests/ and tests/data/workloads/, see
  * the READMEs there), plus garbage that must give a clean error, the better
  * directions and pi_stress's deadlock reason. */
@@ -276,6 +276,96 @@ static void test_wakeup_golden(void **state)
 	assert_true(num(d, "requests") == 4005);
 }
 
+static void test_perf_bench_sched_golden(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	_cleanup_free_ char *p = golden("workloads", "perf-bench-sched-pipe-l5000.stdout");
+	_cleanup_json_ json_object *m = NULL, *d = NULL;
+	if (metrics_perf_bench_sched(p, strlen(p), &m, &d, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m, "time_s") == 4.796);
+	assert_true(num(m, "usec_per_op") == 959.3122);
+	assert_true(num(m, "ops_per_s") == 1042);
+	assert_int_equal(json_object_object_length(m), 3);
+	assert_string_equal(json_object_get_string(json_object_object_get(d, "benchmark")), "pipe");
+	assert_string_equal(json_object_get_string(json_object_object_get(d, "mode")), "processes");
+	assert_true(num(d, "operations") == 5000);
+
+	_cleanup_free_ char *t = golden("workloads", "perf-bench-sched-pipe-T-l5000.stdout");
+	_cleanup_json_ json_object *m2 = NULL, *d2 = NULL;
+	if (metrics_perf_bench_sched(t, strlen(t), &m2, &d2, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m2, "usec_per_op") == 2001.459);
+	assert_string_equal(json_object_get_string(json_object_object_get(d2, "mode")), "threads");
+
+	_cleanup_free_ char *g = golden("workloads", "perf-bench-sched-messaging-p-g2-l20.stdout");
+	_cleanup_json_ json_object *m3 = NULL, *d3 = NULL;
+	if (metrics_perf_bench_sched(g, strlen(g), &m3, &d3, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m3, "time_s") == 2.596);
+	assert_int_equal(json_object_object_length(m3), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(d3, "benchmark")),
+			    "messaging");
+	assert_true(num(d3, "groups") == 2);
+	assert_true(num(d3, "tasks") == 80);
+	assert_true(num(d3, "senders_per_group") == 20);
+
+	_cleanup_free_ char *h =
+	    golden("workloads", "perf-bench-sched-messaging-p-t-g2-l20.stdout");
+	_cleanup_json_ json_object *payload = json_object_new_object();
+	json_object_object_add(payload, "stdout", json_object_new_string(h));
+	_cleanup_json_ json_object *m4 = NULL, *d4 = NULL;
+	if (metrics_from_workload("perf-bench-sched", payload, NULL, &m4, &d4, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m4, "time_s") == 0.293);
+	assert_string_equal(json_object_get_string(json_object_object_get(d4, "mode")), "threads");
+}
+
+static void test_perf_bench_sched_bad(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+	    "",
+	    "     Total time: 0.1 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n",
+	    "# Running 'sched/numa' benchmark:\n     Total time: 0.1 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n# Running 'sched/pipe' benchmark:\n"
+	    "     Total time: 0.1 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 0.1 [sec]\n"
+	    "     Total time: 0.2 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: -1 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 1e3 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 0.1 sec\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 9999999 [sec]\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 0.1 [sec]\n   x usecs/op\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: 0.1 [sec]\n   1 ops/sec\n"
+	    "   2 ops/sec\n",
+	    "# Running 'sched/pipe' benchmark:\n     Total time: nan [sec]\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *m = NULL, *d = NULL;
+		struct sl_error err = {0};
+		if (metrics_perf_bench_sched(bad[i], strlen(bad[i]), &m, &d, &err) == 0)
+			fail_msg("accepted %s", bad[i]);
+		assert_true(err.message[0] != '\0');
+		assert_null(m);
+	}
+	/* a NUL byte in the output */
+	json_object *m = NULL, *d = NULL;
+	struct sl_error err = {0};
+	const char nul[] = "# Running 'sched/pipe' benchmark:\n\0     Total time: 0.1 [sec]\n";
+	assert_true(metrics_perf_bench_sched(nul, sizeof(nul) - 1, &m, &d, &err) < 0);
+	/* counts that are absurd are left out of the details, not trusted */
+	const char *huge = "# Running 'sched/messaging' benchmark:\n"
+			   "# 99999999999999999999 groups == 1 processes run\n"
+			   "     Total time: 0.1 [sec]\n";
+	assert_int_equal(metrics_perf_bench_sched(huge, strlen(huge), &m, &d, &err), 0);
+	assert_false(json_object_object_get_ex(d, "groups", NULL));
+	json_object_put(m);
+	json_object_put(d);
+}
+
 static void test_dispatch_and_better(void **state)
 {
 	(void)state;
@@ -291,6 +381,9 @@ static void test_dispatch_and_better(void **state)
 	assert_string_equal(metrics_better("wakeup", "wakeup_latency_us.p99.9"), "lower");
 	assert_string_equal(metrics_better("wakeup", "request_latency_us.p50"), "lower");
 	assert_string_equal(metrics_better("wakeup", "requests_per_s"), "higher");
+	assert_string_equal(metrics_better("perf-bench-sched", "time_s"), "lower");
+	assert_string_equal(metrics_better("perf-bench-sched", "usec_per_op"), "lower");
+	assert_string_equal(metrics_better("perf-bench-sched", "ops_per_s"), "higher");
 	/* the rt-migrate-test rule is unchanged */
 	assert_string_equal(metrics_better("rt-migrate-test", "inversions"), "lower");
 
@@ -318,6 +411,8 @@ int main(void)
 	    cmocka_unit_test(test_stress_ng_golden),
 	    cmocka_unit_test(test_stress_ng_bad),
 	    cmocka_unit_test(test_wakeup_golden),
+	    cmocka_unit_test(test_perf_bench_sched_golden),
+	    cmocka_unit_test(test_perf_bench_sched_bad),
 	    cmocka_unit_test(test_dispatch_and_better),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

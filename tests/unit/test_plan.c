@@ -112,6 +112,55 @@ static void test_stress_ng_yaml_and_initramfs_tools(void **state)
 		assert_string_not_equal(tools[i], "/usr/bin/stress-ng");
 }
 
+/* perf-bench-sched runs `perf bench sched <job's args>`; perf is in the
+ * initramfs only for jobs that run it. */
+static void test_perf_bench_sched_argv(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS
+			",\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"pb\",\"tool\":\"perf-bench-sched\","
+			"\"args\":[\"pipe\",\"-l\",\"10\"],\"timeout_s\":30,\"uid\":0}]}");
+	assert_non_null(job);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "a", "r5", &plan, NULL), 0);
+	json_object *pb = json_object_array_get_idx(field(plan, "workloads"), 0);
+	assert_false(json_object_object_get_ex(pb, "json_out", NULL));
+	assert_string_equal(
+	    json_object_to_json_string(field(pb, "argv")),
+	    "[ \"\\/usr\\/bin\\/perf\", \"bench\", \"sched\", \"pipe\", \"-l\", \"10\" ]");
+	json_object_put(plan);
+	const char *tools[16];
+	size_t n = plan_initramfs_tools(job, tools, 16);
+	assert_string_equal(tools[n - 1], "/usr/bin/perf");
+	_cleanup_job_ struct job *plain = job_fixture(spec_text);
+	size_t m = plan_initramfs_tools(plain, tools, 16);
+	assert_int_equal(m, n - 1);
+	for (size_t i = 0; i < m; i++)
+		assert_string_not_equal(tools[i], "/usr/bin/perf");
+}
+
+/* "schedstat": true on a kernel reaches the plan of the variants that boot it. */
+static void test_schedstat_plan(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job = job_fixture(
+	    "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":\"debian:linux-"
+	    "source-6.1\",\"schedstat\":true},\"p\":{\"source\":\"debian:linux-source-6.1\"}},"
+	    "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"p\"}},"
+	    "\"workloads\":[{\"name\":\"hb\",\"tool\":\"hackbench\",\"args\":[\"-p\"],"
+	    "\"timeout_s\":30,\"uid\":0}]}");
+	assert_non_null(job);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "a", "r6", &plan, NULL), 0);
+	assert_true(json_object_get_boolean(field(plan, "schedstat")));
+	json_object_put(plan);
+	assert_int_equal(plan_build(job, "b", "r7", &plan, NULL), 0);
+	assert_false(json_object_object_get_ex(plan, "schedstat", NULL));
+	json_object_put(plan);
+}
+
 static void test_unknown_variant(void **state)
 {
 	(void)state;
@@ -129,6 +178,8 @@ int main(void)
 	    cmocka_unit_test(test_features_and_argv),
 	    cmocka_unit_test(test_explicit_hrtick_feature_wins),
 	    cmocka_unit_test(test_stress_ng_yaml_and_initramfs_tools),
+	    cmocka_unit_test(test_perf_bench_sched_argv),
+	    cmocka_unit_test(test_schedstat_plan),
 	    cmocka_unit_test(test_unknown_variant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

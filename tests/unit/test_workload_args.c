@@ -107,12 +107,43 @@ static void test_stress_ng_and_wakeup(void **state)
 	ok("share", "[\"--anything\"]");
 }
 
+/* perf-bench-sched: the benchmark first, then its own options. */
+static void test_perf_bench_sched(void **state)
+{
+	(void)state;
+	ok("perf-bench-sched", "[\"messaging\", \"-p\"]");
+	ok("perf-bench-sched",
+	   "[\"messaging\", \"--pipe\", \"-t\", \"-g\", \"50\", \"--nr_loops=100\"]");
+	ok("perf-bench-sched", "[\"pipe\", \"-l\", \"1000\", \"-T\"]");
+	ok("perf-bench-sched", "[\"pipe\", \"--loop=100000000\"]");
+	bad("perf-bench-sched", "[]", "$.workloads[1].args", "messaging, pipe");
+	bad("perf-bench-sched", "[\"-p\"]", "$.workloads[1].args[0]", "'-p' is not one");
+	bad("perf-bench-sched", "[\"numa\", \"-l\", \"1\"]", "$.workloads[1].args[0]",
+	    "accepted: messaging, pipe");
+	bad("perf-bench-sched", "[\"messaging\"]", "$.workloads[1].args", "must use pipes");
+	bad("perf-bench-sched", "[\"messaging\", \"-p\", \"-g\", \"51\"]", "$.workloads[1].args[3]",
+	    "from 1 to 50");
+	bad("perf-bench-sched", "[\"messaging\", \"-p\", \"-f\", \"10\"]", "$.workloads[1].args[2]",
+	    "not one");
+	bad("perf-bench-sched", "[\"messaging\", \"-p\", \"messaging\"]", "$.workloads[1].args[2]",
+	    "not one");
+	bad("perf-bench-sched", "[\"pipe\"]", "$.workloads[1].args", "--loop");
+	bad("perf-bench-sched", "[\"pipe\", \"-l\", \"0\"]", "$.workloads[1].args[2]",
+	    "from 1 to 100000000");
+	/* pipe's options are not messaging's */
+	bad("perf-bench-sched", "[\"pipe\", \"-l\", \"10\", \"-p\"]", "$.workloads[1].args[3]",
+	    "not one");
+	bad("perf-bench-sched", "[\"pipe\", \"-l\", \"10\", \"-G\", \"a,b\"]",
+	    "$.workloads[1].args[3]", "not one");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hackbench),
 	    cmocka_unit_test(test_rt_tests),
 	    cmocka_unit_test(test_stress_ng_and_wakeup),
+	    cmocka_unit_test(test_perf_bench_sched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,10 +209,26 @@ static json_object *string_or_null(const char *data, size_t len)
 	return json_object_new_string_len(clean, (int)len);
 }
 
+/* /proc/schedstat before and after a workload (plan "schedstat"): at most
+ * SCHEDSTAT_MAX bytes each, NULL when not asked for or unreadable. */
+#define SCHEDSTAT_MAX (64 * 1024)
+struct schedstat_snap {
+	char *before, *after;
+	size_t before_len, after_len;
+};
+
+static void schedstat_read(const struct agent *a, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *path = agent_path(a->root, "/proc/schedstat");
+	if (agent_read_file(path, SCHEDSTAT_MAX, ret, ret_len) < 0)
+		*ret = NULL, *ret_len = 0;
+}
+
 /* The workload frame's payload; keep caps the captured text (0: all). */
 static json_object *workload_json(size_t index, const struct plan_workload *w,
 				  const struct run_result *res, const char *json_file,
-				  size_t json_len, const char *error, size_t keep)
+				  size_t json_len, const char *error, size_t keep,
+				  const struct schedstat_snap *ss)
 {
 	json_object *o = json_object_new_object();
 	size_t out_len = res->out_len, err_len = res->err_len;
@@ -246,11 +262,17 @@ static json_object *workload_json(size_t index, const struct plan_workload *w,
 		json_file = NULL, error = error ? error : "the json_out file was too large to send";
 	json_object_object_add(o, "json_file", string_or_null(json_file, json_len));
 	json_object_object_add(o, "error", error && *error ? json_object_new_string(error) : NULL);
+	if (ss && ss->before && ss->after) {
+		json_object_object_add(o, "schedstat_before",
+				       string_or_null(ss->before, ss->before_len));
+		json_object_object_add(o, "schedstat_after",
+				       string_or_null(ss->after, ss->after_len));
+	}
 	return o;
 }
 
 static void run_one(struct agent *a, size_t index, const struct plan_workload *w,
-		    const char *cgroup_procs)
+		    const char *cgroup_procs, bool schedstat)
 {
 	struct run_request req = {
 	    .argv = w->argv,
@@ -268,7 +290,12 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 		  (unsigned)w->uid, w->timeout_s);
 	if (w->json_out)
 		(void)unlink(w->json_out); /* a stale file must not pass for a result */
+	struct schedstat_snap ss = {0};
+	if (schedstat)
+		schedstat_read(a, &ss.before, &ss.before_len);
 	r = agent_run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
+	if (schedstat)
+		schedstat_read(a, &ss.after, &ss.after_len);
 	if (r < 0) {
 		snprintf(error, sizeof(error), "workload '%s' could not be run: %s", w->name,
 			 strerror(-r));
@@ -300,7 +327,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	static const size_t keeps[] = {0, 256 * 1024, 16 * 1024, 1024};
 	for (size_t k = 0; k < ELEMENTSOF(keeps); k++) {
 		_cleanup_json_ json_object *o =
-		    workload_json(index, w, &res, json_file, json_len, error, keeps[k]);
+		    workload_json(index, w, &res, json_file, json_len, error, keeps[k], &ss);
 		size_t len = 0;
 		json_object_to_json_string_length(
 		    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
@@ -310,6 +337,8 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 		}
 	}
 	agent_run_result_done(&res);
+	free(ss.before);
+	free(ss.after);
 }
 
 static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
@@ -371,6 +400,18 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 	json_object_object_add(cg, "errors", cerr);
 	json_object_object_add(summary, "cgroups", cg);
 
+	/* schedstat: the counters run only while kernel.sched_schedstats is
+	 * on; a kernel without CONFIG_SCHEDSTATS has no such file. */
+	if (plan->schedstat) {
+		_cleanup_free_ char *path =
+		    agent_path(a->root, "/proc/sys/kernel/sched_schedstats");
+		int sr = agent_write_file(path, "1", 0);
+		json_object_object_add(summary, "schedstat", json_object_new_boolean(sr == 0));
+		if (sr < 0)
+			agent_log("schedstat: cannot turn kernel.sched_schedstats on: %s",
+				  strerror(-sr));
+	}
+
 	/* sched_ext: the scheduler runs under every workload; one that does
 	 * not load leaves the workloads unrun (the run failed already). */
 	struct agent_scx scx = {0};
@@ -390,7 +431,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 		for (size_t s = 0; s < plan->n_shares; s++)
 			if (plan->shares[s].uid == w->uid && group_ok[s])
 				procs = agent_sched_cgroup_procs_path(a->root, w->uid);
-		run_one(a, i, w, procs);
+		run_one(a, i, w, procs, plan->schedstat);
 	}
 	if (plan->scx_scheduler) {
 		agent_scx_stop(a->root, &scx);

@@ -472,6 +472,13 @@ int agent_plan_parse(const char *text, size_t len, struct agent_plan **ret, char
 		if (r < 0)
 			return r;
 	}
+	if (json_object_object_get_ex(root, "schedstat", &v) &&
+	    !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return agent_plan_fail(err, errlen, -EINVAL,
+					       "Plan field 'schedstat' must be true or false.");
+		p->schedstat = json_object_get_boolean(v);
+	}
 	if (!json_object_object_get_ex(root, "workloads", &v))
 		return agent_plan_fail(err, errlen, -EINVAL, "The plan has no 'workloads' array.");
 	r = parse_workloads(v, p, err, errlen);

@@ -56,6 +56,10 @@ struct agent_plan {
 	bool scx_own; /* a user's own scheduler: any ops name is its own (scx.h) */
 	char **scx_argv;
 	size_t scx_argc;
+	/* "schedstat": true: turn kernel.sched_schedstats on and send
+	 * /proc/schedstat before and after each workload (docs/workloads.md
+	 * "schedstat"). */
+	bool schedstat;
 };
 
 /* Parses and validates len bytes of plan JSON. On success *ret owns a new plan

@@ -1,4 +1,5 @@
 /* Reading the guest's CPU topology back; see topology.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,36 @@ static int intern(long *seen, int *n, long v)
 	return (*n)++;
 }
 
+#define SCHED_VERBOSE "/sys/kernel/debug/sched/verbose"
+
+/* Turns debugfs's sched/verbose on when the file exists and is off: 6.12's
+ * kernel/sched/debug.c fills sched/domains/ only while it is on (6.1 always
+ * does), and writing Y builds the directory at once. Returns true when it
+ * was turned on here, so sched_verbose_restore turns it off again (which
+ * removes the directory, as before). */
+static bool sched_verbose_on(const char *root)
+{
+	_cleanup_free_ char *path = agent_path(root, SCHED_VERBOSE);
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0;
+	if (agent_read_file(path, 16, &data, &n) < 0 || n == 0 || data[0] == 'Y')
+		return false;
+	return agent_write_file(path, "Y", 0) == 0;
+}
+
+static void sched_verbose_restore(const char *root, bool was_turned_on)
+{
+	if (!was_turned_on)
+		return;
+	_cleanup_free_ char *path = agent_path(root, SCHED_VERBOSE);
+	(void)agent_write_file(path, "N", 0);
+}
+
 /* The names of cpu0's sched domains, lowest level first, or NULL when
  * debugfs has no sched/domains (no SCHED_DEBUG, or not mounted). */
 static json_object *sched_domains(const char *root)
 {
+	bool turned_on = sched_verbose_on(root);
 	json_object *names = NULL;
 	for (int d = 0; d < 8; d++) {
 		char rel[96];
@@ -48,6 +75,7 @@ static json_object *sched_domains(const char *root)
 		_cleanup_free_ char *clean = agent_utf8_clean(data, strlen(data));
 		json_object_array_add(names, json_object_new_string(clean));
 	}
+	sched_verbose_restore(root, turned_on);
 	return names;
 }
 
