@@ -265,6 +265,9 @@ int metrics_schedstat(const char *before, size_t before_len, const char *after, 
 	ss_put(m, "schedstat.run_delay_ms", total_delay);
 	ss_put(m, "schedstat.ttwu_remote", total_remote);
 	ss_put(m, "schedstat.lb_migrations", lb_migrations);
-	json_object_object_foreach(m, k, v) json_object_object_add(metrics, k, json_object_get(v));
+	json_object_object_foreach(m, k, v)
+	{
+		json_object_object_add(metrics, k, json_object_get(v));
+	}
 	return 0;
 }

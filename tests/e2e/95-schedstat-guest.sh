@@ -10,8 +10,10 @@
 # Cold it first builds one more 6.1 kernel: CONFIG_SCHEDSTATS changes
 # <linux/sched.h>, so nearly every object rebuilds; 1904 s here at load 5
 # to 10 beside two other builds (about 5 min on a quiet 2-core host). So in
-# a cold CI this test costs a kernel build; the lead may keep it out of
-# make check's default set.
+# a cold CI this test costs a kernel build. It runs last (95, after every
+# other e2e that builds a 6.1 kernel) because the shared tree's objects are
+# then schedstat's: the next build of the default config recompiles nearly
+# everything (from ccache when warm), and no other test should pay for that.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
