@@ -25,6 +25,10 @@ struct kbuild_artifact;
 #define KBUILD_STEP_TIMEOUT_S  600
 /* Under the tree: the object directories of debug kernels, one per preset. */
 #define KBUILD_DEBUG_OBJS "objs-debug"
+/* Under the tree: an untrusted build's copy of the object directory it
+ * starts from, made before its make and removed after it (one at a time:
+ * builds of a tree hold its lock). */
+#define KBUILD_UNTRUSTED_OBJ "obj-untrusted"
 /* The sandbox's limits per process (util/sandbox.h): address space (a
  * compiler of a kernel unit needs a few hundred MiB), the largest file
  * (vmlinux of this config is tens of MiB) and the processes of the
@@ -74,6 +78,10 @@ struct build_ctx {
 	const struct key_inputs *k;
 	const char *cache_dir;
 	char *tree, *src, *obj;
+	/* The object directory trusted builds reuse (obj/ or a debug preset's);
+	 * b->obj is the same, or for an untrusted sandboxed build the throwaway
+	 * copy KBUILD_UNTRUSTED_OBJ of it. */
+	char *obj_trusted;
 	int log_fd;		/* the artifact's build.log */
 	unsigned long objects;	/* compiled so far in this make */
 	unsigned long estimate; /* expected objects for a full build */

@@ -412,7 +412,7 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	/* the estimate of a debug kernel's object directory is its own */
 	_cleanup_free_ char *est_path = NULL;
-	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj) < 0
+	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj_trusted) < 0
 			: !(est_path = fs_path_join(b->tree, "objects")))
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_free_ char *est = NULL;
@@ -443,7 +443,8 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		snprintf(err->code, sizeof(err->code), "build_failed");
 		return r;
 	}
-	if (full && b->objects > 100) {
+	/* an untrusted build's count is not the next trusted build's estimate */
+	if (full && b->objects > 100 && b->obj == b->obj_trusted) {
 		char n[32];
 		snprintf(n, sizeof(n), "%lu\n", b->objects);
 		write_text(est_path, n, &ignored);
@@ -452,35 +453,40 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	return 0;
 }
 
-static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+/* An untrusted sandboxed build (kernel_spec.untrusted) starts from a copy of
+ * the tree's object directory and makes only in it: whatever its Makefiles
+ * plant there (an object with a new mtime that make would take as up to
+ * date) goes with the copy, and the directory trusted builds reuse is never
+ * bound into its sandbox. The copy keeps mtimes (cp -a), so the build stays
+ * incremental; reflinks where the file system has them. */
+static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
 {
-	/* A malformed fragment fails before the shared tree is touched. */
-	_cleanup_free_ struct config_entry *frag = NULL;
-	size_t nfrag = 0;
-	int r = kernel_config_read_fragment(b->s, &frag, &nfrag, err);
-	if (r < 0)
-		return r;
-	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
-	b->tree = fs_path_join(trees, b->k->src.tree_id);
-	b->src = fs_path_join(b->tree, "src");
-	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
-	 * between normal and debug builds of the tree stays incremental on both
-	 * sides; a fresh extraction removes them with obj/. */
-	if (b->s->debug) {
-		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
-		b->obj = fs_path_join(dbg, b->s->debug);
-	} else
-		b->obj = fs_path_join(b->tree, "obj");
-	_cleanup_free_ char *lock = NULL;
-	if (asprintf(&lock, "%s.lock", b->tree) < 0)
+	_cleanup_free_ char *copy = fs_path_join(b->tree, KBUILD_UNTRUSTED_OBJ);
+	if (!copy)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	r = fs_mkdir_p(b->tree, err);
+	int r = fs_rm_rf(copy, err);
 	if (r < 0)
 		return r;
-	_cleanup_close_ int lock_fd = -1;
-	r = kbuild_lock_take(lock, b->o, b, &lock_fd, err);
+	kbuild_log(b, "untrusted input: make runs in a copy of the object directory");
+	char *const argv[] = {"cp", "-a", "--reflink=auto", b->obj_trusted, copy, NULL};
+	int ex = 0;
+	double t0 = time_monotonic_s();
+	r = kbuild_run_step(b, KBUILD_ON_HOST, argv, b->tree, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+			    err);
 	if (r < 0)
 		return r;
+	if (ex != 0)
+		return error_set(err, ERR_INTERNAL, EIO,
+				 "Cannot copy the kernel tree's object directory (cp exit %d).",
+				 ex);
+	kbuild_log(b, "copied the object directory in %.1f s", time_monotonic_s() - t0);
+	b->obj = TAKE_PTR(copy);
+	return 0;
+}
+
+static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	int r;
 	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
 	if (!fs_exists(mk)) {
 		r = kernel_tree_extract(b, err);
@@ -491,6 +497,8 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		if ((r = fs_mkdir_p(b->obj, err)) < 0)
 			return r;
 	}
+	if (b->sandbox && b->s->untrusted && (r = untrusted_obj_copy(b, err)) < 0)
+		return r;
 	if (b->sandbox) {
 		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
 		if (b->as_root)
@@ -526,6 +534,47 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	if (r < 0)
 		return r;
 	return kbuild_copy_file(cfg, cfg_out, err);
+}
+
+static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	/* A malformed fragment fails before the shared tree is touched. */
+	_cleanup_free_ struct config_entry *frag = NULL;
+	size_t nfrag = 0;
+	int r = kernel_config_read_fragment(b->s, &frag, &nfrag, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
+	b->tree = fs_path_join(trees, b->k->src.tree_id);
+	b->src = fs_path_join(b->tree, "src");
+	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
+	 * between normal and debug builds of the tree stays incremental on both
+	 * sides; a fresh extraction removes them with obj/. */
+	if (b->s->debug) {
+		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
+		b->obj = fs_path_join(dbg, b->s->debug);
+	} else
+		b->obj = fs_path_join(b->tree, "obj");
+	b->obj_trusted = b->obj;
+	_cleanup_free_ char *lock = NULL;
+	if (asprintf(&lock, "%s.lock", b->tree) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	r = fs_mkdir_p(b->tree, err);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int lock_fd = -1;
+	r = kbuild_lock_take(lock, b->o, b, &lock_fd, err);
+	if (r < 0)
+		return r;
+	r = tree_build(b, out_dir, err);
+	/* the copy goes while the tree's lock is still held */
+	if (b->obj != b->obj_trusted) {
+		struct sl_error ignored;
+		fs_rm_rf(b->obj, &ignored);
+		free(b->obj);
+		b->obj = b->obj_trusted;
+	}
+	return r;
 }
 
 /* Renames the finished build tmp to the cache entry dir. An entry the cache

@@ -315,11 +315,18 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 			else
 				debug_config = json_object_get_string(val);
 			r = 0;
+		} else if (strcmp(key, "untrusted") == 0) {
+			if (!json_object_is_type(val, json_type_boolean))
+				return error_set_path(err, ERR_INVALID, "$.untrusted",
+						      "The kernel spec's 'untrusted' must be true "
+						      "or false.");
+			s->untrusted = json_object_get_boolean(val);
+			r = 0;
 		} else
 			return error_set_path(err, ERR_INVALID, key,
 					      "Unknown field '%s' in the kernel spec (known: "
 					      "source, patches, series, config, debug, "
-					      "debug_config).",
+					      "debug_config, untrusted).",
 					      key);
 		if (r < 0)
 			return r;

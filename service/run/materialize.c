@@ -74,6 +74,7 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 				error_prefix(err, "Built-in series '%s' cannot be used", name);
 		} else {
 			_cleanup_free_ char *path = NULL;
+			s->untrusted = true;
 			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
 			if (ret_code == 0)
 				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
@@ -87,8 +88,11 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 	if (k->config.kind == JOB_FILE_BUILTIN) {
 		_cleanup_free_ char *dir = fs_path_join(gk, k->config.builtin);
 		cfg_path = fs_path_join(dir, "schedlab.config");
-	} else
+	} else {
+		/* a fragment's strings reach make (auto.conf) as code does */
+		s->untrusted = true;
 		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
+	}
 	if (ret_code == 0)
 		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
 	if (ret_code == 0 && k->debug)

@@ -29,6 +29,7 @@ struct fixture {
 	char *cache;
 	const char *compiler; /* what `gcc --version` prints */
 	int builds;	      /* `make ... bzImage` runs */
+	int copies;	      /* `cp -a` of obj/ (untrusted builds) */
 	bool fail;	      /* the dry run of a patch named *bad* or of any patch fails */
 	const char *drop;     /* olddefconfig removes this option from .config */
 	size_t bzimage_bytes;
@@ -87,6 +88,18 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 	}
 	if (strcmp(argv[0], "gcc") == 0) {
 		*ret_output = strdup(fx->compiler);
+		return 0;
+	}
+	if (strcmp(argv[0], "cp") == 0) {
+		/* cp -a --reflink=auto FROM TO: an untrusted build's object copy;
+		 * the copy keeps the objects (here: a marker file) */
+		fx->copies++;
+		struct sl_error err = {0};
+		assert_int_equal(fs_mkdir_p(argv[4], &err), 0);
+		char *mark = fs_path_join(argv[3], "trusted.o");
+		if (fs_exists(mark))
+			write_file(argv[4], "trusted.o", "trusted object\n");
+		free(mark);
 		return 0;
 	}
 	if (strcmp(argv[0], "tar") == 0) {
@@ -636,6 +649,65 @@ static void test_build_commands(void **state)
 	assert_commands(fx, "config-dropped.cmds");
 }
 
+/* An untrusted spec makes in a copy of obj/ that is gone afterwards: obj/
+ * is never bound into its sandbox, and what the build leaves (the fake
+ * bzImage) does not reach obj/. A trusted spec makes in obj/ itself. */
+static void test_untrusted_copy(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\n");
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->copies, 0);
+	char *tree = NULL;
+	char *trees = fs_path_join(fx->cache, "trees");
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
+			tree = fs_path_join(trees, e->d_name);
+	closedir(d);
+	free(trees);
+	assert_non_null(tree);
+	char *obj = fs_path_join(tree, "obj");
+	char *copy = fs_path_join(tree, "obj-untrusted");
+	char *bz = fs_path_join(obj, "arch/x86/boot/bzImage");
+	assert_true(fs_exists(bz)); /* the trusted build made in obj/ */
+	fs_rm_rf(bz, NULL);
+	write_file(obj, "trusted.o", "trusted object\n");
+	free(cmd_dry_run_end());
+	dry_run_begin(fx);
+
+	a = build(fx,
+		  "{\"source\":\"tarball:linux.tar.xz\",\"patches\":[\"b.patch\"],"
+		  "\"config\":\"frag.config\",\"untrusted\":true}",
+		  0, NULL);
+	assert_false(a->cached);
+	assert_true(fs_exists(a->bzimage));
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->copies, 1);
+	char *text = cmd_dry_run_end();
+	char want[PATH_MAX * 2 + 64];
+	snprintf(want, sizeof(want), "cp -a --reflink=auto %s %s", obj, copy);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "O=%s ", copy);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "--bind %s %s", copy, copy);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), " %s %s ", obj, obj);
+	assert_null(strstr(text, want)); /* obj/ is not in any sandbox */
+	snprintf(want, sizeof(want), "O=%s ", obj);
+	assert_null(strstr(text, want));
+	free(text);
+	dry_run_begin(fx);
+	assert_false(fs_exists(copy));
+	assert_false(fs_exists(bz)); /* the untrusted build's output stayed in its copy */
+	free(tree);
+	free(obj);
+	free(copy);
+	free(bz);
+}
+
 /* --no-sandbox: the same steps, none of them in bwrap. */
 static void test_no_sandbox(void **state)
 {
@@ -1112,6 +1184,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_untrusted_copy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_debug_preset, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sched_ext_schedulers, setup, teardown),
