@@ -9,9 +9,12 @@
 # object) must then build: before the fix the relink read the garbage
 # kernel/panic.o and the build failed. The shared obj/ must hold neither the
 # garbage nor the marker, and no untrusted copy is left behind.
-# 62 s with the base kernel cached, at load 3 on 2 cores (hostile 9 s,
-# honest 50 s: revert, apply, tinyconfig, olddefconfig, make with nothing to
-# compile).
+# Here on 2026-12-05, at load 4-17 on 2 cores: hostile 7 s (the copy of
+# obj/ 2-5 s of it); honest 1648 s, because the shared obj/ was behind (a
+# half-finished earlier build: 941 objects recompiled, docs/kernel-builds.md
+# "Untrusted builds"). With obj/ at the base kernel, as after e2e 10's build
+# of it, the honest build compiles nothing (revert, apply, tinyconfig,
+# olddefconfig, a make with nothing to do); that case was not timed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_need_schedlab
