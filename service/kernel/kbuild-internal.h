@@ -29,6 +29,14 @@ struct kbuild_artifact;
  * starts from, made before its make and removed after it (one at a time:
  * builds of a tree hold its lock). */
 #define KBUILD_UNTRUSTED_OBJ "obj-untrusted"
+/* In an object directory trusted builds reuse: the key of the last build
+ * that completed there ("<key>\n"). Removed before such a build touches the
+ * tree (patch, config, make) and written after its make succeeded, so a
+ * build stopped half-way leaves none; it goes with the directory when the
+ * tree is extracted again. An untrusted build whose base's key it does not
+ * hold builds the base there first (docs/kernel-builds.md "Untrusted
+ * builds"). */
+#define KBUILD_OBJ_COMPLETE ".schedlab-complete"
 /* The sandbox's limits per process (util/sandbox.h): address space (a
  * compiler of a kernel unit needs a few hundred MiB), the largest file
  * (vmlinux of this config is tens of MiB) and the processes of the

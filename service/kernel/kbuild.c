@@ -484,6 +484,119 @@ static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
 	return 0;
 }
 
+/* The marker of a complete trusted build (KBUILD_OBJ_COMPLETE) in the
+ * object directory trusted builds reuse. */
+static char *obj_marker_path(const struct build_ctx *b)
+{
+	return fs_path_join(b->obj_trusted, KBUILD_OBJ_COMPLETE);
+}
+
+/* The key the marker holds into key ("" when there is none or it is not a
+ * key). */
+static void obj_marker_read(const struct build_ctx *b, char key[HASH_HEX_LEN])
+{
+	key[0] = '\0';
+	_cleanup_free_ char *path = obj_marker_path(b);
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	if (!path || fs_read_file(path, 128, &text, NULL, &ignored) < 0)
+		return;
+	text[strcspn(text, "\n")] = '\0';
+	if (strlen(text) == HASH_HEX_LEN - 1 &&
+	    strspn(text, "0123456789abcdef") == HASH_HEX_LEN - 1)
+		memcpy(key, text, HASH_HEX_LEN);
+}
+
+/* Patch, configure and make in b->obj for b->s and b->k. When that is the
+ * directory trusted builds reuse, its marker goes before anything changes
+ * the tree and comes back, naming b->k's key, only after make succeeded: a
+ * build that fails or is killed half-way leaves obj/ unmarked. */
+static int obj_make(struct build_ctx *b, struct sl_error *err)
+{
+	bool marks = b->obj == b->obj_trusted;
+	_cleanup_free_ char *marker = obj_marker_path(b);
+	if (!marker)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (marks && unlink(marker) < 0 && errno != ENOENT)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot remove '%s': %s.", marker,
+				 strerror(errno));
+	int r = kernel_tree_patch(b, err);
+	if (r < 0)
+		return r;
+	r = kernel_config_apply(b, err);
+	if (r < 0)
+		return r;
+	r = tree_make(b, err);
+	if (r < 0 || !marks)
+		return r;
+	char text[HASH_HEX_LEN + 1];
+	snprintf(text, sizeof(text), "%s\n", b->k->key);
+	return write_text(marker, text, err);
+}
+
+/* Before an untrusted build copies the object directory: unless it holds
+ * the complete build of the spec's trusted base (kernel_spec.base: the
+ * built-in series and config, the kernel other jobs share), that base is
+ * built there first, as any trusted build would be. Without this, when the
+ * base kernel is a cache hit no trusted build ever runs in the tree, and
+ * every untrusted build would recompile in its copy whatever obj/ lacks
+ * (up to a whole kernel after a build stopped half-way). "Holds" is the
+ * exact key: any other complete build (another trusted patch set, config or
+ * compiler) is the base plus a difference each copy would rebuild again;
+ * paid once here, it is kept. A base that fails to build (ERR_BUILD) is
+ * logged and the untrusted build goes on from obj/ as it is; its own
+ * patches decide its status. */
+static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
+{
+	const struct kernel_spec *base = b->s->base;
+	if (!base) {
+		kbuild_log(b, "no trusted base kernel known: the copy starts from the object "
+			      "directory as it is");
+		return 0;
+	}
+	struct key_inputs bk;
+	int r = kbuild_key_compute(b->cache_dir, base, &bk, err);
+	if (r < 0)
+		goto out;
+	char have[HASH_HEX_LEN];
+	obj_marker_read(b, have);
+	if (strcmp(bk.src.tree_id, b->k->src.tree_id) != 0) {
+		kbuild_log(b, "the trusted base kernel has another source: not built first");
+		goto out;
+	}
+	if (strcmp(have, bk.key) == 0) {
+		kbuild_log(b, "the object directory holds the complete base kernel %s", bk.key);
+		goto out;
+	}
+	kbuild_log(b,
+		   "the object directory holds %s%s, not the base kernel %s: building the base "
+		   "there first",
+		   have[0] ? "the complete kernel " : "no complete build", have, bk.key);
+	const struct kernel_spec *s = b->s;
+	const struct key_inputs *k = b->k;
+	b->s = base;
+	b->k = &bk;
+	double t0 = time_monotonic_s();
+	r = obj_make(b, err);
+	b->s = s;
+	b->k = k;
+	if (r == 0)
+		kbuild_log(b, "built the base kernel in the object directory in %.1f s",
+			   time_monotonic_s() - t0);
+	else if (err && err->kind == ERR_BUILD) {
+		kbuild_log(b,
+			   "the base kernel did not build (%s); going on from the object "
+			   "directory as it is",
+			   err->message);
+		b->failed_patch[0] = '\0';
+		b->failed_option[0] = '\0';
+		r = 0;
+	}
+out:
+	kbuild_key_inputs_done(&bk);
+	return r;
+}
+
 static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
 {
 	int r;
@@ -497,8 +610,6 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		if ((r = fs_mkdir_p(b->obj, err)) < 0)
 			return r;
 	}
-	if (b->sandbox && b->s->untrusted && (r = untrusted_obj_copy(b, err)) < 0)
-		return r;
 	if (b->sandbox) {
 		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
 		if (b->as_root)
@@ -514,13 +625,12 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = kernel_tree_read_version(b, err);
 	if (r < 0)
 		return r;
-	r = kernel_tree_patch(b, err);
-	if (r < 0)
-		return r;
-	r = kernel_config_apply(b, err);
-	if (r < 0)
-		return r;
-	r = tree_make(b, err);
+	if (b->sandbox && b->s->untrusted) {
+		if ((r = obj_refresh_base(b, err)) < 0 || (r = untrusted_obj_copy(b, err)) < 0 ||
+		    (r = kbuild_sandbox_own(b, b->obj, err)) < 0)
+			return r;
+	}
+	r = obj_make(b, err);
 	if (r < 0)
 		return r;
 	r = kbuild_scx_build(b, out_dir, err);

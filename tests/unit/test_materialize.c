@@ -80,7 +80,9 @@ static void test_relative_patch_becomes_absolute(void **state)
 }
 
 /* Only built-in series and configs make a trusted spec; an inline config
- * alone is untrusted (its strings reach make through auto.conf). */
+ * alone is untrusted (its strings reach make through auto.conf). An
+ * untrusted spec's base keeps the built-in series and takes the built-in
+ * config in place of an inline one. */
 static void test_untrusted_marks(void **state)
 {
 	(void)state;
@@ -89,15 +91,19 @@ static void test_untrusted_marks(void **state)
 	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
 	_cleanup_free_ char *data_dir = fs_data_dir();
 	static const char *const configs[] = {"{\"builtin\":\"linux-6.1\"}",
-					      "{\"content\":\"CONFIG_X=y\\n\"}"};
-	for (int i = 0; i < 2; i++) {
+					      "{\"content\":\"CONFIG_X=y\\n\"}",
+					      "{\"builtin\":\"linux-6.1\"}"};
+	static const char *const extra[] = {"", "", ",{\"name\":\"x.patch\",\"content\":\"x\"}"};
+	_cleanup_free_ char *gk = fs_path_join(data_dir, "guest-kernel/linux-6.1");
+	_cleanup_free_ char *builtin_cfg = fs_path_join(gk, "schedlab.config");
+	for (int i = 0; i < 3; i++) {
 		char text[1024];
 		snprintf(text, sizeof(text),
 			 "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
-			 "\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}],"
+			 "\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}%s],"
 			 "\"config\":%s}},\"variants\":{\"a\":{\"kernel\":\"k\"},"
 			 "\"b\":{\"kernel\":\"k\"}},\"workloads\":[{\"tool\":\"cyclictest\"}]}",
-			 configs[i]);
+			 extra[i], configs[i]);
 		_cleanup_json_ json_object *spec = json_tokener_parse(text);
 		assert_non_null(spec);
 		_cleanup_job_ struct job *job = NULL;
@@ -107,7 +113,26 @@ static void test_untrusted_marks(void **state)
 		struct kernel_spec *ks = NULL;
 		if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
 			fail_msg("%s: %s", err.path, err.message);
-		assert_int_equal(ks->untrusted, i == 1);
+		assert_int_equal(ks->untrusted, i > 0);
+		/* the trusted base: the built-in series and config, nothing inline */
+		if (i == 0)
+			assert_null(ks->base);
+		else {
+			assert_non_null(ks->base);
+			assert_false(ks->base->untrusted);
+			assert_null(ks->base->base);
+			assert_string_equal(ks->base->source, ks->source);
+			assert_string_equal(ks->base->config, builtin_cfg);
+			size_t n = 0, nb = 0;
+			while (ks->patches[n])
+				n++;
+			while (ks->base->patches[nb])
+				nb++;
+			assert_true(nb > 0);
+			assert_int_equal(nb, i == 2 ? n - 1 : n);
+			for (size_t p = 0; p < nb; p++)
+				assert_string_equal(ks->base->patches[p], ks->patches[p]);
+		}
 		kernel_spec_free(ks);
 	}
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
