@@ -88,7 +88,8 @@ struct build_ctx {
 	char *tree, *src, *obj;
 	/* The object directory trusted builds reuse (obj/ or a debug preset's);
 	 * b->obj is the same, or for an untrusted sandboxed build the throwaway
-	 * copy KBUILD_UNTRUSTED_OBJ of it. */
+	 * copy KBUILD_UNTRUSTED_OBJ of it (on the host; make sees it at
+	 * obj_trusted's path, kbuild_obj_seen()). */
 	char *obj_trusted;
 	int log_fd;		/* the artifact's build.log */
 	unsigned long objects;	/* compiled so far in this make */
@@ -118,6 +119,11 @@ struct build_ctx {
  * read-only, obj/ writable and ccache read-only. */
 enum kbuild_where { KBUILD_ON_HOST, KBUILD_SANDBOX_PATCH, KBUILD_SANDBOX_MAKE };
 
+/* The object directory as make sees it (its O=): b->obj, except that an
+ * untrusted build's copy is bound at the path of the directory it copies
+ * (b->obj_trusted), so that every absolute path the copied objects and
+ * tools recorded still names them and make stays incremental. */
+const char *kbuild_obj_seen(const struct build_ctx *b);
 /* A "schedlab: ..." line to build.log, the caller's log and progress. */
 void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 /* Runs one step through cmd_run(), where says where; its output goes to

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
@@ -312,18 +313,25 @@ int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *e
 	return 0;
 }
 
-/* The binds of a sandboxed step (enum kbuild_where). */
+const char *kbuild_obj_seen(const struct build_ctx *b)
+{
+	return b->sandbox && b->obj != b->obj_trusted ? b->obj_trusted : b->obj;
+}
+
+/* The binds of a sandboxed step (enum kbuild_where). An untrusted build's
+ * copy of the object directory is bound where the directory it copies
+ * would be (kbuild_obj_seen()): that one is not in the sandbox at all. */
 static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *applied,
 			    char *ccache, struct sandbox_bind *ret)
 {
 	size_t n = 0;
 	if (where == KBUILD_SANDBOX_PATCH) {
-		ret[n++] = (struct sandbox_bind){b->src, true};
-		ret[n++] = (struct sandbox_bind){applied, false};
+		ret[n++] = (struct sandbox_bind){b->src, true, NULL};
+		ret[n++] = (struct sandbox_bind){applied, false, NULL};
 	} else {
-		ret[n++] = (struct sandbox_bind){b->src, false};
-		ret[n++] = (struct sandbox_bind){b->obj, true};
-		ret[n++] = (struct sandbox_bind){ccache, false};
+		ret[n++] = (struct sandbox_bind){b->src, false, NULL};
+		ret[n++] = (struct sandbox_bind){b->obj, true, kbuild_obj_seen(b)};
+		ret[n++] = (struct sandbox_bind){ccache, false, NULL};
 	}
 	return n;
 }
@@ -408,7 +416,7 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs < 1)
 		jobs = 1;
-	if (asprintf(&oarg, "O=%s", b->obj) < 0 || asprintf(&jarg, "-j%d", jobs) < 0)
+	if (asprintf(&oarg, "O=%s", kbuild_obj_seen(b)) < 0 || asprintf(&jarg, "-j%d", jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	/* the estimate of a debug kernel's object directory is its own */
 	_cleanup_free_ char *est_path = NULL;
@@ -491,17 +499,43 @@ static char *obj_marker_path(const struct build_ctx *b)
 	return fs_path_join(b->obj_trusted, KBUILD_OBJ_COMPLETE);
 }
 
-/* The key the marker holds into key ("" when there is none or it is not a
- * key). */
+/* What the object directory's .config and vmlinux are (mtime and size):
+ * every make that links and every configuration changes one of them. */
+static void obj_stamp(const struct build_ctx *b, char out[128])
+{
+	static const char *const files[] = {".config", "vmlinux"};
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *p = fs_path_join(b->obj_trusted, files[i]);
+		struct stat st;
+		if (!p || stat(p, &st) < 0)
+			n += (size_t)snprintf(out + n, 128 - n, "- ");
+		else
+			n += (size_t)snprintf(out + n, 128 - n, "%lld.%09ld:%lld ",
+					      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+					      (long long)st.st_size);
+	}
+}
+
+/* The key the marker holds into key, "" when there is none, it is not a
+ * key, or .config or vmlinux changed since it was written (a build that
+ * does not keep the marker, such as an older schedlab's or a manual make,
+ * made there since). */
 static void obj_marker_read(const struct build_ctx *b, char key[HASH_HEX_LEN])
 {
 	key[0] = '\0';
 	_cleanup_free_ char *path = obj_marker_path(b);
 	_cleanup_free_ char *text = NULL;
 	struct sl_error ignored;
-	if (!path || fs_read_file(path, 128, &text, NULL, &ignored) < 0)
+	if (!path || fs_read_file(path, 512, &text, NULL, &ignored) < 0)
 		return;
-	text[strcspn(text, "\n")] = '\0';
+	char stamp[128];
+	obj_stamp(b, stamp);
+	char *nl = strchr(text, '\n');
+	if (!nl || strcmp(nl + 1, stamp) != 0)
+		return;
+	*nl = '\0';
 	if (strlen(text) == HASH_HEX_LEN - 1 &&
 	    strspn(text, "0123456789abcdef") == HASH_HEX_LEN - 1)
 		memcpy(key, text, HASH_HEX_LEN);
@@ -529,8 +563,9 @@ static int obj_make(struct build_ctx *b, struct sl_error *err)
 	r = tree_make(b, err);
 	if (r < 0 || !marks)
 		return r;
-	char text[HASH_HEX_LEN + 1];
-	snprintf(text, sizeof(text), "%s\n", b->k->key);
+	char stamp[128], text[256];
+	obj_stamp(b, stamp);
+	snprintf(text, sizeof(text), "%s\n%s", b->k->key, stamp);
 	return write_text(marker, text, err);
 }
 
@@ -568,10 +603,16 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 		kbuild_log(b, "the object directory holds the complete base kernel %s", bk.key);
 		goto out;
 	}
-	kbuild_log(b,
-		   "the object directory holds %s%s, not the base kernel %s: building the base "
-		   "there first",
-		   have[0] ? "the complete kernel " : "no complete build", have, bk.key);
+	if (have[0])
+		kbuild_log(b,
+			   "the object directory holds the complete kernel %s, not the base kernel "
+			   "%s: building the base there first",
+			   have, bk.key);
+	else
+		kbuild_log(b,
+			   "the object directory holds no complete build of the base kernel %s: "
+			   "building it there first",
+			   bk.key);
 	const struct kernel_spec *s = b->s;
 	const struct key_inputs *k = b->k;
 	b->s = base;

@@ -9,6 +9,10 @@
 # object) must then build: before the fix the relink read the garbage
 # kernel/panic.o and the build failed. The shared obj/ must hold neither the
 # garbage nor the marker, and no untrusted copy is left behind.
+# obj/ heals itself: the first untrusted build finds obj/ marked with the
+# base kernel's key (the built-in series and config), or builds the base
+# there first; so the honest build copies a complete obj/ and compiles
+# almost nothing (checked: at most 40 objects after the copy).
 # Here on 2026-12-05, at load 4-17 on 2 cores: hostile 7 s (the copy of
 # obj/ 2-5 s of it); honest 1648 s, because the shared obj/ was behind (a
 # half-finished earlier build: 941 objects recompiled, docs/kernel-builds.md
@@ -100,3 +104,17 @@ jq -e '.cached == false' honest.out >/dev/null || e2e_fail "honest: not built (a
 grep -qs "$poison" "$shared/kernel/panic.o" && e2e_fail "honest: the shared panic.o holds the garbage"
 [ ! -e "$(dirname "$o")/obj-untrusted" ] || e2e_fail "honest: the untrusted copy was left behind"
 echo "ok: an honest build after the hostile one builds and takes nothing planted"
+
+# 4. obj/ is marked with the base kernel, and the honest build was incremental
+hlog=$cache/kernels/$(jq -r .key honest.out)/build.log
+grep -h "schedlab: the object directory holds\|schedlab: built the base\|schedlab: copied" \
+	"$log" "$hlog" || true
+basekey=$(jq -r .key base.json)
+[ "$(cat "$shared/.schedlab-complete" 2>/dev/null)" = "$basekey" ] ||
+	e2e_fail "obj/ is not marked with the base kernel $basekey"
+grep -q "schedlab: the object directory holds the complete base kernel $basekey" "$hlog" ||
+	e2e_fail "honest: obj/ did not hold the base kernel: $(grep 'object directory' "$hlog")"
+n=$(sed -n '/schedlab: copied the object directory/,$p' "$hlog" | grep -c '^  CC ' || true)
+echo "honest: $n objects compiled after the copy"
+[ "$n" -le 40 ] || e2e_fail "honest: $n objects compiled: the copy was not incremental"
+echo "ok: obj/ holds the base kernel and the honest build was incremental"
