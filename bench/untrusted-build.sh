@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What an untrusted build costs with a self-healing obj/ (docs/kernel-builds.md
-# "Untrusted builds"). Every build is the built-in 6.1 series plus a one-line
+# "Untrusted builds"). Every build is a built-in base's series (6.1 by default) plus a one-line
 # comment patch (a new comment each time, so the key is new):
 #   marked: an untrusted rt.c patch while obj/ holds the base kernel (marked
 #           complete): the copy of obj/ plus an incremental make;
@@ -15,31 +15,35 @@
 # refresh's times from the build log, the load, and the ratio of the
 # medians (stale / marked). Uses the cache as it is (default
 # $SCHEDLAB_CACHE or ~/.cache/schedlab): run it on a quiet host, it holds
-# the 6.1 tree's lock for each build.
+# the base tree's lock for each build.
 # Usage: bench/untrusted-build.sh [--cache-dir DIR] [--pairs N (default 1)]
+#        [--base linux-6.1|linux-6.12]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 schedlab=${SCHEDLAB:-$root/build/schedlab}
-cache=${SCHEDLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlab} pairs=1
+cache=${SCHEDLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedlab} pairs=1 base=linux-6.1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cache-dir) cache=$2; shift 2 ;;
 	--pairs) pairs=$2; shift 2 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	--base) base=$2; shift 2 ;;
+	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
 	*) echo "untrusted-build.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [[ "$pairs" =~ ^[1-9]$ ]] || { echo "pairs: 1..9" >&2; exit 2; }
+[[ "$base" =~ ^linux-6\.(1|12)$ ]] || { echo "base: linux-6.1 or linux-6.12" >&2; exit 2; }
 [ -x "$schedlab" ] || { echo "untrusted-build.sh: build '$schedlab' first (make)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-kdir=$root/guest-kernel/linux-6.1
+kdir=$root/guest-kernel/$base source=$(jq -r .source "$root/guest-kernel/$base/kernel.json")
+level=${base#linux-6.}
 "$schedlab" kernel build "$kdir/kernel.json" --cache-dir "$cache" --quiet >/dev/null
 src=
 for d in "$cache"/trees/*/src; do
-	grep -q '^PATCHLEVEL = 1$' "$d/Makefile" 2>/dev/null && src=$d && break
+	grep -q "^PATCHLEVEL = $level\$" "$d/Makefile" 2>/dev/null && src=$d && break
 done
-[ -n "$src" ] || { echo "untrusted-build.sh: no 6.1 tree in '$cache'" >&2; exit 2; }
+[ -n "$src" ] || { echo "untrusted-build.sh: no $base tree in '$cache'" >&2; exit 2; }
 for f in rt.c sched.h; do
 	mkdir -p "$work/a/kernel/sched" "$work/b/kernel/sched"
 	cp "$src/kernel/sched/$f" "$work/a/kernel/sched/$f"
@@ -49,12 +53,15 @@ done
 # prints "KIND SECONDS COPY_S REFRESH_S COMPILED LOAD"
 build() {
 	local n=$1 f=$2 kind=$3 t0 t1 key log
-	sed "0,/^#include/s//\/* schedlab bench $$ $n $(date +%s%N) *\/\n#include/" \
-		"$work/a/kernel/sched/$f" >"$work/b/kernel/sched/$f"
+	# a first line of its own (6.12's rt.c has no #include: build_policy.c
+	# includes it); the lines after it move, so the file's objects change
+	{ echo "/* schedlab bench $$ $n $(date +%s%N) */"; cat "$work/a/kernel/sched/$f"; } \
+		>"$work/b/kernel/sched/$f"
 	(cd "$work" && diff -u "a/kernel/sched/$f" "b/kernel/sched/$f" >"$work/p$n.patch" || true)
+	[ -s "$work/p$n.patch" ] || { echo "untrusted-build.sh: empty patch" >&2; exit 1; }
 	jq -n --arg s "$kdir/series" --arg p "$work/p$n.patch" --arg c "$kdir/schedlab.config" \
-		--argjson u "$([ "$kind" = trusted ] && echo false || echo true)" \
-		'{source: "debian:linux-source-6.1", series: $s, patches: [$p], config: $c,
+		--arg src "$source" --argjson u "$([ "$kind" = trusted ] && echo false || echo true)" \
+		'{source: $src, series: $s, patches: [$p], config: $c,
 		  untrusted: $u}' >"$work/s$n.json"
 	t0=$(date +%s.%N)
 	"$schedlab" kernel build "$work/s$n.json" --cache-dir "$cache" --quiet >"$work/o$n.txt"

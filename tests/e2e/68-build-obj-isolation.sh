@@ -13,12 +13,11 @@
 # base kernel's key (the built-in series and config), or builds the base
 # there first; so the honest build copies a complete obj/ and compiles
 # almost nothing (checked: at most 40 objects after the copy).
-# Here on 2026-12-05, at load 4-17 on 2 cores: hostile 7 s (the copy of
-# obj/ 2-5 s of it); honest 1648 s, because the shared obj/ was behind (a
-# half-finished earlier build: 941 objects recompiled, docs/kernel-builds.md
-# "Untrusted builds"). With obj/ at the base kernel, as after e2e 10's build
-# of it, the honest build compiles nothing (revert, apply, tinyconfig,
-# olddefconfig, a make with nothing to do); that case was not timed.
+# The copy is bound at obj/'s path in the sandbox (O= names obj/): at its
+# own path make rebuilt tools/objtool (absolute output paths) and then
+# every object, which is what made the honest build take 1648 s here on
+# 2026-12-05 (hostile 7 s, at load 4-17 on 2 cores).
+# TIMING
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_need_schedlab
