@@ -25,6 +25,18 @@ struct kbuild_artifact;
 #define KBUILD_STEP_TIMEOUT_S  600
 /* Under the tree: the object directories of debug kernels, one per preset. */
 #define KBUILD_DEBUG_OBJS "objs-debug"
+/* Under the tree: an untrusted build's copy of the object directory it
+ * starts from, made before its make and removed after it (one at a time:
+ * builds of a tree hold its lock). */
+#define KBUILD_UNTRUSTED_OBJ "obj-untrusted"
+/* In an object directory trusted builds reuse: the key of the last build
+ * that completed there ("<key>\n"). Removed before such a build touches the
+ * tree (patch, config, make) and written after its make succeeded, so a
+ * build stopped half-way leaves none; it goes with the directory when the
+ * tree is extracted again. An untrusted build whose base's key it does not
+ * hold builds the base there first (docs/kernel-builds.md "Untrusted
+ * builds"). */
+#define KBUILD_OBJ_COMPLETE ".schedlab-complete"
 /* The sandbox's limits per process (util/sandbox.h): address space (a
  * compiler of a kernel unit needs a few hundred MiB), the largest file
  * (vmlinux of this config is tens of MiB) and the processes of the
@@ -74,6 +86,11 @@ struct build_ctx {
 	const struct key_inputs *k;
 	const char *cache_dir;
 	char *tree, *src, *obj;
+	/* The object directory trusted builds reuse (obj/ or a debug preset's);
+	 * b->obj is the same, or for an untrusted sandboxed build the throwaway
+	 * copy KBUILD_UNTRUSTED_OBJ of it (on the host; make sees it at
+	 * obj_trusted's path, kbuild_obj_seen()). */
+	char *obj_trusted;
 	int log_fd;		/* the artifact's build.log */
 	unsigned long objects;	/* compiled so far in this make */
 	unsigned long estimate; /* expected objects for a full build */
@@ -102,6 +119,11 @@ struct build_ctx {
  * read-only, obj/ writable and ccache read-only. */
 enum kbuild_where { KBUILD_ON_HOST, KBUILD_SANDBOX_PATCH, KBUILD_SANDBOX_MAKE };
 
+/* The object directory as make sees it (its O=): b->obj, except that an
+ * untrusted build's copy is bound at the path of the directory it copies
+ * (b->obj_trusted), so that every absolute path the copied objects and
+ * tools recorded still names them and make stays incremental. */
+const char *kbuild_obj_seen(const struct build_ctx *b);
 /* A "schedlab: ..." line to build.log, the caller's log and progress. */
 void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 /* Runs one step through cmd_run(), where says where; its output goes to

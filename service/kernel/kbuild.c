@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "kernel/kbuild.h"
 #include "kernel/kbuild-internal.h"
@@ -312,18 +313,25 @@ int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *e
 	return 0;
 }
 
-/* The binds of a sandboxed step (enum kbuild_where). */
+const char *kbuild_obj_seen(const struct build_ctx *b)
+{
+	return b->sandbox && b->obj != b->obj_trusted ? b->obj_trusted : b->obj;
+}
+
+/* The binds of a sandboxed step (enum kbuild_where). An untrusted build's
+ * copy of the object directory is bound where the directory it copies
+ * would be (kbuild_obj_seen()): that one is not in the sandbox at all. */
 static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *applied,
 			    char *ccache, struct sandbox_bind *ret)
 {
 	size_t n = 0;
 	if (where == KBUILD_SANDBOX_PATCH) {
-		ret[n++] = (struct sandbox_bind){b->src, true};
-		ret[n++] = (struct sandbox_bind){applied, false};
+		ret[n++] = (struct sandbox_bind){b->src, true, NULL};
+		ret[n++] = (struct sandbox_bind){applied, false, NULL};
 	} else {
-		ret[n++] = (struct sandbox_bind){b->src, false};
-		ret[n++] = (struct sandbox_bind){b->obj, true};
-		ret[n++] = (struct sandbox_bind){ccache, false};
+		ret[n++] = (struct sandbox_bind){b->src, false, NULL};
+		ret[n++] = (struct sandbox_bind){b->obj, true, kbuild_obj_seen(b)};
+		ret[n++] = (struct sandbox_bind){ccache, false, NULL};
 	}
 	return n;
 }
@@ -408,11 +416,11 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs < 1)
 		jobs = 1;
-	if (asprintf(&oarg, "O=%s", b->obj) < 0 || asprintf(&jarg, "-j%d", jobs) < 0)
+	if (asprintf(&oarg, "O=%s", kbuild_obj_seen(b)) < 0 || asprintf(&jarg, "-j%d", jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	/* the estimate of a debug kernel's object directory is its own */
 	_cleanup_free_ char *est_path = NULL;
-	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj) < 0
+	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj_trusted) < 0
 			: !(est_path = fs_path_join(b->tree, "objects")))
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_free_ char *est = NULL;
@@ -443,7 +451,8 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		snprintf(err->code, sizeof(err->code), "build_failed");
 		return r;
 	}
-	if (full && b->objects > 100) {
+	/* an untrusted build's count is not the next trusted build's estimate */
+	if (full && b->objects > 100 && b->obj == b->obj_trusted) {
 		char n[32];
 		snprintf(n, sizeof(n), "%lu\n", b->objects);
 		write_text(est_path, n, &ignored);
@@ -452,35 +461,186 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	return 0;
 }
 
-static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+/* An untrusted sandboxed build (kernel_spec.untrusted) starts from a copy of
+ * the tree's object directory and makes only in it: whatever its Makefiles
+ * plant there (an object with a new mtime that make would take as up to
+ * date) goes with the copy, and the directory trusted builds reuse is never
+ * bound into its sandbox. The copy keeps mtimes (cp -a), so the build stays
+ * incremental; reflinks where the file system has them. */
+static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
 {
-	/* A malformed fragment fails before the shared tree is touched. */
-	_cleanup_free_ struct config_entry *frag = NULL;
-	size_t nfrag = 0;
-	int r = kernel_config_read_fragment(b->s, &frag, &nfrag, err);
-	if (r < 0)
-		return r;
-	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
-	b->tree = fs_path_join(trees, b->k->src.tree_id);
-	b->src = fs_path_join(b->tree, "src");
-	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
-	 * between normal and debug builds of the tree stays incremental on both
-	 * sides; a fresh extraction removes them with obj/. */
-	if (b->s->debug) {
-		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
-		b->obj = fs_path_join(dbg, b->s->debug);
-	} else
-		b->obj = fs_path_join(b->tree, "obj");
-	_cleanup_free_ char *lock = NULL;
-	if (asprintf(&lock, "%s.lock", b->tree) < 0)
+	_cleanup_free_ char *copy = fs_path_join(b->tree, KBUILD_UNTRUSTED_OBJ);
+	if (!copy)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	r = fs_mkdir_p(b->tree, err);
+	int r = fs_rm_rf(copy, err);
 	if (r < 0)
 		return r;
-	_cleanup_close_ int lock_fd = -1;
-	r = kbuild_lock_take(lock, b->o, b, &lock_fd, err);
+	kbuild_log(b, "untrusted input: make runs in a copy of the object directory");
+	char *const argv[] = {"cp", "-a", "--reflink=auto", b->obj_trusted, copy, NULL};
+	int ex = 0;
+	double t0 = time_monotonic_s();
+	r = kbuild_run_step(b, KBUILD_ON_HOST, argv, b->tree, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+			    err);
 	if (r < 0)
 		return r;
+	if (ex != 0)
+		return error_set(err, ERR_INTERNAL, EIO,
+				 "Cannot copy the kernel tree's object directory (cp exit %d).",
+				 ex);
+	kbuild_log(b, "copied the object directory in %.1f s", time_monotonic_s() - t0);
+	b->obj = TAKE_PTR(copy);
+	return 0;
+}
+
+/* The marker of a complete trusted build (KBUILD_OBJ_COMPLETE) in the
+ * object directory trusted builds reuse. */
+static char *obj_marker_path(const struct build_ctx *b)
+{
+	return fs_path_join(b->obj_trusted, KBUILD_OBJ_COMPLETE);
+}
+
+/* What the object directory's .config and vmlinux are (mtime and size):
+ * every make that links and every configuration changes one of them. */
+static void obj_stamp(const struct build_ctx *b, char out[128])
+{
+	static const char *const files[] = {".config", "vmlinux"};
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *p = fs_path_join(b->obj_trusted, files[i]);
+		struct stat st;
+		if (!p || stat(p, &st) < 0)
+			n += (size_t)snprintf(out + n, 128 - n, "- ");
+		else
+			n += (size_t)snprintf(out + n, 128 - n, "%lld.%09ld:%lld ",
+					      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+					      (long long)st.st_size);
+	}
+}
+
+/* The key the marker holds into key, "" when there is none, it is not a
+ * key, or .config or vmlinux changed since it was written (a build that
+ * does not keep the marker, such as an older schedlab's or a manual make,
+ * made there since). */
+static void obj_marker_read(const struct build_ctx *b, char key[HASH_HEX_LEN])
+{
+	key[0] = '\0';
+	_cleanup_free_ char *path = obj_marker_path(b);
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	if (!path || fs_read_file(path, 512, &text, NULL, &ignored) < 0)
+		return;
+	char stamp[128];
+	obj_stamp(b, stamp);
+	char *nl = strchr(text, '\n');
+	if (!nl || strcmp(nl + 1, stamp) != 0)
+		return;
+	*nl = '\0';
+	if (strlen(text) == HASH_HEX_LEN - 1 &&
+	    strspn(text, "0123456789abcdef") == HASH_HEX_LEN - 1)
+		memcpy(key, text, HASH_HEX_LEN);
+}
+
+/* Patch, configure and make in b->obj for b->s and b->k. When that is the
+ * directory trusted builds reuse, its marker goes before anything changes
+ * the tree and comes back, naming b->k's key, only after make succeeded: a
+ * build that fails or is killed half-way leaves obj/ unmarked. */
+static int obj_make(struct build_ctx *b, struct sl_error *err)
+{
+	bool marks = b->obj == b->obj_trusted;
+	_cleanup_free_ char *marker = obj_marker_path(b);
+	if (!marker)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (marks && unlink(marker) < 0 && errno != ENOENT)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot remove '%s': %s.", marker,
+				 strerror(errno));
+	int r = kernel_tree_patch(b, err);
+	if (r < 0)
+		return r;
+	r = kernel_config_apply(b, err);
+	if (r < 0)
+		return r;
+	r = tree_make(b, err);
+	if (r < 0 || !marks)
+		return r;
+	char stamp[128], text[256];
+	obj_stamp(b, stamp);
+	snprintf(text, sizeof(text), "%s\n%s", b->k->key, stamp);
+	return write_text(marker, text, err);
+}
+
+/* Before an untrusted build copies the object directory: unless it holds
+ * the complete build of the spec's trusted base (kernel_spec.base: the
+ * built-in series and config, the kernel other jobs share), that base is
+ * built there first, as any trusted build would be. Without this, when the
+ * base kernel is a cache hit no trusted build ever runs in the tree, and
+ * every untrusted build would recompile in its copy whatever obj/ lacks
+ * (up to a whole kernel after a build stopped half-way). "Holds" is the
+ * exact key: any other complete build (another trusted patch set, config or
+ * compiler) is the base plus a difference each copy would rebuild again;
+ * paid once here, it is kept. A base that fails to build (ERR_BUILD) is
+ * logged and the untrusted build goes on from obj/ as it is; its own
+ * patches decide its status. */
+static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
+{
+	const struct kernel_spec *base = b->s->base;
+	if (!base) {
+		kbuild_log(b, "no trusted base kernel known: the copy starts from the object "
+			      "directory as it is");
+		return 0;
+	}
+	struct key_inputs bk;
+	int r = kbuild_key_compute(b->cache_dir, base, &bk, err);
+	if (r < 0)
+		goto out;
+	char have[HASH_HEX_LEN];
+	obj_marker_read(b, have);
+	if (strcmp(bk.src.tree_id, b->k->src.tree_id) != 0) {
+		kbuild_log(b, "the trusted base kernel has another source: not built first");
+		goto out;
+	}
+	if (strcmp(have, bk.key) == 0) {
+		kbuild_log(b, "the object directory holds the complete base kernel %s", bk.key);
+		goto out;
+	}
+	if (have[0])
+		kbuild_log(b,
+			   "the object directory holds the complete kernel %s, not the base kernel "
+			   "%s: building the base there first",
+			   have, bk.key);
+	else
+		kbuild_log(b,
+			   "the object directory holds no complete build of the base kernel %s: "
+			   "building it there first",
+			   bk.key);
+	const struct kernel_spec *s = b->s;
+	const struct key_inputs *k = b->k;
+	b->s = base;
+	b->k = &bk;
+	double t0 = time_monotonic_s();
+	r = obj_make(b, err);
+	b->s = s;
+	b->k = k;
+	if (r == 0)
+		kbuild_log(b, "built the base kernel in the object directory in %.1f s",
+			   time_monotonic_s() - t0);
+	else if (err && err->kind == ERR_BUILD) {
+		kbuild_log(b,
+			   "the base kernel did not build (%s); going on from the object "
+			   "directory as it is",
+			   err->message);
+		b->failed_patch[0] = '\0';
+		b->failed_option[0] = '\0';
+		r = 0;
+	}
+out:
+	kbuild_key_inputs_done(&bk);
+	return r;
+}
+
+static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	int r;
 	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
 	if (!fs_exists(mk)) {
 		r = kernel_tree_extract(b, err);
@@ -506,13 +666,12 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = kernel_tree_read_version(b, err);
 	if (r < 0)
 		return r;
-	r = kernel_tree_patch(b, err);
-	if (r < 0)
-		return r;
-	r = kernel_config_apply(b, err);
-	if (r < 0)
-		return r;
-	r = tree_make(b, err);
+	if (b->sandbox && b->s->untrusted) {
+		if ((r = obj_refresh_base(b, err)) < 0 || (r = untrusted_obj_copy(b, err)) < 0 ||
+		    (r = kbuild_sandbox_own(b, b->obj, err)) < 0)
+			return r;
+	}
+	r = obj_make(b, err);
 	if (r < 0)
 		return r;
 	r = kbuild_scx_build(b, out_dir, err);
@@ -526,6 +685,47 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	if (r < 0)
 		return r;
 	return kbuild_copy_file(cfg, cfg_out, err);
+}
+
+static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
+{
+	/* A malformed fragment fails before the shared tree is touched. */
+	_cleanup_free_ struct config_entry *frag = NULL;
+	size_t nfrag = 0;
+	int r = kernel_config_read_fragment(b->s, &frag, &nfrag, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
+	b->tree = fs_path_join(trees, b->k->src.tree_id);
+	b->src = fs_path_join(b->tree, "src");
+	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
+	 * between normal and debug builds of the tree stays incremental on both
+	 * sides; a fresh extraction removes them with obj/. */
+	if (b->s->debug) {
+		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
+		b->obj = fs_path_join(dbg, b->s->debug);
+	} else
+		b->obj = fs_path_join(b->tree, "obj");
+	b->obj_trusted = b->obj;
+	_cleanup_free_ char *lock = NULL;
+	if (asprintf(&lock, "%s.lock", b->tree) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	r = fs_mkdir_p(b->tree, err);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int lock_fd = -1;
+	r = kbuild_lock_take(lock, b->o, b, &lock_fd, err);
+	if (r < 0)
+		return r;
+	r = tree_build(b, out_dir, err);
+	/* the copy goes while the tree's lock is still held */
+	if (b->obj != b->obj_trusted) {
+		struct sl_error ignored;
+		fs_rm_rf(b->obj, &ignored);
+		free(b->obj);
+		b->obj = b->obj_trusted;
+	}
+	return r;
 }
 
 /* Renames the finished build tmp to the cache entry dir. An entry the cache

@@ -35,10 +35,11 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		return 0;
 	_cleanup_free_ char *tools = fs_path_join(b->src, "tools/sched_ext");
 	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
-	_cleanup_free_ char *vmlinux = fs_path_join(b->obj, "vmlinux");
 	_cleanup_free_ char *oarg = NULL, *varg = NULL, *jarg = NULL;
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (asprintf(&oarg, "O=%s", build) < 0 || asprintf(&varg, "VMLINUX_BTF=%s", vmlinux) < 0 ||
+	/* paths as make sees them (kbuild_obj_seen) */
+	if (asprintf(&oarg, "O=%s/sched_ext", kbuild_obj_seen(b)) < 0 ||
+	    asprintf(&varg, "VMLINUX_BTF=%s/vmlinux", kbuild_obj_seen(b)) < 0 ||
 	    asprintf(&jarg, "-j%d", jobs < 1 ? 1 : jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int r = fs_mkdir_p(build, err);

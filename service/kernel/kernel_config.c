@@ -178,7 +178,7 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		return r;
 
 	_cleanup_free_ char *oarg = NULL;
-	if (asprintf(&oarg, "O=%s", b->obj) < 0)
+	if (asprintf(&oarg, "O=%s", kbuild_obj_seen(b)) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int ex = 0;
 	kbuild_log(b, "configuring: tinyconfig + '%s'%s%s (%zu options)",

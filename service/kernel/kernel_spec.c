@@ -19,6 +19,7 @@ void kernel_spec_free(struct kernel_spec *s)
 	free(s->config);
 	free(s->debug);
 	free(s->debug_config);
+	kernel_spec_free(s->base);
 	free(s);
 }
 
@@ -266,7 +267,7 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 	if (!s || !(s->patches = calloc(1, sizeof(char *))))
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int r;
-	const char *debug = NULL, *debug_config = NULL;
+	const char *debug = NULL, *debug_config = NULL, *series = NULL;
 
 	json_object_object_foreach(spec, key, val)
 	{
@@ -297,8 +298,8 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 			if (!json_object_is_type(val, json_type_string))
 				return error_set_path(err, ERR_INVALID, "$.series",
 						      "The kernel spec's 'series' must be a path.");
-			r = kernel_spec_add_series(s, base_dir, json_object_get_string(val),
-						   "$.series", err);
+			series = json_object_get_string(val);
+			r = kernel_spec_add_series(s, base_dir, series, "$.series", err);
 		} else if (strcmp(key, "config") == 0) {
 			if (!json_object_is_type(val, json_type_string))
 				return error_set_path(err, ERR_INVALID, "$.config",
@@ -315,11 +316,18 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 			else
 				debug_config = json_object_get_string(val);
 			r = 0;
+		} else if (strcmp(key, "untrusted") == 0) {
+			if (!json_object_is_type(val, json_type_boolean))
+				return error_set_path(err, ERR_INVALID, "$.untrusted",
+						      "The kernel spec's 'untrusted' must be true "
+						      "or false.");
+			s->untrusted = json_object_get_boolean(val);
+			r = 0;
 		} else
 			return error_set_path(err, ERR_INVALID, key,
 					      "Unknown field '%s' in the kernel spec (known: "
 					      "source, patches, series, config, debug, "
-					      "debug_config).",
+					      "debug_config, untrusted).",
 					      key);
 		if (r < 0)
 			return r;
@@ -336,6 +344,19 @@ int kernel_spec_from_json(json_object *spec, const char *base_dir, struct kernel
 	if (debug &&
 	    (r = kernel_spec_set_debug(s, debug, base_dir, debug_config, "$.debug", err)) < 0)
 		return r;
+	/* an untrusted spec's base: itself without "patches" */
+	if (s->untrusted) {
+		r = kernel_spec_new(s->source, NULL, &s->base, err);
+		if (r >= 0 && series)
+			r = kernel_spec_add_series(s->base, base_dir, series, "$.series", err);
+		if (r >= 0)
+			r = kernel_spec_set_config(s->base, NULL, s->config, "$.config", err);
+		if (r >= 0 && s->debug)
+			r = kernel_spec_set_debug(s->base, s->debug, NULL, s->debug_config,
+						  "$.debug", err);
+		if (r < 0)
+			return r;
+	}
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -5,6 +5,7 @@
  * holds is absolute and names an existing regular file. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <json-c/json.h>
 
@@ -28,6 +29,20 @@ struct kernel_spec {
 	 * in an object directory of its own beside the normal one. */
 	char *debug;
 	char *debug_config;
+	/* Some input (a patch, the fragment) came from a user, not from
+	 * schedlab's own series and configs. With the sandbox on, such a build
+	 * runs make in a throwaway copy of the tree's object directory and never
+	 * writes the one later builds reuse (docs/kernel-builds.md "Untrusted
+	 * builds"). Not part of the key: the kernel is the same. */
+	bool untrusted;
+	/* An untrusted spec's trusted base, or NULL: the same source, built-in
+	 * series and config only (untrusted false, no base of its own), the
+	 * kernel other jobs share. Before the copy, the build brings the tree's
+	 * object directory to it when it does not hold that build complete
+	 * (docs/kernel-builds.md "Untrusted builds"). Set by materialize_kernel()
+	 * and by kernel_spec_from_json() ("untrusted": true: "series", "config"
+	 * and "debug" make the base, "patches" are the untrusted part). */
+	struct kernel_spec *base;
 };
 
 /* The longest debug preset name: lowercase letters, digits and '-'. */
@@ -70,7 +85,8 @@ int kernel_spec_set_debug(struct kernel_spec *s, const char *name, const char *b
 			  const char *path, const char *field, struct sl_error *err);
 
 /* Parses {"source": S, "patches": [paths], "series": "path", "config": "path",
- * "debug": "lockdep", "debug_config": "path"} ("patches" and/or "series", see
+ * "debug": "lockdep", "debug_config": "path", "untrusted": true} ("patches" and/or
+ * "series", see
  * kernel_series_read; "debug_config" defaults to debug-NAME.config beside
  * "config", kernel_spec_set_debug). Relative paths are
  * resolved against base_dir (NULL: the current directory) and must exist.

@@ -45,9 +45,10 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 	return 0;
 }
 
-/* A fresh tree always gets fresh object directories (obj/ and every debug
- * kernel's): tar restores old mtimes, and make would keep objects built
- * from files that differ. */
+/* A fresh tree always gets fresh object directories (obj/, every debug
+ * kernel's and an untrusted build's copy, which starts empty too): tar
+ * restores old mtimes, and make would keep objects built from files that
+ * differ. */
 int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 {
 	struct sl_error ignored;
@@ -58,6 +59,8 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 	fs_rm_rf(b->src, &ignored);
 	fs_rm_rf(obj, &ignored);
 	fs_rm_rf(debug_objs, &ignored);
+	if (b->obj != b->obj_trusted)
+		fs_rm_rf(b->obj, &ignored);
 	fs_rm_rf(applied, &ignored);
 	int r = fs_rm_rf(tmp, err);
 	if (r < 0)

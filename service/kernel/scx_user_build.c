@@ -322,7 +322,7 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 						 "uid %d.",
 						 SANDBOX_UID);
 		}
-		struct sandbox_bind binds[] = {{scratch, true}};
+		struct sandbox_bind binds[] = {{.path = scratch, .writable = true}};
 		struct sandbox_spec sp = {
 		    .binds = binds,
 		    .n_binds = 1,

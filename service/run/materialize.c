@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/debian_bases.h"
 #include "run/materialize.h"
 #include "util/fs.h"
 
@@ -88,6 +89,13 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 	ret_code = kernel_spec_new(k->source, NULL, &s, err);
 	if (ret_code < 0)
 		return ret_code;
+	/* The trusted base (kernel_spec.base): the built-in series and config
+	 * alone; kept only when some input turns out to be inline. */
+	ret_code = kernel_spec_new(k->source, NULL, &s->base, err);
+	if (ret_code < 0) {
+		kernel_spec_free(s);
+		return ret_code;
+	}
 	for (size_t i = 0; i < k->n_patches; i++) {
 		const struct job_file *item = &k->patches[i];
 		char field[300];
@@ -97,10 +105,13 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 			_cleanup_free_ char *dir = fs_path_join(gk, name);
 			_cleanup_free_ char *file = fs_path_join(dir, "series");
 			ret_code = kernel_spec_add_series(s, NULL, file, field, err);
+			if (ret_code == 0)
+				ret_code = kernel_spec_add_series(s->base, NULL, file, field, err);
 			if (ret_code < 0)
 				error_prefix(err, "Built-in series '%s' cannot be used", name);
 		} else {
 			_cleanup_free_ char *path = NULL;
+			s->untrusted = true;
 			ret_code = write_inline(kdir, (int)i + 1, item, &path, err);
 			if (ret_code == 0)
 				ret_code = kernel_spec_add_patch(s, NULL, path, field, err);
@@ -110,21 +121,40 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 			return ret_code;
 		}
 	}
-	_cleanup_free_ char *cfg_path = NULL;
+	_cleanup_free_ char *cfg_path = NULL, *base_cfg = NULL;
 	if (k->config.kind == JOB_FILE_BUILTIN) {
 		_cleanup_free_ char *dir = fs_path_join(gk, k->config.builtin);
 		cfg_path = fs_path_join(dir, "schedlab.config");
-	} else
+		base_cfg = strdup(cfg_path);
+	} else {
+		/* a fragment's strings reach make (auto.conf) as code does; the
+		 * base gets the built-in fragment a kernel without "config" gets */
+		s->untrusted = true;
 		ret_code = write_inline(kdir, 0, &k->config, &cfg_path, err);
+		_cleanup_free_ char *dir = fs_path_join(gk, debian_base_default_config(k->source));
+		base_cfg = fs_path_join(dir, "schedlab.config");
+	}
+	if (ret_code == 0 && !base_cfg)
+		ret_code = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	/* schedstat adds to the kernel's own fragment; its base stays the
+	 * built-in one (the base only matters to untrusted builds) */
 	if (ret_code == 0 && k->schedstat)
 		ret_code = add_schedstat(kdir, &cfg_path, err);
 	if (ret_code == 0)
 		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
+	if (ret_code == 0)
+		ret_code = kernel_spec_set_config(s->base, NULL, base_cfg, "config", err);
 	if (ret_code == 0 && k->debug)
 		ret_code = set_debug(s, k, gk, err);
+	if (ret_code == 0 && k->debug)
+		ret_code = set_debug(s->base, k, gk, err);
 	if (ret_code < 0) {
 		kernel_spec_free(s);
 		return ret_code;
+	}
+	if (!s->untrusted) {
+		kernel_spec_free(s->base);
+		s->base = NULL;
 	}
 	*ret = s;
 	return 0;

@@ -12,7 +12,10 @@
  * under <job_dir>/kernels/<name>/ as NNNN-<file name> (0000 is the config,
  * 0001 on the patches in order), built-in series and fragments come from
  * <data_dir>/guest-kernel/, and every path is absolute, so the build does
- * not depend on the current directory. On success *ret is owned by the
+ * not depend on the current directory. A kernel with an inline patch or
+ * config is marked untrusted (kernel_spec.h), with a trusted base: its
+ * built-in series and built-in config (an inline config: the built-in one a
+ * kernel without "config" gets). On success *ret is owned by the
  * caller (kernel_spec_free); errors name the patch's JSON path. */
 int materialize_kernel(const struct job_kernel *k, const char *job_dir, const char *data_dir,
 		       struct kernel_spec **ret, struct sl_error *err);

@@ -82,9 +82,11 @@ static bool parent_made(const char *dir, size_t n, const struct sandbox_bind *bi
 		if (n >= l && strncmp(dir, system_dirs[i], l) == 0 && (dir[l] == '/' || n == l))
 			return true;
 	}
-	for (size_t i = 0; i < before; i++)
-		if (strncmp(binds[i].path, dir, n) == 0 && binds[i].path[n] == '/')
+	for (size_t i = 0; i < before; i++) {
+		const char *at = binds[i].at ? binds[i].at : binds[i].path;
+		if (strncmp(at, dir, n) == 0 && at[n] == '/')
 			return true;
+	}
 	return false;
 }
 
@@ -168,11 +170,12 @@ int sandbox_argv(const struct sandbox_spec *sp, char *const argv[], char ***ret,
 	 * command could not reach them. They are empty directories of the
 	 * sandbox's own root, so 0755 shows nothing of the host. */
 	for (size_t i = 0; i < sp->n_binds; i++)
-		push_parents(&a, sp->binds[i].path, sp->binds, i);
+		push_parents(&a, sp->binds[i].at ? sp->binds[i].at : sp->binds[i].path, sp->binds,
+			     i);
 	for (size_t i = 0; i < sp->n_binds; i++) {
 		push(&a, sp->binds[i].writable ? "--bind" : "--ro-bind");
 		push(&a, sp->binds[i].path);
-		push(&a, sp->binds[i].path);
+		push(&a, sp->binds[i].at ? sp->binds[i].at : sp->binds[i].path);
 	}
 	push(&a, "--chdir");
 	push(&a, sp->chdir ? sp->chdir : "/");

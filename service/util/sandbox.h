@@ -19,8 +19,11 @@
 #define SANDBOX_UID 65534
 
 struct sandbox_bind {
-	const char *path; /* absolute; bound at the same path inside */
+	const char *path; /* absolute */
 	bool writable;
+	/* absolute: where it is bound inside; NULL: at path. Binding a copy at
+	 * the original's path keeps every absolute path a build recorded valid. */
+	const char *at;
 };
 
 struct sandbox_spec {

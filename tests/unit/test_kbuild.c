@@ -7,6 +7,7 @@
  * tests/e2e/10-kernel-build.sh. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ struct fixture {
 	char *cache;
 	const char *compiler; /* what `gcc --version` prints */
 	int builds;	      /* `make ... bzImage` runs */
+	int copies;	      /* `cp -a` of obj/ (untrusted builds) */
 	bool fail;	      /* the dry run of a patch named *bad* or of any patch fails */
 	const char *drop;     /* olddefconfig removes this option from .config */
 	size_t bzimage_bytes;
@@ -40,6 +42,8 @@ struct fixture {
 	bool scx_fail;		  /* that make exits 2 */
 	char scx_cmd[1024];	  /* the last one's arguments after make */
 	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
+	char made_in[2048];	  /* the O= of each `make bzImage`, one a line */
+	int made_marked;	  /* ...that found the complete-build marker in O= */
 };
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -75,18 +79,53 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 	struct fixture *fx = ud;
 	if (strcmp(argv[0], "bwrap") == 0) {
 		size_t cmd = 0;
+		const char *from = NULL, *at = NULL;
 		for (size_t i = 1; argv[i]; i++) {
 			if (strcmp(argv[i], "--chdir") == 0 && argv[i + 1])
 				cwd = argv[i + 1];
+			/* a directory bound elsewhere (an untrusted build's copy of obj/) */
+			if (strcmp(argv[i], "--bind") == 0 && argv[i + 1] && argv[i + 2] &&
+			    strcmp(argv[i + 1], argv[i + 2]) != 0) {
+				from = argv[i + 1];
+				at = argv[i + 2];
+			}
 			if (strcmp(argv[i], "--") == 0)
 				cmd = i + 1;
 		}
 		assert_true(cmd > 0 && argv[cmd]);
 		fx->sandboxed++;
-		return fake_cmd(ud, argv + cmd, cwd, ret_output);
+		if (!at)
+			return fake_cmd(ud, argv + cmd, cwd, ret_output);
+		/* the command's paths under at are from's on the host */
+		char *inner[32] = {0};
+		size_t n = 0;
+		for (size_t i = cmd; argv[i] && n < 31; i++, n++) {
+			const char *p = strstr(argv[i], at);
+			if (p && (p[strlen(at)] == '\0' || p[strlen(at)] == '/'))
+				assert_true(asprintf(&inner[n], "%.*s%s%s", (int)(p - argv[i]),
+						     argv[i], from, p + strlen(at)) > 0);
+			else
+				inner[n] = strdup(argv[i]);
+		}
+		int r = fake_cmd(ud, inner, cwd, ret_output);
+		for (size_t i = 0; i < n; i++)
+			free(inner[i]);
+		return r;
 	}
 	if (strcmp(argv[0], "gcc") == 0) {
 		*ret_output = strdup(fx->compiler);
+		return 0;
+	}
+	if (strcmp(argv[0], "cp") == 0) {
+		/* cp -a --reflink=auto FROM TO: an untrusted build's object copy;
+		 * the copy keeps the objects (here: a marker file) */
+		fx->copies++;
+		struct sl_error err = {0};
+		assert_int_equal(fs_mkdir_p(argv[4], &err), 0);
+		char *mark = fs_path_join(argv[3], "trusted.o");
+		if (fs_exists(mark))
+			write_file(argv[4], "trusted.o", "trusted object\n");
+		free(mark);
 		return 0;
 	}
 	if (strcmp(argv[0], "tar") == 0) {
@@ -170,6 +209,12 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 			return 2;
 		} else if (strcmp(target, "bzImage") == 0) {
 			fx->builds++;
+			strncat(fx->made_in, obj, sizeof(fx->made_in) - strlen(fx->made_in) - 2);
+			strcat(fx->made_in, "\n");
+			char *marker = fs_path_join(obj, ".schedlab-complete");
+			if (fs_exists(marker))
+				fx->made_marked++;
+			free(marker);
 			char *boot = fs_path_join(obj, "arch/x86/boot");
 			struct sl_error err = {0};
 			assert_int_equal(fs_mkdir_p(boot, &err), 0);
@@ -261,8 +306,23 @@ static void test_spec_parse(void **state)
 	assert_null(s->patches[2]);
 	assert_true(s->patches[0][0] == '/');
 	assert_true(strncmp(s->source, "tarball:/", 9) == 0);
+	assert_null(s->base);
 	kernel_spec_free(s);
 	kernel_spec_free(NULL);
+
+	/* "untrusted": its base is the series and config, without "patches" */
+	s = spec_from(fx, "{\"source\":\"tarball:linux.tar.xz\",\"patches\":[\"a-copy.patch\"],"
+			  "\"series\":\"series\",\"config\":\"frag.config\",\"untrusted\":true}");
+	assert_non_null(strstr(s->patches[0], "/a-copy.patch"));
+	assert_null(s->patches[3]);
+	assert_non_null(s->base);
+	assert_false(s->base->untrusted);
+	assert_string_equal(s->base->source, s->source);
+	assert_string_equal(s->base->config, s->config);
+	assert_string_equal(s->base->patches[0], s->patches[1]);
+	assert_string_equal(s->base->patches[1], s->patches[2]);
+	assert_null(s->base->patches[2]);
+	kernel_spec_free(s);
 
 	struct {
 		const char *json;
@@ -634,6 +694,185 @@ static void test_build_commands(void **state)
 	assert_non_null(strstr(err.message, "config option 'CONFIG_KVM_INTEL=y' from 'frag.config' "
 					    "was dropped by Kconfig"));
 	assert_commands(fx, "config-dropped.cmds");
+}
+
+/* An untrusted spec makes in a copy of obj/ that is gone afterwards: obj/
+ * is never bound into its sandbox, and what the build leaves (the fake
+ * bzImage) does not reach obj/. A trusted spec makes in obj/ itself. */
+static void test_untrusted_copy(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\n");
+	/* the untrusted spec's base (no series: no patches), so obj/ holds it */
+	struct kbuild_artifact *a = build(fx, SPEC("[]"), 0, NULL);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->copies, 0);
+	char *tree = NULL;
+	char *trees = fs_path_join(fx->cache, "trees");
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
+			tree = fs_path_join(trees, e->d_name);
+	closedir(d);
+	free(trees);
+	assert_non_null(tree);
+	char *obj = fs_path_join(tree, "obj");
+	char *copy = fs_path_join(tree, "obj-untrusted");
+	char *bz = fs_path_join(obj, "arch/x86/boot/bzImage");
+	assert_true(fs_exists(bz)); /* the trusted build made in obj/ */
+	fs_rm_rf(bz, NULL);
+	write_file(obj, "trusted.o", "trusted object\n");
+	free(cmd_dry_run_end());
+	dry_run_begin(fx);
+
+	a = build(fx,
+		  "{\"source\":\"tarball:linux.tar.xz\",\"patches\":[\"b.patch\"],"
+		  "\"config\":\"frag.config\",\"untrusted\":true}",
+		  0, NULL);
+	assert_false(a->cached);
+	assert_true(fs_exists(a->bzimage));
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->copies, 1);
+	assert_int_equal(fx->builds, 2); /* the base was not built again */
+	char *text = cmd_dry_run_end();
+	char want[PATH_MAX * 2 + 64];
+	snprintf(want, sizeof(want), "cp -a --reflink=auto %s %s", obj, copy);
+	assert_non_null(strstr(text, want));
+	/* make sees the copy at obj/'s path (the paths it recorded stay valid) */
+	snprintf(want, sizeof(want), "--bind %s %s ", copy, obj);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "O=%s ", obj);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "O=%s ", copy);
+	assert_null(strstr(text, want));
+	snprintf(want, sizeof(want), "bind %s ", obj);
+	assert_null(strstr(text, want)); /* obj/ itself is not in any sandbox */
+	free(text);
+	dry_run_begin(fx);
+	assert_false(fs_exists(copy));
+	assert_false(fs_exists(bz)); /* the untrusted build's output stayed in its copy */
+	free(tree);
+	free(obj);
+	free(copy);
+	free(bz);
+}
+
+/* The tree's trusted object directory and its marker. */
+static void tree_obj(struct fixture *fx, char **ret_obj, char **ret_marker)
+{
+	char *trees = fs_path_join(fx->cache, "trees");
+	DIR *d = opendir(trees);
+	assert_non_null(d);
+	char *tree = NULL;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
+			tree = fs_path_join(trees, e->d_name);
+	closedir(d);
+	free(trees);
+	assert_non_null(tree);
+	*ret_obj = fs_path_join(tree, "obj");
+	*ret_marker = fs_path_join(*ret_obj, ".schedlab-complete");
+	free(tree);
+}
+
+static void assert_marker(const char *marker, const char *key)
+{
+	char *text = NULL;
+	struct sl_error err = {0};
+	if (!key) {
+		assert_false(fs_exists(marker));
+		return;
+	}
+	assert_int_equal(fs_read_file(marker, 1024, &text, NULL, &err), 0);
+	char want[80];
+	snprintf(want, sizeof(want), "%s\n", key);
+	/* then the stamp of .config and vmlinux */
+	assert_int_equal(strncmp(text, want, strlen(want)), 0);
+	assert_non_null(strchr(text + strlen(want), ':'));
+	free(text);
+}
+
+#define UNTRUSTED(patches)                                                                         \
+	"{\"source\":\"tarball:linux.tar.xz\",\"patches\":" patches                                \
+	",\"config\":\"frag.config\",\"untrusted\":true}"
+
+/* obj/'s marker names the last trusted build that completed there: gone
+ * while a build runs (never seen by make) and after a failed one, written
+ * after a success. An untrusted build whose base (here: no patches) obj/
+ * does not hold complete builds the base in obj/ first, then makes in its
+ * copy; one whose base obj/ holds only copies. */
+static void test_obj_marker(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\n");
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	char *obj = NULL, *marker = NULL;
+	tree_obj(fx, &obj, &marker);
+	assert_marker(marker, a->key);
+	kbuild_artifact_free(a);
+
+	/* a trusted build whose make fails (as one killed there) leaves none */
+	fx->make_output = "";
+	int r = 0;
+	a = build(fx, SPEC("[\"b.patch\"]"), 0, &r);
+	assert_true(r < 0);
+	assert_marker(marker, NULL);
+	fx->make_output = NULL;
+
+	/* unmarked obj/: the base is built there first (trusted), then the copy */
+	char base[65];
+	key_of(fx, SPEC("[]"), base);
+	fx->made_in[0] = '\0';
+	int builds = fx->builds;
+	a = build(fx, UNTRUSTED("[\"b.patch\"]"), 0, NULL);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->builds, builds + 2);
+	assert_int_equal(fx->copies, 1);
+	char *copy = NULL;
+	assert_true(asprintf(&copy, "%s-untrusted", obj) > 0);
+	char want[PATH_MAX * 2 + 4];
+	snprintf(want, sizeof(want), "%s\n%s\n", obj, copy);
+	assert_string_equal(fx->made_in, want);
+	assert_marker(marker, base);
+
+	/* marked with the base: only the copy is made */
+	fx->made_in[0] = '\0';
+	write_file(fx->dir, "d.patch", "--- a/w\n+++ b/w\n@@ -1 +1 @@\n-g\n+h\n");
+	a = build(fx, UNTRUSTED("[\"d.patch\"]"), 0, NULL);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->builds, builds + 3);
+	assert_int_equal(fx->copies, 2);
+	snprintf(want, sizeof(want), "%s\n", copy);
+	assert_string_equal(fx->made_in, want);
+	assert_marker(marker, base);
+
+	/* another complete trusted kernel in obj/ (or garbage): the base again */
+	write_file(obj, ".schedlab-complete",
+		   "0000000000000000000000000000000000000000000000000000000000000000\n");
+	fx->made_in[0] = '\0';
+	write_file(fx->dir, "c.patch", "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-e\n+f\n");
+	a = build(fx, UNTRUSTED("[\"c.patch\"]"), 0, NULL);
+	snprintf(want, sizeof(want), "%s\n%s\n", obj, copy);
+	assert_string_equal(fx->made_in, want);
+	assert_marker(marker, base);
+	/* a make that does not keep the marker (an older schedlab) changed
+	 * .config after the marker was written: the base again */
+	kbuild_artifact_free(a);
+	char *dotconfig = fs_path_join(obj, ".config");
+	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+	assert_int_equal(utimensat(AT_FDCWD, dotconfig, ts, 0), 0);
+	free(dotconfig);
+	fx->made_in[0] = '\0';
+	write_file(fx->dir, "e.patch", "--- a/v\n+++ b/v\n@@ -1 +1 @@\n-i\n+j\n");
+	a = build(fx, UNTRUSTED("[\"e.patch\"]"), 0, NULL);
+	assert_string_equal(fx->made_in, want);
+	assert_marker(marker, base);
+	assert_int_equal(fx->made_marked, 0); /* no make ever saw the marker */
+	kbuild_artifact_free(a);
+	free(copy);
+	free(obj);
+	free(marker);
 }
 
 /* --no-sandbox: the same steps, none of them in bwrap. */
@@ -1112,6 +1351,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_untrusted_copy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_obj_marker, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_debug_preset, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_and_miss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sched_ext_schedulers, setup, teardown),

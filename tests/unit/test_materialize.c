@@ -72,6 +72,8 @@ static void test_relative_patch_becomes_absolute(void **state)
 	snprintf(want, sizeof(want), "%s/work/kernels/k/0000-config", tmp);
 	assert_string_equal(ks->config, want);
 	assert_string_equal(ks->source, "debian:linux-source-6.1");
+	/* a user's patch: built in a copy of the tree's objects */
+	assert_true(ks->untrusted);
 
 	kernel_spec_free(ks);
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
@@ -117,11 +119,71 @@ static void test_schedstat_fragment(void **state)
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
 }
 
+/* Only built-in series and configs make a trusted spec; an inline config
+ * alone is untrusted (its strings reach make through auto.conf). An
+ * untrusted spec's base keeps the built-in series and takes the built-in
+ * config in place of an inline one. */
+static void test_untrusted_marks(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/schedlab-materialize-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	static const char *const configs[] = {"{\"builtin\":\"linux-6.1\"}",
+					      "{\"content\":\"CONFIG_X=y\\n\"}",
+					      "{\"builtin\":\"linux-6.1\"}"};
+	static const char *const extra[] = {"", "", ",{\"name\":\"x.patch\",\"content\":\"x\"}"};
+	_cleanup_free_ char *gk = fs_path_join(data_dir, "guest-kernel/linux-6.1");
+	_cleanup_free_ char *builtin_cfg = fs_path_join(gk, "schedlab.config");
+	for (int i = 0; i < 3; i++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
+			 "\"debian:linux-source-6.1\",\"patches\":[{\"series\":\"linux-6.1\"}%s],"
+			 "\"config\":%s}},\"variants\":{\"a\":{\"kernel\":\"k\"},"
+			 "\"b\":{\"kernel\":\"k\"}},\"workloads\":[{\"tool\":\"cyclictest\"}]}",
+			 extra[i], configs[i]);
+		_cleanup_json_ json_object *spec = json_tokener_parse(text);
+		assert_non_null(spec);
+		_cleanup_job_ struct job *job = NULL;
+		struct sl_error err = {0};
+		if (job_expand(spec, JOB_ORIGIN_CLI, tmp, NULL, &job, &err) < 0)
+			fail_msg("%s: %s", err.path, err.message);
+		struct kernel_spec *ks = NULL;
+		if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
+			fail_msg("%s: %s", err.path, err.message);
+		assert_int_equal(ks->untrusted, i > 0);
+		/* the trusted base: the built-in series and config, nothing inline */
+		if (i == 0)
+			assert_null(ks->base);
+		else {
+			assert_non_null(ks->base);
+			assert_false(ks->base->untrusted);
+			assert_null(ks->base->base);
+			assert_string_equal(ks->base->source, ks->source);
+			assert_string_equal(ks->base->config, builtin_cfg);
+			size_t n = 0, nb = 0;
+			while (ks->patches[n])
+				n++;
+			while (ks->base->patches[nb])
+				nb++;
+			assert_true(nb > 0);
+			assert_int_equal(nb, i == 2 ? n - 1 : n);
+			for (size_t p = 0; p < nb; p++)
+				assert_string_equal(ks->base->patches[p], ks->patches[p]);
+		}
+		kernel_spec_free(ks);
+	}
+	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relative_patch_becomes_absolute),
 	    cmocka_unit_test(test_schedstat_fragment),
+	    cmocka_unit_test(test_untrusted_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

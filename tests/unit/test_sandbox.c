@@ -28,9 +28,9 @@ static int find(char **v, const char *a, const char *b)
 static char **wrap(bool as_root)
 {
 	static const struct sandbox_bind binds[] = {
-	    {"/cache/trees/t1/src", false},
-	    {"/cache/trees/t1/obj", true},
-	    {"/cache/ccache", false},
+	    {"/cache/trees/t1/src", false, NULL},
+	    {"/cache/trees/t1/obj", true, NULL},
+	    {"/cache/ccache", false, NULL},
 	};
 	char *env[] = {"LC_ALL=C", "CCACHE_READONLY=1", NULL};
 	struct sandbox_spec sp = {
@@ -130,6 +130,32 @@ static void test_root(void **state)
 	strv_free(v);
 }
 
+/* A bind at another path (an untrusted build's copy of obj/ where obj/
+ * would be): bound there, its parents made there, the source's not. */
+static void test_bind_at(void **state)
+{
+	(void)state;
+	static const struct sandbox_bind binds[] = {
+	    {"/cache/trees/t1/src", false, NULL},
+	    {"/cache/trees/t1/obj-untrusted", true, "/cache/trees/t1/obj"},
+	    {"/cache/x/copy", true, "/elsewhere/obj"},
+	};
+	struct sandbox_spec sp = {.binds = binds, .n_binds = 3};
+	char *argv[] = {"make", NULL};
+	char **v = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(sandbox_argv(&sp, argv, &v, &err), 0);
+	int b = find(v, "--bind", "/cache/trees/t1/obj-untrusted");
+	assert_true(b > 0);
+	assert_string_equal(v[b + 2], "/cache/trees/t1/obj");
+	b = find(v, "--bind", "/cache/x/copy");
+	assert_true(b > 0);
+	assert_string_equal(v[b + 2], "/elsewhere/obj");
+	assert_true(find(v, "--dir", "/elsewhere") > 0);
+	assert_int_equal(find(v, "--dir", "/cache/x"), -1);
+	strv_free(v);
+}
+
 /* Without bwrap in PATH the error names the package and the way around. */
 static void test_check_names_package(void **state)
 {
@@ -151,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_user),
 	    cmocka_unit_test(test_root),
+	    cmocka_unit_test(test_bind_at),
 	    cmocka_unit_test(test_check_names_package),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
