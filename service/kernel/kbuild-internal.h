@@ -144,6 +144,9 @@ void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3
 /* The last path component of p (p itself when it has no '/'). */
 const char *kbuild_base_name(const char *p);
 int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
+/* Whether the tree's applied/list holds exactly k's patches, in order
+ * (the tree's src/ is then k's source; a tree with no list has none). */
+bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
 
 /* ---- kbuild_cache.c: the content-addressed cache ---- */
 

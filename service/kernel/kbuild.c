@@ -793,8 +793,7 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	return m;
 }
 
-/* Whether the tree's applied/list holds exactly k's patches, in order. */
-static bool tree_has_patches(const char *tree, const struct key_inputs *k)
+bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
 {
 	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
 	_cleanup_free_ char *text = NULL;
@@ -825,7 +824,7 @@ static void names_backfill(const char *cache_dir, const struct key_inputs *k,
 	if (asprintf(&lock, "%s.lock", tree) < 0)
 		return;
 	_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || !tree_has_patches(tree, k))
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || !kbuild_tree_has_patches(tree, k))
 		return;
 	struct sl_error ignored;
 	if (sched_names_from_tree(src, a->meta, &ignored) < 0 ||

@@ -135,21 +135,6 @@ static int clang_version(char *buf, size_t len, struct sl_error *err)
 	return 0;
 }
 
-static bool applied_matches(const char *tree, const struct key_inputs *k)
-{
-	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
-	_cleanup_free_ char *text = NULL;
-	struct sl_error ignored;
-	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
-		return k->npatches == 0 && !fs_exists(list);
-	size_t i = 0;
-	char *save = NULL;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), i++)
-		if (i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0)
-			return false;
-	return i == k->npatches;
-}
-
 /* Whether the patch at path changes a file of tree_parts. */
 static bool patch_touches_parts(const char *path)
 {
@@ -199,7 +184,7 @@ static int copy_tree_parts(const struct kbuild_opts *o, const char *cache_dir,
 			      "The kernel's source tree is not in the cache (its kernel came "
 			      "from the cache alone); build the kernel once more with a fresh "
 			      "cache entry.");
-	if (r >= 0 && !applied_matches(tree, &k)) {
+	if (r >= 0 && !kbuild_tree_has_patches(tree, &k)) {
 		bool touched = false;
 		for (size_t i = 0; s->patches && s->patches[i]; i++)
 			touched = touched || patch_touches_parts(s->patches[i]);
