@@ -73,52 +73,57 @@ static bool decided(const char *verdict)
 	return verdict && (strcmp(verdict, "improved") == 0 || strcmp(verdict, "regressed") == 0);
 }
 
-/* Per gated metric of the first step, the patch whose own change was
- * decided and largest in magnitude (a new array; a metric no patch
- * decided is left out). */
+/* The carried_by entry for added comparison a of step (a new object). */
+static json_object *carried_entry(json_object *step, json_object *a)
+{
+	json_object *o = json_object_new_object();
+	static const char *const from_a[] = {"workload", "metric"};
+	static const char *const from_step[] = {"patches", "last_patch", "commit"};
+	static const char *const from_a_after[] = {"verdict", "change", "ci95", "p_value"};
+	for (size_t k = 0; k < ELEMENTSOF(from_a); k++)
+		json_object_object_add(o, from_a[k], json_object_get(get(a, from_a[k])));
+	for (size_t k = 0; k < ELEMENTSOF(from_step); k++)
+		if (get(step, from_step[k]))
+			json_object_object_add(o, from_step[k],
+					       json_object_get(get(step, from_step[k])));
+	for (size_t k = 0; k < ELEMENTSOF(from_a_after); k++)
+		json_object_object_add(o, from_a_after[k],
+				       json_object_get(get(a, from_a_after[k])));
+	return o;
+}
+
+/* Per gated metric any step compared, the patch whose own change was
+ * decided and largest in magnitude, in the order the metrics first appear
+ * (a new array; a metric no patch decided is left out). */
 static json_object *carried_by(json_object *steps)
 {
 	json_object *out = json_object_new_array();
-	json_object *first = get(json_object_array_get_idx(steps, 0), "added");
-	for (size_t m = 0; first && m < json_object_array_length(first); m++) {
-		json_object *ref = json_object_array_get_idx(first, m), *best = NULL,
-			    *best_step = NULL;
-		const char *workload = json_object_get_string(get(ref, "workload"));
-		const char *metric = json_object_get_string(get(ref, "metric"));
-		double most = -1;
-		for (size_t s = 0; s < json_object_array_length(steps); s++) {
-			json_object *step = json_object_array_get_idx(steps, s);
-			json_object *added = get(step, "added");
-			for (size_t i = 0; added && i < json_object_array_length(added); i++) {
-				json_object *a = json_object_array_get_idx(added, i);
-				const char *w = json_object_get_string(get(a, "workload"));
-				const char *mm = json_object_get_string(get(a, "metric"));
-				double change = fabs(json_object_get_double(get(a, "change")));
-				if (!w || !mm || strcmp(w, workload) != 0 ||
-				    strcmp(mm, metric) != 0 ||
-				    !decided(json_object_get_string(get(a, "verdict"))) ||
-				    change <= most)
-					continue;
-				most = change;
-				best = a;
-				best_step = step;
+	_cleanup_json_ json_object *at = json_object_new_object(); /* "w\nm" -> index in out */
+	for (size_t s = 0; s < json_object_array_length(steps); s++) {
+		json_object *step = json_object_array_get_idx(steps, s),
+			    *added = get(step, "added");
+		for (size_t i = 0; added && i < json_object_array_length(added); i++) {
+			json_object *a = json_object_array_get_idx(added, i);
+			const char *w = json_object_get_string(get(a, "workload"));
+			const char *m = json_object_get_string(get(a, "metric"));
+			if (!w || !m || !decided(json_object_get_string(get(a, "verdict"))))
+				continue;
+			char key[512];
+			snprintf(key, sizeof(key), "%s\n%s", w, m);
+			json_object *idx = get(at, key);
+			if (!idx) {
+				json_object_object_add(
+				    at, key,
+				    json_object_new_int((int)json_object_array_length(out)));
+				json_object_array_add(out, carried_entry(step, a));
+				continue;
 			}
+			size_t j = (size_t)json_object_get_int(idx);
+			double have = json_object_get_double(
+			    get(json_object_array_get_idx(out, j), "change"));
+			if (fabs(json_object_get_double(get(a, "change"))) > fabs(have))
+				json_object_array_put_idx(out, j, carried_entry(step, a));
 		}
-		if (!best)
-			continue;
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "workload", json_object_new_string(workload));
-		json_object_object_add(o, "metric", json_object_new_string(metric));
-		json_object_object_add(o, "patches", json_object_get(get(best_step, "patches")));
-		json_object_object_add(o, "last_patch",
-				       json_object_get(get(best_step, "last_patch")));
-		if (get(best_step, "commit"))
-			json_object_object_add(o, "commit",
-					       json_object_get(get(best_step, "commit")));
-		static const char *const keys[] = {"verdict", "change", "ci95", "p_value"};
-		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-			json_object_object_add(o, keys[k], json_object_get(get(best, keys[k])));
-		json_object_array_add(out, o);
 	}
 	return out;
 }
@@ -146,15 +151,6 @@ static int add_own_change(const struct job *job, json_object *result, const char
 	return 0;
 }
 
-/* The job as run, typed, for the comparison rules. */
-static int job_of(const struct series_input *in, struct job **ret)
-{
-	struct sl_error err = {0};
-	if (in->expanded)
-		return job_from_expanded(in->spec, ret, &err);
-	return job_expand(in->spec, in->origin, in->cwd, in->limits, ret, &err);
-}
-
 int run_attribution(const struct series_input *in, json_object *result)
 {
 	_cleanup_json_ json_object *patches = prefix_series_patches(in);
@@ -163,7 +159,10 @@ int run_attribution(const struct series_input *in, json_object *result)
 
 	if (n < 2)
 		return 0;
-	if (job_of(in, &job) < 0)
+	/* the job as run (result.job: the expanded spec), typed for the
+	 * comparison rules */
+	struct sl_error err = {0};
+	if (job_from_expanded(get(result, "job"), &job, &err) < 0)
 		return -EINVAL;
 	struct prefix_pool pool;
 	prefix_pool_init(&pool, result);

@@ -38,18 +38,23 @@ static json_object *get(json_object *o, const char *k)
 	return json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
+/* A run; inversions < 0: its workload reported no metric. */
 static json_object *run_of(const char *variant, size_t i, int inversions)
 {
-	char text[512];
+	char text[512], metrics[64] = "";
+	if (inversions >= 0)
+		snprintf(metrics, sizeof(metrics), "\"inversions\":%d", inversions);
 	snprintf(text, sizeof(text),
 		 "{\"key\":\"%s#%zu\",\"status\":\"ok\",\"workloads\":[{\"name\":"
-		 "\"rt-migrate-test\",\"status\":\"ok\",\"metrics\":{\"inversions\":%d}}]}",
-		 variant, i, inversions);
+		 "\"rt-migrate-test\",\"status\":\"ok\",\"metrics\":{%s}}]}",
+		 variant, i, metrics);
 	return json_tokener_parse(text);
 }
 
-/* A result with the base's runs (0 to 1 inversions) and a candidate's of
- * base + extra inversions, as far as the attribution reads it. */
+/* A result with the base's runs (0 to 1 inversions; none measured when
+ * base_unmeasured) and a candidate's of base + extra inversions, as far as
+ * the attribution reads it; its job is set by the caller that has one. */
+static bool base_unmeasured;
 static json_object *result_of(const char *verdict, int extra)
 {
 	json_object *r = json_tokener_parse("{\"job\":{\"baseline\":\"baseline\"},"
@@ -59,7 +64,7 @@ static json_object *result_of(const char *verdict, int extra)
 	json_object_object_add(r, "verdict", json_object_new_string(verdict));
 	for (size_t i = 0; i < RUNS; i++) {
 		json_object_array_add(get(get(get(r, "variants"), "baseline"), "runs"),
-				      run_of("baseline", i, (int)(i % 2)));
+				      run_of("baseline", i, base_unmeasured ? -1 : (int)(i % 2)));
 		json_object_array_add(get(get(get(r, "variants"), "patched"), "runs"),
 				      run_of("patched", i, (int)(i % 2) + extra));
 	}
@@ -108,9 +113,20 @@ static json_object *spec_of(size_t n)
 	return spec;
 }
 
+/* The expanded job of spec (a new reference): what result.job holds. */
+static json_object *expanded_of(json_object *spec)
+{
+	json_object *expanded = NULL;
+	struct sl_error err = {0};
+	if (job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &expanded, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	return expanded;
+}
+
 static json_object *attribute(struct mock *m, size_t n, json_object *whole)
 {
 	json_object *spec = spec_of(n);
+	json_object_object_add(whole, "job", expanded_of(spec));
 	struct series_input in = {.spec = spec,
 				  .origin = JOB_ORIGIN_SERVICE,
 				  .job_dir = "jobdir",
@@ -216,6 +232,26 @@ static void test_single_patch(void **state)
 	json_object_put(spec);
 }
 
+/* A metric the first patch's comparison could not judge (the base
+ * measured none of it) is still attributed to the later patch that
+ * carries it: carried_by looks at every step, not the first one's. */
+static void test_first_step_unjudged(void **state)
+{
+	(void)state;
+	struct mock m = {.culprit = 2};
+	base_unmeasured = true;
+	json_object *a = attribute(&m, 3, result_of("fail", 6));
+	base_unmeasured = false;
+	assert_non_null(a);
+	assert_int_equal(
+	    json_object_array_length(get(json_object_array_get_idx(get(a, "steps"), 0), "added")),
+	    0);
+	json_object *by = get(a, "carried_by");
+	assert_int_equal(json_object_array_length(by), 1);
+	assert_int_equal(json_object_get_int(get(json_object_array_get_idx(by, 0), "patches")), 2);
+	json_object_put(a);
+}
+
 static struct mock service_mock;
 
 /* A runner_run_job: the job itself (the whole series) or a step. */
@@ -226,6 +262,7 @@ static int fake_runner(const struct runner_config *cfg, json_object *expanded, c
 	(void)cfg, (void)err;
 	if (!strstr(job_dir, "/per-patch-")) {
 		*ret_result = result_of("pass", 6); /* attributed whatever its verdict */
+		json_object_object_add(*ret_result, "job", json_object_get(expanded));
 		return 0;
 	}
 	assert_null(hooks->run_done);
@@ -275,6 +312,7 @@ int main(void)
 	    cmocka_unit_test(test_passing_series),
 	    cmocka_unit_test(test_step_error),
 	    cmocka_unit_test(test_single_patch),
+	    cmocka_unit_test(test_first_step_unjudged),
 	    cmocka_unit_test(test_service_per_patch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
