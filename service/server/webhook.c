@@ -14,7 +14,6 @@
 #include "server/change_point_bisect.h"
 #include "server/counters.h"
 #include "report/trend.h"
-#include "util/hash.h"
 #include "util/version.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
@@ -50,16 +49,6 @@ static const char *jstr(json_object *o, const char *key)
 	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
 		return json_object_get_string(v);
 	return "";
-}
-
-void webhook_change_key(json_object *cp, char ret[65])
-{
-	json_object *after = NULL, *variant = NULL;
-	json_object_object_get_ex(cp, "first_night_after", &after);
-	json_object_object_get_ex(cp, "variant", &variant);
-	trend_change_point_key(jstr(cp, "series"), variant ? jstr(cp, "variant") : NULL,
-			       jstr(cp, "workload"), jstr(cp, "metric"), jstr(after, "job_id"),
-			       ret);
 }
 
 json_object *webhook_payload(json_object *cp)
@@ -255,9 +244,10 @@ static void judge(struct webhooks *w, const char *id)
 	}
 	for (size_t i = 0; i < json_object_array_length(cps); i++) {
 		json_object *cp = json_object_array_get_idx(cps, i);
-		char key[65];
+		const char *key = jstr(cp, "key"); /* trend_change_point_key's */
 		bool fresh = false;
-		webhook_change_key(cp, key);
+		if (!key[0])
+			continue;
 		_cleanup_json_ json_object *payload = webhook_payload(cp);
 		if (store_change_point_claim(w->opts.store, key, series, payload, &fresh, &err) <
 		    0) {

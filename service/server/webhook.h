@@ -53,9 +53,6 @@ void webhooks_job_ended(void *w, const char *job_id);
  * members, "links": {"trend": "/v1/trend", "jobs": [before's, after's]}}.
  * A new reference. */
 json_object *webhook_payload(json_object *cp);
-/* The key a change point is recorded under: sha256 of its series,
- * variant, workload, metric and first night's job id, 64 hex digits. */
-void webhook_change_key(json_object *cp, char ret[65]);
 /* "sha256=" and the hex HMAC-SHA256 of body under secret, the value of
  * the X-Schedlab-Signature-256 header. */
 void webhook_signature(const char *secret, const char *body, size_t len,
