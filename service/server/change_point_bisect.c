@@ -12,11 +12,9 @@
 #include "job/commit_range.h"
 #include "job/job.h"
 #include "report/trend.h"
-#include "util/fs.h"
 #include "util/redact.h"
 
-#define TREND_WINDOW_S	 (3650L * 86400) /* the whole store, as the trend's maximum */
-#define RESULT_MAX_BYTES (64u * 1024 * 1024)
+#define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
 
 static json_object *get(json_object *o, const char *key)
 {
@@ -258,76 +256,4 @@ int change_point_find(struct store *store, const char *key, json_object **ret_cp
 	}
 	return error_set_path(err, ERR_NOT_FOUND, "key", "No change point has the key '%.64s'.",
 			      key);
-}
-
-/* The ended job's result, a new reference; NULL when it has none. */
-static json_object *job_result(struct store *store, const char *id)
-{
-	struct sl_error err = {0};
-	_cleanup_free_ char *dir = store_job_dir(store, id);
-	_cleanup_free_ char *path = dir ? fs_path_join(dir, "result.json") : NULL;
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	json_object *o = NULL;
-	if (path && fs_exists(path)) {
-		if (fs_read_file(path, RESULT_MAX_BYTES, &text, &len, &err) < 0)
-			return NULL;
-	} else if (store_job_result_kept(store, id, &text, &len, &err) < 0) {
-		return NULL;
-	}
-	if (json_parse_strict(text, len, NULL, "result", &o, &err) < 0)
-		return NULL;
-	return o;
-}
-
-int change_point_bisect_ended(struct store *store, const char *job_id, bool *ret_was,
-			      struct sl_error *err)
-{
-	char key[65];
-	if (ret_was)
-		*ret_was = false;
-	int r = store_bisection_of_job(store, job_id, key, err);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	if (ret_was)
-		*ret_was = true;
-	_cleanup_json_ json_object *job = NULL;
-	if ((r = store_job_get(store, job_id, &job, err)) < 0)
-		return r;
-	const char *status = str(job, "status");
-	if (!status || !store_status_is_final(status))
-		return 0;
-	_cleanup_json_ json_object *result =
-	    strcmp(status, "done") == 0 ? job_result(store, job_id) : NULL;
-	json_object *b = get(result, "bisection");
-	json_object *certain = get(b, "certain");
-	json_object *steps = get(b, "steps");
-	if (b)
-		return store_bisection_answer(
-		    store, key, str(b, "status") ? str(b, "status") : "error",
-		    str(b, "first_bad_commit"), str(b, "first_bad_subject"),
-		    certain ? json_object_get_boolean(certain) : -1,
-		    steps ? (int)json_object_array_length(steps) : 0, err);
-	/* Not bisected: the job failed or was cancelled, its whole range
-	 * passed (or stayed inconclusive), or the range is one commit, which
-	 * is the answer when the job's verdict is fail. */
-	const char *verdict = str(job, "verdict");
-	if (!result || !verdict)
-		return store_bisection_answer(store, key, status, NULL, NULL, -1, 0, err);
-	if (strcmp(verdict, "fail") != 0)
-		return store_bisection_answer(
-		    store, key, strcmp(verdict, "pass") == 0 ? "no_regression" : "inconclusive",
-		    NULL, NULL, -1, 0, err);
-	struct store_bisection sb;
-	if ((r = store_bisection_get(store, key, &sb, err)) < 0)
-		return r;
-	json_object *only = json_object_array_length(sb.commits) == 1
-				? json_object_array_get_idx(sb.commits, 0)
-				: NULL;
-	r = store_bisection_answer(store, key, only ? "found" : "error", str(only, "commit"),
-				   str(only, "subject"), only ? 1 : -1, 0, err);
-	store_bisection_done(&sb);
-	return r;
 }

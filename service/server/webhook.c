@@ -229,11 +229,12 @@ static void judge(struct webhooks *w, const char *id)
 		wlog(w, "change points after job %s: %s", id, err.message);
 		return;
 	}
-	bool was = false;
-	if (change_point_bisect_ended(w->opts.store, id, &was, &err) < 0)
-		wlog(w, "bisection job %s: %s", id, err.message);
-	if (was)
+	char bisected[65];
+	int r = store_bisection_of_job(w->opts.store, id, bisected, &err);
+	if (r == 0)
 		return; /* a bisection, not a night of its series */
+	if (r != -ENOENT)
+		wlog(w, "bisection job %s: %s", id, err.message);
 	const char *series = jstr(job, "name");
 	if (!series[0])
 		return;
