@@ -176,21 +176,9 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
 				      "The change point's first night after is not a job of "
 				      "this service.");
 	/* A bisection that exists is named before any git work. */
-	struct store_bisection have;
-	int r = store_bisection_get(rq->store, key, &have, err);
-	if (r >= 0) {
-		store_bisection_done(&have);
-		return error_set_path(err, ERR_CONFLICT, "change_point",
-				      "The change point is bisected already, by job '%s'.",
-				      have.job_id);
-	}
-	if (err->kind != ERR_NOT_FOUND)
+	int r = store_bisection_none(rq->store, key, err);
+	if (r < 0)
 		return r;
-	*err = (struct sl_error){0};
-	if (!get(cp, "commit_range"))
-		return error_set_path(err, ERR_CONFLICT, "commit_range",
-				      "The change point has no commit range: the commits of its "
-				      "two nights are not both known.");
 	_cleanup_json_ json_object *night = NULL, *spec = NULL, *commits = NULL, *expanded = NULL;
 	if ((r = store_job_expanded(rq->store, night_id, &night, err)) < 0) {
 		if (err->kind == ERR_NOT_FOUND)

@@ -209,21 +209,14 @@ int store_change_point_claim(struct store *s, const char *key, const char *serie
 			     json_object *payload, bool *ret_new, struct sl_error *err);
 /* A change point's bisection (issue 22 item 4; change_point_bisect.h). The
  * link is made by store_job_submit (store_new_job.change_point), the answer
- * by store_result_index when the job's result is stored. */
-struct store_bisection {
-	char key[65];
-	char job_id[STORE_ID_LEN + 1];
-	char job_status[16];  /* the job's status now ("" if its row is gone) */
-	char state[16];	      /* the answer's state, "" until the job ended */
-	json_object *commits; /* owned: the range's [{commit, subject}] */
-};
-/* The bisection of change point key; ERR_NOT_FOUND (-ENOENT) when none. */
-int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
-			struct sl_error *err);
+ * by store_result_index when the job's result is stored.
+ * store_bisection_none: 0 when change point key has no bisection,
+ * ERR_CONFLICT at "change_point" naming its job when it has one (the
+ * error store_job_submit gives a second link). */
+int store_bisection_none(struct store *s, const char *key, struct sl_error *err);
 /* The change point job_id bisects, into ret_key; -ENOENT when none. */
 int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
 			   struct sl_error *err);
-void store_bisection_done(struct store_bisection *b);
 /* One webhook attempt: http_status 0 when no answer came. */
 int store_webhook_attempt(struct store *s, const char *key, const char *url, int attempt,
 			  long http_status, const char *error, bool delivered,

@@ -137,8 +137,9 @@ int store_webhook_attempt(struct store *s, const char *key, const char *url, int
 	return 0;
 }
 
-int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
-				json_object *commits, const char *now, struct sl_error *err)
+/* 0 when change point key has no bisection, else ERR_CONFLICT naming its
+ * job. */
+static int bisection_none_locked(struct store *s, const char *key, struct sl_error *err)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_db_prepare(s, "SELECT job_id FROM change_point_bisections WHERE key = ?;",
@@ -155,6 +156,21 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	}
 	if (rc != SQLITE_DONE)
 		return store_db_error(s, err, "read a change point's bisection");
+	return 0;
+}
+
+int store_bisection_none(struct store *s, const char *key, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	return bisection_none_locked(s, key, err);
+}
+
+int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
+				json_object *commits, const char *now, struct sl_error *err)
+{
+	int r = bisection_none_locked(s, key, err);
+	if (r < 0)
+		return r;
 	_cleanup_stmt_ sqlite3_stmt *ins = NULL;
 	if ((r = store_db_prepare(s,
 				  "INSERT INTO change_point_bisections(key, job_id, commits, "
@@ -168,34 +184,6 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	bind_text(ins, 4, now);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return store_db_error(s, err, "record a change point's bisection");
-	return 0;
-}
-
-int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
-			struct sl_error *err)
-{
-	STORE_LOCK(s);
-	memset(ret, 0, sizeof(*ret));
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_db_prepare(s,
-				 "SELECT b.key, b.job_id, COALESCE(j.status, ''), "
-				 "COALESCE(b.state, ''), b.commits FROM change_point_bisections b "
-				 "LEFT JOIN jobs j ON j.id = b.job_id WHERE b.key = ?;",
-				 &st, err);
-	if (r < 0)
-		return r;
-	bind_text(st, 1, key);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return error_set(err, ERR_NOT_FOUND, ENOENT, "The change point is not bisected.");
-	if (rc != SQLITE_ROW)
-		return store_db_error(s, err, "read a change point's bisection");
-	copy_col(st, 0, ret->key, sizeof(ret->key));
-	copy_col(st, 1, ret->job_id, sizeof(ret->job_id));
-	copy_col(st, 2, ret->job_status, sizeof(ret->job_status));
-	copy_col(st, 3, ret->state, sizeof(ret->state));
-	const unsigned char *c = sqlite3_column_text(st, 4);
-	ret->commits = c ? json_tokener_parse((const char *)c) : NULL;
 	return 0;
 }
 
@@ -299,10 +287,4 @@ int store_bisection_answer_locked(struct store *s, const char *job_id, json_obje
 	if (sqlite3_step(up) != SQLITE_DONE)
 		return store_db_error(s, err, "record a bisection's answer");
 	return 0;
-}
-
-void store_bisection_done(struct store_bisection *b)
-{
-	json_object_put(b->commits);
-	b->commits = NULL;
 }
