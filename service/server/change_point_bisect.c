@@ -77,18 +77,17 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 				      workload ? workload : "");
 
 	_cleanup_free_ char *tree = strndup(source + 4, (size_t)(at - source - 4));
-	_cleanup_free_ char *text = NULL;
-	if (!tree || asprintf(&text, "git:%s@%s..%s", tree, from, to) < 0)
+	if (!tree)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	struct commit_range cr = {0};
-	_cleanup_json_ json_object *patches = NULL;
-	int r = commit_range_parse(text, "commit_range", &cr, err);
+	_cleanup_json_ json_object *patches = NULL, *commits = NULL;
+	_cleanup_free_ char *from_source = NULL;
+	int r = commit_range_set(&cr, tree, from, to, "commit_range", err);
 	if (r >= 0)
-		r = commit_range_resolve(&cr, max_commits, "commit_range", err);
-	if (r >= 0)
-		r = commit_range_patches(&cr, "commit_range", &patches, err);
+		r = commit_range_bisect_inputs(&cr, max_commits, "commit_range", &patches, &commits,
+					       &from_source, err);
+	commit_range_done(&cr);
 	if (r < 0) {
-		commit_range_done(&cr);
 		/* The range's checks failed: the request's fault as any
 		 * commit range's (400); the message names the field and the
 		 * reason, not the tree's path. */
@@ -98,8 +97,6 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 				      "The commit range %.12s..%.12s cannot be bisected: %s", from,
 				      to, reason);
 	}
-	json_object *commits = commit_range_commits_json(&cr);
-	commit_range_done(&cr);
 
 	json_object *spec = json_object_new_object();
 	char name[JOB_NAME_MAX + 1];
@@ -113,11 +110,7 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	/* The night's candidate kernel (its config, its own patches) at FROM. */
 	json_object *base = NULL;
 	json_object_deep_copy(kernel, &base, NULL);
-	char *from_source = NULL;
-	if (asprintf(&from_source, "git:%s@%s", tree, from) < 0)
-		abort();
 	json_object_object_add(base, "source", json_object_new_string(from_source));
-	free(from_source);
 	json_object_object_add(spec, "base", base);
 	json_object_object_add(spec, "patches", TAKE_PTR(patches));
 	json_object *wls = json_object_new_array();
@@ -143,7 +136,7 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	json_object_object_add(spec, "bisect", json_object_new_boolean(true));
 	json_object_object_add(spec, "commits", json_object_get(commits));
 	*ret_spec = spec;
-	*ret_commits = commits;
+	*ret_commits = TAKE_PTR(commits);
 	return 0;
 }
 
