@@ -30,7 +30,8 @@
  * most max_commits commits). On success *ret_spec and *ret_commits
  * ([{commit, subject}]) are new references. Errors: ERR_CONFLICT at
  * "commit_range" when cp has none, at "source" when the change point's
- * kernel is not a git source; ERR_INVALID at "commit_range" when the range
+ * kernel is not a git source, at "workload" when the night's job has no
+ * workload of the change point's name; ERR_INVALID at "commit_range" when the range
  * fails commit_range_resolve's checks (the message names no host path). */
 int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_commits,
 			     json_object **ret_spec, json_object **ret_commits,
