@@ -30,8 +30,8 @@ struct webhook_opts {
 	void (*log)(const char *line);	     /* NULL: stderr */
 	int backoff_s;			     /* 0: WEBHOOK_BACKOFF_S */
 	/* the config's "bisect_change_points": where the bisections go
-	 * (NULL: none started); webhooks_set_queue sets it once the queue
-	 * exists */
+	 * (NULL: none started, logged); webhooks_set_queue sets it once the
+	 * queue exists */
 	struct queue *queue;
 };
 
@@ -41,7 +41,11 @@ int webhooks_start(const struct webhook_opts *opts, struct webhooks **ret, struc
  * are dropped) and frees. NULL is a no-op. */
 void webhooks_free(struct webhooks *w);
 /* Sets opts.queue (the queue is made after the webhooks: it calls
- * webhooks_job_ended). Call before the queue starts. */
+ * webhooks_job_ended), under a lock the thread holds while it starts a
+ * bisection: it waits for one in progress, so NULL before queue_free()
+ * means the queue is no longer used. A change point judged while the
+ * queue is NULL (a job that ended before the queue was set, or after it
+ * was unset) is logged as not bisected. */
 void webhooks_set_queue(struct webhooks *w, struct queue *queue);
 /* A job ended: judge its series in the background. Never blocks for
  * long; beyond WEBHOOK_QUEUE_MAX waiting jobs it is dropped and logged.

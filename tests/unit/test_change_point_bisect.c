@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 
 #include "job/job.h"
@@ -24,6 +26,7 @@
 #include "server/change_point_bisect.h"
 #include "server/config.h"
 #include "server/store.h"
+#include "server/webhook.h"
 #include "util/fs.h"
 
 static char tmp[200];
@@ -413,6 +416,65 @@ static void test_store_link(void **state)
 	store_free(st);
 }
 
+/* The webhook thread's log, for test_webhook_without_queue. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[4096];
+
+static void log_line(const char *line)
+{
+	pthread_mutex_lock(&log_lock);
+	size_t n = strlen(log_text);
+	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", line);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool log_has(const char *needle)
+{
+	pthread_mutex_lock(&log_lock);
+	bool has = strstr(log_text, needle) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return has;
+}
+
+/* With "bisect_change_points" and no queue set (a job that ends before
+ * the queue is, or after it is unset for shutdown), the new change point
+ * is recorded and its bisection is logged as skipped, not dropped
+ * silently. */
+static void test_webhook_without_queue(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], after[48];
+	snprintf(dir, sizeof(dir), "%s/state-noqueue", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	seed(dir, "s", 0, after);
+	/* the last night's job row: the webhook judges its series */
+	char last[48];
+	snprintf(last, sizeof(last), "%032x", 29);
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
+	struct store_new_job nj = {.name = "s", .spec = spec, .expanded = spec};
+	assert_int_equal(store_job_submit(st, last, &nj, &err), 0);
+	assert_int_equal(store_job_finish(st, last, "done", "pass", NULL, &err), 0);
+
+	struct service_config *c = NULL;
+	assert_int_equal(service_config_new(&c, &err), 0);
+	c->bisect_change_points = true;
+	struct webhooks *w = NULL;
+	const struct webhook_opts o = {.config = c, .store = st, .log = log_line};
+	assert_int_equal(webhooks_start(&o, &w, &err), 0);
+	webhooks_set_queue(w, NULL);
+	webhooks_job_ended(w, last);
+	for (int i = 0; i < 200 && !log_has("not bisected"); i++)
+		usleep(50 * 1000);
+	webhooks_free(w);
+	if (!log_has("not bisected: the job queue is not running"))
+		fail_msg("log: %s", log_text);
+	assert_true(log_has("new change point"));
+	service_config_free(c);
+	store_free(st);
+}
+
 static void test_config(void **state)
 {
 	(void)state;
@@ -450,6 +512,7 @@ int main(void)
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_spec),
 	    cmocka_unit_test(test_store_link),
+	    cmocka_unit_test(test_webhook_without_queue),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
