@@ -271,6 +271,7 @@ out:
 	retention_timer_free(retention);
 	scheduler_free(sched);
 	http_server_free(srv);
+	webhooks_set_queue(hooks, NULL); /* no bisection starts into a freed queue */
 	queue_free(queue);
 	webhooks_free(hooks);
 	store_free(store);

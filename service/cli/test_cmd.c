@@ -239,12 +239,9 @@ static int patches_from_git_range(const char *arg, json_object *all, struct sl_e
 
 /* --range git:TREE@BASE..HEAD (job/commit_range.h): the commits as
  * patches, the commits themselves ([{"commit", "subject"}]) for the
- * bisection to name, and the base they apply to: the tree at BASE's
- * commit, "git:ABS_TREE@<hash>", as `--base git:PATH@REF` would give it.
- * The steps are built as that base plus the first k commits' patches, so
- * all of them share one source tree and build incrementally (a source per
- * commit would be a cold build per step: kernel/kbuild_key.c keys a tree
- * by its commit); for a linear range that is the tree at commit k. */
+ * bisection to name, and the base they apply to
+ * (commit_range_bisect_inputs), "git:ABS_TREE@<hash>" as `--base
+ * git:PATH@REF` would give it. */
 static int patches_from_range(const char *arg, json_object *all, json_object **ret_commits,
 			      char **ret_base, struct sl_error *err)
 {
@@ -258,14 +255,10 @@ static int patches_from_range(const char *arg, json_object *all, json_object **r
 	_cleanup_json_ json_object *patches = NULL;
 	if (!abs)
 		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	else if ((r = commit_range_resolve(&cr, (size_t)job_default_limits()->max_patches,
-					   "--range", err)) >= 0 &&
-		 (r = commit_range_patches(&cr, "--range", &patches, err)) >= 0) {
+	else if ((r = commit_range_bisect_inputs(&cr, (size_t)job_default_limits()->max_patches,
+						 "--range", &patches, ret_commits, ret_base,
+						 err)) >= 0)
 		append_all(all, patches);
-		*ret_commits = commit_range_commits_json(&cr);
-		if (asprintf(ret_base, "git:%s@%s", cr.tree, cr.base_commit) < 0)
-			r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	}
 	commit_range_done(&cr);
 	return r;
 }

@@ -35,6 +35,24 @@ static bool range_ref_ok(const char *s, size_t n)
 	return job_source_ref_valid(buf);
 }
 
+/* Fills r (zeroed) with tree (n_tree bytes), BASE (n_base bytes) and HEAD,
+ * the refs checked. */
+static int range_set(struct commit_range *r, const char *tree, size_t n_tree, const char *base,
+		     size_t n_base, const char *head, const char *field, struct sl_error *err)
+{
+	if (!range_ref_ok(base, n_base) || !range_ref_ok(head, strlen(head)))
+		return error_set_path(err, ERR_INVALID, field,
+				      "BASE and HEAD of a commit range must be refs of letters, "
+				      "digits and '._/^~-', not starting with '-', '.' or '/', "
+				      "e.g. 'git:linux@v6.1..HEAD' or 'git:.@HEAD~3..HEAD'.");
+	r->tree = strndup(tree, n_tree);
+	if (!r->tree)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	memcpy(r->base_ref, base, n_base);
+	snprintf(r->head_ref, sizeof(r->head_ref), "%s", head);
+	return 0;
+}
+
 int commit_range_parse(const char *text, const char *field, struct commit_range *r,
 		       struct sl_error *err)
 {
@@ -45,18 +63,18 @@ int commit_range_parse(const char *text, const char *field, struct commit_range 
 		return error_set_path(err, ERR_INVALID, field,
 				      "A commit range must look like 'git:TREE@BASE..HEAD' "
 				      "(e.g. 'git:linux@v6.1..HEAD').");
-	const char *base = at + 1, *head = dots + 2;
-	if (!range_ref_ok(base, (size_t)(dots - base)) || !range_ref_ok(head, strlen(head)))
-		return error_set_path(err, ERR_INVALID, field,
-				      "BASE and HEAD of a commit range must be refs of letters, "
-				      "digits and '._/^~-', not starting with '-', '.' or '/', "
-				      "e.g. 'git:linux@v6.1..HEAD' or 'git:.@HEAD~3..HEAD'.");
-	r->tree = strndup(text + 4, (size_t)(at - (text + 4)));
-	if (!r->tree)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	memcpy(r->base_ref, base, (size_t)(dots - base));
-	snprintf(r->head_ref, sizeof(r->head_ref), "%s", head);
-	return 0;
+	const char *base = at + 1;
+	return range_set(r, text + 4, (size_t)(at - (text + 4)), base, (size_t)(dots - base),
+			 dots + 2, field, err);
+}
+
+int commit_range_set(struct commit_range *r, const char *tree, const char *base_ref,
+		     const char *head_ref, const char *field, struct sl_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!tree[0])
+		return error_set_path(err, ERR_INVALID, field, "The commit range has no tree.");
+	return range_set(r, tree, strlen(tree), base_ref, strlen(base_ref), head_ref, field, err);
 }
 
 /* git -C tree ARGS...; *ret_exit its status, *ret_out its output (capped). */
@@ -265,4 +283,21 @@ json_object *commit_range_commits_json(const struct commit_range *r)
 		json_object_array_add(a, c);
 	}
 	return a;
+}
+
+int commit_range_bisect_inputs(struct commit_range *r, size_t max_commits, const char *field,
+			       json_object **ret_patches, json_object **ret_commits,
+			       char **ret_base, struct sl_error *err)
+{
+	_cleanup_json_ json_object *patches = NULL;
+	int rc = commit_range_resolve(r, max_commits, field, err);
+	if (rc < 0 || (rc = commit_range_patches(r, field, &patches, err)) < 0)
+		return rc;
+	char *base = NULL;
+	if (asprintf(&base, "git:%s@%s", r->tree, r->base_commit) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	*ret_patches = TAKE_PTR(patches);
+	*ret_commits = commit_range_commits_json(r);
+	*ret_base = base;
+	return 0;
 }

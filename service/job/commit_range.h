@@ -37,6 +37,11 @@ struct commit_range {
 int commit_range_parse(const char *text, const char *field, struct commit_range *r,
 		       struct sl_error *err);
 
+/* The same from its parts (a tree and two refs given apart): TREE
+ * non-empty, the refs checked as commit_range_parse's. */
+int commit_range_set(struct commit_range *r, const char *tree, const char *base_ref,
+		     const char *head_ref, const char *field, struct sl_error *err);
+
 /* Resolves a parsed range whose tree is an absolute directory: fills
  * base_commit, head_commit and commits. Refused (ERR_INVALID or
  * ERR_NOT_FOUND at field): a tree that is not a directory, a ref that
@@ -57,5 +62,20 @@ int commit_range_patches(const struct commit_range *r, const char *field, json_o
 
 /* The resolved commits as a new JSON array [{"commit", "subject"}]. */
 json_object *commit_range_commits_json(const struct commit_range *r);
+
+/* What a bisection over a parsed range whose tree is an absolute
+ * directory needs (the CLI's --range, a change point's commit range):
+ * resolves it (commit_range_resolve, at most max_commits commits) and
+ * gives its commits as inline patches (*ret_patches, commit_range_patches),
+ * the commits themselves (*ret_commits, commit_range_commits_json) and the
+ * base they apply to, "git:TREE@<BASE's commit>" (*ret_base, malloc'd).
+ * The steps are that base plus the first k commits' patches, so all of
+ * them share one source tree and build incrementally (a source per commit
+ * would be a cold build per step: kernel/kbuild_key.c keys a tree by its
+ * commit); for a linear range that is the tree at commit k. Errors as
+ * resolve's and patches'. */
+int commit_range_bisect_inputs(struct commit_range *r, size_t max_commits, const char *field,
+			       json_object **ret_patches, json_object **ret_commits,
+			       char **ret_base, struct sl_error *err);
 
 void commit_range_done(struct commit_range *r);

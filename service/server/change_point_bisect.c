@@ -12,11 +12,9 @@
 #include "job/commit_range.h"
 #include "job/job.h"
 #include "report/trend.h"
-#include "util/fs.h"
 #include "util/redact.h"
 
-#define TREND_WINDOW_S	 (3650L * 86400) /* the whole store, as the trend's maximum */
-#define RESULT_MAX_BYTES (64u * 1024 * 1024)
+#define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
 
 static json_object *get(json_object *o, const char *key)
 {
@@ -79,18 +77,17 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 				      workload ? workload : "");
 
 	_cleanup_free_ char *tree = strndup(source + 4, (size_t)(at - source - 4));
-	_cleanup_free_ char *text = NULL;
-	if (!tree || asprintf(&text, "git:%s@%s..%s", tree, from, to) < 0)
+	if (!tree)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	struct commit_range cr = {0};
-	_cleanup_json_ json_object *patches = NULL;
-	int r = commit_range_parse(text, "commit_range", &cr, err);
+	_cleanup_json_ json_object *patches = NULL, *commits = NULL;
+	_cleanup_free_ char *from_source = NULL;
+	int r = commit_range_set(&cr, tree, from, to, "commit_range", err);
 	if (r >= 0)
-		r = commit_range_resolve(&cr, max_commits, "commit_range", err);
-	if (r >= 0)
-		r = commit_range_patches(&cr, "commit_range", &patches, err);
+		r = commit_range_bisect_inputs(&cr, max_commits, "commit_range", &patches, &commits,
+					       &from_source, err);
+	commit_range_done(&cr);
 	if (r < 0) {
-		commit_range_done(&cr);
 		/* The range's checks failed: the request's fault as any
 		 * commit range's (400); the message names the field and the
 		 * reason, not the tree's path. */
@@ -100,8 +97,6 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 				      "The commit range %.12s..%.12s cannot be bisected: %s", from,
 				      to, reason);
 	}
-	json_object *commits = commit_range_commits_json(&cr);
-	commit_range_done(&cr);
 
 	json_object *spec = json_object_new_object();
 	char name[JOB_NAME_MAX + 1];
@@ -115,11 +110,7 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	/* The night's candidate kernel (its config, its own patches) at FROM. */
 	json_object *base = NULL;
 	json_object_deep_copy(kernel, &base, NULL);
-	char *from_source = NULL;
-	if (asprintf(&from_source, "git:%s@%s", tree, from) < 0)
-		abort();
 	json_object_object_add(base, "source", json_object_new_string(from_source));
-	free(from_source);
 	json_object_object_add(spec, "base", base);
 	json_object_object_add(spec, "patches", TAKE_PTR(patches));
 	json_object *wls = json_object_new_array();
@@ -145,7 +136,7 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	json_object_object_add(spec, "bisect", json_object_new_boolean(true));
 	json_object_object_add(spec, "commits", json_object_get(commits));
 	*ret_spec = spec;
-	*ret_commits = commits;
+	*ret_commits = TAKE_PTR(commits);
 	return 0;
 }
 
@@ -178,21 +169,9 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
 				      "The change point's first night after is not a job of "
 				      "this service.");
 	/* A bisection that exists is named before any git work. */
-	struct store_bisection have;
-	int r = store_bisection_get(rq->store, key, &have, err);
-	if (r >= 0) {
-		store_bisection_done(&have);
-		return error_set_path(err, ERR_CONFLICT, "change_point",
-				      "The change point is bisected already, by job '%s'.",
-				      have.job_id);
-	}
-	if (err->kind != ERR_NOT_FOUND)
+	int r = store_bisection_none(rq->store, key, err);
+	if (r < 0)
 		return r;
-	*err = (struct sl_error){0};
-	if (!get(cp, "commit_range"))
-		return error_set_path(err, ERR_CONFLICT, "commit_range",
-				      "The change point has no commit range: the commits of its "
-				      "two nights are not both known.");
 	_cleanup_json_ json_object *night = NULL, *spec = NULL, *commits = NULL, *expanded = NULL;
 	if ((r = store_job_expanded(rq->store, night_id, &night, err)) < 0) {
 		if (err->kind == ERR_NOT_FOUND)
@@ -258,76 +237,4 @@ int change_point_find(struct store *store, const char *key, json_object **ret_cp
 	}
 	return error_set_path(err, ERR_NOT_FOUND, "key", "No change point has the key '%.64s'.",
 			      key);
-}
-
-/* The ended job's result, a new reference; NULL when it has none. */
-static json_object *job_result(struct store *store, const char *id)
-{
-	struct sl_error err = {0};
-	_cleanup_free_ char *dir = store_job_dir(store, id);
-	_cleanup_free_ char *path = dir ? fs_path_join(dir, "result.json") : NULL;
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	json_object *o = NULL;
-	if (path && fs_exists(path)) {
-		if (fs_read_file(path, RESULT_MAX_BYTES, &text, &len, &err) < 0)
-			return NULL;
-	} else if (store_job_result_kept(store, id, &text, &len, &err) < 0) {
-		return NULL;
-	}
-	if (json_parse_strict(text, len, NULL, "result", &o, &err) < 0)
-		return NULL;
-	return o;
-}
-
-int change_point_bisect_ended(struct store *store, const char *job_id, bool *ret_was,
-			      struct sl_error *err)
-{
-	char key[65];
-	if (ret_was)
-		*ret_was = false;
-	int r = store_bisection_of_job(store, job_id, key, err);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	if (ret_was)
-		*ret_was = true;
-	_cleanup_json_ json_object *job = NULL;
-	if ((r = store_job_get(store, job_id, &job, err)) < 0)
-		return r;
-	const char *status = str(job, "status");
-	if (!status || !store_status_is_final(status))
-		return 0;
-	_cleanup_json_ json_object *result =
-	    strcmp(status, "done") == 0 ? job_result(store, job_id) : NULL;
-	json_object *b = get(result, "bisection");
-	json_object *certain = get(b, "certain");
-	json_object *steps = get(b, "steps");
-	if (b)
-		return store_bisection_answer(
-		    store, key, str(b, "status") ? str(b, "status") : "error",
-		    str(b, "first_bad_commit"), str(b, "first_bad_subject"),
-		    certain ? json_object_get_boolean(certain) : -1,
-		    steps ? (int)json_object_array_length(steps) : 0, err);
-	/* Not bisected: the job failed or was cancelled, its whole range
-	 * passed (or stayed inconclusive), or the range is one commit, which
-	 * is the answer when the job's verdict is fail. */
-	const char *verdict = str(job, "verdict");
-	if (!result || !verdict)
-		return store_bisection_answer(store, key, status, NULL, NULL, -1, 0, err);
-	if (strcmp(verdict, "fail") != 0)
-		return store_bisection_answer(
-		    store, key, strcmp(verdict, "pass") == 0 ? "no_regression" : "inconclusive",
-		    NULL, NULL, -1, 0, err);
-	struct store_bisection sb;
-	if ((r = store_bisection_get(store, key, &sb, err)) < 0)
-		return r;
-	json_object *only = json_object_array_length(sb.commits) == 1
-				? json_object_array_get_idx(sb.commits, 0)
-				: NULL;
-	r = store_bisection_answer(store, key, only ? "found" : "error", str(only, "commit"),
-				   str(only, "subject"), only ? 1 : -1, 0, err);
-	store_bisection_done(&sb);
-	return r;
 }

@@ -6,7 +6,7 @@
  * workload and metric as the one gate, the night job's repeats, "bisect":
  * true and the range's "commits". The worker bisects it (run/bisection.h);
  * the store links change point and job (change_point_bisections) and keeps
- * the job's answer once it ended. Started by POST
+ * the job's answer when its result is stored (store_result_index). Started by POST
  * /v1/change-points/{key}/bisect (http_nightly.c) or, with the config's
  * "bisect_change_points", by the webhook thread for each change point it
  * records for the first time. */
@@ -30,7 +30,8 @@
  * most max_commits commits). On success *ret_spec and *ret_commits
  * ([{commit, subject}]) are new references. Errors: ERR_CONFLICT at
  * "commit_range" when cp has none, at "source" when the change point's
- * kernel is not a git source; ERR_INVALID at "commit_range" when the range
+ * kernel is not a git source, at "workload" when the night's job has no
+ * workload of the change point's name; ERR_INVALID at "commit_range" when the range
  * fails commit_range_resolve's checks (the message names no host path). */
 int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_commits,
 			     json_object **ret_spec, json_object **ret_commits,
@@ -62,10 +63,3 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
  * reference; ERR_NOT_FOUND when none has it. */
 int change_point_find(struct store *store, const char *key, json_object **ret_cp,
 		      struct sl_error *err);
-
-/* Job id ended: when it bisects a change point, its answer goes into the
- * store (the state "found", "error" or "no_regression" from its result, or
- * its status "failed" or "cancelled"). *ret_was (may be NULL) tells
- * whether it was a bisection job. */
-int change_point_bisect_ended(struct store *store, const char *job_id, bool *ret_was,
-			      struct sl_error *err);

@@ -166,7 +166,9 @@ int store_events_after(struct store *s, const char *id, int64_t after_id, int li
 		       json_object **ret_events, struct sl_error *err);
 
 /* Fills comparisons (one row per result comparison) and kernel_builds from
- * a finished result (borrowed). Replaces earlier rows of the same job. */
+ * a finished result (borrowed), and, when the job bisects a change point,
+ * its answer (change_point_bisections), in one transaction. Replaces
+ * earlier rows of the same job. */
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err);
 
 /* The service's /metrics counters (counters.h), kept by the store as rows
@@ -206,28 +208,15 @@ int store_schedule_mark(struct store *s, const char *name, int64_t slot, const c
 int store_change_point_claim(struct store *s, const char *key, const char *series,
 			     json_object *payload, bool *ret_new, struct sl_error *err);
 /* A change point's bisection (issue 22 item 4; change_point_bisect.h). The
- * link is made by store_job_submit (store_new_job.change_point); these read
- * it and record the job's answer. */
-struct store_bisection {
-	char key[65];
-	char job_id[STORE_ID_LEN + 1];
-	char job_status[16];  /* the job's status now ("" if its row is gone) */
-	char state[16];	      /* the answer's state, "" until the job ended */
-	json_object *commits; /* owned: the range's [{commit, subject}] */
-};
-/* The bisection of change point key; ERR_NOT_FOUND (-ENOENT) when none. */
-int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
-			struct sl_error *err);
+ * link is made by store_job_submit (store_new_job.change_point), the answer
+ * by store_result_index when the job's result is stored.
+ * store_bisection_none: 0 when change point key has no bisection,
+ * ERR_CONFLICT at "change_point" naming its job when it has one (the
+ * error store_job_submit gives a second link). */
+int store_bisection_none(struct store *s, const char *key, struct sl_error *err);
 /* The change point job_id bisects, into ret_key; -ENOENT when none. */
 int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
 			   struct sl_error *err);
-/* Records the ended job's answer: state ("found", "error", "no_regression",
- * "failed", "cancelled"), the first bad commit and its subject (NULL when
- * none), certain (-1: not known) and the steps run. */
-int store_bisection_answer(struct store *s, const char *key, const char *state,
-			   const char *first_bad_commit, const char *first_bad_subject, int certain,
-			   int steps, struct sl_error *err);
-void store_bisection_done(struct store_bisection *b);
 /* One webhook attempt: http_status 0 when no answer came. */
 int store_webhook_attempt(struct store *s, const char *key, const char *url, int attempt,
 			  long http_status, const char *error, bool delivered,

@@ -133,6 +133,9 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 			}
 		}
 	}
+	/* A change point's bisection job: its answer, with its comparisons. */
+	if ((r = store_bisection_answer_locked(s, id, result, err)) < 0)
+		goto rollback;
 	if ((r = store_db_exec(s, "COMMIT;", err)) < 0)
 		return r;
 	/* Counted once committed; a job's result is indexed once, as it ends. */

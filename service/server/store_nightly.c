@@ -137,8 +137,9 @@ int store_webhook_attempt(struct store *s, const char *key, const char *url, int
 	return 0;
 }
 
-int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
-				json_object *commits, const char *now, struct sl_error *err)
+/* 0 when change point key has no bisection, else ERR_CONFLICT naming its
+ * job. */
+static int bisection_none_locked(struct store *s, const char *key, struct sl_error *err)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_db_prepare(s, "SELECT job_id FROM change_point_bisections WHERE key = ?;",
@@ -155,6 +156,21 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	}
 	if (rc != SQLITE_DONE)
 		return store_db_error(s, err, "read a change point's bisection");
+	return 0;
+}
+
+int store_bisection_none(struct store *s, const char *key, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	return bisection_none_locked(s, key, err);
+}
+
+int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
+				json_object *commits, const char *now, struct sl_error *err)
+{
+	int r = bisection_none_locked(s, key, err);
+	if (r < 0)
+		return r;
 	_cleanup_stmt_ sqlite3_stmt *ins = NULL;
 	if ((r = store_db_prepare(s,
 				  "INSERT INTO change_point_bisections(key, job_id, commits, "
@@ -168,34 +184,6 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	bind_text(ins, 4, now);
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return store_db_error(s, err, "record a change point's bisection");
-	return 0;
-}
-
-int store_bisection_get(struct store *s, const char *key, struct store_bisection *ret,
-			struct sl_error *err)
-{
-	STORE_LOCK(s);
-	memset(ret, 0, sizeof(*ret));
-	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_db_prepare(s,
-				 "SELECT b.key, b.job_id, COALESCE(j.status, ''), "
-				 "COALESCE(b.state, ''), b.commits FROM change_point_bisections b "
-				 "LEFT JOIN jobs j ON j.id = b.job_id WHERE b.key = ?;",
-				 &st, err);
-	if (r < 0)
-		return r;
-	bind_text(st, 1, key);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return error_set(err, ERR_NOT_FOUND, ENOENT, "The change point is not bisected.");
-	if (rc != SQLITE_ROW)
-		return store_db_error(s, err, "read a change point's bisection");
-	copy_col(st, 0, ret->key, sizeof(ret->key));
-	copy_col(st, 1, ret->job_id, sizeof(ret->job_id));
-	copy_col(st, 2, ret->job_status, sizeof(ret->job_status));
-	copy_col(st, 3, ret->state, sizeof(ret->state));
-	const unsigned char *c = sqlite3_column_text(st, 4);
-	ret->commits = c ? json_tokener_parse((const char *)c) : NULL;
 	return 0;
 }
 
@@ -218,34 +206,85 @@ int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65]
 	return 0;
 }
 
-int store_bisection_answer(struct store *s, const char *key, const char *state,
-			   const char *first_bad_commit, const char *first_bad_subject, int certain,
-			   int steps, struct sl_error *err)
+static json_object *member(json_object *o, const char *key)
 {
-	STORE_LOCK(s);
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *member_str(json_object *o, const char *key)
+{
+	json_object *v = member(o, key);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int store_bisection_answer_locked(struct store *s, const char *job_id, json_object *result,
+				  struct sl_error *err)
+{
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
-	int r = store_db_prepare(s,
-				 "UPDATE change_point_bisections SET state = ?, first_bad_commit = "
-				 "?, first_bad_subject = ?, certain = ?, steps = ? WHERE key = ?;",
+	int r = store_db_prepare(s, "SELECT commits FROM change_point_bisections WHERE job_id = ?;",
 				 &st, err);
 	if (r < 0)
 		return r;
-	bind_text(st, 1, state);
-	bind_text(st, 2, first_bad_commit);
-	bind_text(st, 3, first_bad_subject);
-	if (certain < 0)
-		sqlite3_bind_null(st, 4);
+	bind_text(st, 1, job_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0; /* not a bisection */
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read a job's change point");
+	const unsigned char *text = sqlite3_column_text(st, 0);
+	_cleanup_json_ json_object *commits = text ? json_tokener_parse((const char *)text) : NULL;
+
+	json_object *b = member(result, "bisection");
+	json_object *certain = member(b, "certain"), *steps = member(b, "steps");
+	const char *state = NULL, *first_bad = NULL, *subject = NULL;
+	int is_certain = -1, n_steps = 0;
+	if (b) {
+		state = member_str(b, "status") ? member_str(b, "status") : "error";
+		first_bad = member_str(b, "first_bad_commit");
+		subject = member_str(b, "first_bad_subject");
+		is_certain = certain ? json_object_get_boolean(certain) : -1;
+		n_steps = json_object_is_type(steps, json_type_array)
+			      ? (int)json_object_array_length(steps)
+			      : 0;
+	} else {
+		/* Not bisected: the whole range passed (or stayed
+		 * inconclusive), or the range is one commit, which is the
+		 * answer when the job's verdict is fail. */
+		const char *verdict = member_str(result, "verdict");
+		json_object *only = json_object_is_type(commits, json_type_array) &&
+					    json_object_array_length(commits) == 1
+					? json_object_array_get_idx(commits, 0)
+					: NULL;
+		if (verdict && strcmp(verdict, "pass") == 0)
+			state = "no_regression";
+		else if (!verdict || strcmp(verdict, "fail") != 0)
+			state = "inconclusive";
+		else if (only) {
+			state = "found";
+			first_bad = member_str(only, "commit");
+			subject = member_str(only, "subject");
+			is_certain = 1;
+		} else
+			state = "error";
+	}
+	_cleanup_stmt_ sqlite3_stmt *up = NULL;
+	if ((r = store_db_prepare(
+		 s,
+		 "UPDATE change_point_bisections SET state = ?, first_bad_commit = "
+		 "?, first_bad_subject = ?, certain = ?, steps = ? WHERE job_id = ?;",
+		 &up, err)) < 0)
+		return r;
+	bind_text(up, 1, state);
+	bind_text(up, 2, first_bad);
+	bind_text(up, 3, subject);
+	if (is_certain < 0)
+		sqlite3_bind_null(up, 4);
 	else
-		sqlite3_bind_int(st, 4, certain);
-	sqlite3_bind_int(st, 5, steps);
-	bind_text(st, 6, key);
-	if (sqlite3_step(st) != SQLITE_DONE)
+		sqlite3_bind_int(up, 4, is_certain);
+	sqlite3_bind_int(up, 5, n_steps);
+	bind_text(up, 6, job_id);
+	if (sqlite3_step(up) != SQLITE_DONE)
 		return store_db_error(s, err, "record a bisection's answer");
 	return 0;
-}
-
-void store_bisection_done(struct store_bisection *b)
-{
-	json_object_put(b->commits);
-	b->commits = NULL;
 }

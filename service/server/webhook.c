@@ -14,7 +14,6 @@
 #include "server/change_point_bisect.h"
 #include "server/counters.h"
 #include "report/trend.h"
-#include "util/hash.h"
 #include "util/version.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
@@ -25,6 +24,9 @@ struct webhooks {
 	bool running;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* held while a bisection starts, so webhooks_set_queue waits for it:
+	 * opts.queue is never used once the queue is being freed */
+	pthread_mutex_t queue_lock;
 	bool stop;
 	char (*ids)[STORE_ID_LEN + 1]; /* ring of ended jobs */
 	size_t head, n;
@@ -50,16 +52,6 @@ static const char *jstr(json_object *o, const char *key)
 	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
 		return json_object_get_string(v);
 	return "";
-}
-
-void webhook_change_key(json_object *cp, char ret[65])
-{
-	json_object *after = NULL, *variant = NULL;
-	json_object_object_get_ex(cp, "first_night_after", &after);
-	json_object_object_get_ex(cp, "variant", &variant);
-	trend_change_point_key(jstr(cp, "series"), variant ? jstr(cp, "variant") : NULL,
-			       jstr(cp, "workload"), jstr(cp, "metric"), jstr(after, "job_id"),
-			       ret);
 }
 
 json_object *webhook_payload(json_object *cp)
@@ -205,20 +197,29 @@ static void deliver(struct webhooks *w, const struct service_webhook *hook, cons
  * cannot be bisected (no commit range, not a git source) is logged. */
 static void bisect(struct webhooks *w, json_object *cp, json_object *payload)
 {
-	if (!w->opts.config->bisect_change_points || !w->opts.queue)
+	if (!w->opts.config->bisect_change_points)
 		return;
 	char owner[96];
 	snprintf(owner, sizeof(owner), "change-point:%.64s", jstr(cp, "series"));
-	const struct change_point_bisect_request rq = {
+	struct change_point_bisect_request rq = {
 	    .config = w->opts.config,
 	    .store = w->opts.store,
-	    .queue = w->opts.queue,
 	    .owner = owner,
 	};
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *answer = NULL;
-	int retry = 0;
-	if (change_point_bisect_start(&rq, cp, &answer, &retry, &err) < 0) {
+	int retry = 0, r = -1;
+	pthread_mutex_lock(&w->queue_lock);
+	rq.queue = w->opts.queue;
+	if (rq.queue)
+		r = change_point_bisect_start(&rq, cp, &answer, &retry, &err);
+	pthread_mutex_unlock(&w->queue_lock);
+	if (!rq.queue) {
+		wlog(w, "change point %.12s: not bisected: the job queue is not running",
+		     jstr(cp, "key"));
+		return;
+	}
+	if (r < 0) {
 		wlog(w, "change point %.12s: not bisected: %s", jstr(cp, "key"), err.message);
 		return;
 	}
@@ -240,11 +241,12 @@ static void judge(struct webhooks *w, const char *id)
 		wlog(w, "change points after job %s: %s", id, err.message);
 		return;
 	}
-	bool was = false;
-	if (change_point_bisect_ended(w->opts.store, id, &was, &err) < 0)
-		wlog(w, "bisection job %s: %s", id, err.message);
-	if (was)
+	char bisected[65];
+	int r = store_bisection_of_job(w->opts.store, id, bisected, &err);
+	if (r == 0)
 		return; /* a bisection, not a night of its series */
+	if (r != -ENOENT)
+		wlog(w, "bisection job %s: %s", id, err.message);
 	const char *series = jstr(job, "name");
 	if (!series[0])
 		return;
@@ -255,9 +257,10 @@ static void judge(struct webhooks *w, const char *id)
 	}
 	for (size_t i = 0; i < json_object_array_length(cps); i++) {
 		json_object *cp = json_object_array_get_idx(cps, i);
-		char key[65];
+		const char *key = jstr(cp, "key"); /* trend_change_point_key's */
 		bool fresh = false;
-		webhook_change_key(cp, key);
+		if (!key[0])
+			continue;
 		_cleanup_json_ json_object *payload = webhook_payload(cp);
 		if (store_change_point_claim(w->opts.store, key, series, payload, &fresh, &err) <
 		    0) {
@@ -307,6 +310,7 @@ int webhooks_start(const struct webhook_opts *opts, struct webhooks **ret, struc
 	w->opts = *opts;
 	curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread uses libcurl */
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->queue_lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	if (pthread_create(&w->thread, NULL, thread_main, w) != 0) {
 		webhooks_free(w);
@@ -329,6 +333,7 @@ void webhooks_free(struct webhooks *w)
 		pthread_join(w->thread, NULL);
 	}
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->queue_lock);
 	pthread_cond_destroy(&w->cond);
 	free(w->ids);
 	free(w);
@@ -336,8 +341,11 @@ void webhooks_free(struct webhooks *w)
 
 void webhooks_set_queue(struct webhooks *w, struct queue *queue)
 {
-	if (w)
-		w->opts.queue = queue;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->queue_lock);
+	w->opts.queue = queue;
+	pthread_mutex_unlock(&w->queue_lock);
 }
 
 void webhooks_job_ended(void *cls, const char *job_id)

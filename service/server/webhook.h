@@ -30,8 +30,8 @@ struct webhook_opts {
 	void (*log)(const char *line);	     /* NULL: stderr */
 	int backoff_s;			     /* 0: WEBHOOK_BACKOFF_S */
 	/* the config's "bisect_change_points": where the bisections go
-	 * (NULL: none started); webhooks_set_queue sets it once the queue
-	 * exists */
+	 * (NULL: none started, logged); webhooks_set_queue sets it once the
+	 * queue exists */
 	struct queue *queue;
 };
 
@@ -41,7 +41,11 @@ int webhooks_start(const struct webhook_opts *opts, struct webhooks **ret, struc
  * are dropped) and frees. NULL is a no-op. */
 void webhooks_free(struct webhooks *w);
 /* Sets opts.queue (the queue is made after the webhooks: it calls
- * webhooks_job_ended). Call before the queue starts. */
+ * webhooks_job_ended), under a lock the thread holds while it starts a
+ * bisection: it waits for one in progress, so NULL before queue_free()
+ * means the queue is no longer used. A change point judged while the
+ * queue is NULL (a job that ended before the queue was set, or after it
+ * was unset) is logged as not bisected. */
 void webhooks_set_queue(struct webhooks *w, struct queue *queue);
 /* A job ended: judge its series in the background. Never blocks for
  * long; beyond WEBHOOK_QUEUE_MAX waiting jobs it is dropped and logged.
@@ -53,9 +57,6 @@ void webhooks_job_ended(void *w, const char *job_id);
  * members, "links": {"trend": "/v1/trend", "jobs": [before's, after's]}}.
  * A new reference. */
 json_object *webhook_payload(json_object *cp);
-/* The key a change point is recorded under: sha256 of its series,
- * variant, workload, metric and first night's job id, 64 hex digits. */
-void webhook_change_key(json_object *cp, char ret[65]);
 /* "sha256=" and the hex HMAC-SHA256 of body under secret, the value of
  * the X-Schedlab-Signature-256 header. */
 void webhook_signature(const char *secret, const char *body, size_t len,

@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 
 #include "job/job.h"
@@ -205,26 +207,27 @@ static void test_spec(void **state)
 	assert_string_equal(err.path, "commit_range");
 }
 
-/* 30 nights of series "s", +10 % from night 15, its commits the night's
- * index; returns the first night after's job id in after_id. */
-static void seed(const char *dir, char after_id[48])
+/* 30 nights of series, +10 % from night 15, its commits the night's
+ * index (job ids from first_id on); returns the first night after's job id
+ * in after_id. */
+static void seed(const char *dir, const char *series, int first_id, char after_id[48])
 {
 	char db_path[PATH_MAX + 16];
 	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
 	sqlite3 *db = NULL;
 	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
 	sqlite3_stmt *ins = NULL;
-	assert_int_equal(
-	    sqlite3_prepare_v2(db,
-			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
-			       "workload, metric, baseline_median, candidate_median, change, "
-			       "verdict, source_commit) VALUES (?,'s',?,'patched','w','m',100,?,0,"
-			       "'unchanged',?)",
-			       -1, &ins, NULL),
-	    SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(
+			     db,
+			     "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			     "workload, metric, baseline_median, candidate_median, change, "
+			     "verdict, source_commit) VALUES (?1,?5,?2,'patched','w','m',100,?3,0,"
+			     "'unchanged',?4)",
+			     -1, &ins, NULL),
+			 SQLITE_OK);
 	for (int i = 0; i < 30; i++) {
 		char id[48], when[32], c[56];
-		snprintf(id, sizeof(id), "%032x", i);
+		snprintf(id, sizeof(id), "%032x", first_id + i);
 		snprintf(when, sizeof(when), "2026-11-%02dT02:30:00Z", i + 1);
 		snprintf(c, sizeof(c), "%040x", i);
 		sqlite3_reset(ins);
@@ -232,12 +235,37 @@ static void seed(const char *dir, char after_id[48])
 		sqlite3_bind_text(ins, 2, when, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_double(ins, 3, (i < 15 ? 100 : 110) + 1.5 * sin(i * 2.3));
 		sqlite3_bind_text(ins, 4, c, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 5, series, -1, SQLITE_TRANSIENT);
 		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
 		if (i == 15)
 			snprintf(after_id, 48, "%s", id);
 	}
 	sqlite3_finalize(ins);
 	sqlite3_close(db);
+}
+
+/* The state the store's change_point_bisections row of key holds ("" for
+ * none), read as the trend reads it: from the database file. */
+static const char *bisection_state(const char *dir, const char *key)
+{
+	static char state[32];
+	char db_path[PATH_MAX + 16];
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT COALESCE(state, '') FROM "
+					    "change_point_bisections WHERE key = ?",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	state[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(state, sizeof(state), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return state;
 }
 
 static int64_t jobs_in(struct store *st)
@@ -256,18 +284,15 @@ static void test_store_link(void **state)
 	struct store *st = NULL;
 	struct sl_error err = {0};
 	assert_int_equal(store_open(dir, &st, &err), 0);
-	seed(dir, after);
+	seed(dir, "s", 0, after);
 	time_t now = 1796000000; /* 2026-11-30 */
 
-	/* the change point's key: the trend's and the webhook's agree */
+	/* the change point's key */
 	_cleanup_json_ json_object *cps = NULL;
 	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps, &err), 0);
 	assert_int_equal(json_object_array_length(cps), 1);
 	json_object *cp = json_object_array_get_idx(cps, 0);
 	const char *key = jget(cp, "key");
-	char wk[65];
-	webhook_change_key(cp, wk);
-	assert_string_equal(key, wk);
 	char want[65];
 	trend_change_point_key("s", "patched", "w", "m", after, want);
 	assert_string_equal(key, want);
@@ -295,15 +320,14 @@ static void test_store_link(void **state)
 	assert_non_null(strstr(err.message, id));
 	assert_int_equal(jobs_in(st), 1);
 
-	struct store_bisection b;
-	assert_int_equal(store_bisection_get(st, key, &b, &err), 0);
-	assert_string_equal(b.job_id, id);
-	assert_string_equal(b.job_status, "queued");
-	assert_string_equal(b.state, "");
-	assert_int_equal(json_object_array_length(b.commits), 2);
-	store_bisection_done(&b);
-	assert_true(store_bisection_get(st, wk + 1, &b, &err) < 0);
-	assert_int_equal(err.kind, ERR_NOT_FOUND);
+	/* the check before any git work gives the same answer */
+	err = (struct sl_error){0};
+	assert_true(store_bisection_none(st, key, &err) < 0);
+	assert_int_equal(err.kind, ERR_CONFLICT);
+	assert_string_equal(err.path, "change_point");
+	assert_non_null(strstr(err.message, id));
+	assert_int_equal(store_bisection_none(st, want + 1, &err), 0);
+	assert_string_equal(bisection_state(dir, key), "");
 	char k2[65];
 	assert_int_equal(store_bisection_of_job(st, id, k2, &err), 0);
 	assert_string_equal(k2, key);
@@ -318,27 +342,17 @@ static void test_store_link(void **state)
 	assert_true(
 	    json_object_is_type(json_object_object_get(bj, "first_bad_commit"), json_type_null));
 
-	/* the job ends with a bisection in its result: the answer is kept */
-	bool was = true;
-	assert_int_equal(change_point_bisect_ended(st, after, &was, &err), 0);
-	assert_false(was); /* a night, not a bisection */
-	_cleanup_free_ char *jd = store_job_dir(st, id);
-	assert_int_equal(fs_mkdir_p(jd, &err), 0);
-	char rp[PATH_MAX + 32], result[1024];
-	snprintf(rp, sizeof(rp), "%s/result.json", jd);
-	int n = snprintf(result, sizeof(result),
-			 "{\"bisection\": {\"status\": \"found\", \"first_bad_commit\": \"%s\","
-			 " \"first_bad_subject\": \"two <b>\", \"certain\": true,"
-			 " \"steps\": [{}, {}]}}",
-			 commit[2]);
-	assert_int_equal(fs_write_file_atomic(rp, result, (size_t)n, &err), 0);
-	assert_int_equal(store_job_finish(st, id, "done", "fail", NULL, &err), 0);
-	assert_int_equal(change_point_bisect_ended(st, id, &was, &err), 0);
-	assert_true(was);
-	assert_int_equal(store_bisection_get(st, key, &b, &err), 0);
-	assert_string_equal(b.state, "found");
-	store_bisection_done(&b);
-
+	/* the job's result is stored: the answer is there at once, before the
+	 * job's status is final, with no webhook thread (store_result_index) */
+	char result[1024];
+	snprintf(result, sizeof(result),
+		 "{\"verdict\": \"fail\", \"bisection\": {\"status\": \"found\","
+		 " \"first_bad_commit\": \"%s\", \"first_bad_subject\": \"two <b>\","
+		 " \"certain\": true, \"steps\": [{}, {}]}}",
+		 commit[2]);
+	_cleanup_json_ json_object *res = json_tokener_parse(result);
+	assert_non_null(res);
+	assert_int_equal(store_result_index(st, id, res, &err), 0);
 	_cleanup_json_ json_object *cps3 = NULL;
 	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps3, &err), 0);
 	bj = json_object_object_get(json_object_array_get_idx(cps3, 0), "bisection");
@@ -347,6 +361,8 @@ static void test_store_link(void **state)
 	assert_string_equal(jget(bj, "first_bad_subject"), "two <b>");
 	assert_true(json_object_get_boolean(json_object_object_get(bj, "certain")));
 	assert_int_equal(json_object_get_int(json_object_object_get(bj, "steps")), 2);
+	assert_int_equal(store_job_finish(st, id, "done", "fail", NULL, &err), 0);
+	assert_string_equal(bisection_state(dir, key), "found");
 
 	/* the page links the change point to the job's report, naming the
 	 * culprit (escaped) */
@@ -358,16 +374,28 @@ static void test_store_link(void **state)
 	assert_non_null(strstr(html, link));
 	assert_non_null(strstr(html, culprit));
 
-	/* a failed bisection job: its status is the state */
-	assert_int_equal(store_bisection_answer(st, key, "failed", NULL, NULL, -1, 0, &err), 0);
+	/* a failed bisection job stores no result: its status is the state */
+	char after2[48];
+	seed(dir, "s2", 100, after2);
+	_cleanup_json_ json_object *cps4 = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s2", 3650L * 86400, now, &cps4, &err), 0);
+	assert_int_equal(json_object_array_length(cps4), 1);
+	struct store_new_job nj2 = nj;
+	nj2.name = "bisect-s2";
+	nj2.change_point = jget(json_object_array_get_idx(cps4, 0), "key");
+	char id3[STORE_ID_LEN + 1];
+	assert_int_equal(store_id_new(id3, &err), 0);
+	assert_int_equal(store_job_submit(st, id3, &nj2, &err), 0);
+	assert_int_equal(store_job_finish(st, id3, "failed", NULL, NULL, &err), 0);
 	_cleanup_free_ char *html2 = NULL;
 	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
 	assert_non_null(strstr(html2, "bisection failed"));
 
 	/* a range of one commit is not bisected: a failing job names it, a
-	 * passing one found no regression */
-	static const char *const verdicts[] = {"fail", "pass"};
-	for (int k = 0; k < 2; k++) {
+	 * passing one found no regression, an inconclusive one says so */
+	static const char *const verdicts[] = {"fail", "pass", "inconclusive"};
+	static const char *const states[] = {"found", "no_regression", "inconclusive"};
+	for (int k = 0; k < 3; k++) {
 		char key1[65];
 		snprintf(key1, sizeof(key1), "%064d", k + 1);
 		_cleanup_json_ json_object *one =
@@ -380,17 +408,70 @@ static void test_store_link(void **state)
 		char id1[STORE_ID_LEN + 1];
 		assert_int_equal(store_id_new(id1, &err), 0);
 		assert_int_equal(store_job_submit(st, id1, &nj1, &err), 0);
-		_cleanup_free_ char *jd1 = store_job_dir(st, id1);
-		assert_int_equal(fs_mkdir_p(jd1, &err), 0);
-		snprintf(rp, sizeof(rp), "%s/result.json", jd1);
-		assert_int_equal(fs_write_file_atomic(rp, "{}", 2, &err), 0);
-		assert_int_equal(store_job_finish(st, id1, "done", verdicts[k], NULL, &err), 0);
-		assert_int_equal(change_point_bisect_ended(st, id1, &was, &err), 0);
-		assert_true(was);
-		assert_int_equal(store_bisection_get(st, key1, &b, &err), 0);
-		assert_string_equal(b.state, k == 0 ? "found" : "no_regression");
-		store_bisection_done(&b);
+		_cleanup_json_ json_object *r1 = json_object_new_object();
+		json_object_object_add(r1, "verdict", json_object_new_string(verdicts[k]));
+		assert_int_equal(store_result_index(st, id1, r1, &err), 0);
+		assert_string_equal(bisection_state(dir, key1), states[k]);
 	}
+	store_free(st);
+}
+
+/* The webhook thread's log, for test_webhook_without_queue. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[4096];
+
+static void log_line(const char *line)
+{
+	pthread_mutex_lock(&log_lock);
+	size_t n = strlen(log_text);
+	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", line);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool log_has(const char *needle)
+{
+	pthread_mutex_lock(&log_lock);
+	bool has = strstr(log_text, needle) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return has;
+}
+
+/* With "bisect_change_points" and no queue set (a job that ends before
+ * the queue is, or after it is unset for shutdown), the new change point
+ * is recorded and its bisection is logged as skipped, not dropped
+ * silently. */
+static void test_webhook_without_queue(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], after[48];
+	snprintf(dir, sizeof(dir), "%s/state-noqueue", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	seed(dir, "s", 0, after);
+	/* the last night's job row: the webhook judges its series */
+	char last[48];
+	snprintf(last, sizeof(last), "%032x", 29);
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
+	struct store_new_job nj = {.name = "s", .spec = spec, .expanded = spec};
+	assert_int_equal(store_job_submit(st, last, &nj, &err), 0);
+	assert_int_equal(store_job_finish(st, last, "done", "pass", NULL, &err), 0);
+
+	struct service_config *c = NULL;
+	assert_int_equal(service_config_new(&c, &err), 0);
+	c->bisect_change_points = true;
+	struct webhooks *w = NULL;
+	const struct webhook_opts o = {.config = c, .store = st, .log = log_line};
+	assert_int_equal(webhooks_start(&o, &w, &err), 0);
+	webhooks_set_queue(w, NULL);
+	webhooks_job_ended(w, last);
+	for (int i = 0; i < 200 && !log_has("not bisected"); i++)
+		usleep(50 * 1000);
+	webhooks_free(w);
+	if (!log_has("not bisected: the job queue is not running"))
+		fail_msg("log: %s", log_text);
+	assert_true(log_has("new change point"));
+	service_config_free(c);
 	store_free(st);
 }
 
@@ -431,6 +512,7 @@ int main(void)
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_spec),
 	    cmocka_unit_test(test_store_link),
+	    cmocka_unit_test(test_webhook_without_queue),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

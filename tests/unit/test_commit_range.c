@@ -212,6 +212,24 @@ static void test_resolve(void **state)
 	resolve_fails("base..nosuch", 10, "HEAD 'nosuch' does not name a commit");
 	resolve_fails("base..main~9", 10, "HEAD 'main~9' does not name a commit");
 
+	/* a tree and refs given apart, and what a bisection needs of them:
+	 * the patches, the commits and the base at BASE's commit */
+	assert_int_equal(commit_range_set(&r, repo, "base", "main", "$.cr", &err), 0);
+	_cleanup_json_ json_object *bp = NULL, *bc = NULL;
+	_cleanup_free_ char *bbase = NULL, *want = NULL;
+	if (commit_range_bisect_inputs(&r, 10, "$.cr", &bp, &bc, &bbase, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_int_equal(json_object_array_length(bp), 2);
+	assert_int_equal(json_object_array_length(bc), 2);
+	assert_true(asprintf(&want, "git:%s@%.40s", repo, base) > 0);
+	assert_string_equal(bbase, want);
+	commit_range_done(&r);
+	assert_true(commit_range_set(&r, repo, "-x", "main", "$.cr", &err) < 0);
+	assert_string_equal(err.path, "$.cr");
+	commit_range_done(&r);
+	assert_true(commit_range_set(&r, "", "base", "main", "$.cr", &err) < 0);
+	commit_range_done(&r);
+
 	struct commit_range bad;
 	assert_int_equal(commit_range_parse("git:relative@a..b", "f", &bad, &err), 0);
 	assert_true(commit_range_resolve(&bad, 10, "f", &err) < 0);
