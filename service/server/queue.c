@@ -388,6 +388,20 @@ int queue_cancel(struct queue *q, const char *id, enum queue_cancel_outcome *ret
 		if (strcmp(c->id, id) == 0) {
 			atomic_store(&c->cancel, 1);
 			pthread_mutex_unlock(&q->lock);
+			/* A worker writes a job's final status before it leaves
+			 * the running list: a job that just ended is final in the
+			 * store and answers ERR_CONFLICT, as any ended job does. */
+			_cleanup_json_ json_object *row = NULL;
+			const char *status = NULL;
+			int r = store_job_get(q->opts.store, id, &row, err);
+			if (r < 0)
+				return r;
+			json_object *v = NULL;
+			if (json_object_object_get_ex(row, "status", &v))
+				status = json_object_get_string(v);
+			if (status && store_status_is_final(status))
+				return error_set(err, ERR_CONFLICT, EALREADY,
+						 "Job '%s' is already %s.", id, status);
 			qlog(q, "job %s: cancel requested", id);
 			*ret_outcome = QUEUE_CANCEL_REQUESTED;
 			return 0;

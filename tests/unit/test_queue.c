@@ -228,6 +228,45 @@ static void test_cancel(void **state)
 	assert_int_equal(atomic_load(&runs_executed), 0);
 }
 
+/* The worker calls "ended" after it wrote the job's final status and
+ * before the job leaves its running list; ended_gate holds it there. */
+static atomic_int ended_gate, in_ended;
+static void gated_ended(void *cls, const char *job_id)
+{
+	(void)cls, (void)job_id;
+	atomic_store(&in_ended, 1);
+	while (atomic_load(&ended_gate) == 0)
+		sleep_ms(5);
+}
+
+/* A job that has just ended (final in the store, its worker not yet gone)
+ * answers a cancel with ERR_CONFLICT like any ended job, not a 202
+ * "cancel requested" (test_cancel failed at random on this race). */
+static void test_cancel_just_ended(void **state)
+{
+	struct fixture *f = *state;
+	char id[33];
+	add_job(f->s, id, 0, "{\"runs\":1}");
+	struct queue_opts o = {
+	    .store = f->s, .runner = fake_runner, .workers = 1, .ended = gated_ended};
+	struct queue *q = NULL;
+	struct sl_error err = {0};
+	atomic_store(&ended_gate, 0);
+	atomic_store(&in_ended, 0);
+	if (queue_new(&o, &q, &err) < 0)
+		fail_msg("queue_new: %s", err.message);
+	assert_int_equal(queue_start(q, NULL), 0);
+	for (int i = 0; i < 1000 && !atomic_load(&in_ended); i++)
+		sleep_ms(10);
+	assert_true(atomic_load(&in_ended));
+	assert_string_equal(job_status(f->s, id), "done");
+	enum queue_cancel_outcome out = QUEUE_CANCELLED;
+	assert_true(queue_cancel(q, id, &out, &err) < 0);
+	assert_int_equal(err.kind, ERR_CONFLICT);
+	atomic_store(&ended_gate, 1);
+	queue_free(q);
+}
+
 static void test_shutdown_resume(void **state)
 {
 	struct fixture *f = *state;
@@ -264,6 +303,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_and_fail, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cancel_just_ended, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_shutdown_resume, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
