@@ -18,6 +18,16 @@ bool sched_ext_source_name_valid(const char *name)
 	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
 
+enum sched_ext_source_file sched_ext_source_error_file(const char *name, const char *line)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0 || !line || strncmp(line, name, n) != 0)
+		return SCHED_EXT_FILE_NONE;
+	return strncmp(line + n, ".bpf.c:", 7) == 0 ? SCHED_EXT_FILE_BPF
+	       : strncmp(line + n, ".c:", 3) == 0   ? SCHED_EXT_FILE_LOADER
+						    : SCHED_EXT_FILE_NONE;
+}
+
 /* One file of the source: "<key>_path" becomes "<key>" (CLI only). */
 static int inline_one(json_object *src, const char *key, bool local_files, const char *base_dir,
 		      const char *path, struct sl_error *err)

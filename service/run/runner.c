@@ -113,21 +113,14 @@ static int build_user_schedulers(struct runner *r, const struct kbuild_opts *o,
 		progress(r, "building", -1, "variant '%s': building the sched_ext scheduler '%s'",
 			 var->name, var->scx_scheduler);
 		struct scx_user_source src = {var->scx_scheduler, var->scx_bpf, var->scx_loader};
-		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], err);
-		if (rc < 0 && err->kind == ERR_BUILD) {
-			/* which file: the compiler names it first */
-			char bpf_file[64], path[256];
-			snprintf(bpf_file, sizeof(bpf_file), "%s.bpf.c", var->scx_scheduler);
-			const char *first = strchr(err->message, '\n');
-			bool bpf = first && strncmp(first + 1, bpf_file, strlen(bpf_file)) == 0;
-			bool loader =
-			    first && !bpf &&
-			    strncmp(first + 1, var->scx_scheduler, strlen(var->scx_scheduler)) == 0;
-			snprintf(path, sizeof(path), "$.variants.%s.sched_ext.source%s", var->name,
-				 bpf	  ? ".bpf"
-				 : loader ? ".loader"
-					  : "");
-			snprintf(err->path, sizeof(err->path), "%s", path);
+		enum sched_ext_source_file file = SCHED_EXT_FILE_NONE;
+		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], &file, err);
+		/* the compiler's first error in one of the user's files is the
+		 * job's error; any other failure (clang missing, the tree
+		 * busy, the time limit, the skeleton) stays the build's */
+		if (rc < 0 && file != SCHED_EXT_FILE_NONE) {
+			snprintf(err->path, sizeof(err->path), "$.variants.%s.sched_ext.source.%s",
+				 var->name, file == SCHED_EXT_FILE_BPF ? "bpf" : "loader");
 			err->kind = ERR_INVALID;
 		}
 		if (rc < 0)
