@@ -142,8 +142,10 @@ static void test_job_and_plan(void **state)
 	job_free(job);
 
 	/* the schema's enum, then the option rules, each naming the field */
-	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"), "$.variants.scx.sched_ext", "");
-	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext", "");
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"),
+			 "$.variants.scx.sched_ext.scheduler", "is not one of 'scx_simple'");
+	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext.scheduler",
+			 "has no member 'scheduler'");
 	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"5\"]}"),
 			 "$.variants.scx.sched_ext.args[1]", "from 0 to 1");
 	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_simple\",\"args\":[\"-v\"]}"),
@@ -216,7 +218,8 @@ static void test_own_source(void **state)
 			 "$.variants.scx.sched_ext.source.bpf_path", "not accepted by the service");
 	expect_job_error(SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf\":\"a\",\"loader\":\"b\","
 				 "\"extra\":1}}"),
-			 "$.variants.scx.sched_ext", "");
+			 "$.variants.scx.sched_ext.source.extra",
+			 "is not an allowed member of $.variants.scx.sched_ext.source");
 
 	/* the CLI: paths relative to the job file's directory, read and inlined */
 	char dir[] = "/tmp/test_sched_ext.XXXXXX";
