@@ -1,9 +1,13 @@
-/* What job.c (validation and expansion of the JSON spec) and job_struct.c
- * (the typed job built from the expanded spec) share: typed accessors for
- * json-c objects. Not for use outside service/job/job*.c. */
+/* What job.c (validation and expansion of the JSON spec), job_struct.c (the
+ * typed job built from the expanded spec) and the other parts of the spec's
+ * expansion in service/job/ share: typed accessors for json-c objects and
+ * the reading of a local file a spec names. Not for use outside
+ * service/job/. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <json-c/json.h>
 
 #include "util/error.h"
 
@@ -17,3 +21,13 @@ int job_json_int(json_object *o, const char *key, int def);
 /* The member if it is an array / an object (borrowed), else NULL. */
 json_object *job_json_array(json_object *o, const char *key);
 json_object *job_json_object(json_object *o, const char *key);
+
+/* Reads the local file rel (relative to base_dir, "." when NULL; absolute
+ * as it is) that a CLI job names by path into *ret (malloc'd, NUL-ended) and
+ * *ret_len: at most max bytes, no NUL byte. The service (!local_files)
+ * refuses paths: "send the file's content <how>". Every error names where,
+ * is ERR_TOO_LARGE for a file over max and ERR_INVALID otherwise (a file
+ * that cannot be read is the spec's error). */
+int job_read_local_file(const char *rel, bool local_files, const char *base_dir, size_t max,
+			const char *where, const char *how, char **ret, size_t *ret_len,
+			struct sl_error *err);

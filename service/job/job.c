@@ -110,6 +110,34 @@ static bool safe_name(const char *s)
 	return true;
 }
 
+int job_read_local_file(const char *rel, bool local_files, const char *base_dir, size_t max,
+			const char *where, const char *how, char **ret, size_t *ret_len,
+			struct sl_error *err)
+{
+	if (!local_files)
+		return error_set_path(err, ERR_INVALID, where,
+				      "Local file paths are not accepted by the service; send the "
+				      "file's content %s.",
+				      how);
+	_cleanup_free_ char *full =
+	    rel[0] == '/' ? strdup(rel) : fs_path_join(base_dir ? base_dir : ".", rel);
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	int r = full ? fs_read_file(full, max, &data, &len, err)
+		     : error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (r < 0) {
+		snprintf(err->path, sizeof(err->path), "%s", where);
+		err->kind = err->kind == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_INVALID;
+		return r;
+	}
+	if (strlen(data) != len)
+		return error_set_path(err, ERR_INVALID, where, "File '%s' contains NUL bytes.",
+				      rel);
+	*ret = TAKE_PTR(data);
+	*ret_len = len;
+	return 0;
+}
+
 /* Turns one patch or config item into its expanded form: built-ins stay
  * references, local paths become inline content (CLI only). */
 static int expand_file_item(json_object *item, enum job_origin origin, const char *base_dir,
@@ -143,23 +171,14 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 		*ret = json_object_get(item);
 		return 0;
 	}
-	if (origin != JOB_ORIGIN_CLI)
-		return error_set_path(err, ERR_INVALID, path,
-				      "Local file paths are not accepted by the service; send the "
-				      "file's content inline or as a multipart upload.");
 	const char *rel = json_object_get_string(p);
-	_cleanup_free_ char *full =
-	    rel[0] == '/' ? strdup(rel) : fs_path_join(base_dir ? base_dir : ".", rel);
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
-	int r = fs_read_file(full, limits->max_patch_bytes, &data, &len, err);
-	if (r < 0) {
-		snprintf(err->path, sizeof(err->path), "%s", path);
-		err->kind = err->kind == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_INVALID;
+	int r =
+	    job_read_local_file(rel, origin == JOB_ORIGIN_CLI, base_dir, limits->max_patch_bytes,
+				path, "inline or as a multipart upload", &data, &len, err);
+	if (r < 0)
 		return r;
-	}
-	if (strlen(data) != len)
-		return error_set_path(err, ERR_INVALID, path, "File '%s' contains NUL bytes.", rel);
 	_cleanup_free_ char *copy = strdup(rel);
 	const char *base = basename(copy);
 	if (!safe_name(base))

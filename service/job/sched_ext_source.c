@@ -1,22 +1,13 @@
 /* A user's own sched_ext scheduler: the job's side; see sched_ext_source.h. */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "job/sched_ext_source.h"
-#include "util/fs.h"
+#include "job/job-internal.h"
 #include "util/hash.h"
 #include "util/macro.h"
 
-#define MAX_ARGS 16
-/* o's member key, or NULL */
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
+#define MAX_ARGS    16
 #define MAX_ARG_LEN 64
 
 bool sched_ext_source_name_valid(const char *name)
@@ -27,6 +18,16 @@ bool sched_ext_source_name_valid(const char *name)
 	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
 
+enum sched_ext_source_file sched_ext_source_error_file(const char *name, const char *line)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0 || !line || strncmp(line, name, n) != 0)
+		return SCHED_EXT_FILE_NONE;
+	return strncmp(line + n, ".bpf.c:", 7) == 0 ? SCHED_EXT_FILE_BPF
+	       : strncmp(line + n, ".c:", 3) == 0   ? SCHED_EXT_FILE_LOADER
+						    : SCHED_EXT_FILE_NONE;
+}
+
 /* One file of the source: "<key>_path" becomes "<key>" (CLI only). */
 static int inline_one(json_object *src, const char *key, bool local_files, const char *base_dir,
 		      const char *path, struct sl_error *err)
@@ -34,32 +35,20 @@ static int inline_one(json_object *src, const char *key, bool local_files, const
 	char pkey[32], where[256];
 	snprintf(pkey, sizeof(pkey), "%s_path", key);
 	snprintf(where, sizeof(where), "%s.source.%s", path, pkey);
-	json_object *p = get(src, pkey);
+	json_object *p = job_json_get(src, pkey);
 	if (!p)
 		return 0;
-	if (!local_files)
-		return error_set_path(err, ERR_INVALID, where,
-				      "Local file paths are not accepted by the service; send the "
-				      "file's content as \"%s\".",
-				      key);
-	if (get(src, key))
+	if (local_files && job_json_get(src, key))
 		return error_set_path(err, ERR_INVALID, where,
 				      "Give either \"%s\" or \"%s\", not both.", key, pkey);
-	const char *rel = json_object_get_string(p);
-	_cleanup_free_ char *full =
-	    rel[0] == '/' ? strdup(rel) : fs_path_join(base_dir ? base_dir : ".", rel);
+	char how[32];
+	snprintf(how, sizeof(how), "as \"%s\"", key);
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
-	int r = full ? fs_read_file(full, SCHED_EXT_SOURCE_MAX, &data, &len, err)
-		     : error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	if (r < 0) {
-		snprintf(err->path, sizeof(err->path), "%s", where);
-		err->kind = err->kind == ERR_TOO_LARGE ? ERR_TOO_LARGE : ERR_INVALID;
+	int r = job_read_local_file(json_object_get_string(p), local_files, base_dir,
+				    SCHED_EXT_SOURCE_MAX, where, how, &data, &len, err);
+	if (r < 0)
 		return r;
-	}
-	if (strlen(data) != len)
-		return error_set_path(err, ERR_INVALID, where, "File '%s' contains NUL bytes.",
-				      rel);
 	json_object_object_add(src, key, json_object_new_string_len(data, (int)len));
 	json_object_object_del(src, pkey);
 	return 0;
@@ -68,7 +57,7 @@ static int inline_one(json_object *src, const char *key, bool local_files, const
 int sched_ext_source_inline(json_object *scx, bool local_files, const char *base_dir,
 			    const char *path, struct sl_error *err)
 {
-	json_object *src = get(scx, "source");
+	json_object *src = job_json_get(scx, "source");
 	if (!json_object_is_type(src, json_type_object))
 		return 0;
 	int r = inline_one(src, "bpf", local_files, base_dir, path, err);
@@ -80,7 +69,7 @@ static int check_file(json_object *src, const char *key, const char *what, const
 {
 	char where[256];
 	snprintf(where, sizeof(where), "%s.source.%s", path, key);
-	json_object *f = get(src, key);
+	json_object *f = job_json_get(src, key);
 	if (!json_object_is_type(f, json_type_string))
 		return error_set_path(err, ERR_INVALID, where,
 				      "A scheduler of your own needs %s as \"%s\" (the CLI also "
@@ -103,7 +92,7 @@ int sched_ext_source_check(json_object *source, json_object *args, const char *p
 {
 	char where[256];
 	snprintf(where, sizeof(where), "%s.source.name", path);
-	json_object *n = get(source, "name");
+	json_object *n = job_json_get(source, "name");
 	const char *name =
 	    json_object_is_type(n, json_type_string) ? json_object_get_string(n) : NULL;
 	if (!sched_ext_source_name_valid(name))

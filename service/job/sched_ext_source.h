@@ -36,6 +36,19 @@ int sched_ext_source_inline(json_object *scx, bool local_files, const char *base
 int sched_ext_source_check(json_object *source, json_object *args, const char *path,
 			   struct sl_error *err);
 
+/* Which of a user's two files a compiler's error line is in. */
+enum sched_ext_source_file {
+	SCHED_EXT_FILE_NONE,   /* neither: the skeleton, NAME.bpf.o, the tree's files */
+	SCHED_EXT_FILE_BPF,    /* NAME.bpf.c: "$.variants.<v>.sched_ext.source.bpf" */
+	SCHED_EXT_FILE_LOADER, /* NAME.c: "... .source.loader" */
+};
+
+/* The file of scheduler name whose error line (may be NULL) starts exactly
+ * with "NAME.bpf.c:" or "NAME.c:" (clang's "FILE:LINE:COL: error: ..."),
+ * else SCHED_EXT_FILE_NONE: NAME.bpf.skel.h, NAME.bpf.o or a header of the
+ * tree are not the user's files. */
+enum sched_ext_source_file sched_ext_source_error_file(const char *name, const char *line);
+
 /* Whether name is a valid NAME ([a-z][a-z0-9_]{0,31}). */
 bool sched_ext_source_name_valid(const char *name);
 

@@ -49,6 +49,7 @@ struct out_state {
 	int first_lines;
 	char tail[8][160]; /* a ring of the last lines */
 	size_t n;
+	enum sched_ext_source_file *file; /* where first is, when make fails (may be NULL) */
 };
 
 /* line with "<scratch>/src/tools/sched_ext/" dropped, every other mention of
@@ -269,6 +270,8 @@ static int build_failed(struct out_state *st, const char *name, int ex, struct s
 			at += (size_t)snprintf(msg + at, sizeof(msg) - at, "\n%s", st->tail[i % 8]);
 	int r = error_set(err, ERR_BUILD, EIO, "%s", msg);
 	snprintf(err->code, sizeof(err->code), "build_failed");
+	if (st->file)
+		*st->file = sched_ext_source_error_file(name, st->first);
 	return r;
 }
 
@@ -454,7 +457,8 @@ static void save_tools(const char *scratch, const char *tools)
 static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 		      const struct kernel_spec *s, const struct kbuild_artifact *a,
 		      const struct scx_user_source *src, const char *key, const char *scratch,
-		      const char *tmp, const char *tools, struct sl_error *err)
+		      const char *tmp, const char *tools, enum sched_ext_source_file *file,
+		      struct sl_error *err)
 {
 	_cleanup_free_ char *bz = fs_path_join(scratch, "bzImage");
 	_cleanup_free_ char *log_path = fs_path_join(tmp, "build.log");
@@ -472,7 +476,7 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 	    (r = kbuild_copy_file(a->bzimage, bz, err)) < 0)
 		return r;
 	_cleanup_close_ int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	struct out_state st = {.log_fd = log_fd, .o = o, .scratch = scratch};
+	struct out_state st = {.log_fd = log_fd, .o = o, .scratch = scratch, .file = file};
 	if (o->log_fd >= 0)
 		dprintf(o->log_fd, "schedlab: building the sched_ext scheduler '%s' (key %.12s)\n",
 			src->name, key);
@@ -501,9 +505,11 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 
 int scx_user_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		   const struct kbuild_artifact *a, const struct scx_user_source *src,
-		   char **ret_loader, struct sl_error *err)
+		   char **ret_loader, enum sched_ext_source_file *ret_file, struct sl_error *err)
 {
 	char clang[256], key[HASH_HEX_LEN];
+	if (ret_file)
+		*ret_file = SCHED_EXT_FILE_NONE;
 	int r = clang_version(clang, sizeof(clang), err);
 	if (r < 0)
 		return r;
@@ -538,7 +544,7 @@ int scx_user_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	_cleanup_free_ char *tools = NULL;
 	if (asprintf(&tools, "%s/tools-%.16s", users, tools_key) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	r = build_into(o, cache_dir, s, a, src, key, scratch, tmp, tools, err);
+	r = build_into(o, cache_dir, s, a, src, key, scratch, tmp, tools, ret_file, err);
 	fs_rm_rf(scratch, &ignored);
 	if (r >= 0 && rename(tmp, dir) < 0)
 		r = error_set(err, ERR_INTERNAL, errno,

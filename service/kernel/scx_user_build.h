@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "job/sched_ext_source.h"
 #include "kernel/kbuild.h"
 #include "kernel/kernel_spec.h"
 #include "util/error.h"
@@ -46,7 +47,12 @@ void scx_user_key(const char *kernel_key, const char *clang_version,
  * it when it is not cached; o gives the cache, the log, cancel and
  * no_sandbox. A program that does not build is ERR_BUILD, code
  * "build_failed", whose message ends with make's last lines (paths relative
- * to tools/sched_ext, no host path). */
+ * to tools/sched_ext, no host path). *ret_file (may be NULL) says which of
+ * the user's files the compiler's first error is in
+ * (sched_ext_source_error_file()) when make failed on one of them, and is
+ * SCHED_EXT_FILE_NONE otherwise: success, an error elsewhere in the build,
+ * and every failure that is not make's (clang missing, the tree busy, the
+ * time limit, ...). */
 int scx_user_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		   const struct kbuild_artifact *a, const struct scx_user_source *src,
-		   char **ret_loader, struct sl_error *err);
+		   char **ret_loader, enum sched_ext_source_file *ret_file, struct sl_error *err);

@@ -86,10 +86,10 @@ static void build_progress_cb(void *userdata, double pct, const char *line)
 struct built_kernel {
 	char *name;
 	struct kbuild_artifact *art;
-	/* per variant (job->n_variants, NULL without one): the host path of the
-	 * loader of a variant's own sched_ext scheduler built against art */
+	bool scx; /* art's config enables SCHED_CLASS_EXT (read once) */
+	/* per variant (job->n_variants entries; NULL without one): the host path
+	 * of the loader of a variant's own sched_ext scheduler built against art */
 	char **user_loaders;
-	size_t n_user_loaders;
 };
 
 /* Builds (or takes from the cache) the own sched_ext scheduler of every
@@ -101,33 +101,22 @@ static int build_user_schedulers(struct runner *r, const struct kbuild_opts *o,
 {
 	for (size_t v = 0; v < r->job->n_variants; v++) {
 		const struct job_variant *var = &r->job->variants[v];
-		if (!var->scx_bpf || strcmp(var->kernel->name, bk->name) != 0 ||
-		    !kbuild_config_has_scx(bk->art->config))
+		if (!var->scx_bpf || strcmp(var->kernel->name, bk->name) != 0 || !bk->scx)
 			continue;
-		if (!bk->user_loaders) {
-			bk->user_loaders = calloc(r->job->n_variants, sizeof(char *));
-			if (!bk->user_loaders)
-				return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-			bk->n_user_loaders = r->job->n_variants;
-		}
+		if (!bk->user_loaders &&
+		    !(bk->user_loaders = calloc(r->job->n_variants, sizeof(char *))))
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		progress(r, "building", -1, "variant '%s': building the sched_ext scheduler '%s'",
 			 var->name, var->scx_scheduler);
 		struct scx_user_source src = {var->scx_scheduler, var->scx_bpf, var->scx_loader};
-		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], err);
-		if (rc < 0 && err->kind == ERR_BUILD) {
-			/* which file: the compiler names it first */
-			char bpf_file[64], path[256];
-			snprintf(bpf_file, sizeof(bpf_file), "%s.bpf.c", var->scx_scheduler);
-			const char *first = strchr(err->message, '\n');
-			bool bpf = first && strncmp(first + 1, bpf_file, strlen(bpf_file)) == 0;
-			bool loader =
-			    first && !bpf &&
-			    strncmp(first + 1, var->scx_scheduler, strlen(var->scx_scheduler)) == 0;
-			snprintf(path, sizeof(path), "$.variants.%s.sched_ext.source%s", var->name,
-				 bpf	  ? ".bpf"
-				 : loader ? ".loader"
-					  : "");
-			snprintf(err->path, sizeof(err->path), "%s", path);
+		enum sched_ext_source_file file = SCHED_EXT_FILE_NONE;
+		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], &file, err);
+		/* the compiler's first error in one of the user's files is the
+		 * job's error; any other failure (clang missing, the tree
+		 * busy, the time limit, the skeleton) stays the build's */
+		if (rc < 0 && file != SCHED_EXT_FILE_NONE) {
+			snprintf(err->path, sizeof(err->path), "$.variants.%s.sched_ext.source.%s",
+				 var->name, file == SCHED_EXT_FILE_BPF ? "bpf" : "loader");
 			err->kind = ERR_INVALID;
 		}
 		if (rc < 0)
@@ -197,6 +186,7 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		}
 		built[*ret_n].name = strdup(kname);
 		built[*ret_n].art = art;
+		built[*ret_n].scx = kbuild_config_has_scx(art->config);
 		(*ret_n)++;
 		rc = build_user_schedulers(r, &o, spec, &built[*ret_n - 1], err);
 		kernel_spec_free(spec);
@@ -215,23 +205,24 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 	return 0;
 }
 
-static void built_free(struct built_kernel *b, size_t n)
+static void built_free(struct built_kernel *b, size_t n, size_t n_variants)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(b[i].name);
 		kbuild_artifact_free(b[i].art);
-		for (size_t v = 0; b[i].user_loaders && v < b[i].n_user_loaders; v++)
+		for (size_t v = 0; b[i].user_loaders && v < n_variants; v++)
 			free(b[i].user_loaders[v]);
 		free(b[i].user_loaders);
 	}
 	free(b);
 }
 
-static struct kbuild_artifact *built_find(struct built_kernel *b, size_t n, const char *name)
+static const struct built_kernel *built_find(const struct built_kernel *b, size_t n,
+					     const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(b[i].name, name) == 0)
-			return b[i].art;
+			return &b[i];
 	return NULL;
 }
 
@@ -449,11 +440,13 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			continue;
 		}
 		const struct job_variant *v = job_find_variant(r->job, k->variant);
+		const struct built_kernel *bk =
+		    v ? built_find(built, n_built, v->kernel->name) : NULL;
 		struct placed_run pr = {
 		    .r = r,
 		    .key = k,
 		    .base_initrd = base_initrd,
-		    .art = v ? built_find(built, n_built, v->kernel->name) : NULL,
+		    .art = bk ? bk->art : NULL,
 		    .accel = accel,
 		};
 		struct placement_ops ops = {
@@ -673,16 +666,15 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 	size_t n = 0;
 	for (size_t i = 0; i < job->n_variants; i++) {
 		const struct job_variant *v = &job->variants[i];
-		struct kbuild_artifact *art = built_find(built, n_built, v->kernel->name);
-		if (!v->scx_scheduler || !art)
+		const struct built_kernel *bk = built_find(built, n_built, v->kernel->name);
+		if (!v->scx_scheduler || !bk)
 			continue;
-		const char *own = NULL; /* a user's scheduler: built_kernel.user_loaders */
-		for (size_t k = 0; v->scx_bpf && k < n_built; k++)
-			if (built[k].art == art && built[k].user_loaders)
-				own = built[k].user_loaders[i];
+		const struct kbuild_artifact *art = bk->art;
+		/* a user's scheduler: built with the kernel */
+		const char *own = bk->user_loaders ? bk->user_loaders[i] : NULL;
 		char path[256];
 		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", v->name);
-		if (!kbuild_config_has_scx(art->config))
+		if (!bk->scx)
 			return error_set_path(
 			    err, ERR_INVALID, path,
 			    "Variant '%s' asks for the sched_ext scheduler '%s', but its kernel "
@@ -776,11 +768,11 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	if (rc >= 0 && probe_host >= 0) {
 		progress(r, "booting", -1, "choosing the accelerator (%s)", want);
 		/* the baseline's kernel: always built when the job gets here */
-		struct kbuild_artifact *probe =
+		const struct built_kernel *probe =
 		    built_find(built, n_built, r->job->baseline->kernel->name);
-		rc =
-		    accel_resolve(host, r->cache_dir, want, (probe ? probe : built[0].art)->bzimage,
-				  base_initrd, accel, err);
+		rc = accel_resolve(host, r->cache_dir, want,
+				   (probe ? probe : &built[0])->art->bzimage, base_initrd, accel,
+				   err);
 	} else if (rc >= 0) {
 		snprintf(accel, sizeof(accel), "%s", strcmp(want, "kvm") == 0 ? "kvm" : "tcg");
 	}
@@ -853,7 +845,7 @@ int runner_run_job(const struct runner_config *cfg, json_object *spec, const cha
 		rc = nothing_to_compare(&r, result, err);
 	else if (rc >= 0)
 		rc = measure(&r, result, built, n_built, err);
-	built_free(built, n_built);
+	built_free(built, n_built, job->n_variants);
 	run_skip_free(r.skip);
 	if (rc < 0)
 		return rc;

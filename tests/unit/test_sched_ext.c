@@ -142,8 +142,10 @@ static void test_job_and_plan(void **state)
 	job_free(job);
 
 	/* the schema's enum, then the option rules, each naming the field */
-	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"), "$.variants.scx.sched_ext", "");
-	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext", "");
+	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_nope\"}"),
+			 "$.variants.scx.sched_ext.scheduler", "is not one of 'scx_simple'");
+	expect_job_error(SCX_JOB("{\"args\":[]}"), "$.variants.scx.sched_ext.scheduler",
+			 "has no member 'scheduler'");
 	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_central\",\"args\":[\"-c\",\"5\"]}"),
 			 "$.variants.scx.sched_ext.args[1]", "from 0 to 1");
 	expect_job_error(SCX_JOB("{\"scheduler\":\"scx_simple\",\"args\":[\"-v\"]}"),
@@ -216,7 +218,8 @@ static void test_own_source(void **state)
 			 "$.variants.scx.sched_ext.source.bpf_path", "not accepted by the service");
 	expect_job_error(SCX_JOB("{\"source\":{\"name\":\"mine\",\"bpf\":\"a\",\"loader\":\"b\","
 				 "\"extra\":1}}"),
-			 "$.variants.scx.sched_ext", "");
+			 "$.variants.scx.sched_ext.source.extra",
+			 "is not an allowed member of $.variants.scx.sched_ext.source");
 
 	/* the CLI: paths relative to the job file's directory, read and inlined */
 	char dir[] = "/tmp/test_sched_ext.XXXXXX";
@@ -282,6 +285,69 @@ static void test_own_source(void **state)
 	assert_string_not_equal(k0, k1);
 	scx_user_key("kkey", "clang 16", &d, k1);
 	assert_string_not_equal(k0, k1);
+}
+
+/* Which of the user's files a failed build names (docs/sched-ext.md, "Your
+ * own scheduler"): only clang's error in NAME.bpf.c or NAME.c is the job's
+ * field; the skeleton, the object, the tree's headers and failures before
+ * any compile stay the build's. */
+static void test_build_error_file(void **state)
+{
+	(void)state;
+	const char *name = "scx_mine";
+	assert_int_equal(sched_ext_source_error_file(
+			     name, "scx_mine.bpf.c:12:3: error: use of undeclared identifier 'x'\n"
+				   "   12 |   x = 1;"),
+			 SCHED_EXT_FILE_BPF);
+	assert_int_equal(
+	    sched_ext_source_error_file(name, "scx_mine.c:40:9: error: implicit declaration"),
+	    SCHED_EXT_FILE_LOADER);
+	/* the skeleton and the object start with NAME too, and are not NAME.c */
+	assert_int_equal(sched_ext_source_error_file(
+			     name, "scx_mine.bpf.skel.h:88:1: error: unknown type name 'x'"),
+			 SCHED_EXT_FILE_NONE);
+	assert_int_equal(sched_ext_source_error_file(
+			     name, "<build>/out/build/obj/sched_ext/scx_mine.bpf.skel.h:88:1: "
+				   "error: unknown type name 'x'"),
+			 SCHED_EXT_FILE_NONE);
+	assert_int_equal(sched_ext_source_error_file(name, "scx_mine.bpf.o: error: bad ELF"),
+			 SCHED_EXT_FILE_NONE);
+	/* another scheduler whose name starts with NAME, a tree's header */
+	assert_int_equal(sched_ext_source_error_file(name, "scx_mine2.c:1:1: error: x"),
+			 SCHED_EXT_FILE_NONE);
+	assert_int_equal(
+	    sched_ext_source_error_file(name, "include/scx/common.bpf.h:5:1: error: x"),
+	    SCHED_EXT_FILE_NONE);
+	/* a failure that is no compile error: no first error line, or make's own */
+	assert_int_equal(sched_ext_source_error_file(name, NULL), SCHED_EXT_FILE_NONE);
+	assert_int_equal(sched_ext_source_error_file(name, ""), SCHED_EXT_FILE_NONE);
+	assert_int_equal(
+	    sched_ext_source_error_file(name, "error: no vmlinux with BTF in the kernel image"),
+	    SCHED_EXT_FILE_NONE);
+
+	/* the builder: a failure before make (here clang-16 missing from PATH)
+	 * is ERR_BUILD and names no file, whatever the caller had */
+	char empty[] = "/tmp/test_sched_ext_path.XXXXXX";
+	assert_non_null(mkdtemp(empty));
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("PATH", empty, 1);
+	struct kbuild_opts o = {.log_fd = -1};
+	struct kbuild_artifact art = {0};
+	struct scx_user_source src = {name, "int x;", "int main(void){}"};
+	enum sched_ext_source_file file = SCHED_EXT_FILE_BPF;
+	char *loader = NULL;
+	struct sl_error err = {0};
+	int r = scx_user_build(&o, NULL, &art, &src, &loader, &file, &err);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	rmdir(empty);
+	assert_true(r < 0);
+	assert_null(loader);
+	assert_int_equal(err.kind, ERR_BUILD);
+	assert_non_null(strstr(err.message, "clang-16"));
+	assert_int_equal(file, SCHED_EXT_FILE_NONE);
 }
 
 static json_object *frames_with(const char *scx_json)
@@ -364,6 +430,7 @@ int main(void)
 	    cmocka_unit_test(test_job_and_plan),
 	    cmocka_unit_test(test_run_record),
 	    cmocka_unit_test(test_own_source),
+	    cmocka_unit_test(test_build_error_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
