@@ -173,6 +173,43 @@ grep -q '^hello ' "$tmp/decoded4" && grep -q '^summary .*may not contain' "$tmp/
 	{ echo "FAIL: run 4 frames:"; cat "$tmp/decoded4"; exit 1; }
 echo "run 4: ok"
 
+# --- run 5: schedstat asked for. With the switch writable, /proc/schedstat is
+# sent before and after each workload; on a kernel without the switch the
+# agent says so as an error and sends no snapshots (counters that stand
+# still would read as zero differences) ---
+cat >"$tmp/plan5.json" <<'EOF'
+{"run_id": "r-e2e-5", "schedstat": true,
+ "workloads": [{"name": "true", "argv": ["/bin/true"], "timeout_s": 5}]}
+EOF
+for case in on off; do
+	root=$tmp/root5-$case
+	fakeroot "$root"
+	mkdir -p "$root/proc/sys/kernel"
+	echo "version 15" >"$root/proc/schedstat"
+	[ "$case" = off ] || echo 0 >"$root/proc/sys/kernel/sched_schedstats"
+	rc=0
+	"$agent" --root "$root" --out "$tmp/frames5" --plan "$tmp/plan5.json" 2>"$tmp/log5" || rc=$?
+	want=0; [ "$case" = on ] || want=1
+	[ "$rc" -eq "$want" ] || { cat "$tmp/log5"; echo "FAIL: schedstat $case: agent exited $rc, expected $want"; exit 1; }
+	"$agent" --decode "$tmp/frames5" >"$tmp/decoded5"
+	python3 - "$tmp/decoded5" "$case" "$root" <<'EOF'
+import json, sys
+case, root = sys.argv[2], sys.argv[3]
+frames = [(l.split(" ", 1)[0], json.loads(l.split(" ", 1)[1])) for l in open(sys.argv[1])]
+w = [p for k, p in frames if k == "workload"][0]
+s = [p for k, p in frames if k == "summary"][0]
+if case == "on":
+    assert s["schedstat"] is True and s["errors"] == [], s
+    assert w["schedstat_before"] == w["schedstat_after"] == "version 15\n", w
+    assert open(root + "/proc/sys/kernel/sched_schedstats").read().strip() == "1", "switch not written"
+else:
+    assert s["schedstat"] is False, s
+    assert len(s["errors"]) == 1 and "kernel.sched_schedstats" in s["errors"][0], s["errors"]
+    assert "schedstat_before" not in w and "schedstat_after" not in w, w
+print("run 5 (schedstat %s): ok" % case)
+EOF
+done
+
 # --- the decoder flags a damaged stream ---
 head -c -20 "$tmp/frames1" >"$tmp/cut"
 if "$agent" --decode "$tmp/cut" >/dev/null 2>"$tmp/cut.err"; then

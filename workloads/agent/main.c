@@ -402,14 +402,22 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 
 	/* schedstat: the counters run only while kernel.sched_schedstats is
 	 * on; a kernel without CONFIG_SCHEDSTATS has no such file. */
+	/* Snapshots are taken only while they count: with the switch off the
+	 * counters stand still and every difference would read as zero. */
+	bool schedstat_on = false;
 	if (plan->schedstat) {
 		_cleanup_free_ char *path =
 		    agent_path(a->root, "/proc/sys/kernel/sched_schedstats");
 		int sr = agent_write_file(path, "1", 0);
-		json_object_object_add(summary, "schedstat", json_object_new_boolean(sr == 0));
-		if (sr < 0)
+		schedstat_on = sr == 0;
+		json_object_object_add(summary, "schedstat", json_object_new_boolean(schedstat_on));
+		if (sr < 0) {
 			agent_log("schedstat: cannot turn kernel.sched_schedstats on: %s",
 				  strerror(-sr));
+			agent_error_add(a->errors,
+					"schedstat: cannot turn kernel.sched_schedstats on: %s",
+					strerror(-sr));
+		}
 	}
 
 	/* sched_ext: the scheduler runs under every workload; one that does
@@ -431,7 +439,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 		for (size_t s = 0; s < plan->n_shares; s++)
 			if (plan->shares[s].uid == w->uid && group_ok[s])
 				procs = agent_sched_cgroup_procs_path(a->root, w->uid);
-		run_one(a, i, w, procs, plan->schedstat);
+		run_one(a, i, w, procs, schedstat_on);
 	}
 	if (plan->scx_scheduler) {
 		agent_scx_stop(a->root, &scx);
