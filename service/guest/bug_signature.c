@@ -409,6 +409,7 @@ void bug_signature_begin(struct bug_signature *s, const char *event_kind, const 
 		s->kind = "hang";
 		set_headline(s, "hang");
 		s->use_rip = true;
+		s->lines_left = BUG_SIG_HANG_LINES;
 	} else {
 		s->kind = "bug";
 		set_headline(s, "kernel report");
@@ -439,6 +440,63 @@ void bug_signature_resume(struct bug_signature *s)
 	s->resumed = true;
 }
 
+/* The scheduler tick's frames: a CPU whose <IRQ> section shows them spins
+ * in its tick on a lock another CPU holds. */
+static bool tick_frame(const char *f)
+{
+	return strcmp(f, "scheduler_tick") == 0 || strcmp(f, "update_process_times") == 0 ||
+	       strcmp(f, "tick_sched_handle") == 0 || strcmp(f, "tick_sched_timer") == 0;
+}
+
+/* The CPU read so far is done: its innermost function names the hang
+ * unless that CPU only spins in its tick (then it is kept in case no other
+ * CPU names one). */
+static void hang_cpu_end(struct bug_signature *s)
+{
+	if (s->cpu.first[0]) {
+		if (s->cpu.tick && !s->cpu.first_in_task) {
+			if (!s->tick_victim[0])
+				snprintf(s->tick_victim, sizeof(s->tick_victim), "%s", s->cpu.first);
+		} else {
+			snprintf(s->func, sizeof(s->func), "%s", s->cpu.first);
+			s->done = true;
+		}
+	}
+	memset(&s->cpu, 0, sizeof(s->cpu));
+}
+
+/* A hang's line: each CPU's backtrace is read from its RIP: line on, every
+ * context but <NMI> (the detector's own); a lock's holder may spin in an
+ * interrupt too (an irq_work push, a wake-up from a timer). */
+static void hang_line(struct bug_signature *s, const char *p)
+{
+	if (starts(p, "NMI backtrace for cpu")) {
+		hang_cpu_end(s);
+		return;
+	}
+	if (starts(p, "<NMI>") || starts(p, "</NMI>")) {
+		s->cpu.in_nmi = starts(p, "<NMI>");
+		return;
+	}
+	if (starts(p, "<IRQ>") || starts(p, "</IRQ>")) {
+		s->in_irq = starts(p, "<IRQ>");
+		return;
+	}
+	char f[BUG_SIG_FUNC_MAX];
+	bool unreliable;
+	if (s->cpu.in_nmi || !bug_signature_frame(p, f, &unreliable))
+		return;
+	bool rip = starts(p, "RIP: ");
+	if (!rip && !s->in_trace)
+		return;
+	if (s->in_irq && tick_frame(f))
+		s->cpu.tick = true;
+	if (s->cpu.first[0] || bug_signature_skipped(s->kind, f))
+		return;
+	snprintf(s->cpu.first, sizeof(s->cpu.first), "%s", f);
+	s->cpu.first_in_task = !rip && !s->in_irq;
+}
+
 void bug_signature_line(struct bug_signature *s, const char *msg)
 {
 	if (!bug_signature_wants_lines(s) || s->suspended)
@@ -464,11 +522,12 @@ void bug_signature_line(struct bug_signature *s, const char *msg)
 		s->in_trace = true;
 		return;
 	}
-	/* The detector's own frames, and for a hang the CPUs that spin in an
-	 * interrupt (the tick on a runqueue lock) behind the one that holds
-	 * it in task context (tests/data/console/hang-nmi-6.1.txt). */
-	bool timer_kind = strcmp(s->kind, "rcu_stall") == 0 ||
-			  strcmp(s->kind, "soft_lockup") == 0 || strcmp(s->kind, "hang") == 0;
+	if (strcmp(s->kind, "hang") == 0) {
+		hang_line(s, p);
+		return;
+	}
+	/* The detector's own frames. */
+	bool timer_kind = strcmp(s->kind, "rcu_stall") == 0 || strcmp(s->kind, "soft_lockup") == 0;
 	if (starts(p, "<NMI>") || (timer_kind && starts(p, "<IRQ>"))) {
 		s->in_irq = true;
 		return;
@@ -500,6 +559,11 @@ void bug_signature_line(struct bug_signature *s, const char *msg)
 
 void bug_signature_end(struct bug_signature *s)
 {
+	if (strcmp(s->kind ? s->kind : "", "hang") == 0 && !s->func[0]) {
+		hang_cpu_end(s);
+		if (!s->func[0] && s->tick_victim[0])
+			snprintf(s->func, sizeof(s->func), "%s", s->tick_victim);
+	}
 	if (!s->func[0] && s->guess[0])
 		snprintf(s->func, sizeof(s->func), "%s", s->guess);
 	snprintf(s->title, sizeof(s->title), "%s", s->headline);

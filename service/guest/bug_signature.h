@@ -18,6 +18,7 @@
 #define BUG_SIG_LOCATION_MAX 128 /* bytes of "file:line", NUL included */
 #define BUG_SIG_FUNC_MAX     96	 /* bytes of a function name, NUL included */
 #define BUG_SIG_SCAN_LINES   120 /* lines after the headline read for a function */
+#define BUG_SIG_HANG_LINES   480 /* a hang's: one backtrace per CPU, about 60 lines each */
 #define BUG_SIG_ID_LEN	     17	 /* 16 hex characters and NUL */
 
 struct bug_signature {
@@ -32,6 +33,15 @@ struct bug_signature {
 	int lines_left;
 	bool in_trace, in_irq, use_rip, stack_only, done;
 	bool suspended, resumed; /* see bug_signature_suspend() */
+	/* A hang reads one backtrace per CPU ("NMI backtrace for cpu N"): the
+	 * innermost meaningful function of the CPU being read, where it was
+	 * found, whether its <IRQ> section is the scheduler tick, and the first
+	 * CPU that only spins in its tick (docs/kernel-bugs.md). */
+	struct {
+		char first[BUG_SIG_FUNC_MAX];
+		bool first_in_task, tick, in_nmi;
+	} cpu;
+	char tick_victim[BUG_SIG_FUNC_MAX];
 };
 
 /* Starts the signature of the report whose first line's message (no

@@ -34,7 +34,8 @@ for run in hung:
     assert hang, f"{run['key']}: no hang event in {run['kernel_events']}"
     assert "NMI backtrace for cpu" in hang[0]["excerpt"], hang[0]["excerpt"]
     sig = hang[0]["signature"]
-    assert sig["kind"] == "hang" and sig["title"] == "hang in push_rt_task", sig
+    # on failure the backtraces, to improve the rule (docs/kernel-bugs.md)
+    assert sig["kind"] == "hang" and sig["title"] == "hang in push_rt_task", (sig, hang[0]["excerpt"])
     assert sig["id"] in run["signatures"]
 sigs = [s for s in r["signatures"] if s["title"] == "hang in push_rt_task"]
 assert len(sigs) == 1 and sigs[0]["runs"] == len(hung) and sigs[0]["new_in"] == ["patched"], r["signatures"]

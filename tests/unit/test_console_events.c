@@ -275,6 +275,54 @@ static void test_golden_signatures(void **state)
 	}
 }
 
+/* The silence rule's hang (docs/kernel-bugs.md): the NMI's backtraces are
+ * read CPU by CPU, and the hang is named after the innermost meaningful
+ * function of the first CPU that does not just spin in its scheduler tick,
+ * in task context (the captured hang-nmi-6.1.txt) or in an interrupt (the
+ * push from irq_work in hang-nmi-irq-6.1.txt, printed after the tick's
+ * victim, which had interrupted a syscall). With only tick victims the
+ * first one names it. */
+static json_object *scan_hang(const char *data, size_t len, size_t chunk)
+{
+	struct console_events *ce = console_events_new();
+	console_events_begin_hang(ce, 30);
+	for (size_t off = 0; off < len; off += chunk)
+		console_events_feed(ce, data + off, len - off < chunk ? len - off : chunk);
+	console_events_finish(ce);
+	json_object *ev = console_events_to_json(ce);
+	console_events_free(ce);
+	return ev;
+}
+
+static void test_hang_signatures(void **state)
+{
+	(void)state;
+	static const char *const files[] = {"hang-nmi-6.1.txt", "hang-nmi-irq-6.1.txt"};
+	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
+		size_t chunks[] = {1 << 20, 1, 13};
+		size_t len;
+		char *data = load(files[f], &len);
+		for (size_t c = 0; c < ELEMENTSOF(chunks); c++) {
+			json_object *ev = scan_hang(data, len, chunks[c]);
+			print_message("%s: %s\n", files[f], sig(ev, 0, "title"));
+			assert_string_equal(sig(ev, 0, "kind"), "hang");
+			assert_string_equal(sig(ev, 0, "title"), "hang in push_rt_task");
+			json_object_put(ev);
+		}
+		free(data);
+	}
+
+	/* Only the tick's victim (the holder's backtrace cut off). */
+	size_t len;
+	char *data = load("hang-nmi-irq-6.1.txt", &len);
+	char *cut = strstr(data, "NMI backtrace for cpu 0");
+	assert_non_null(cut);
+	json_object *ev = scan_hang(data, (size_t)(cut - data), 1 << 20);
+	assert_string_equal(sig(ev, 0, "title"), "hang in scheduler_tick");
+	json_object_put(ev);
+	free(data);
+}
+
 /* A report printed in the middle of another (tests/data/console/README:
  * the lockdep report that printing the first atomic-sleep report from under
  * the runqueue lock sets off comes between its headline and its "in_atomic():"
@@ -396,6 +444,7 @@ int main(void)
 	    cmocka_unit_test(test_line_kinds),
 	    cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_golden_signatures),
+	    cmocka_unit_test(test_hang_signatures),
 	    cmocka_unit_test(test_interrupted_report),
 	    cmocka_unit_test(test_same_bug_same_id),
 	};
