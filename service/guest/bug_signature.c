@@ -456,7 +456,8 @@ static void hang_cpu_end(struct bug_signature *s)
 	if (s->cpu.first[0]) {
 		if (s->cpu.tick && !s->cpu.first_in_task) {
 			if (!s->tick_victim[0])
-				snprintf(s->tick_victim, sizeof(s->tick_victim), "%s", s->cpu.first);
+				snprintf(s->tick_victim, sizeof(s->tick_victim), "%s",
+					 s->cpu.first);
 		} else {
 			snprintf(s->func, sizeof(s->func), "%s", s->cpu.first);
 			s->done = true;
