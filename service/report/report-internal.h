@@ -71,6 +71,9 @@ void report_put_pre(struct html_buf *o, const char *text);
 /* ---- report_compare.c, report_runs.c: the sections they name ---- */
 
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c);
+/* The schedstat rows per variant and workload, beside the workload's own
+ * verdicts, when the result has any (report_compare.c). */
+void report_section_schedstat(struct html_buf *o, struct report_ctx *c);
 void report_section_runs(struct html_buf *o, struct report_ctx *c);
 void report_section_failed(struct html_buf *o, struct report_ctx *c);
 /* report_signatures.c: the kernel bug signatures, when the result has any. */

@@ -1,6 +1,8 @@
 /* The comparison table of the job report: one row per (variant, workload,
  * metric) with the change, its confidence interval and the verdict; gated
- * rows first, per-thread rows folded into a <details> of their own. */
+ * rows first, per-thread rows folded into a <details> of their own; the
+ * schedstat rows apart, beside their workload's own verdicts ("what
+ * moved"). */
 #include <math.h>
 #include <string.h>
 
@@ -128,9 +130,14 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 			      "the baseline and another variant.</p>\n</section>\n");
 		return;
 	}
+	size_t schedstat = 0;
 	for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
 		json_object *cmp = json_object_array_get_idx(cmps, i);
 		const char *v = report_str(cmp, "verdict");
+		if (summary_schedstat_metric(report_str(cmp, "metric"))) {
+			schedstat++;
+			continue;
+		}
 		for (size_t k = 0; v && k < ELEMENTSOF(verdicts); k++)
 			counts[k] += strcmp(v, verdicts[k]) == 0;
 		folded += per_thread_metric(report_str(cmp, "metric"));
@@ -150,6 +157,11 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 			 "change counts only when its whole interval lies beyond \xc2\xb1threshold "
 			 "and p reaches alpha. Rows marked <span class=\"tag\">gate</span> decide "
 			 "the verdict.</p>\n");
+	if (schedstat)
+		html_buf_printf(o,
+				"<p class=\"muted\">%zu schedstat rows are in \u201cWhat moved: "
+				"schedstat\u201d below.</p>\n",
+				schedstat);
 	html_buf_puts(o, comparison_head);
 	/* Gated rows first: they are why the verdict is what it is. Then the
 	 * rest, then the per-thread rows folded away. */
@@ -168,7 +180,8 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 			bool thread = per_thread_metric(report_str(cmp, "metric"));
 			int row_pass = g ? 0 : thread ? 2 : 1;
 
-			if (row_pass == pass)
+			if (row_pass == pass &&
+			    !summary_schedstat_metric(report_str(cmp, "metric")))
 				put_comparison_row(o, cmp, g);
 		}
 		if (pass == 2)
@@ -177,5 +190,96 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 	if (n > REPORT_MAX_ROWS)
 		html_buf_printf(o, "<p class=\"muted\">The first %d of %zu rows.</p>\n",
 				REPORT_MAX_ROWS, n);
+	html_buf_puts(o, "</section>\n");
+}
+
+/* Whether comparisons a and b are of the same variant and workload. */
+static bool same_group(json_object *a, json_object *b)
+{
+	const char *va = report_str(a, "variant"), *vb = report_str(b, "variant");
+	const char *wa = report_str(a, "workload"), *wb = report_str(b, "workload");
+	return va && vb && wa && wb && strcmp(va, vb) == 0 && strcmp(wa, wb) == 0;
+}
+
+void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
+{
+	json_object *cmps = report_get_array(c->result, "comparisons");
+	size_t n = cmps ? json_object_array_length(cmps) : 0;
+	if (n > REPORT_MAX_ROWS)
+		n = REPORT_MAX_ROWS;
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = summary_schedstat_metric(
+		    report_str(json_object_array_get_idx(cmps, i), "metric"));
+	if (!any)
+		return;
+	html_buf_puts(o, "<section id=\"schedstat\">\n<h2>What moved: schedstat</h2>\n"
+			 "<p class=\"muted\">The kernel's scheduler statistics around each "
+			 "workload (docs/workloads.md \u201cschedstat\u201d): runqueue waits, "
+			 "wake-ups, load balancing. Not gated; they say why the workload's own "
+			 "metrics moved. Shown: the totals and every row whose interval cleared "
+			 "its threshold (changed); the per-CPU and per-domain rest is "
+			 "folded.</p>\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *cmp = json_object_array_get_idx(cmps, i);
+		if (!summary_schedstat_metric(report_str(cmp, "metric")))
+			continue;
+		bool seen = false; /* one block per group, at its first schedstat row */
+		for (size_t k = 0; k < i && !seen; k++) {
+			json_object *e = json_object_array_get_idx(cmps, k);
+			seen =
+			    same_group(e, cmp) && summary_schedstat_metric(report_str(e, "metric"));
+		}
+		if (seen)
+			continue;
+		html_buf_puts(o, "<h3>");
+		report_put_str_or_dash(o, report_str(cmp, "variant"));
+		html_buf_puts(o, " / ");
+		report_put_str_or_dash(o, report_str(cmp, "workload"));
+		html_buf_puts(o, "</h3>\n<p>Its own metrics:");
+		size_t own = 0, folded = 0;
+		for (size_t k = 0; k < n; k++) {
+			json_object *e = json_object_array_get_idx(cmps, k);
+			const char *v = report_str(e, "verdict");
+			json_object *g = report_get(e, "gated");
+			if (!same_group(e, cmp) ||
+			    summary_schedstat_metric(report_str(e, "metric")) ||
+			    (v && strcmp(v, "unchanged") == 0 &&
+			     !(g && json_object_get_boolean(g))))
+				continue;
+			html_buf_puts(o, own++ ? ", <code>" : " <code>");
+			report_put_str_or_dash(o, report_str(e, "metric"));
+			html_buf_puts(o, "</code> ");
+			report_badge(o, v);
+			html_buf_puts(o, " ");
+			put_change(o, e);
+		}
+		html_buf_puts(o, own ? "</p>\n" : " unchanged.</p>\n");
+		html_buf_puts(o, comparison_head);
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 1) {
+				html_buf_puts(o, "</table>\n");
+				if (folded == 0)
+					break;
+				html_buf_printf(
+				    o,
+				    "<details>\n<summary>%zu per-CPU and per-domain rows "
+				    "that did not move</summary>\n%s",
+				    folded, comparison_head);
+			}
+			for (size_t k = i; k < n; k++) {
+				json_object *e = json_object_array_get_idx(cmps, k);
+				if (!same_group(e, cmp) ||
+				    !summary_schedstat_metric(report_str(e, "metric")))
+					continue;
+				bool shown = summary_schedstat_shown(e);
+				folded += pass == 0 && !shown;
+				if (shown == (pass == 0))
+					put_comparison_row(o, e, false);
+			}
+			if (pass == 1)
+				html_buf_puts(o, "</table>\n</details>\n");
+		}
+	}
 	html_buf_puts(o, "</section>\n");
 }

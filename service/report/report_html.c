@@ -485,6 +485,7 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	report_section_bisection(o, &c);
 	report_section_attribution(o, &c);
 	report_section_comparisons(o, &c);
+	report_section_schedstat(o, &c);
 	section_charts(o, &c);
 	section_variants(o, &c);
 	section_kernels(o, &c);

@@ -60,7 +60,7 @@ static void print_lines(FILE *f, const char *indent, const char *text, int max_l
 /* Contract A (docs/contracts.md): one block per kernel that did not build. */
 static void print_build_failures(FILE *f, json_object *result)
 {
-	bool header = false;
+	int header = 0;
 	json_object *kernels = get(result, "kernels");
 	if (!json_object_is_type(kernels, json_type_object))
 		return;
@@ -325,6 +325,82 @@ static void print_comparison(FILE *f, json_object *c)
 		thr, str(c, "verdict", "?"), note);
 }
 
+bool summary_schedstat_metric(const char *metric)
+{
+	return metric && strncmp(metric, "schedstat.", 10) == 0;
+}
+
+bool summary_schedstat_shown(json_object *c)
+{
+	const char *m = str(c, "metric", "");
+	if (!summary_schedstat_metric(m))
+		return false;
+	return strcmp(str(c, "verdict", ""), "changed") == 0 ||
+	       (strncmp(m + 10, "cpu", 3) != 0 && strncmp(m + 10, "domain", 6) != 0);
+}
+
+/* Whether comparisons a and b are of the same variant and workload. */
+static bool same_group(json_object *a, json_object *b)
+{
+	return strcmp(str(a, "variant", ""), str(b, "variant", "")) == 0 &&
+	       strcmp(str(a, "workload", ""), str(b, "workload", "")) == 0;
+}
+
+/* Why a metric moved: per variant and workload that has schedstat rows,
+ * the workload's own decided or gated rows in one line, then the schedstat
+ * totals and every schedstat row that changed, and how many more did not. */
+static void print_schedstat(FILE *f, json_object *cmp)
+{
+	size_t n = cmp ? json_object_array_length(cmp) : 0;
+	int header = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(cmp, i);
+		if (!summary_schedstat_metric(str(c, "metric", "")))
+			continue;
+		/* one block per group, at its first schedstat row */
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++) {
+			json_object *e = json_object_array_get_idx(cmp, k);
+			seen = same_group(e, c) && summary_schedstat_metric(str(e, "metric", ""));
+		}
+		if (seen)
+			continue;
+		if (!header++)
+			fprintf(f, "\nschedstat: what moved (not gated; docs/workloads.md "
+				   "\"schedstat\")\n");
+		fprintf(f, "  %s / %s: its own metrics:", str(c, "variant", "?"),
+			str(c, "workload", "?"));
+		int own = 0, folded = 0;
+		for (size_t k = 0; k < n; k++) {
+			json_object *e = json_object_array_get_idx(cmp, k);
+			const char *v = str(e, "verdict", "");
+			if (!same_group(e, c) || summary_schedstat_metric(str(e, "metric", "")) ||
+			    (strcmp(v, "unchanged") == 0 && !is_true(e, "gated")))
+				continue;
+			char ch[32];
+			fmt_num(ch, sizeof(ch), get(e, "change_pct"));
+			if (own++ < 6)
+				fprintf(f, " %s %s (%s%s%%)", str(e, "metric", "?"), v,
+					ch[0] == '-' ? "" : "+", ch);
+		}
+		fprintf(f, "%s\n", own == 0 ? " unchanged" : own > 6 ? " ..." : "");
+		for (size_t k = i; k < n; k++) {
+			json_object *e = json_object_array_get_idx(cmp, k);
+			if (!same_group(e, c) || !summary_schedstat_metric(str(e, "metric", "")))
+				continue;
+			if (summary_schedstat_shown(e))
+				print_comparison(f, e);
+			else
+				folded++;
+		}
+		if (folded)
+			fprintf(f,
+				"  (%d more schedstat row(s), per CPU and domain, did not move "
+				"beyond their intervals: in result.json and the report)\n",
+				folded);
+	}
+}
+
 void summary_print(FILE *f, json_object *result)
 {
 	fprintf(f, "\nschedlab: %s\n", str(get(result, "job"), "name", "job"));
@@ -345,9 +421,10 @@ void summary_print(FILE *f, json_object *result)
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(cmp, i);
 			bool gated = get(c, "gated") && json_object_get_boolean(get(c, "gated"));
-			if (gated == (pass == 0))
+			if (gated == (pass == 0) && !summary_schedstat_metric(str(c, "metric", "")))
 				print_comparison(f, c);
 		}
+	print_schedstat(f, cmp);
 	json_object *rep = get(result, "repeats");
 	if (rep)
 		fprintf(

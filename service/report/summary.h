@@ -2,6 +2,7 @@
  * verdict as an exit code. Shared by `schedlab run` and `schedlab submit`. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "util/macro.h"
 
@@ -16,6 +17,16 @@ void summary_print(FILE *f, json_object *result);
  * not reach alpha. "" for every other comparison. Shared by the summary and
  * the HTML report. */
 void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz);
+
+/* Whether metric is a schedstat counter (docs/workloads.md "schedstat"):
+ * the summary and the report show those apart from the workloads' own
+ * metrics, under "what moved". */
+bool summary_schedstat_metric(const char *metric);
+/* Whether schedstat comparison c (borrowed) is shown unfolded: one of the
+ * totals (schedstat.run_delay_ms, .ttwu_remote, .lb_migrations: no CPU or
+ * domain in the name) or one whose interval cleared its threshold
+ * (verdict "changed"). */
+bool summary_schedstat_shown(json_object *c);
 
 /* result.bisection (schedlab test --bisect, borrowed; NULL: nothing):
  * each step and the answer. */

@@ -59,4 +59,13 @@ assert gates == [("hackbench", "time_s"), ("messaging", "time_s")], gates
 better = {c["metric"]: c["better"] for c in r["comparisons"] if c["metric"].startswith("schedstat.")}
 assert better and set(better.values()) == {"none"}, better
 PY
+# the report shows them apart ("what moved"), not in the main table
+python3 - "$E2E_TMP/report.html" <<'PY'
+import sys
+h = open(sys.argv[1]).read()
+main, sec = h.index('<section id="comparisons">'), h.index('<section id="schedstat">')
+assert main < sec and h.index("<code>schedstat.") > sec, "schedstat rows in the main table"
+assert "<code>schedstat.lb_migrations</code>" in h[sec:], "no lb_migrations total in what moved"
+print("report: schedstat apart, after the comparisons")
+PY
 echo "ok: schedstat.* on a 2 x 2 guest in $(( $(date +%s) - start ))s"

@@ -229,6 +229,50 @@ static void test_attribution_section(void **state)
 	assert_non_null(strstr(sec, "<td class=\"num\">+7</td><td class=\"num\">[5, 9]</td>"));
 }
 
+/* schedstat rows leave the main table for a section of their own, per
+ * variant and workload, beside the workload's own verdicts; the per-CPU
+ * rows that did not change are folded. */
+static void test_schedstat_section(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *cmps = NULL;
+	assert_true(json_object_object_get_ex(r, "comparisons", &cmps));
+	static const char *const rows[][2] = {{"schedstat.lb_migrations", "changed"},
+					      {"schedstat.cpu0.ttwu", "unchanged"},
+					      {"schedstat.cpu1.ttwu<b>", "changed"}};
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\"variant\":\"patched\",\"workload\":\"rt-migrate-test\",\"metric\":"
+			 "\"%s\",\"baseline\":{\"median\":17,\"n\":3},\"candidate\":{\"median\":"
+			 "32,\"n\":3},\"change\":15,\"ci95\":[3,25],\"p_value\":0.01,\"threshold\":"
+			 "0,\"better\":\"none\",\"gated\":false,\"verdict\":\"%s\"}",
+			 rows[i][0], rows[i][1]);
+		json_object_array_add(cmps, json_tokener_parse(text));
+	}
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	const char *main_table = strstr(html, "<section id=\"comparisons\">");
+	const char *sec = strstr(html, "<section id=\"schedstat\">");
+	assert_non_null(main_table);
+	assert_non_null(sec);
+	assert_true(sec > main_table);
+	/* not in the main table, which points to them */
+	const char *pointer = strstr(main_table, "3 schedstat rows are in");
+	assert_non_null(pointer);
+	assert_true(pointer < sec);
+	assert_true(strstr(main_table, "<code>schedstat.") > sec);
+	assert_true(strstr(html, "<code>schedstat.lb_migrations</code>") > sec);
+	assert_non_null(strstr(sec, "<h3>patched / rt-migrate-test</h3>"));
+	assert_non_null(strstr(sec, "schedstat.cpu1.ttwu&lt;b&gt;"));
+	const char *fold = strstr(sec, "1 per-CPU and per-domain rows that did not move");
+	assert_non_null(fold);
+	assert_true(strstr(sec, "<code>schedstat.cpu0.ttwu</code>") > fold);
+}
+
 /* result.bisection: a section after the verdict with the answer, each
  * step's verdict and boots, and hostile patch names escaped. */
 static void test_bisection_section(void **state)
@@ -926,6 +970,7 @@ int main(void)
 	    cmocka_unit_test(test_example_result),
 	    cmocka_unit_test(test_bisection_section),
 	    cmocka_unit_test(test_attribution_section),
+	    cmocka_unit_test(test_schedstat_section),
 	    cmocka_unit_test(test_real_result),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_signatures_section),

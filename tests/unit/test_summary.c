@@ -256,6 +256,52 @@ static void test_sched_ext(void **state)
 	assert_null(strstr(out, "sched_ext scx_simple: enabled/simple\n    baseline"));
 }
 
+/* schedstat rows (docs/workloads.md "schedstat") are not in the main
+ * table: they come after it per variant and workload, beside the
+ * workload's own decided rows, with the totals and what changed shown and
+ * the per-CPU rest counted. */
+#define SS(metric, verdict)                                                                        \
+	"{\"variant\":\"nq\",\"workload\":\"hackbench\",\"metric\":\"" metric "\","                \
+	"\"baseline\":{\"median\":17},\"candidate\":{\"median\":32},\"change\":15,"                \
+	"\"change_pct\":88.2,\"ci95\":[3,25],\"p_value\":0.01,\"alpha\":0.05,\"threshold\":0,"     \
+	"\"gated\":false,\"verdict\":\"" verdict "\"}"
+
+static void test_schedstat_apart(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *out = summary(
+	    "{\"job\":{\"name\":\"ss\",\"baseline\":\"baseline\"},\"variants\":{},"
+	    "\"comparisons\":["
+	    "{\"variant\":\"nq\",\"workload\":\"hackbench\",\"metric\":\"time_s\","
+	    "\"baseline\":{\"median\":1},\"candidate\":{\"median\":1.2},\"change\":0.2,"
+	    "\"change_pct\":20,\"ci95\":[0.1,0.3],\"p_value\":0.01,\"alpha\":0.05,"
+	    "\"threshold\":0.1,\"gated\":true,\"verdict\":\"regressed\"}," SS(
+		"schedstat.lb_migrations",
+		"changed") "," SS("schedstat.run_delay_ms",
+				  "unchanged") "," SS("schedstat.cpu0.ttwu",
+						      "unchanged") "," SS("schedstat.cpu1.ttwu",
+									  "changed") "],"
+										     "\"verdict\":"
+										     "\"fail\","
+										     "\"verdict_"
+										     "reasons\":[]"
+										     "}");
+	const char *table = strstr(out, "Comparisons against");
+	const char *moved = strstr(out, "schedstat: what moved");
+	assert_non_null(table);
+	assert_non_null(moved);
+	assert_true(moved > table);
+	/* nothing of schedstat in the main table */
+	const char *first = strstr(out, "schedstat.");
+	assert_true(first > moved);
+	expect(moved, "  nq / hackbench: its own metrics: time_s regressed (+20%)\n");
+	expect(moved, "schedstat.lb_migrations");
+	expect(moved, "schedstat.run_delay_ms");
+	expect(moved, "schedstat.cpu1.ttwu");
+	assert_null(strstr(out, "schedstat.cpu0.ttwu"));
+	expect(moved, "(1 more schedstat row(s), per CPU and domain, did not move");
+}
+
 /* Variants on debug kernels are named as such, with the preset on their
  * runs line, so a lockdep kernel's latency is not read as a production
  * figure; a job of normal kernels has no such note (docs/kernel-bugs.md). */
@@ -298,6 +344,7 @@ int main(void)
 	    cmocka_unit_test(test_attribution),
 	    cmocka_unit_test(test_sched_ext),
 	    cmocka_unit_test(test_debug_kernels),
+	    cmocka_unit_test(test_schedstat_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
