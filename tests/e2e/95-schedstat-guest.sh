@@ -2,10 +2,12 @@
 # schedstat, opt-in (docs/workloads.md "schedstat"): examples/topology-schedstat.json
 # in short form: a kernel with "schedstat": true (the built-in 6.1 fragment
 # plus CONFIG_SCHEDSTATS=y, a cache key of its own) on a 2 x 2 x 1 guest;
-# hackbench and perf bench sched messaging end ok with their own metrics
-# and schedstat.* for all 4 CPUs and both domain levels (MC and the package
-# level), with better direction none and no default gate on them. The
-# built-in configs are not touched.
+# hackbench, perf bench sched messaging, pi_stress, stress-ng and wakeup
+# (issue 20's done-when) end ok with their own metrics, the topology read
+# back, and schedstat.* for all 4 CPUs and both domain levels (MC and the
+# package level), with better direction none and no default gate on them;
+# the result validates against the schema (e2e_run_example). The report
+# shows the schedstat rows apart. The built-in configs are not touched.
 # Measured (2026-12-05): warm 31 s at host load 6 (2 boots of 4 vCPUs).
 # Cold it first builds one more 6.1 kernel: CONFIG_SCHEDSTATS changes
 # <linux/sched.h>, so nearly every object rebuilds; 1904 s here at load 5
@@ -17,7 +19,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
-e2e_need perf
+e2e_need perf stress-ng
 e2e_need_guest
 for f in "$E2E_ROOT"/guest-kernel/*/schedlab.config; do
 	! grep -q SCHEDSTATS "$f" || e2e_fail "$f turns schedstat on: every cached kernel would rebuild"
@@ -28,6 +30,9 @@ j["repeat"] = 1
 j["noise_policy"] = "keep"  # this test is about the counters, not the statistics
 j["workloads"][0]["args"] = ["-p", "-g", "2", "-f", "5", "-l", "50"]
 j["workloads"][1]["args"] = ["messaging", "-p", "-g", "2", "-l", "20"]
+j["workloads"][2]["args"] = ["-D", "2", "-q"]
+j["workloads"][3]["args"] = ["--switch", "1", "--futex", "1", "--yield", "1", "-t", "2", "--metrics"]
+j["workloads"][4]["args"] = ["--message-threads", "2", "--workers", "2", "--seconds", "2", "--warmup-seconds", "1"]
 '
 python3 - "$E2E_TMP/result.json" <<'PY'
 import json, sys
@@ -42,7 +47,9 @@ for run in runs:
     for w in run["workloads"]:
         m = w["metrics"]
         assert w["status"] == "ok", (w["name"], w)
-        assert "time_s" in m, m
+        own = {"hackbench": "time_s", "messaging": "time_s", "pi_stress": "inversions_completed",
+               "stress-ng": "bogo_ops_per_s.switch", "wakeup": "wakeup_latency_us.p99"}[w["name"]]
+        assert own in m, (w["name"], own, sorted(m))
         for c in range(4):
             for k in ("run_delay_ms", "switches", "ttwu", "ttwu_local", "ttwu_remote"):
                 assert f"schedstat.cpu{c}.{k}" in m, (c, k, sorted(m))
@@ -52,10 +59,12 @@ for run in runs:
                 assert f"schedstat.domain{d}.{k}" in m, (d, k, sorted(m))
         assert "schedstat.domain2.lb_count.idle" not in m, "a third domain level on 2 x 2"
         assert sum(m[f"schedstat.cpu{c}.switches"] for c in range(4)) > 0, m
-        assert m["schedstat.ttwu_remote"] > 0 and m["schedstat.run_delay_ms"] > 0, m
+        if w["name"] in ("hackbench", "messaging"):  # many tasks on 4 CPUs
+            assert m["schedstat.ttwu_remote"] > 0 and m["schedstat.run_delay_ms"] > 0, m
         print(" ", w["name"], {k: v for k, v in m.items() if not k.startswith("schedstat.cpu")})
 gates = sorted((g["workload"], g["metric"]) for g in r["job"]["gates"])
-assert gates == [("hackbench", "time_s"), ("messaging", "time_s")], gates
+assert ("hackbench", "time_s") in gates and ("messaging", "time_s") in gates, gates
+assert not [g for g in gates if g[1].startswith("schedstat.")], gates
 better = {c["metric"]: c["better"] for c in r["comparisons"] if c["metric"].startswith("schedstat.")}
 assert better and set(better.values()) == {"none"}, better
 PY
