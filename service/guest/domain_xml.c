@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "guest/domain_xml.h"
+#include "util/cpu_list.h"
 #include "util/escape.h"
 
 static int valid_name(const char *name)
@@ -58,6 +59,21 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 		    "The topology %d x %d x %d (sockets x cores x threads) is not "
 		    "the %d vCPUs.",
 		    p->sockets, p->cores, p->threads, p->vcpus);
+	uint64_t all = p->vcpus >= 64 ? UINT64_MAX : (UINT64_C(1) << p->vcpus) - 1, seen = 0;
+	int numa_mb = 0;
+	for (size_t i = 0; i < p->n_numa; i++) {
+		if (p->n_numa > GUEST_NUMA_MAX_CELLS || !p->numa[i].cpus ||
+		    (p->numa[i].cpus & (seen | ~all)) || p->numa[i].memory_mb < 1)
+			return error_set_path(
+			    err, ERR_INVALID, "numa",
+			    "NUMA node %zu's vCPUs or memory do not fit the guest.", i);
+		seen |= p->numa[i].cpus;
+		numa_mb += p->numa[i].memory_mb;
+	}
+	if (p->n_numa && (seen != all || numa_mb != p->memory_mb))
+		return error_set_path(err, ERR_INVALID, "numa",
+				      "The NUMA nodes must hold every vCPU and all %d MiB once.",
+				      p->memory_mb);
 	if (!p->kernel || !p->initrd || !p->cmdline || p->kernel[0] != '/' || p->initrd[0] != '/' ||
 	    has_control(p->kernel) || has_control(p->initrd) || has_control(p->cmdline))
 		return error_set(err, ERR_INVALID, EINVAL,
@@ -69,19 +85,32 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
 	/* <cpu>: the host's model under KVM; under TCG QEMU's default model.
 	 * The topology is QEMU's -smp sockets,dies,cores,threads. */
-	char cpu[256];
-	char topo[160] = "";
+	char cpu[2560];
+	char topo[2304] = "";
+	size_t tl = 0;
 	if (topology)
-		snprintf(topo, sizeof(topo),
-			 "    <topology sockets='%d' dies='1' cores='%d' threads='%d'/>\n",
-			 p->sockets, p->cores, p->threads);
+		tl += (size_t)snprintf(
+		    topo, sizeof(topo),
+		    "    <topology sockets='%d' dies='1' cores='%d' threads='%d'/>\n", p->sockets,
+		    p->cores, p->threads);
+	/* libvirt's cells become QEMU's -numa node,cpus=...,memdev=... */
+	for (size_t i = 0; i < p->n_numa; i++) {
+		char list[CPU_LIST_TEXT_MAX];
+		cpu_list_format(p->numa[i].cpus, list, sizeof(list));
+		tl += (size_t)snprintf(
+		    topo + tl, sizeof(topo) - tl,
+		    "%s      <cell id='%zu' cpus='%s' memory='%d' unit='MiB'/>\n%s",
+		    i == 0 ? "    <numa>\n" : "", i, list, p->numa[i].memory_mb,
+		    i + 1 == p->n_numa ? "    </numa>\n" : "");
+	}
+	bool cpu_elem = topology || p->n_numa;
 	if (strcmp(type, "kvm") == 0)
 		snprintf(cpu, sizeof(cpu),
-			 topology ? "  <cpu mode='host-passthrough'>\n%s  </cpu>\n"
+			 cpu_elem ? "  <cpu mode='host-passthrough'>\n%s  </cpu>\n"
 				  : "  <cpu mode='host-passthrough'/>\n%s",
 			 topo);
 	else
-		snprintf(cpu, sizeof(cpu), topology ? "  <cpu>\n%s  </cpu>\n" : "%s", topo);
+		snprintf(cpu, sizeof(cpu), cpu_elem ? "  <cpu>\n%s  </cpu>\n" : "%s", topo);
 	char *xml = NULL;
 	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
 	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes

@@ -4,11 +4,22 @@
  * no network, and every stop (power-off, reboot, crash) ending the domain. */
 #pragma once
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "util/error.h"
 
 #define GUEST_MAX_VCPUS	    64
 #define GUEST_MIN_MEMORY_MB 64
 #define GUEST_MAX_MEMORY_MB (64 * 1024)
+
+#define GUEST_NUMA_MAX_CELLS 8
+
+/* One NUMA node: its vCPUs (bit N: vCPU N) and memory. */
+struct guest_numa_cell {
+	uint64_t cpus;
+	int memory_mb;
+};
 
 struct guest_xml_params {
 	const char *name;   /* domain name: [A-Za-z0-9_.-], at most 100 characters */
@@ -21,6 +32,10 @@ struct guest_xml_params {
 	/* <cpu><topology>: all 0 for none (libvirt's default: vcpus sockets of
 	 * one core), else each >= 1 with sockets * cores * threads == vcpus. */
 	int sockets, cores, threads;
+	/* <cpu><numa>: n_numa 0 for none, else 1..GUEST_NUMA_MAX_CELLS cells
+	 * with every vCPU in exactly one and memory adding up to memory_mb. */
+	const struct guest_numa_cell *numa;
+	size_t n_numa;
 };
 
 /* The base kernel command line every guest gets: the console on ttyS0 at

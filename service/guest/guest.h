@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "guest/domain_xml.h"
 #include "util/error.h"
 
 #define GUEST_DOMAIN_PREFIX    "schedlab-"
@@ -44,13 +45,15 @@ int guest_host_versions(struct guest_host *h, char qemu[32], char libvirt[32],
 			struct sl_error *err);
 
 struct guest_spec {
-	const char *run_id;	      /* [A-Za-z0-9_.-]{1,90}; the domain is "schedlab-<run_id>" */
-	const char *kernel;	      /* host path of the bzImage */
-	const char *initrd;	      /* host path of the initrd (base + plan) */
-	const char *cmdline_extra;    /* appended to GUEST_BASE_CMDLINE, or NULL */
-	int vcpus;		      /* 1..64 */
-	int memory_mb;		      /* 64..65536 */
-	int sockets, cores, threads;  /* the CPU topology, all 0 for libvirt's default */
+	const char *run_id;	     /* [A-Za-z0-9_.-]{1,90}; the domain is "schedlab-<run_id>" */
+	const char *kernel;	     /* host path of the bzImage */
+	const char *initrd;	     /* host path of the initrd (base + plan) */
+	const char *cmdline_extra;   /* appended to GUEST_BASE_CMDLINE, or NULL */
+	int vcpus;		     /* 1..64 */
+	int memory_mb;		     /* 64..65536 */
+	int sockets, cores, threads; /* the CPU topology, all 0 for libvirt's default */
+	const struct guest_numa_cell *numa; /* NUMA nodes (domain_xml.h), n_numa 0 for none */
+	size_t n_numa;
 	const char *accel;	      /* "tcg" or "kvm": resolve "auto" with accel_resolve() */
 	int deadline_s;		      /* from resume to the end, 1..GUEST_MAX_DEADLINE_S */
 	const char *console_log_path; /* the whole console (up to GUEST_CONSOLE_LOG_MAX), or NULL */

@@ -144,6 +144,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	    .sockets = s->sockets,
 	    .cores = s->cores,
 	    .threads = s->threads,
+	    .numa = s->numa,
+	    .n_numa = s->n_numa,
 	};
 	rc = guest_xml_build(&xp, &xml, err);
 	if (rc < 0)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "job/job.h"
+#include "util/cpu_list.h"
 #include "job/source_policy.h"
 #include "job/job-internal.h"
 #include "util/macro.h"
@@ -274,6 +275,67 @@ static int expand_topology(json_object *t, json_object *guest, struct sl_error *
 	json_object_object_add(o, "cores", json_object_new_int(c));
 	json_object_object_add(o, "threads", json_object_new_int(h));
 	json_object_object_add(guest, "topology", o);
+	return 0;
+}
+
+/* guest.numa (docs/guests.md "NUMA"): 1..GUEST_NUMA_MAX nodes, each
+ * {"cpus": "0-1", "memory_mb": N}; every vCPU in exactly one node, each
+ * node at least GUEST_NUMA_MIN_MB, and the memory adding up to the guest's.
+ * Copied into the expanded guest with each list in its shortest form. */
+static int expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
+{
+	if (!numa)
+		return 0;
+	int vcpus = job_json_int(guest, "vcpus", 0), memory = job_json_int(guest, "memory_mb", 0);
+	size_t n = json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
+	if (n < 1 || n > GUEST_NUMA_MAX)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "numa must be a list of 1 to %d nodes.", GUEST_NUMA_MAX);
+	uint64_t all = vcpus >= 64 ? UINT64_MAX : (UINT64_C(1) << vcpus) - 1, seen = 0;
+	int total = 0;
+	json_object *out = json_object_new_array();
+	json_object_object_add(guest, "numa", out);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], mpath[64];
+		snprintf(path, sizeof(path), "$.guest.numa[%zu].cpus", i);
+		snprintf(mpath, sizeof(mpath), "$.guest.numa[%zu].memory_mb", i);
+		json_object *cell = json_object_array_get_idx(numa, i);
+		const char *cpus = job_json_string(cell, "cpus");
+		int mb = job_json_int(cell, "memory_mb", -1);
+		uint64_t mask = 0;
+		if (!cpus || cpu_list_parse(cpus, &mask) < 0 || strchr(cpus, '\n'))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "cpus must be a CPU list such as \"0-1\" or \"0,2\".");
+		if (mask & ~all)
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "cpus '%.64s' names a vCPU the guest's %d do not have.", cpus, vcpus);
+		if (mask & seen)
+			return error_set_path(err, ERR_INVALID, path,
+					      "cpus '%.64s' names a vCPU of an earlier node.",
+					      cpus);
+		if (mb < GUEST_NUMA_MIN_MB || mb > memory)
+			return error_set_path(err, ERR_INVALID, mpath,
+					      "memory_mb must be between %d and the guest's %d.",
+					      GUEST_NUMA_MIN_MB, memory);
+		seen |= mask;
+		total += mb;
+		char list[CPU_LIST_TEXT_MAX];
+		cpu_list_format(mask, list, sizeof(list));
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "cpus", json_object_new_string(list));
+		json_object_object_add(o, "memory_mb", json_object_new_int(mb));
+		json_object_array_add(out, o);
+	}
+	if (seen != all)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "Every one of the guest's %d vCPUs must be in a node.",
+				      vcpus);
+	if (total != memory)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "The nodes' memory_mb add up to %d, not the guest's %d.",
+				      total, memory);
 	return 0;
 }
 
@@ -685,6 +747,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
 	json_object_object_add(out, "guest", guest);
 	r = expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	if (r < 0)
+		return r;
+	r = expand_numa(job_json_get(guest_in, "numa"), guest, err);
 	if (r < 0)
 		return r;
 

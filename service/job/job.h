@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include "util/error.h"
 
@@ -111,10 +112,24 @@ struct job_kernel {
 	 * not change), and its runs snapshot /proc/schedstat around each
 	 * workload (docs/workloads.md "schedstat"). */
 	bool schedstat;
+	/* The job's guest has NUMA nodes (guest.numa): the kernel is built
+	 * with NUMA added after its fragment, like schedstat. Derived, not a
+	 * field of the job's JSON. */
+	bool numa;
 };
 
 /* The largest sockets, cores or threads count of guest.topology. */
 #define GUEST_TOPOLOGY_MAX 64
+
+/* The most NUMA nodes of guest.numa, and the least memory of one. */
+#define GUEST_NUMA_MAX	  8
+#define GUEST_NUMA_MIN_MB 64
+
+/* One NUMA node of guest.numa: its vCPUs (bit N: vCPU N) and memory. */
+struct job_numa_cell {
+	uint64_t cpus;
+	int memory_mb;
+};
 
 struct job_guest {
 	int vcpus;     /* default 2 */
@@ -122,6 +137,11 @@ struct job_guest {
 	/* guest.topology, all 0 when the job sets none (libvirt's default: one
 	 * socket of vcpus cores); else their product is vcpus. */
 	int sockets, cores, threads;
+	/* guest.numa (docs/guests.md "NUMA"): n_numa 0 for none; else every
+	 * vCPU in exactly one node and the nodes' memory adds up to
+	 * memory_mb, and every kernel of the job is built with NUMA. */
+	struct job_numa_cell numa[GUEST_NUMA_MAX];
+	size_t n_numa;
 };
 
 enum job_hrtick {

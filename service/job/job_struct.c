@@ -12,6 +12,7 @@
 #include "job/job.h"
 #include "job/job-internal.h"
 #include "job/suite.h"
+#include "util/cpu_list.h"
 #include "util/parse.h"
 
 json_object *job_json_get(json_object *o, const char *key)
@@ -390,6 +391,22 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 		    job->guest.sockets * job->guest.cores * job->guest.threads != job->guest.vcpus)
 			return job_bad(err, "$.guest.topology", "sockets, cores and threads");
 	}
+	json_object *numa = job_json_get(guest, "numa");
+	size_t n_numa =
+	    json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
+	if (numa && (n_numa < 1 || n_numa > GUEST_NUMA_MAX))
+		return job_bad(err, "$.guest.numa", "1 to 8 nodes");
+	for (size_t i = 0; i < n_numa; i++) {
+		json_object *cell = json_object_array_get_idx(numa, i);
+		const char *cpus = job_json_string(cell, "cpus");
+		struct job_numa_cell *c = &job->guest.numa[i];
+		c->memory_mb = job_json_int(cell, "memory_mb", -1);
+		if (!cpus || cpu_list_parse(cpus, &c->cpus) < 0 || c->memory_mb < GUEST_NUMA_MIN_MB)
+			return job_bad(err, "$.guest.numa", "cpus and memory_mb");
+	}
+	job->guest.n_numa = n_numa;
+	for (size_t i = 0; i < job->n_kernels; i++)
+		job->kernels[i].numa = n_numa > 0;
 
 	json_object *variants = job_json_object(expanded, "variants");
 	if (!variants)

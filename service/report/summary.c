@@ -100,6 +100,14 @@ static void print_guest(FILE *f, json_object *result)
 			json_object_get_int(get(t, "sockets")),
 			json_object_get_int(get(t, "cores")),
 			json_object_get_int(get(t, "threads")));
+	json_object *numa = get(g, "numa");
+	size_t n_numa =
+	    json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
+	for (size_t i = 0; i < n_numa && i < 8; i++) {
+		json_object *cell = json_object_array_get_idx(numa, i);
+		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ", str(cell, "cpus", "?"),
+			json_object_get_int(get(cell, "memory_mb")));
+	}
 	json_object *seen = NULL;
 	json_object_object_foreach(get(result, "variants"), name, v)
 	{

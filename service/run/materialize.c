@@ -44,25 +44,32 @@ static int set_debug(struct kernel_spec *s, const struct job_kernel *k, const ch
 	return kernel_spec_set_debug(s, k->debug, NULL, file, field, err);
 }
 
-/* "schedstat": true: the fragment at *cfg_path with MATERIALIZE_SCHEDSTAT
- * appended, written to dir; *cfg_path becomes that file. Only the content
- * is in the kernel's cache key, so every schedstat kernel of one fragment
- * is one build, and no other kernel's key changes. */
+/* Options that add to a kernel's fragment: the fragment at *cfg_path with
+ * the option's lines appended, written to dir as NAME.config; *cfg_path
+ * becomes that file. Only the content is in the kernel's cache key, so every
+ * such kernel of one fragment is one build, and no other kernel's key
+ * changes. */
 #define MATERIALIZE_SCHEDSTAT                                                                      \
 	"# \"schedstat\": true (docs/workloads.md \"schedstat\")\nCONFIG_SCHEDSTATS=y\n"
+/* guest.numa: the guest learns its nodes from ACPI's SRAT (docs/guests.md
+ * "NUMA"); NUMA_BALANCING stays off, its page migrations would be noise. */
+#define MATERIALIZE_NUMA                                                                           \
+	"# guest.numa (docs/guests.md \"NUMA\")\nCONFIG_NUMA=y\nCONFIG_X86_64_ACPI_NUMA=y\n"       \
+	"CONFIG_ACPI_NUMA=y\n# CONFIG_NUMA_BALANCING is not set\n"
 
-static int add_schedstat(const char *dir, char **cfg_path, struct sl_error *err)
+static int add_fragment(const char *dir, const char *name, const char *lines, char **cfg_path,
+			struct sl_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	int r = fs_read_file(*cfg_path, KBUILD_MAX_CONFIG_BYTES, &text, &len, err);
 	if (r < 0)
 		return r;
-	_cleanup_free_ char *out = NULL;
-	if (asprintf(&out, "%s%s%s", text, len && text[len - 1] != '\n' ? "\n" : "",
-		     MATERIALIZE_SCHEDSTAT) < 0)
+	_cleanup_free_ char *out = NULL, *file = NULL;
+	if (asprintf(&out, "%s%s%s", text, len && text[len - 1] != '\n' ? "\n" : "", lines) < 0 ||
+	    asprintf(&file, "%s.config", name) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	_cleanup_free_ char *path = fs_path_join(dir, "schedstat.config");
+	_cleanup_free_ char *path = fs_path_join(dir, file);
 	r = fs_write_file_atomic(path, out, strlen(out), err);
 	if (r < 0)
 		return r;
@@ -136,10 +143,12 @@ int materialize_kernel(const struct job_kernel *k, const char *job_dir, const ch
 	}
 	if (ret_code == 0 && !base_cfg)
 		ret_code = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	/* schedstat adds to the kernel's own fragment; its base stays the
+	/* schedstat and NUMA add to the kernel's own fragment; its base stays the
 	 * built-in one (the base only matters to untrusted builds) */
 	if (ret_code == 0 && k->schedstat)
-		ret_code = add_schedstat(kdir, &cfg_path, err);
+		ret_code = add_fragment(kdir, "schedstat", MATERIALIZE_SCHEDSTAT, &cfg_path, err);
+	if (ret_code == 0 && k->numa)
+		ret_code = add_fragment(kdir, "numa", MATERIALIZE_NUMA, &cfg_path, err);
 	if (ret_code == 0)
 		ret_code = kernel_spec_set_config(s, NULL, cfg_path, "config", err);
 	if (ret_code == 0)

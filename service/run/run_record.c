@@ -5,6 +5,7 @@
 #include "compare/noise.h"
 #include "run/run_key.h"
 #include "run/run_record.h"
+#include "util/cpu_list.h"
 #include "metrics/metrics.h"
 #include "util/hash.h"
 #include "util/time.h"
@@ -220,6 +221,55 @@ static void sched_ext_record(json_object *run, const struct job *job, json_objec
 	run_record_fail(run, "sched_ext_failed", why);
 }
 
+/* "numa": [{"node", "cpus", "memory_mb"}] from the agent's untrusted list:
+ * at most GUEST_NUMA_MAX nodes, node numbers 0..7, cpus a CPU list the
+ * host parses (re-formatted), memory rounded down to MiB. Entries that are
+ * not are left out. *masks gets each kept node's CPUs; returns how many. */
+static size_t numa_record(json_object *rec, json_object *numa, uint64_t masks[GUEST_NUMA_MAX])
+{
+	size_t n = json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
+	size_t kept = 0;
+	json_object *out = n ? json_object_new_array() : NULL;
+	for (size_t i = 0; i < n && kept < GUEST_NUMA_MAX; i++) {
+		json_object *e = json_object_array_get_idx(numa, i);
+		json_object *node = get(e, "node"), *kb = get(e, "memory_kb");
+		const char *cpus = json_object_get_string(get(e, "cpus"));
+		uint64_t mask = 0;
+		int64_t id =
+		    json_object_is_type(node, json_type_int) ? json_object_get_int64(node) : -1;
+		if (id < 0 || id >= GUEST_NUMA_MAX ||
+		    !json_object_is_type(get(e, "cpus"), json_type_string) ||
+		    strlen(cpus) > CPU_LIST_TEXT_MAX ||
+		    (cpus[0] && cpu_list_parse(cpus, &mask) < 0))
+			continue;
+		char list[CPU_LIST_TEXT_MAX];
+		cpu_list_format(mask, list, sizeof(list));
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "node", json_object_new_int((int)id));
+		json_object_object_add(o, "cpus", json_object_new_string(list));
+		int64_t k = json_object_is_type(kb, json_type_int) ? json_object_get_int64(kb) : -1;
+		json_object_object_add(
+		    o, "memory_mb",
+		    k >= 0 && k < (INT64_C(1) << 40) ? json_object_new_int64(k / 1024) : NULL);
+		json_object_array_add(out, o);
+		masks[kept++] = mask;
+	}
+	if (out)
+		json_object_object_add(rec, "numa", out);
+	return kept;
+}
+
+/* Whether the guest's nodes (masks, in node order) are the job's. */
+static bool numa_matches(const struct job_guest *g, const uint64_t *masks, size_t n)
+{
+	if (n != g->n_numa)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (masks[i] != g->numa[i].cpus)
+			return false;
+	return true;
+}
+
 /* "topology": {cpus, sockets, cores, threads, sched_domains} as the guest's
  * sysfs gave them (the agent's summary is untrusted: numbers are bounded,
  * domain names kept only when short and plain). When the job asked for a
@@ -256,11 +306,34 @@ static void topology_record(json_object *run, const struct job *job, json_object
 		json_object_array_add(kept, json_object_new_string(name));
 	}
 	json_object_object_add(rec, "sched_domains", kept);
+	uint64_t masks[GUEST_NUMA_MAX];
+	size_t n_numa = numa_record(rec, get(t, "numa"), masks);
 	json_object_object_add(run, "topology", rec);
 	const struct job_guest *g = &job->guest;
+	char why[300];
+	if (g->n_numa && !numa_matches(g, masks, n_numa)) {
+		char want[64 * GUEST_NUMA_MAX] = "", saw[64 * GUEST_NUMA_MAX] = "";
+		for (size_t i = 0; i < g->n_numa; i++) {
+			char list[CPU_LIST_TEXT_MAX];
+			cpu_list_format(g->numa[i].cpus, list, sizeof(list));
+			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%.60s",
+				 i ? " | " : "", list);
+		}
+		for (size_t i = 0; i < n_numa; i++) {
+			char list[CPU_LIST_TEXT_MAX];
+			cpu_list_format(masks[i], list, sizeof(list));
+			snprintf(saw + strlen(saw), sizeof(saw) - strlen(saw), "%s%.60s",
+				 i ? " | " : "", list);
+		}
+		snprintf(why, sizeof(why),
+			 "the guest saw %zu NUMA node(s) (%.100s), not the job's guest.numa %zu "
+			 "(%.100s)",
+			 n_numa, n_numa ? saw : "none", g->n_numa, want);
+		run_record_fail(run, "error", why);
+		return;
+	}
 	if (!g->sockets || (v[1] == g->sockets && v[2] == g->cores && v[3] == g->threads))
 		return;
-	char why[300];
 	snprintf(
 	    why, sizeof(why),
 	    "the guest saw %d socket(s) x %d core(s) x %d thread(s), not the job's guest.topology "

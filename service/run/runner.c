@@ -274,6 +274,12 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	if (rc < 0)
 		goto cleanup;
 	struct run_ctx ctx = {.r = r, .host = hidx};
+	struct guest_numa_cell numa[GUEST_NUMA_MAX_CELLS];
+	size_t n_numa = r->job->guest.n_numa < GUEST_NUMA_MAX_CELLS ? r->job->guest.n_numa
+								    : GUEST_NUMA_MAX_CELLS;
+	for (size_t i = 0; i < n_numa; i++)
+		numa[i] = (struct guest_numa_cell){.cpus = r->job->guest.numa[i].cpus,
+						   .memory_mb = r->job->guest.numa[i].memory_mb};
 	struct guest_spec gs = {
 	    .run_id = run_id,
 	    .kernel = art->bzimage,
@@ -283,6 +289,8 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	    .sockets = r->job->guest.sockets,
 	    .cores = r->job->guest.cores,
 	    .threads = r->job->guest.threads,
+	    .numa = numa,
+	    .n_numa = n_numa,
 	    .accel = accel,
 	    .deadline_s = plan_deadline_s(plan, strcmp(accel, "tcg") == 0),
 	    .console_log_path = console,

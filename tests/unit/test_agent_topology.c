@@ -91,6 +91,21 @@ static void test_uniform(void **state)
 	assert_string_equal(json_object_to_json_string(d), "[ \"SMT\", \"MC\", \"PKG\" ]");
 	assert_true(json_object_object_get_ex(o, "errors", &errors));
 	assert_int_equal(json_object_array_length(errors), 0);
+	json_object *numa = NULL;
+	assert_true(json_object_object_get_ex(o, "numa", &numa));
+	assert_null(numa); /* no NUMA in this kernel */
+	json_object_put(o);
+
+	/* NUMA nodes: the kernel's cpulist as printed, memory from meminfo */
+	put(t->dir, "/sys/devices/system/node/node0/cpulist", "0-3\n");
+	put(t->dir, "/sys/devices/system/node/node0/meminfo",
+	    "Node 0 MemTotal:         250000 kB\nNode 0 MemFree:  1 kB\n");
+	put(t->dir, "/sys/devices/system/node/node1/cpulist", "4-7\n");
+	o = agent_topology_read(t->dir, 8);
+	assert_true(json_object_object_get_ex(o, "numa", &numa));
+	assert_string_equal(json_object_to_json_string_ext(numa, JSON_C_TO_STRING_PLAIN),
+			    "[{\"node\":0,\"cpus\":\"0-3\",\"memory_kb\":250000},"
+			    "{\"node\":1,\"cpus\":\"4-7\",\"memory_kb\":null}]");
 	json_object_put(o);
 }
 

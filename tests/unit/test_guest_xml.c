@@ -115,6 +115,43 @@ static void test_topology(void **state)
 	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
 }
 
+/* <numa> cells in <cpu>, with or without a topology; cells that leave a
+ * vCPU or some memory out are refused naming numa. */
+static void test_numa(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	struct guest_numa_cell cells[] = {{.cpus = 3, .memory_mb = 256},
+					  {.cpus = 12, .memory_mb = 256}};
+	p.vcpus = 4;
+	p.memory_mb = 512;
+	p.sockets = 2;
+	p.cores = 2;
+	p.threads = 1;
+	p.numa = cells;
+	p.n_numa = 2;
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_non_null(strstr(xml, "  <cpu>\n    <topology sockets='2' dies='1' cores='2' "
+				    "threads='1'/>\n    <numa>\n      <cell id='0' cpus='0-1' "
+				    "memory='256' unit='MiB'/>\n      <cell id='1' cpus='2-3' "
+				    "memory='256' unit='MiB'/>\n    </numa>\n  </cpu>\n"));
+	free(xml);
+	p.sockets = p.cores = p.threads = 0;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_non_null(strstr(xml, "  <cpu>\n    <numa>\n      <cell id='0' cpus='0-1'"));
+	free(xml);
+	struct sl_error err = {0};
+	cells[1].cpus = 4; /* vCPU 3 in no node */
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_string_equal(err.path, "numa");
+	cells[1].cpus = 14; /* vCPU 1 twice */
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	cells[1].cpus = 12;
+	cells[1].memory_mb = 128;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+}
+
 static void test_rejects(void **state)
 {
 	(void)state;
@@ -149,8 +186,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tcg_golden), cmocka_unit_test(test_kvm_golden),
-	    cmocka_unit_test(test_escaping),   cmocka_unit_test(test_rejects),
-	    cmocka_unit_test(test_topology),
+	    cmocka_unit_test(test_numa),       cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_rejects),    cmocka_unit_test(test_topology),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

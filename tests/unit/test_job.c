@@ -284,6 +284,52 @@ static void test_guest_topology(void **state)
 		     JOB_ORIGIN_SERVICE, "$.guest.topology.dies", NULL);
 }
 
+/* guest.numa: expanded with each list in its shortest form, the typed job
+ * carries the nodes and every kernel is marked numa; lists that leave a
+ * vCPU out, name one twice or beyond the guest, and memory that does not
+ * add up are refused naming the node. */
+static void test_guest_numa(void **state)
+{
+	(void)state;
+	json_object *spec = json_tokener_parse(
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+		",\"guest\":{\"memory_mb\":512,\"topology\":{\"sockets\":2,\"cores\":2},"
+		"\"numa\":[{\"cpus\":\"0,1\",\"memory_mb\":256},{\"cpus\":\"2-3\",\"memory_mb\":"
+		"256}]}"));
+	assert_non_null(spec);
+	struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s", err.message);
+	json_object_put(spec);
+	assert_int_equal(job->guest.n_numa, 2);
+	assert_true(job->guest.numa[0].cpus == 3 && job->guest.numa[1].cpus == 12);
+	assert_int_equal(job->guest.numa[1].memory_mb, 256);
+	assert_true(job->kernels[0].numa);
+	job_free(job);
+#define NUMA_JOB(cells)                                                                            \
+	JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",                                 \
+	    ",\"guest\":{\"vcpus\":4,\"memory_mb\":512,\"numa\":" cells "}")
+	expect_error(
+	    NUMA_JOB("[{\"cpus\":\"0-1\",\"memory_mb\":256},{\"cpus\":\"2\",\"memory_mb\":256}]"),
+	    JOB_ORIGIN_SERVICE, "$.guest.numa", "Every one of the guest's 4 vCPUs");
+	expect_error(
+	    NUMA_JOB("[{\"cpus\":\"0-2\",\"memory_mb\":256},{\"cpus\":\"2-3\",\"memory_mb\":256}]"),
+	    JOB_ORIGIN_SERVICE, "$.guest.numa[1].cpus", "a vCPU of an earlier node");
+	expect_error(
+	    NUMA_JOB("[{\"cpus\":\"0-1\",\"memory_mb\":256},{\"cpus\":\"2-4\",\"memory_mb\":256}]"),
+	    JOB_ORIGIN_SERVICE, "$.guest.numa[1].cpus", "the guest's 4 do not have");
+	expect_error(
+	    NUMA_JOB("[{\"cpus\":\"0-1\",\"memory_mb\":256},{\"cpus\":\"2-3\",\"memory_mb\":128}]"),
+	    JOB_ORIGIN_SERVICE, "$.guest.numa", "add up to 384, not the guest's 512");
+	expect_error(NUMA_JOB("[{\"cpus\":\"1-0\",\"memory_mb\":256}]"), JOB_ORIGIN_SERVICE,
+		     "$.guest.numa[0].cpus", NULL);
+	expect_error(NUMA_JOB("[]"), JOB_ORIGIN_SERVICE, "$.guest.numa", NULL);
+	expect_error(NUMA_JOB("[{\"cpus\":\"0-3\",\"memory_mb\":512,\"distance\":1}]"),
+		     JOB_ORIGIN_SERVICE, "$.guest.numa[0].distance", NULL);
+#undef NUMA_JOB
+}
+
 static void test_debian_bases(void **state)
 {
 	(void)state;
@@ -559,6 +605,7 @@ int main(void)
 	    cmocka_unit_test(test_guest_shape_and_nul_limits),
 	    cmocka_unit_test(test_debian_bases),
 	    cmocka_unit_test(test_guest_topology),
+	    cmocka_unit_test(test_guest_numa),
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),

@@ -119,6 +119,44 @@ static void test_schedstat_fragment(void **state)
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
 }
 
+/* guest.numa: every kernel of the job gets NUMA after its fragment (after
+ * schedstat's lines when both), as numa.config. */
+static void test_numa_fragment(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/schedlab-materialize-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	_cleanup_json_ json_object *spec = json_tokener_parse(
+	    "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
+	    "\"debian:linux-source-6.1\",\"schedstat\":true}},\"guest\":{\"vcpus\":2,\"numa\":"
+	    "[{\"cpus\":\"0\",\"memory_mb\":256},{\"cpus\":\"1\",\"memory_mb\":256}]},"
+	    "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+	    "\"workloads\":[{\"tool\":\"cyclictest\"}]}");
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	assert_true(job->kernels[0].numa);
+	struct kernel_spec *ks = NULL;
+	if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	char want[PATH_MAX];
+	snprintf(want, sizeof(want), "%s/kernels/k/numa.config", tmp);
+	assert_string_equal(ks->config, want);
+	_cleanup_free_ char *text = NULL;
+	assert_int_equal(fs_read_file(ks->config, 1 << 20, &text, NULL, NULL), 0);
+	const char *ss = strstr(text, "CONFIG_SCHEDSTATS=y\n"),
+		   *numa = strstr(text, "CONFIG_NUMA=y\n");
+	assert_non_null(ss);
+	assert_non_null(numa);
+	assert_true(numa > ss);
+	assert_non_null(strstr(numa, "CONFIG_X86_64_ACPI_NUMA=y\n"));
+	kernel_spec_free(ks);
+	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
+}
+
 /* Only built-in series and configs make a trusted spec; an inline config
  * alone is untrusted (its strings reach make through auto.conf). An
  * untrusted spec's base keeps the built-in series and takes the built-in
@@ -183,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_relative_patch_becomes_absolute),
 	    cmocka_unit_test(test_schedstat_fragment),
+	    cmocka_unit_test(test_numa_fragment),
 	    cmocka_unit_test(test_untrusted_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,6 +155,58 @@ static void test_failures_become_errors(void **state)
 	expect_error(f, "does not parse");
 }
 
+/* guest.numa read back: the guest's nodes are recorded (lists re-formatted,
+ * memory in MiB, hostile entries left out), and nodes other than the job's
+ * make the run an error naming both. */
+static void test_numa_read_back(void **state)
+{
+	(void)state;
+	for (int pass = 0; pass < 3; pass++) {
+		struct job *s = spec();
+		s->guest.n_numa = 2;
+		s->guest.numa[0].cpus = 1;
+		s->guest.numa[1].cpus = 2;
+		json_object *sum = summary(NULL);
+		const char *numa =
+		    pass == 0	? "[{\"node\":0,\"cpus\":\"0\",\"memory_kb\":262144},"
+				  "{\"node\":1,\"cpus\":\"1\\n\",\"memory_kb\":1},"
+				  "{\"node\":99,\"cpus\":\"0\"},{\"node\":2,\"cpus\":\"<x>\"}]"
+		    : pass == 1 ? "[{\"node\":0,\"cpus\":\"0-1\",\"memory_kb\":524288}]"
+				: "null";
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\"cpus\":2,\"sockets\":2,\"cores\":1,\"threads\":1,"
+			 "\"numa\":%s}",
+			 numa);
+		json_object_object_add(sum, "topology", json_tokener_parse(text));
+		json_object *run = new_run(), *frames = json_object_new_array();
+		json_object_array_add(frames, frame("workload", workload_payload(0, false)));
+		json_object_array_add(frames, frame("summary", sum));
+		run_record_fill(run, s, frames);
+		json_object *rec = get(get(run, "topology"), "numa");
+		const char *status = json_object_get_string(get(run, "status"));
+		if (pass == 0) {
+			assert_string_equal(status, "ok");
+			assert_string_equal(
+			    json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN),
+			    "[{\"node\":0,\"cpus\":\"0\",\"memory_mb\":256},"
+			    "{\"node\":1,\"cpus\":\"1\",\"memory_mb\":0}]");
+		} else {
+			assert_string_equal(status, "error");
+			const char *want = pass == 1
+					       ? "the guest saw 1 NUMA node(s) (0-1), not the "
+						 "job's guest.numa 2 (0 | 1)"
+					       : "the guest saw 0 NUMA node(s) (none)";
+			const char *reason = json_object_get_string(get(run, "reason"));
+			if (!strstr(reason, want))
+				fail_msg("reason '%s' lacks '%s'", reason, want);
+		}
+		json_object_put(run);
+		json_object_put(frames);
+		job_free(s);
+	}
+}
+
 /* pi_stress's watchdog: the run fails, and the reason says deadlock. */
 static void test_pi_stress_deadlock_reason(void **state)
 {
@@ -205,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ok_run_gets_metrics),
 	    cmocka_unit_test(test_failures_become_errors),
+	    cmocka_unit_test(test_numa_read_back),
 	    cmocka_unit_test(test_pi_stress_deadlock_reason),
 	    cmocka_unit_test(test_first_failure_is_kept),
 	};

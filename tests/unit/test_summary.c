@@ -226,13 +226,15 @@ static void test_guest_topology(void **state)
 	(void)state;
 	_cleanup_free_ char *out = summary(
 	    "{\"job\":{\"name\":\"t\",\"baseline\":\"baseline\",\"guest\":{\"vcpus\":4,"
-	    "\"memory_mb\":512,\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":1}}},"
+	    "\"memory_mb\":512,\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":1},"
+	    "\"numa\":[{\"cpus\":\"0-1\",\"memory_mb\":256},{\"cpus\":\"2-3\",\"memory_mb\":256}]}}"
+	    ","
 	    "\"variants\":{\"baseline\":{\"kernel\":\"k\",\"runs\":[{\"key\":\"baseline#0\","
 	    "\"status\":\"ok\",\"topology\":{\"cpus\":4,\"sockets\":2,\"cores\":2,"
 	    "\"threads\":1,\"sched_domains\":[\"MC\",\"DIE\"]}}]}},"
 	    "\"comparisons\":[],\"verdict\":\"inconclusive\",\"verdict_reasons\":[]}");
-	expect(out, "  guest: 4 vCPU(s), 512 MiB, 2 socket(s) x 2 core(s) x 1 thread(s); sched "
-		    "domains MC DIE\n");
+	expect(out, "  guest: 4 vCPU(s), 512 MiB, 2 socket(s) x 2 core(s) x 1 thread(s), NUMA "
+		    "nodes 0-1/256 MiB 2-3/256 MiB; sched domains MC DIE\n");
 }
 
 static void test_sched_ext(void **state)

@@ -79,6 +79,42 @@ static json_object *sched_domains(const char *root)
 	return names;
 }
 
+/* The NUMA nodes from /sys/devices/system/node (a kernel with NUMA):
+ * [{"node", "cpus" (the kernel's cpulist, as printed), "memory_kb"}] for
+ * node0..node7 that exist, or NULL when there is no node0. The host parses
+ * and checks the lists (run_record.c). */
+static json_object *numa_nodes(const char *root)
+{
+	json_object *nodes = NULL;
+	for (int n = 0; n < 8; n++) {
+		char rel[96];
+		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/cpulist", n);
+		_cleanup_free_ char *path = agent_path(root, rel);
+		_cleanup_free_ char *data = NULL;
+		size_t len = 0;
+		if (agent_read_file(path, 256, &data, &len) < 0)
+			continue;
+		data[strcspn(data, "\n")] = '\0';
+		_cleanup_free_ char *clean = agent_utf8_clean(data, strlen(data));
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "node", json_object_new_int(n));
+		json_object_object_add(o, "cpus", json_object_new_string(clean));
+		/* "Node 0 MemTotal:         250000 kB" */
+		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/meminfo", n);
+		_cleanup_free_ char *mpath = agent_path(root, rel);
+		_cleanup_free_ char *mem = NULL;
+		const char *t;
+		long long kb = -1;
+		if (agent_read_file(mpath, 4096, &mem, &len) == 0 && (t = strstr(mem, "MemTotal:")))
+			kb = strtoll(t + 9, NULL, 10);
+		json_object_object_add(o, "memory_kb", kb >= 0 ? json_object_new_int64(kb) : NULL);
+		if (!nodes)
+			nodes = json_object_new_array();
+		json_object_array_add(nodes, o);
+	}
+	return nodes;
+}
+
 json_object *agent_topology_read(const char *root, int nr_cpus)
 {
 	json_object *o = json_object_new_object();
@@ -127,6 +163,7 @@ json_object *agent_topology_read(const char *root, int nr_cpus)
 	json_object_object_add(o, "cores", json_object_new_int(cores_per_pkg));
 	json_object_object_add(o, "threads", json_object_new_int(threads));
 	json_object_object_add(o, "sched_domains", sched_domains(root));
+	json_object_object_add(o, "numa", numa_nodes(root));
 	json_object_object_add(o, "errors", errors);
 	return o;
 }

@@ -1,0 +1,17 @@
+/* CPU lists as the kernel prints them (/sys/devices/system/node/nodeN/cpulist,
+ * "0-1,4") and libvirt reads them (<cell cpus='0-1,4'>), for CPUs 0..63. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPU_LIST_MAX_CPUS 64
+#define CPU_LIST_TEXT_MAX 192 /* bytes of the longest list of 64 CPUs, NUL included */
+
+/* Parses s ("N", "N-M", comma-separated, no spaces; a trailing newline is
+ * allowed) into *mask. -EINVAL when s is empty, malformed, has a range that
+ * runs backwards, or names a CPU >= CPU_LIST_MAX_CPUS. */
+int cpu_list_parse(const char *s, uint64_t *mask);
+/* The shortest list for mask ("0-1,4"; "" for none) into buf of len bytes
+ * (CPU_LIST_TEXT_MAX always suffices). */
+void cpu_list_format(uint64_t mask, char *buf, size_t len);
