@@ -193,14 +193,6 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 	html_buf_puts(o, "</section>\n");
 }
 
-/* Whether comparisons a and b are of the same variant and workload. */
-static bool same_group(json_object *a, json_object *b)
-{
-	const char *va = report_str(a, "variant"), *vb = report_str(b, "variant");
-	const char *wa = report_str(a, "workload"), *wb = report_str(b, "workload");
-	return va && vb && wa && wb && strcmp(va, vb) == 0 && strcmp(wa, wb) == 0;
-}
-
 void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *cmps = report_get_array(c->result, "comparisons");
@@ -227,8 +219,8 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 		bool seen = false; /* one block per group, at its first schedstat row */
 		for (size_t k = 0; k < i && !seen; k++) {
 			json_object *e = json_object_array_get_idx(cmps, k);
-			seen =
-			    same_group(e, cmp) && summary_schedstat_metric(report_str(e, "metric"));
+			seen = summary_same_group(e, cmp) &&
+			       summary_schedstat_metric(report_str(e, "metric"));
 		}
 		if (seen)
 			continue;
@@ -242,7 +234,7 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 			json_object *e = json_object_array_get_idx(cmps, k);
 			const char *v = report_str(e, "verdict");
 			json_object *g = report_get(e, "gated");
-			if (!same_group(e, cmp) ||
+			if (!summary_same_group(e, cmp) ||
 			    summary_schedstat_metric(report_str(e, "metric")) ||
 			    (v && strcmp(v, "unchanged") == 0 &&
 			     !(g && json_object_get_boolean(g))))
@@ -269,7 +261,7 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 			}
 			for (size_t k = i; k < n; k++) {
 				json_object *e = json_object_array_get_idx(cmps, k);
-				if (!same_group(e, cmp) ||
+				if (!summary_same_group(e, cmp) ||
 				    !summary_schedstat_metric(report_str(e, "metric")))
 					continue;
 				bool shown = summary_schedstat_shown(e);

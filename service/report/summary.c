@@ -347,8 +347,7 @@ bool summary_schedstat_shown(json_object *c)
 	       (strncmp(m + 10, "cpu", 3) != 0 && strncmp(m + 10, "domain", 6) != 0);
 }
 
-/* Whether comparisons a and b are of the same variant and workload. */
-static bool same_group(json_object *a, json_object *b)
+bool summary_same_group(json_object *a, json_object *b)
 {
 	return strcmp(str(a, "variant", ""), str(b, "variant", "")) == 0 &&
 	       strcmp(str(a, "workload", ""), str(b, "workload", "")) == 0;
@@ -369,7 +368,8 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++) {
 			json_object *e = json_object_array_get_idx(cmp, k);
-			seen = same_group(e, c) && summary_schedstat_metric(str(e, "metric", ""));
+			seen = summary_same_group(e, c) &&
+			       summary_schedstat_metric(str(e, "metric", ""));
 		}
 		if (seen)
 			continue;
@@ -382,7 +382,8 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		for (size_t k = 0; k < n; k++) {
 			json_object *e = json_object_array_get_idx(cmp, k);
 			const char *v = str(e, "verdict", "");
-			if (!same_group(e, c) || summary_schedstat_metric(str(e, "metric", "")) ||
+			if (!summary_same_group(e, c) ||
+			    summary_schedstat_metric(str(e, "metric", "")) ||
 			    (strcmp(v, "unchanged") == 0 && !is_true(e, "gated")))
 				continue;
 			char ch[32];
@@ -394,7 +395,8 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		fprintf(f, "%s\n", own == 0 ? " unchanged" : own > 6 ? " ..." : "");
 		for (size_t k = i; k < n; k++) {
 			json_object *e = json_object_array_get_idx(cmp, k);
-			if (!same_group(e, c) || !summary_schedstat_metric(str(e, "metric", "")))
+			if (!summary_same_group(e, c) ||
+			    !summary_schedstat_metric(str(e, "metric", "")))
 				continue;
 			if (summary_schedstat_shown(e))
 				print_comparison(f, e);

@@ -27,6 +27,9 @@ bool summary_schedstat_metric(const char *metric);
  * domain in the name) or one whose interval cleared its threshold
  * (verdict "changed"). */
 bool summary_schedstat_shown(json_object *c);
+/* Whether comparisons a and b (borrowed) are of the same variant and
+ * workload. */
+bool summary_same_group(json_object *a, json_object *b);
 
 /* result.bisection (schedlab test --bisect, borrowed; NULL: nothing):
  * each step and the answer. */

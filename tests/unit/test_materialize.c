@@ -79,6 +79,26 @@ static void test_relative_patch_becomes_absolute(void **state)
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
 }
 
+/* The job text expanded for the service and its first kernel materialized
+ * under tmp; fails the test on any error. */
+static struct kernel_spec *materialize_first(const char *text, const char *tmp, bool *numa,
+					     bool *schedstat)
+{
+	_cleanup_free_ char *data_dir = fs_data_dir();
+	_cleanup_json_ json_object *spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	*numa = job->kernels[0].numa;
+	*schedstat = job->kernels[0].schedstat;
+	struct kernel_spec *ks = NULL;
+	if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	return ks;
+}
+
 /* "schedstat": true: the kernel's fragment (built-in here) plus
  * CONFIG_SCHEDSTATS=y, written beside the job's other kernel files; the
  * built-in file itself is untouched. */
@@ -89,19 +109,14 @@ static void test_schedstat_fragment(void **state)
 	assert_non_null(mkdtemp(tmpl));
 	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
 	_cleanup_free_ char *data_dir = fs_data_dir();
-	_cleanup_json_ json_object *spec =
-	    json_tokener_parse("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
-			       "\"debian:linux-source-6.1\",\"schedstat\":true}},"
-			       "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
-			       "\"workloads\":[{\"tool\":\"cyclictest\"}]}");
-	_cleanup_job_ struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
-	assert_true(job->kernels[0].schedstat);
-	struct kernel_spec *ks = NULL;
-	if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
+	bool numa, schedstat;
+	struct kernel_spec *ks =
+	    materialize_first("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
+			      "\"debian:linux-source-6.1\",\"schedstat\":true}},"
+			      "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			      "\"workloads\":[{\"tool\":\"cyclictest\"}]}",
+			      tmp, &numa, &schedstat);
+	assert_true(schedstat && !numa);
 	char want[PATH_MAX];
 	snprintf(want, sizeof(want), "%s/kernels/k/schedstat.config", tmp);
 	assert_string_equal(ks->config, want);
@@ -127,32 +142,26 @@ static void test_numa_fragment(void **state)
 	char tmpl[] = "/tmp/schedlab-materialize-XXXXXX";
 	assert_non_null(mkdtemp(tmpl));
 	_cleanup_free_ char *tmp = realpath(tmpl, NULL);
-	_cleanup_free_ char *data_dir = fs_data_dir();
-	_cleanup_json_ json_object *spec = json_tokener_parse(
+	bool numa, schedstat;
+	struct kernel_spec *ks = materialize_first(
 	    "{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":{\"k\":{\"source\":"
 	    "\"debian:linux-source-6.1\",\"schedstat\":true}},\"guest\":{\"vcpus\":2,\"numa\":"
 	    "[{\"cpus\":\"0\",\"memory_mb\":256},{\"cpus\":\"1\",\"memory_mb\":256}]},"
 	    "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
-	    "\"workloads\":[{\"tool\":\"cyclictest\"}]}");
-	_cleanup_job_ struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
-	assert_true(job->kernels[0].numa);
-	struct kernel_spec *ks = NULL;
-	if (materialize_kernel(&job->kernels[0], tmp, data_dir, &ks, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
+	    "\"workloads\":[{\"tool\":\"cyclictest\"}]}",
+	    tmp, &numa, &schedstat);
+	assert_true(schedstat && numa);
 	char want[PATH_MAX];
 	snprintf(want, sizeof(want), "%s/kernels/k/numa.config", tmp);
 	assert_string_equal(ks->config, want);
 	_cleanup_free_ char *text = NULL;
 	assert_int_equal(fs_read_file(ks->config, 1 << 20, &text, NULL, NULL), 0);
 	const char *ss = strstr(text, "CONFIG_SCHEDSTATS=y\n"),
-		   *numa = strstr(text, "CONFIG_NUMA=y\n");
+		   *lines = strstr(text, "CONFIG_NUMA=y\n");
 	assert_non_null(ss);
-	assert_non_null(numa);
-	assert_true(numa > ss);
-	assert_non_null(strstr(numa, "CONFIG_X86_64_ACPI_NUMA=y\n"));
+	assert_non_null(lines);
+	assert_true(lines > ss);
+	assert_non_null(strstr(lines, "CONFIG_X86_64_ACPI_NUMA=y\n"));
 	kernel_spec_free(ks);
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);
 }
