@@ -3,7 +3,8 @@
 # 16-patch series of small scheduler changes, the way a bisection or a
 # per-patch attribution does (prefix k = the built-in base plus the first k
 # patches, a new kernel each), through the real CLI, and prints the time of
-# each prefix and in all, with the host load before and after.
+# each prefix (and where it went: the build log's patches, configuration
+# and make times) and in all, with the host load before and after.
 #   --load      also run two busy loops per core while building (the
 #               "busy host" figure); without it the host is as it is
 #   --cache-dir DIR   the kernel cache (default: schedlab's own, so the base
@@ -85,7 +86,8 @@ for k in $(seq 1 16); do
 	s=$(echo "$(now) - $t" | bc)
 	grep -q '^cached: no' "$work/out.txt" || { echo "prefix $k was a cache hit?" >&2; exit 1; }
 	total=$(echo "$total + $s" | bc)
-	printf 'prefix %2d (+%-12s): %7.1f s\n' "$k" "${files[$(((k - 1) % ${#files[@]}))]}" "$s"
+	steps=$(grep -o 'steps: .*' "$cache/kernels/${keys[-1]}/build.log" 2>/dev/null | tail -1)
+	printf 'prefix %2d (+%-12s): %7.1f s  %s\n' "$k" "${files[$(((k - 1) % ${#files[@]}))]}" "$s" "$steps"
 done
 printf 'all 16 prefixes:           %7.1f s (%.1f s per prefix)\n' "$total" "$(echo "$total / 16" | bc -l)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

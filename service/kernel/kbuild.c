@@ -554,14 +554,23 @@ static int obj_make(struct build_ctx *b, struct sl_error *err)
 	if (marks && unlink(marker) < 0 && errno != ENOENT)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot remove '%s': %s.", marker,
 				 strerror(errno));
+	/* each step's time in the log: where a prefix build's time goes
+	 * (docs/kernel-builds.md "Builds for many prefixes") */
+	double t0 = time_monotonic_s();
 	int r = kernel_tree_patch(b, err);
 	if (r < 0)
 		return r;
+	double t1 = time_monotonic_s();
 	r = kernel_config_apply(b, err);
 	if (r < 0)
 		return r;
+	double t2 = time_monotonic_s();
 	r = tree_make(b, err);
-	if (r < 0 || !marks)
+	if (r < 0)
+		return r;
+	kbuild_log(b, "steps: patches %.1f s, configuration %.1f s, make bzImage %.1f s", t1 - t0,
+		   t2 - t1, time_monotonic_s() - t2);
+	if (!marks)
 		return r;
 	char stamp[128], text[256];
 	obj_stamp(b, stamp);
