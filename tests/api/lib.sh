@@ -12,6 +12,9 @@
 #   api_json EXPR         evaluates a python3 expression on the JSON in $API_BODY (as j)
 #   api_wait_status ID STATUS... [TIMEOUT_S]   polls until the job has one of the statuses
 #   api_need_runner       skips when this build has no job runner (runner.c)
+#   api_start_receiver DIR [--fail-first]  starts tests/api/webhook_receiver.py
+#                         saving POSTs as DIR/N.json; sets API_HOOK_URL (killed
+#                         at exit)
 # The EXIT trap kills a server still running and removes the temp dirs.
 # shellcheck shell=bash
 
@@ -23,7 +26,11 @@ API_URL=
 API_LOG=
 API_BODY=
 
+API_RECV_PID=
+API_HOOK_URL=
+
 _api_cleanup() {
+	[ -z "$API_RECV_PID" ] || kill "$API_RECV_PID" 2>/dev/null
 	if [ -n "$API_PID" ] && kill -0 "$API_PID" 2>/dev/null; then
 		kill -9 "$API_PID" 2>/dev/null
 		wait "$API_PID" 2>/dev/null
@@ -31,6 +38,18 @@ _api_cleanup() {
 	_e2e_cleanup
 }
 trap _api_cleanup EXIT
+
+api_start_receiver() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	rm -f "$dir/.port"
+	python3 "$E2E_ROOT/tests/api/webhook_receiver.py" "$dir/.port" "$dir" "$@" &
+	API_RECV_PID=$!
+	for _ in $(seq 1 50); do [ -s "$dir/.port" ] && break; sleep 0.1; done
+	[ -s "$dir/.port" ] || e2e_fail "the webhook receiver did not start"
+	API_HOOK_URL=http://127.0.0.1:$(cat "$dir/.port")/hook
+}
 
 api_need_runner() {
 	e2e_need_schedlab

@@ -34,40 +34,11 @@ e2e_tmpdir
 cd "$E2E_TMP"
 API_LOG=$E2E_TMP/serve.log
 state=$E2E_TMP/state
-RECV_PID=
-trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; _api_cleanup' EXIT
+trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; _api_cleanup' EXIT
 
 # ---- the webhook receiver: 503 to the first POST, 200 after; each POST
 # saved as N.json with its headers in N.headers ----
-mkdir hooks
-cat >receiver.py <<'PY'
-import http.server, json, os, sys
-count = [0]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(n)
-        count[0] += 1
-        base = os.path.join(sys.argv[2], str(count[0]))
-        with open(base + ".json", "wb") as f:
-            f.write(body)
-        with open(base + ".headers", "w") as f:
-            json.dump({k.lower(): v for k, v in self.headers.items()}, f)
-        self.send_response(503 if count[0] == 1 else 200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-with open(sys.argv[1], "w") as f:
-    f.write(str(s.server_address[1]))
-s.serve_forever()
-PY
-python3 receiver.py recv.port hooks &
-RECV_PID=$!
-for _ in $(seq 1 50); do [ -s recv.port ] && break; sleep 0.1; done
-[ -s recv.port ] || e2e_fail "the webhook receiver did not start"
-HOOK_URL=http://127.0.0.1:$(cat recv.port)/hook
+api_start_receiver "$E2E_TMP/hooks" --fail-first
 SECRET=nightly-test-secret-0001
 
 mkdir -p allowed/tree outside/tree
@@ -88,7 +59,7 @@ config() { # WORKERS
  "schedules": [{"name": "nightly-a", "job": "job.json", "at": "* * * * *",
                 "source_ref": "main"}],
  "git_sources": ["$E2E_TMP/allowed"],
- "webhooks": [{"url": "$HOOK_URL", "secret": "$SECRET"}]}
+ "webhooks": [{"url": "$API_HOOK_URL", "secret": "$SECRET"}]}
 EOF
 }
 start_at() { # OFFSET_S: the schedules' clock runs that far ahead

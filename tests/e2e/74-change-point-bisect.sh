@@ -45,34 +45,10 @@ e2e_tmpdir
 cd "$E2E_TMP"
 API_LOG=$E2E_TMP/serve.log
 state=$E2E_TMP/state
-RECV_PID=
-trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; _api_cleanup' EXIT
+trap 'echo "--- serve log:"; tail -n 40 "$API_LOG"; _api_cleanup' EXIT
 
 # ---- the webhook receiver: each POST saved as N.json ----
-mkdir hooks
-cat >receiver.py <<'PY'
-import http.server, os, sys
-count = [0]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        count[0] += 1
-        with open(os.path.join(sys.argv[2], "%d.json" % count[0]), "wb") as f:
-            f.write(body)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-with open(sys.argv[1], "w") as f:
-    f.write(str(s.server_address[1]))
-s.serve_forever()
-PY
-python3 receiver.py recv.port hooks &
-RECV_PID=$!
-for _ in $(seq 1 50); do [ -s recv.port ] && break; sleep 0.1; done
-[ -s recv.port ] || e2e_fail "the webhook receiver did not start"
+api_start_receiver "$E2E_TMP/hooks"
 
 # ---- the tree: a base commit and three on it (fixed dates: stable ids) ----
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
@@ -106,7 +82,7 @@ cat >config.json <<EOF
  "workers": 1,
  "schedules": [{"name": "nightly-b", "job": "job.json", "at": "$minute * * * *", "source_ref": "main"}],
  "git_sources": ["$E2E_TMP/allowed"],
- "webhooks": [{"url": "http://127.0.0.1:$(cat recv.port)/hook"}],
+ "webhooks": [{"url": "$API_HOOK_URL"}],
  "bisect_change_points": true}
 EOF
 jobs_final() { # N TIMEOUT_S: N jobs in the store, none queued or running
