@@ -86,6 +86,11 @@ int metrics_perf_bench_sched(const char *stdout_text, size_t stdout_len, json_ob
  * unchanged. */
 int metrics_schedstat(const char *before, size_t before_len, const char *after, size_t after_len,
 		      json_object *metrics, struct sl_error *err);
+/* The workload's tasks' rusage the agent sent with the snapshots
+ * (tasks_rusage: {utime_us, stime_us, nvcsw, nivcsw}, borrowed) as
+ * schedstat.tasks.cpu_ms, .switches_voluntary and .switches_involuntary
+ * in metrics. 0, or ERR_INVALID naming the field with metrics unchanged. */
+int metrics_tasks_rusage(json_object *rusage, json_object *metrics, struct sl_error *err);
 
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 

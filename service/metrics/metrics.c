@@ -71,6 +71,9 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 		r = metrics_schedstat(
 		    json_object_get_string(sb), (size_t)json_object_get_string_len(sb),
 		    json_object_get_string(sa), (size_t)json_object_get_string_len(sa), m, err);
+		json_object *ru = metrics_get(workload_payload, "tasks_rusage");
+		if (r == 0 && ru)
+			r = metrics_tasks_rusage(ru, m, err);
 		if (r < 0) {
 			json_object_put(m);
 			json_object_put(d);

@@ -271,3 +271,25 @@ int metrics_schedstat(const char *before, size_t before_len, const char *after, 
 	}
 	return 0;
 }
+
+int metrics_tasks_rusage(json_object *rusage, json_object *metrics, struct sl_error *err)
+{
+	static const char *const keys[] = {"utime_us", "stime_us", "nvcsw", "nivcsw"};
+	int64_t v[4];
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		json_object *x = metrics_get(rusage, keys[i]);
+		v[i] = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
+		/* a counter that went down, or past a year of CPU or 2^40 switches */
+		if (v[i] < 0 || v[i] > (INT64_C(1) << 45))
+			return error_set(
+			    err, ERR_INVALID, 0,
+			    "The agent's tasks_rusage.%s is not a count from 0 to 2^45.", keys[i]);
+	}
+	json_object_object_add(metrics, "schedstat.tasks.cpu_ms",
+			       metrics_number((double)(v[0] + v[1]) / 1000.0));
+	json_object_object_add(metrics, "schedstat.tasks.switches_voluntary",
+			       metrics_number((double)v[2]));
+	json_object_object_add(metrics, "schedstat.tasks.switches_involuntary",
+			       metrics_number((double)v[3]));
+	return 0;
+}

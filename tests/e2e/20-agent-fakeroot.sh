@@ -201,11 +201,13 @@ s = [p for k, p in frames if k == "summary"][0]
 if case == "on":
     assert s["schedstat"] is True and s["errors"] == [], s
     assert w["schedstat_before"] == w["schedstat_after"] == "version 15\n", w
+    ru = w["tasks_rusage"]
+    assert sorted(ru) == ["nivcsw", "nvcsw", "stime_us", "utime_us"] and all(v >= 0 for v in ru.values()), ru
     assert open(root + "/proc/sys/kernel/sched_schedstats").read().strip() == "1", "switch not written"
 else:
     assert s["schedstat"] is False, s
     assert len(s["errors"]) == 1 and "kernel.sched_schedstats" in s["errors"][0], s["errors"]
-    assert "schedstat_before" not in w and "schedstat_after" not in w, w
+    assert "schedstat_before" not in w and "tasks_rusage" not in w, w
 print("run 5 (schedstat %s): ok" % case)
 EOF
 done

@@ -205,6 +205,30 @@ static void test_dispatch(void **state)
 	assert_string_equal(metrics_better("hackbench", "schedstat.cpu0.run_delay_ms"), "none");
 	assert_string_equal(metrics_better("hackbench", "schedstat.domain0.lb_failed.idle"),
 			    "none");
+	/* the workload's tasks' rusage, sent with the snapshots */
+	json_object_object_add(
+	    payload, "tasks_rusage",
+	    json_tokener_parse("{\"utime_us\":1500,\"stime_us\":2500,\"nvcsw\":40,\"nivcsw\":7}"));
+	json_object *m3 = NULL, *d3 = NULL;
+	if (metrics_from_workload("hackbench", payload, NULL, &m3, &d3, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m3, "schedstat.tasks.cpu_ms") == 4);
+	assert_true(num(m3, "schedstat.tasks.switches_voluntary") == 40);
+	assert_true(num(m3, "schedstat.tasks.switches_involuntary") == 7);
+	json_object_put(m3);
+	json_object_put(d3);
+	static const char *const bad[] = {
+	    "{\"utime_us\":-1,\"stime_us\":0,\"nvcsw\":0,\"nivcsw\":0}",
+	    "{\"utime_us\":0,\"stime_us\":0,\"nvcsw\":\"x\",\"nivcsw\":0}",
+	    "{\"utime_us\":0,\"stime_us\":0,\"nvcsw\":0}", "[]"};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		json_object_object_add(payload, "tasks_rusage", json_tokener_parse(bad[i]));
+		json_object *m4 = NULL, *d4 = NULL;
+		assert_true(metrics_from_workload("hackbench", payload, NULL, &m4, &d4, &err) < 0);
+		assert_null(m4);
+		assert_non_null(strstr(err.message, "tasks_rusage"));
+	}
+	json_object_object_del(payload, "tasks_rusage");
 	/* a bad snapshot fails the workload's parse, naming schedstat */
 	json_object_object_add(payload, "schedstat_after", json_object_new_string("garbage"));
 	json_object *m2 = NULL, *d2 = NULL;

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -215,6 +216,11 @@ static json_object *string_or_null(const char *data, size_t len)
 struct schedstat_snap {
 	char *before, *after;
 	size_t before_len, after_len;
+	/* getrusage(RUSAGE_CHILDREN) before and after: the workload's tasks,
+	 * each counted when reaped (by the workload, or by the agent as their
+	 * subreaper), threads included */
+	struct rusage ru_before, ru_after;
+	bool ru;
 };
 
 static void schedstat_read(const struct agent *a, char **ret, size_t *ret_len)
@@ -268,6 +274,21 @@ static json_object *workload_json(size_t index, const struct plan_workload *w,
 		json_object_object_add(o, "schedstat_after",
 				       string_or_null(ss->after, ss->after_len));
 	}
+	if (ss && ss->ru) {
+		const struct rusage *a = &ss->ru_before, *b = &ss->ru_after;
+		json_object *t = json_object_new_object();
+		int64_t ut = (b->ru_utime.tv_sec - a->ru_utime.tv_sec) * 1000000LL +
+			     (b->ru_utime.tv_usec - a->ru_utime.tv_usec);
+		int64_t st = (b->ru_stime.tv_sec - a->ru_stime.tv_sec) * 1000000LL +
+			     (b->ru_stime.tv_usec - a->ru_stime.tv_usec);
+		json_object_object_add(t, "utime_us", json_object_new_int64(ut));
+		json_object_object_add(t, "stime_us", json_object_new_int64(st));
+		json_object_object_add(t, "nvcsw",
+				       json_object_new_int64(b->ru_nvcsw - a->ru_nvcsw));
+		json_object_object_add(t, "nivcsw",
+				       json_object_new_int64(b->ru_nivcsw - a->ru_nivcsw));
+		json_object_object_add(o, "tasks_rusage", t);
+	}
 	return o;
 }
 
@@ -291,11 +312,15 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	if (w->json_out)
 		(void)unlink(w->json_out); /* a stale file must not pass for a result */
 	struct schedstat_snap ss = {0};
-	if (schedstat)
+	if (schedstat) {
 		schedstat_read(a, &ss.before, &ss.before_len);
+		ss.ru = getrusage(RUSAGE_CHILDREN, &ss.ru_before) == 0;
+	}
 	r = agent_run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
-	if (schedstat)
+	if (schedstat) {
 		schedstat_read(a, &ss.after, &ss.after_len);
+		ss.ru = ss.ru && getrusage(RUSAGE_CHILDREN, &ss.ru_after) == 0;
+	}
 	if (r < 0) {
 		snprintf(error, sizeof(error), "workload '%s' could not be run: %s", w->name,
 			 strerror(-r));
