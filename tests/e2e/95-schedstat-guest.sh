@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # schedstat, opt-in (docs/workloads.md "schedstat"): examples/topology-schedstat.json
 # in short form: a kernel with "schedstat": true (the built-in 6.1 fragment
-# plus CONFIG_SCHEDSTATS=y, a cache key of its own) on a 2 x 2 x 1 guest;
+# plus CONFIG_SCHEDSTATS=y, and NUMA for the guest's two nodes: a cache key of
+# its own) on a 2 x 2 x 1 guest with one NUMA node per socket;
 # hackbench, perf bench sched messaging, pi_stress, stress-ng and wakeup
 # (issue 20's done-when) end ok with their own metrics, the topology read
 # back, and schedstat.* for all 4 CPUs and both domain levels (MC and the
@@ -23,6 +24,7 @@ e2e_need perf stress-ng
 e2e_need_guest
 for f in "$E2E_ROOT"/guest-kernel/*/schedlab.config; do
 	! grep -q SCHEDSTATS "$f" || e2e_fail "$f turns schedstat on: every cached kernel would rebuild"
+	! grep -q "^CONFIG_NUMA=y" "$f" || e2e_fail "$f turns NUMA on: every cached kernel would rebuild"
 done
 start=$(date +%s)
 e2e_run_example topology-schedstat.json schedstat-short '
@@ -43,6 +45,9 @@ for run in runs:
     assert run["status"] == "ok", (run["key"], run["status"], run.get("reason"))
     t = run["topology"]
     assert (t["cpus"], t["sockets"], t["cores"]) == (4, 2, 2), t
+    # guest.numa: one node per socket, read back from the guest's sysfs
+    assert [(n["node"], n["cpus"]) for n in t["numa"]] == [(0, "0-1"), (1, "2-3")], t
+    assert all(150 <= n["memory_mb"] <= 256 for n in t["numa"]), t["numa"]
     print(run["key"], "boot %.1f s" % run["boot_seconds"], "domains", t.get("sched_domains"))
     for w in run["workloads"]:
         m = w["metrics"]
@@ -59,6 +64,8 @@ for run in runs:
                 assert f"schedstat.domain{d}.{k}" in m, (d, k, sorted(m))
         assert "schedstat.domain2.lb_count.idle" not in m, "a third domain level on 2 x 2"
         assert sum(m[f"schedstat.cpu{c}.switches"] for c in range(4)) > 0, m
+        # the workload's own tasks (rusage of what the agent reaped)
+        assert m["schedstat.tasks.cpu_ms"] > 0 and m["schedstat.tasks.switches_voluntary"] > 0, m
         if w["name"] in ("hackbench", "messaging"):  # many tasks on 4 CPUs
             assert m["schedstat.ttwu_remote"] > 0 and m["schedstat.run_delay_ms"] > 0, m
         print(" ", w["name"], {k: v for k, v in m.items() if not k.startswith("schedstat.cpu")})
