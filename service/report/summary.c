@@ -405,8 +405,8 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		}
 		if (folded)
 			fprintf(f,
-				"  (%d more schedstat row(s), per CPU and domain, did not move "
-				"beyond their intervals: in result.json and the report)\n",
+				"  (%d more schedstat row(s) per CPU and domain, none changed: in "
+				"result.json and the report)\n",
 				folded);
 	}
 }
