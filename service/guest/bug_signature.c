@@ -145,6 +145,11 @@ static const char *const generic_exact[] = {
     "raw_spin_rq_unlock",
     "rq_lock",
     "rq_unlock",
+    "rq_lock_irq",
+    "rq_lock_irqsave",
+    "rq_unlock_irq",
+    "rq_unlock_irqrestore",
+    "rq_relock",
     "task_rq_lock",
     "__task_rq_lock",
     "double_lock_balance",
@@ -440,26 +445,38 @@ void bug_signature_resume(struct bug_signature *s)
 	s->resumed = true;
 }
 
-/* The scheduler tick's frames: a CPU whose <IRQ> section shows them spins
- * in its tick on a lock another CPU holds. */
-static bool tick_frame(const char *f)
+/* The scheduler's timer-driven housekeeping: the tick and the load
+ * balancing softirq it raises. A CPU whose <IRQ> section shows them spins
+ * there on a runqueue lock another CPU holds. */
+static bool housekeeping_frame(const char *f)
 {
-	return strcmp(f, "scheduler_tick") == 0 || strcmp(f, "update_process_times") == 0 ||
-	       strcmp(f, "tick_sched_handle") == 0 || strcmp(f, "tick_sched_timer") == 0;
+	static const char *const names[] = {
+	    "scheduler_tick",	    "update_process_times",  "tick_sched_handle",
+	    "tick_sched_timer",	    "run_rebalance_domains", "sched_balance_softirq",
+	    "trigger_load_balance",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (strcmp(f, names[i]) == 0)
+			return true;
+	return false;
 }
 
-/* The CPU read so far is done: its innermost function names the hang
- * unless that CPU only spins in its tick (then it is kept in case no other
- * CPU names one). */
+/* The CPU read so far is done. Its innermost function ranks 1 when found in
+ * task context (a CPU stuck there: what it interrupted is not in question),
+ * 3 when inside an interrupt that is the scheduler's housekeeping (it only
+ * waits for the lock's holder), else 2 (a holder can spin in an interrupt
+ * too: a push from irq_work, a wake-up from a timer). The first CPU of the
+ * best rank names the hang. */
 static void hang_cpu_end(struct bug_signature *s)
 {
 	if (s->cpu.first[0]) {
-		if (s->cpu.tick && !s->cpu.first_in_task) {
-			if (!s->tick_victim[0])
-				snprintf(s->tick_victim, sizeof(s->tick_victim), "%s",
-					 s->cpu.first);
-		} else {
-			snprintf(s->func, sizeof(s->func), "%s", s->cpu.first);
+		int rank = s->cpu.first_in_task ? 1 : s->cpu.housekeeping ? 3 : 2;
+		if (!s->best_rank || rank < s->best_rank) {
+			snprintf(s->best, sizeof(s->best), "%s", s->cpu.first);
+			s->best_rank = rank;
+		}
+		if (rank == 1) {
+			snprintf(s->func, sizeof(s->func), "%s", s->best);
 			s->done = true;
 		}
 	}
@@ -490,8 +507,8 @@ static void hang_line(struct bug_signature *s, const char *p)
 	bool rip = starts(p, "RIP: ");
 	if (!rip && !s->in_trace)
 		return;
-	if (s->in_irq && tick_frame(f))
-		s->cpu.tick = true;
+	if (s->in_irq && housekeeping_frame(f))
+		s->cpu.housekeeping = true;
 	if (s->cpu.first[0] || bug_signature_skipped(s->kind, f))
 		return;
 	snprintf(s->cpu.first, sizeof(s->cpu.first), "%s", f);
@@ -562,8 +579,8 @@ void bug_signature_end(struct bug_signature *s)
 {
 	if (strcmp(s->kind ? s->kind : "", "hang") == 0 && !s->func[0]) {
 		hang_cpu_end(s);
-		if (!s->func[0] && s->tick_victim[0])
-			snprintf(s->func, sizeof(s->func), "%s", s->tick_victim);
+		if (!s->func[0] && s->best_rank)
+			snprintf(s->func, sizeof(s->func), "%s", s->best);
 	}
 	if (!s->func[0] && s->guess[0])
 		snprintf(s->func, sizeof(s->func), "%s", s->guess);

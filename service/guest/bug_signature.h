@@ -35,13 +35,15 @@ struct bug_signature {
 	bool suspended, resumed; /* see bug_signature_suspend() */
 	/* A hang reads one backtrace per CPU ("NMI backtrace for cpu N"): the
 	 * innermost meaningful function of the CPU being read, where it was
-	 * found, whether its <IRQ> section is the scheduler tick, and the first
-	 * CPU that only spins in its tick (docs/kernel-bugs.md). */
+	 * found, whether its <IRQ> section is the scheduler's timer-driven
+	 * housekeeping; and the best CPU's function so far, by rank (1: task
+	 * context, 2: another interrupt, 3: housekeeping; docs/kernel-bugs.md). */
 	struct {
 		char first[BUG_SIG_FUNC_MAX];
-		bool first_in_task, tick, in_nmi;
+		bool first_in_task, housekeeping, in_nmi;
 	} cpu;
-	char tick_victim[BUG_SIG_FUNC_MAX];
+	char best[BUG_SIG_FUNC_MAX];
+	int best_rank; /* 0: none yet */
 };
 
 /* Starts the signature of the report whose first line's message (no

@@ -276,12 +276,13 @@ static void test_golden_signatures(void **state)
 }
 
 /* The silence rule's hang (docs/kernel-bugs.md): the NMI's backtraces are
- * read CPU by CPU, and the hang is named after the innermost meaningful
- * function of the first CPU that does not just spin in its scheduler tick,
- * in task context (the captured hang-nmi-6.1.txt) or in an interrupt (the
- * push from irq_work in hang-nmi-irq-6.1.txt, printed after the tick's
- * victim, which had interrupted a syscall). With only tick victims the
- * first one names it. */
+ * read CPU by CPU, each CPU's innermost meaningful function ranked: task
+ * context first (the captured hang-nmi-6.1.txt; hang-nmi-softirq-6.1.txt,
+ * captured too, where the CPU printed first spins in the load-balancing
+ * softirq), then another interrupt (the push from irq_work in
+ * hang-nmi-irq-6.1.txt, printed after the tick's victim, which had
+ * interrupted a syscall), then the scheduler's housekeeping. With only a
+ * tick victim, it names the hang. */
 static json_object *scan_hang(const char *data, size_t len, size_t chunk)
 {
 	struct console_events *ce = console_events_new();
@@ -297,7 +298,8 @@ static json_object *scan_hang(const char *data, size_t len, size_t chunk)
 static void test_hang_signatures(void **state)
 {
 	(void)state;
-	static const char *const files[] = {"hang-nmi-6.1.txt", "hang-nmi-irq-6.1.txt"};
+	static const char *const files[] = {"hang-nmi-6.1.txt", "hang-nmi-irq-6.1.txt",
+					    "hang-nmi-softirq-6.1.txt"};
 	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
 		size_t chunks[] = {1 << 20, 1, 13};
 		size_t len;
