@@ -213,17 +213,9 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 			 "its threshold (changed); the per-CPU and per-domain rest is "
 			 "folded.</p>\n");
 	for (size_t i = 0; i < n; i++) {
+		if (!summary_schedstat_group_start(cmps, i))
+			continue;
 		json_object *cmp = json_object_array_get_idx(cmps, i);
-		if (!summary_schedstat_metric(report_str(cmp, "metric")))
-			continue;
-		bool seen = false; /* one block per group, at its first schedstat row */
-		for (size_t k = 0; k < i && !seen; k++) {
-			json_object *e = json_object_array_get_idx(cmps, k);
-			seen = summary_same_group(e, cmp) &&
-			       summary_schedstat_metric(report_str(e, "metric"));
-		}
-		if (seen)
-			continue;
 		html_buf_puts(o, "<h3>");
 		report_put_str_or_dash(o, report_str(cmp, "variant"));
 		html_buf_puts(o, " / ");
@@ -232,17 +224,12 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 		size_t own = 0, folded = 0;
 		for (size_t k = 0; k < n; k++) {
 			json_object *e = json_object_array_get_idx(cmps, k);
-			const char *v = report_str(e, "verdict");
-			json_object *g = report_get(e, "gated");
-			if (!summary_same_group(e, cmp) ||
-			    summary_schedstat_metric(report_str(e, "metric")) ||
-			    (v && strcmp(v, "unchanged") == 0 &&
-			     !(g && json_object_get_boolean(g))))
+			if (!summary_same_group(e, cmp) || !summary_schedstat_own_row(e))
 				continue;
 			html_buf_puts(o, own++ ? ", <code>" : " <code>");
 			report_put_str_or_dash(o, report_str(e, "metric"));
 			html_buf_puts(o, "</code> ");
-			report_badge(o, v);
+			report_badge(o, report_str(e, "verdict"));
 			html_buf_puts(o, " ");
 			put_change(o, e);
 		}

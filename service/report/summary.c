@@ -353,6 +353,25 @@ bool summary_same_group(json_object *a, json_object *b)
 	       strcmp(str(a, "workload", ""), str(b, "workload", "")) == 0;
 }
 
+bool summary_schedstat_group_start(json_object *cmps, size_t i)
+{
+	json_object *c = json_object_array_get_idx(cmps, i);
+	if (!summary_schedstat_metric(str(c, "metric", "")))
+		return false;
+	for (size_t k = 0; k < i; k++) {
+		json_object *e = json_object_array_get_idx(cmps, k);
+		if (summary_same_group(e, c) && summary_schedstat_metric(str(e, "metric", "")))
+			return false;
+	}
+	return true;
+}
+
+bool summary_schedstat_own_row(json_object *c)
+{
+	return !summary_schedstat_metric(str(c, "metric", "")) &&
+	       (strcmp(str(c, "verdict", ""), "unchanged") != 0 || is_true(c, "gated"));
+}
+
 /* Why a metric moved: per variant and workload that has schedstat rows,
  * the workload's own decided or gated rows in one line, then the schedstat
  * totals and every schedstat row that changed, and how many more did not. */
@@ -364,14 +383,7 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		json_object *c = json_object_array_get_idx(cmp, i);
 		if (!summary_schedstat_metric(str(c, "metric", "")))
 			continue;
-		/* one block per group, at its first schedstat row */
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++) {
-			json_object *e = json_object_array_get_idx(cmp, k);
-			seen = summary_same_group(e, c) &&
-			       summary_schedstat_metric(str(e, "metric", ""));
-		}
-		if (seen)
+		if (!summary_schedstat_group_start(cmp, i))
 			continue;
 		if (!header++)
 			fprintf(f, "\nschedstat: what moved (not gated; docs/workloads.md "
@@ -382,9 +394,7 @@ static void print_schedstat(FILE *f, json_object *cmp)
 		for (size_t k = 0; k < n; k++) {
 			json_object *e = json_object_array_get_idx(cmp, k);
 			const char *v = str(e, "verdict", "");
-			if (!summary_same_group(e, c) ||
-			    summary_schedstat_metric(str(e, "metric", "")) ||
-			    (strcmp(v, "unchanged") == 0 && !is_true(e, "gated")))
+			if (!summary_same_group(e, c) || !summary_schedstat_own_row(e))
 				continue;
 			char ch[32];
 			fmt_num(ch, sizeof(ch), get(e, "change_pct"));

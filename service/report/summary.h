@@ -30,6 +30,12 @@ bool summary_schedstat_shown(json_object *c);
 /* Whether comparisons a and b (borrowed) are of the same variant and
  * workload. */
 bool summary_same_group(json_object *a, json_object *b);
+/* Whether comparison i of cmps (borrowed) is the first schedstat row of
+ * its variant and workload: where "what moved" starts that group's block. */
+bool summary_schedstat_group_start(json_object *cmps, size_t i);
+/* Whether comparison c (borrowed) is one of its workload's own rows worth
+ * naming beside the schedstat block: not schedstat, and decided or gated. */
+bool summary_schedstat_own_row(json_object *c);
 
 /* result.bisection (schedlab test --bisect, borrowed; NULL: nothing):
  * each step and the answer. */
