@@ -461,16 +461,65 @@ static bool housekeeping_frame(const char *f)
 	return false;
 }
 
-/* The CPU read so far is done. Its innermost function ranks 1 when found in
- * task context (a CPU stuck there: what it interrupted is not in question),
- * 3 when inside an interrupt that is the scheduler's housekeeping (it only
- * waits for the lock's holder), else 2 (a holder can spin in an interrupt
- * too: a push from irq_work, a wake-up from a timer). The first CPU of the
- * best rank names the hang. */
+/* The scheduler's common paths that take a runqueue lock on any CPU, in
+ * 6.1's and 6.12's names: a CPU found spinning there is, far more often than
+ * not, waiting for a lock another CPU holds (a patch that deadlocks inside
+ * one of them is still named when no other CPU names anything better). */
+static bool rq_lock_path_frame(const char *f)
+{
+	static const char *const names[] = {
+	    "__schedule",
+	    "schedule_idle",
+	    "try_to_wake_up",
+	    "ttwu_queue",
+	    "sched_ttwu_pending",
+	    "wake_up_new_task",
+	    "scheduler_tick",
+	    "sched_tick",
+	    "update_blocked_averages",
+	    "sched_balance_update_blocked_averages",
+	    "run_rebalance_domains",
+	    "sched_balance_softirq",
+	    "rebalance_domains",
+	    "sched_balance_domains",
+	    "load_balance",
+	    "sched_balance_rq",
+	    "newidle_balance",
+	    "sched_balance_newidle",
+	    "_nohz_idle_balance",
+	    "nohz_csd_func",
+	    "do_sched_yield",
+	    "migration_cpu_stop",
+	    "move_queued_task",
+	    "__set_cpus_allowed_ptr",
+	    "__sched_setscheduler",
+	    "sched_move_task",
+	    "sched_cgroup_fork",
+	    "yield_to",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (strcmp(f, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The CPU read so far is done. Its innermost function F ranks
+ *   1 in task context, 2 inside an interrupt (a holder can spin there too:
+ *   a push from irq_work, a wake-up from a timer), when F is not one of the
+ *   scheduler's common lock-taking paths;
+ *   3 when F is one (a waiter: __schedule on the runqueue lock), in task
+ *   context, 4 inside an interrupt or inside the scheduler's timer-driven
+ *   housekeeping (the tick, the load-balancing softirq: it only waits).
+ * The first CPU of the best rank names the hang. */
 static void hang_cpu_end(struct bug_signature *s)
 {
 	if (s->cpu.first[0]) {
-		int rank = s->cpu.first_in_task ? 1 : s->cpu.housekeeping ? 3 : 2;
+		bool waiter = rq_lock_path_frame(s->cpu.first);
+		int rank = s->cpu.housekeeping		    ? 4
+			   : waiter && s->cpu.first_in_task ? 3
+			   : waiter			    ? 4
+			   : s->cpu.first_in_task	    ? 1
+							    : 2;
 		if (!s->best_rank || rank < s->best_rank) {
 			snprintf(s->best, sizeof(s->best), "%s", s->cpu.first);
 			s->best_rank = rank;

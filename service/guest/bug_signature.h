@@ -37,7 +37,8 @@ struct bug_signature {
 	 * innermost meaningful function of the CPU being read, where it was
 	 * found, whether its <IRQ> section is the scheduler's timer-driven
 	 * housekeeping; and the best CPU's function so far, by rank (1: task
-	 * context, 2: another interrupt, 3: housekeeping; docs/kernel-bugs.md). */
+	 * context, 2: another interrupt, 3 and 4: the scheduler's common
+	 * lock-taking paths and its housekeeping; docs/kernel-bugs.md). */
 	struct {
 		char first[BUG_SIG_FUNC_MAX];
 		bool first_in_task, housekeeping, in_nmi;

@@ -281,8 +281,10 @@ static void test_golden_signatures(void **state)
  * captured too, where the CPU printed first spins in the load-balancing
  * softirq), then another interrupt (the push from irq_work in
  * hang-nmi-irq-6.1.txt, printed after the tick's victim, which had
- * interrupted a syscall), then the scheduler's housekeeping. With only a
- * tick victim, it names the hang. */
+ * interrupted a syscall), then the scheduler's common lock-taking paths
+ * (hang-nmi-waiter-6.1.txt, captured: migration/0 printed first, waiting in
+ * __schedule for the lock the other CPU's push holds) and its housekeeping.
+ * With only a waiter, the waiter names the hang. */
 static json_object *scan_hang(const char *data, size_t len, size_t chunk)
 {
 	struct console_events *ce = console_events_new();
@@ -299,7 +301,7 @@ static void test_hang_signatures(void **state)
 {
 	(void)state;
 	static const char *const files[] = {"hang-nmi-6.1.txt", "hang-nmi-irq-6.1.txt",
-					    "hang-nmi-softirq-6.1.txt"};
+					    "hang-nmi-softirq-6.1.txt", "hang-nmi-waiter-6.1.txt"};
 	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
 		size_t chunks[] = {1 << 20, 1, 13};
 		size_t len;
@@ -321,6 +323,15 @@ static void test_hang_signatures(void **state)
 	assert_non_null(cut);
 	json_object *ev = scan_hang(data, (size_t)(cut - data), 1 << 20);
 	assert_string_equal(sig(ev, 0, "title"), "hang in scheduler_tick");
+	json_object_put(ev);
+	free(data);
+
+	/* Only the waiter in __schedule (the holder's backtrace cut off). */
+	data = load("hang-nmi-waiter-6.1.txt", &len);
+	cut = strstr(data, "NMI backtrace for cpu 1");
+	assert_non_null(cut);
+	ev = scan_hang(data, (size_t)(cut - data), 1 << 20);
+	assert_string_equal(sig(ev, 0, "title"), "hang in __schedule");
 	json_object_put(ev);
 	free(data);
 }
