@@ -283,7 +283,9 @@ static void test_golden_signatures(void **state)
  * hang-nmi-irq-6.1.txt, printed after the tick's victim, which had
  * interrupted a syscall), then the scheduler's common lock-taking paths
  * (hang-nmi-waiter-6.1.txt, captured: migration/0 printed first, waiting in
- * __schedule for the lock the other CPU's push holds) and its housekeeping.
+ * __schedule for the lock the other CPU's push holds) and its housekeeping
+ * (hang-nmi-wakeup-6.1.txt, captured: the push from a wake-up's IPI on
+ * CPU 0, the tick on CPU 1's task stack, no <IRQ> marker).
  * With only a waiter, the waiter names the hang. */
 static json_object *scan_hang(const char *data, size_t len, size_t chunk)
 {
@@ -301,7 +303,8 @@ static void test_hang_signatures(void **state)
 {
 	(void)state;
 	static const char *const files[] = {"hang-nmi-6.1.txt", "hang-nmi-irq-6.1.txt",
-					    "hang-nmi-softirq-6.1.txt", "hang-nmi-waiter-6.1.txt"};
+					    "hang-nmi-softirq-6.1.txt", "hang-nmi-waiter-6.1.txt",
+					    "hang-nmi-wakeup-6.1.txt"};
 	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
 		size_t chunks[] = {1 << 20, 1, 13};
 		size_t len;
