@@ -74,6 +74,26 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 		return error_set_path(err, ERR_INVALID, "numa",
 				      "The NUMA nodes must hold every vCPU and all %d MiB once.",
 				      p->memory_mb);
+	char cputune[64 * GUEST_MAX_VCPUS + 1200] = "";
+	if (p->vcpu_pin) {
+		size_t cl = (size_t)snprintf(cputune, sizeof(cputune), "  <cputune>\n");
+		for (int i = 0; i < p->vcpus; i++) {
+			if (p->vcpu_pin[i] < 0 || p->vcpu_pin[i] >= 1024)
+				return error_set_path(err, ERR_INVALID, "vcpu_pin",
+						      "Host CPU %d of vCPU %d is not 0 to 1023.",
+						      p->vcpu_pin[i], i);
+			cl += (size_t)snprintf(cputune + cl, sizeof(cputune) - cl,
+					       "    <vcpupin vcpu='%d' cpuset='%d'/>\n", i,
+					       p->vcpu_pin[i]);
+		}
+		const char *e = p->emulator_pin;
+		if (!e || !*e || strlen(e) > 1000 || strspn(e, "0123456789,-") != strlen(e))
+			return error_set_path(err, ERR_INVALID, "emulator_pin",
+					      "The emulator's host CPUs '%s' are not a CPU list.",
+					      e ? e : "");
+		snprintf(cputune + cl, sizeof(cputune) - cl,
+			 "    <emulatorpin cpuset='%s'/>\n  </cputune>\n", e);
+	}
 	if (!p->kernel || !p->initrd || !p->cmdline || p->kernel[0] != '/' || p->initrd[0] != '/' ||
 	    has_control(p->kernel) || has_control(p->initrd) || has_control(p->cmdline))
 		return error_set(err, ERR_INVALID, EINVAL,
@@ -115,40 +135,42 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
 	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes
 	 * libvirt run QEMU with -no-reboot, so a panic (panic=-1) ends it. */
-	int n = asprintf(&xml,
-			 "<domain type='%s'>\n"
-			 "  <name>%s</name>\n"
-			 "  <memory unit='MiB'>%d</memory>\n"
-			 "  <vcpu placement='static'>%d</vcpu>\n"
-			 "  <os>\n"
-			 "    <type arch='x86_64' machine='pc'>hvm</type>\n"
-			 "    <kernel>%s</kernel>\n"
-			 "    <initrd>%s</initrd>\n"
-			 "    <cmdline>%s</cmdline>\n"
-			 "  </os>\n"
-			 "  <features>\n"
-			 "    <acpi/>\n"
-			 "  </features>\n"
-			 "%s"
-			 "  <clock offset='utc'/>\n"
-			 "  <on_poweroff>destroy</on_poweroff>\n"
-			 "  <on_reboot>destroy</on_reboot>\n"
-			 "  <on_crash>destroy</on_crash>\n"
-			 "  <devices>\n"
-			 "    <controller type='usb' model='none'/>\n"
-			 "    <serial type='pty'>\n"
-			 "      <target port='0'/>\n"
-			 "    </serial>\n"
-			 "    <serial type='pty'>\n"
-			 "      <target port='1'/>\n"
-			 "    </serial>\n"
-			 "    <console type='pty'>\n"
-			 "      <target type='serial' port='0'/>\n"
-			 "    </console>\n"
-			 "    <memballoon model='none'/>\n"
-			 "  </devices>\n"
-			 "</domain>\n",
-			 type, p->name, p->memory_mb, p->vcpus, kernel, initrd, cmdline, cpu);
+	int n =
+	    asprintf(&xml,
+		     "<domain type='%s'>\n"
+		     "  <name>%s</name>\n"
+		     "  <memory unit='MiB'>%d</memory>\n"
+		     "  <vcpu placement='static'>%d</vcpu>\n"
+		     "%s"
+		     "  <os>\n"
+		     "    <type arch='x86_64' machine='pc'>hvm</type>\n"
+		     "    <kernel>%s</kernel>\n"
+		     "    <initrd>%s</initrd>\n"
+		     "    <cmdline>%s</cmdline>\n"
+		     "  </os>\n"
+		     "  <features>\n"
+		     "    <acpi/>\n"
+		     "  </features>\n"
+		     "%s"
+		     "  <clock offset='utc'/>\n"
+		     "  <on_poweroff>destroy</on_poweroff>\n"
+		     "  <on_reboot>destroy</on_reboot>\n"
+		     "  <on_crash>destroy</on_crash>\n"
+		     "  <devices>\n"
+		     "    <controller type='usb' model='none'/>\n"
+		     "    <serial type='pty'>\n"
+		     "      <target port='0'/>\n"
+		     "    </serial>\n"
+		     "    <serial type='pty'>\n"
+		     "      <target port='1'/>\n"
+		     "    </serial>\n"
+		     "    <console type='pty'>\n"
+		     "      <target type='serial' port='0'/>\n"
+		     "    </console>\n"
+		     "    <memballoon model='none'/>\n"
+		     "  </devices>\n"
+		     "</domain>\n",
+		     type, p->name, p->memory_mb, p->vcpus, cputune, kernel, initrd, cmdline, cpu);
 	if (n < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	*ret_xml = xml;

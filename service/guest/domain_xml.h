@@ -36,6 +36,11 @@ struct guest_xml_params {
 	 * with every vCPU in exactly one and memory adding up to memory_mb. */
 	const struct guest_numa_cell *numa;
 	size_t n_numa;
+	/* <cputune> (pinning.h): NULL for none, else vcpus host CPUs, vCPU i
+	 * on vcpu_pin[i] (0..1023), and emulator_pin the host CPU list
+	 * ("0-1,4") of QEMU's other threads. */
+	const int *vcpu_pin;
+	const char *emulator_pin;
 };
 
 /* The base kernel command line every guest gets: the console on ttyS0 at

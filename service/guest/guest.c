@@ -15,6 +15,7 @@ void guest_outcome_free(struct guest_outcome *o)
 	free(o->console_tail);
 	json_object_put(o->frames);
 	json_object_put(o->interference);
+	json_object_put(o->vcpu_pin_applied);
 	free(o);
 }
 

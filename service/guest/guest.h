@@ -73,6 +73,10 @@ struct guest_spec {
 	 * the run as hung. 0: GUEST_SILENCE_DEFAULT_S; never beyond the
 	 * deadline. */
 	int silence_s;
+	/* Host CPU pinning (pinning.h): NULL for none, else vCPU i on host CPU
+	 * vcpu_pin[i] and QEMU's other threads on emulator_pin. */
+	const int *vcpu_pin;
+	const char *emulator_pin;
 };
 
 #define GUEST_SILENCE_DEFAULT_S 30
@@ -90,8 +94,11 @@ struct guest_outcome {
 	double agent_start_s;	       /* resume to the hello frame (kernel boot), or -1 */
 	double total_s;		       /* create to the end */
 	json_object *interference;     /* interference.h figures over the run, or NULL */
-	char accel[8];		       /* "tcg" or "kvm" as used */
-	char domain[128];	       /* the domain name */
+	/* With vcpu_pin: each vCPU's host CPUs as libvirt reports them once the
+	 * domain started (an array of CPU lists), or NULL. */
+	json_object *vcpu_pin_applied;
+	char accel[8];	  /* "tcg" or "kvm" as used */
+	char domain[128]; /* the domain name */
 };
 
 /* Boots spec's kernel and initrd in a transient domain and waits for it to

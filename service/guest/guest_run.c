@@ -19,6 +19,7 @@
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
 #include "guest/interference.h"
+#include "guest/pinning.h"
 #include "util/fs.h"
 
 #define POLL_MS	     100
@@ -95,6 +96,27 @@ static void guest_log_nmi_failure(const char *name)
 		guest_virt_error());
 }
 
+/* Each vCPU's host CPUs as libvirt applied them to the started domain (an
+ * array of CPU lists, pinning.h), or NULL when libvirt cannot say. */
+static json_object *vcpu_pin_read_back(virDomainPtr dom, int vcpus)
+{
+	unsigned char maps[GUEST_MAX_VCPUS][PIN_MAP_BYTES];
+	memset(maps, 0, sizeof(maps));
+	int n =
+	    virDomainGetVcpuPinInfo(dom, vcpus, &maps[0][0], PIN_MAP_BYTES, VIR_DOMAIN_AFFECT_LIVE);
+	if (n < 0) {
+		virResetLastError();
+		return NULL;
+	}
+	json_object *a = json_object_new_array();
+	for (int i = 0; i < n && i < vcpus; i++) {
+		char list[PIN_LIST_MAX];
+		pin_map_format(maps[i], list, sizeof(list));
+		json_object_array_add(a, json_object_new_string(list));
+	}
+	return a;
+}
+
 int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_outcome **ret,
 	      struct sl_error *err)
 {
@@ -146,6 +168,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	    .threads = s->threads,
 	    .numa = s->numa,
 	    .n_numa = s->n_numa,
+	    .vcpu_pin = s->vcpu_pin,
+	    .emulator_pin = s->emulator_pin,
 	};
 	rc = guest_xml_build(&xp, &xml, err);
 	if (rc < 0)
@@ -173,6 +197,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 	o->create_s = time_monotonic_s() - t_create;
+	if (s->vcpu_pin)
+		o->vcpu_pin_applied = vcpu_pin_read_back(dom, s->vcpus);
 
 	cb_id = virConnectDomainEventRegisterAny(h->conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						 VIR_DOMAIN_EVENT_CALLBACK(guest_lifecycle_cb), r,

@@ -8,6 +8,7 @@
 
 #include "guest/hostpool.h"
 #include "guest/guest.h"
+#include "guest/host_cpus.h"
 #include "util/time.h"
 
 struct host {
@@ -23,7 +24,8 @@ struct host {
 	int down_count;
 	double retry_at; /* monotonic seconds: no reconnect before */
 	struct guest_host *guest;
-	virConnectPtr conn; /* our own, for storage and health */
+	virConnectPtr conn;		     /* our own, for storage and health */
+	unsigned char pinned[PIN_MAP_BYTES]; /* CPUs our pinned guests' vCPUs hold */
 };
 
 /* Connections of hosts that went down while runs still held them: closed
@@ -36,6 +38,7 @@ struct graveyard {
 
 struct hostpool {
 	pthread_mutex_t lock;
+	pthread_mutex_t pin_lock; /* choosing host CPUs (hostpool_pin) */
 	pthread_cond_t cond;
 	size_t n;
 	struct host hosts[HOSTPOOL_MAX_HOSTS];
@@ -85,6 +88,7 @@ static struct hostpool *pool_alloc(void)
 	if (!p)
 		return NULL;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->pin_lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	return p;
 }
@@ -276,6 +280,7 @@ void hostpool_free(struct hostpool *p)
 		free(g);
 	}
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->pin_lock);
 	pthread_cond_destroy(&p->cond);
 	free(p);
 }
@@ -540,6 +545,44 @@ void hostpool_release(struct hostpool *p, size_t i)
 		p->hosts[i].busy--;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void hostpool_pin(struct hostpool *p, size_t i, int vcpus, struct guest_pinning *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n_vcpus = vcpus;
+	if (i >= p->n) {
+		snprintf(out->reason, sizeof(out->reason), "no such host");
+		return;
+	}
+	struct host *h = &p->hosts[i];
+	pthread_mutex_lock(&p->pin_lock);
+	pthread_mutex_lock(&p->lock);
+	virConnectPtr c = h->conn;
+	pthread_mutex_unlock(&p->lock);
+	unsigned char online[PIN_MAP_BYTES], held[PIN_MAP_BYTES];
+	struct sl_error e = {0};
+	if (!c || host_cpus_read(c, online, held, &e) < 0) {
+		snprintf(out->reason, sizeof(out->reason), "%.200s",
+			 c ? e.message : "the host is not connected");
+	} else {
+		for (int b = 0; b < PIN_MAP_BYTES; b++)
+			held[b] |= h->pinned[b];
+		pinning_choose(online, held, vcpus, out);
+		for (int v = 0; out->pinned && v < vcpus; v++)
+			pin_map_set(h->pinned, out->vcpu_cpu[v], true);
+	}
+	pthread_mutex_unlock(&p->pin_lock);
+}
+
+void hostpool_unpin(struct hostpool *p, size_t i, const struct guest_pinning *pin)
+{
+	if (i >= p->n || !pin->pinned)
+		return;
+	pthread_mutex_lock(&p->pin_lock);
+	for (int v = 0; v < pin->n_vcpus; v++)
+		pin_map_set(p->hosts[i].pinned, pin->vcpu_cpu[v], false);
+	pthread_mutex_unlock(&p->pin_lock);
 }
 
 void hostpool_job_placed(struct hostpool *p, size_t i, int delta)

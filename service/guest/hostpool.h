@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "guest/pinning.h"
 #include "util/error.h"
 
 #define HOSTPOOL_MAX_HOSTS     64
@@ -94,6 +95,15 @@ int hostpool_connect(struct hostpool *p, size_t i, struct guest_host **ret_guest
  * when cancelled(userdata) turns nonzero (polled every 200 ms; may be NULL). */
 int hostpool_acquire(struct hostpool *p, size_t i, int (*cancelled)(void *), void *userdata);
 void hostpool_release(struct hostpool *p, size_t i);
+/* Chooses host CPUs for a guest of vcpus vCPUs on host i (pinning.h: one
+ * each and one or more for the emulator, none held by another pinned
+ * schedlab guest there, ours or another process's as libvirt lists them) and
+ * holds them until hostpool_unpin. Not pinned, with the reason, when the host
+ * has too few free or libvirt cannot say. Call with a slot and a connection
+ * (hostpool_acquire, hostpool_connect). Two schedlab processes that choose at
+ * the same instant may choose the same CPUs (docs/guests.md "Pinning"). */
+void hostpool_pin(struct hostpool *p, size_t i, int vcpus, struct guest_pinning *out);
+void hostpool_unpin(struct hostpool *p, size_t i, const struct guest_pinning *pin);
 /* Counts a job placed on host i (for hostpool_choose's tie-break); undo
  * with delta -1. */
 void hostpool_job_placed(struct hostpool *p, size_t i, int delta);

@@ -752,6 +752,18 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	r = expand_numa(job_json_get(guest_in, "numa"), guest, err);
 	if (r < 0)
 		return r;
+	/* guest.pinning (docs/guests.md "Pinning"): kept when set, so a job
+	 * without it expands as before. */
+	json_object *pinning = job_json_get(guest_in, "pinning");
+	if (pinning) {
+		const char *pv = json_object_is_type(pinning, json_type_string)
+				     ? json_object_get_string(pinning)
+				     : NULL;
+		if (!pv || (strcmp(pv, "auto") != 0 && strcmp(pv, "off") != 0))
+			return error_set_path(err, ERR_INVALID, "$.guest.pinning",
+					      "pinning must be \"auto\" or \"off\".");
+		json_object_object_add(guest, "pinning", json_object_new_string(pv));
+	}
 
 	/* A suite (suite.h): its workloads when the job lists none, its variant
 	 * settings where a variant sets none. The schema checks the name. */

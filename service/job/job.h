@@ -142,6 +142,10 @@ struct job_guest {
 	 * memory_mb, and every kernel of the job is built with NUMA. */
 	struct job_numa_cell numa[GUEST_NUMA_MAX];
 	size_t n_numa;
+	/* guest.pinning "off" (docs/guests.md "Pinning"): never pin; the
+	 * default "auto" pins each vCPU to a host CPU of its own when the host
+	 * has CPUs to spare. */
+	bool pinning_off;
 };
 
 enum job_hrtick {

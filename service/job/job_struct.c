@@ -405,6 +405,10 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 			return job_bad(err, "$.guest.numa", "cpus and memory_mb");
 	}
 	job->guest.n_numa = n_numa;
+	const char *pinning = job_json_string(guest, "pinning");
+	if (pinning && strcmp(pinning, "auto") != 0 && strcmp(pinning, "off") != 0)
+		return job_bad(err, "$.guest.pinning", "auto or off");
+	job->guest.pinning_off = pinning && strcmp(pinning, "off") == 0;
 	for (size_t i = 0; i < job->n_kernels; i++)
 		job->kernels[i].numa = n_numa > 0;
 

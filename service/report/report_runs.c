@@ -58,6 +58,19 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			}
 			html_buf_puts(o, "</td><td>");
 			report_put_str_or_dash(o, report_str(run, "host"));
+			/* docs/guests.md "Pinning": where a pinned guest ran */
+			json_object *pin = report_get(run, "pinning");
+			json_object *pv = report_get_array(pin, "vcpus");
+			if (json_object_get_boolean(report_get(pin, "pinned")) && pv) {
+				html_buf_puts(o, "<br><span class=\"pin\">vCPUs on host CPU");
+				for (size_t k = 0; k < json_object_array_length(pv) && k < 64; k++)
+					html_buf_printf(
+					    o, "%s%d", k ? "," : " ",
+					    json_object_get_int(json_object_array_get_idx(pv, k)));
+				html_buf_puts(o, ", emulator on ");
+				report_put_str_or_dash(o, report_str(pin, "emulator"));
+				html_buf_puts(o, "</span>");
+			}
 			html_buf_puts(o, "</td><td>");
 			report_put_str_or_dash(o, report_str(run, "accelerator"));
 			html_buf_puts(o, "</td><td>");

@@ -108,15 +108,25 @@ static void print_guest(FILE *f, json_object *result)
 		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ", str(cell, "cpus", "?"),
 			json_object_get_int(get(cell, "memory_mb")));
 	}
-	json_object *seen = NULL;
+	json_object *seen = NULL, *pin = NULL;
+	int pinned = 0, runs_seen = 0;
 	json_object_object_foreach(get(result, "variants"), name, v)
 	{
 		(void)name;
 		json_object *runs = get(v, "runs");
-		for (size_t i = 0; !seen && runs && i < json_object_array_length(runs); i++)
-			seen = get(json_object_array_get_idx(runs, i), "topology");
-		if (seen)
-			break;
+		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+			json_object *run = json_object_array_get_idx(runs, i);
+			if (!seen)
+				seen = get(run, "topology");
+			json_object *p = get(run, "pinning");
+			if (p) {
+				runs_seen++;
+				pinned += json_object_get_boolean(get(p, "pinned"));
+				if (!pin || (!json_object_get_boolean(get(pin, "pinned")) &&
+					     json_object_get_boolean(get(p, "pinned"))))
+					pin = p;
+			}
+		}
 	}
 	json_object *d = get(seen, "sched_domains");
 	if (json_object_is_type(d, json_type_array) && json_object_array_length(d) > 0) {
@@ -125,6 +135,22 @@ static void print_guest(FILE *f, json_object *result)
 			fprintf(f, " %s", json_object_get_string(json_object_array_get_idx(d, i)));
 	}
 	fputc('\n', f);
+	/* docs/guests.md "Pinning": how many runs were pinned, and where. */
+	if (!pin)
+		return;
+	if (pinned) {
+		json_object *vc = get(pin, "vcpus");
+		fprintf(f, "  pinning: %d of %d run(s) pinned, e.g. vCPUs on host CPU(s)", pinned,
+			runs_seen);
+		for (size_t i = 0; json_object_is_type(vc, json_type_array) &&
+				   i < json_object_array_length(vc) && i < 64;
+		     i++)
+			fprintf(f, "%s%d", i ? "," : " ",
+				json_object_get_int(json_object_array_get_idx(vc, i)));
+		fprintf(f, ", emulator on %.64s\n", str(pin, "emulator", "?"));
+	} else {
+		fprintf(f, "  pinning: none (%.300s)\n", str(pin, "reason", "?"));
+	}
 }
 
 /* The debug preset ("lockdep") of the kernel variant vname booted, or NULL

@@ -62,6 +62,36 @@ void run_record_add_volumes(json_object *run, const struct volume_ref *kernel,
 	json_object_object_add(run, "volumes", vols);
 }
 
+void run_record_set_pinning(json_object *run, const struct guest_pinning *pin, json_object *applied)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pinned", json_object_new_boolean(pin->pinned));
+	json_object_object_add(run, "pinning", o);
+	if (!pin->pinned) {
+		json_object_object_add(o, "reason", json_object_new_string(pin->reason));
+		return;
+	}
+	json_object *v = json_object_new_array();
+	for (int i = 0; i < pin->n_vcpus; i++)
+		json_object_array_add(v, json_object_new_int(pin->vcpu_cpu[i]));
+	json_object_object_add(o, "vcpus", v);
+	json_object_object_add(o, "emulator", json_object_new_string(pin->emulator));
+	json_object_object_add(o, "applied", json_object_get(applied));
+	if (!applied)
+		return;
+	bool same = json_object_array_length(applied) == (size_t)pin->n_vcpus;
+	for (int i = 0; same && i < pin->n_vcpus; i++) {
+		char want[16];
+		snprintf(want, sizeof(want), "%d", pin->vcpu_cpu[i]);
+		same = strcmp(json_object_get_string(json_object_array_get_idx(applied, (size_t)i)),
+			      want) == 0;
+	}
+	if (!same)
+		run_record_fail(run, "error",
+				"libvirt did not pin the vCPUs to the host CPUs chosen "
+				"(pinning.vcpus against pinning.applied).");
+}
+
 void run_record_set_outcome(json_object *run, const struct job *job, const char *accelerator,
 			    const struct guest_outcome *out, double duration_s)
 {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "guest/guest.h"
+#include "guest/pinning.h"
 #include "guest/volume.h"
 #include "job/job.h"
 #include "run/run_key.h"
@@ -33,6 +34,13 @@ json_object *run_record_new(const struct run_key *key, const char *run_id, const
  * what uploading the run's files to a remote host cost. */
 void run_record_add_volumes(json_object *run, const struct volume_ref *kernel,
 			    const struct volume_ref *initrd);
+
+/* Adds "pinning" (docs/guests.md "Pinning"): {pinned: true, vcpus: [host
+ * CPU of each vCPU], emulator: "0", applied: [each vCPU's host CPUs as libvirt
+ * reports them after the start, or null]} or {pinned: false, reason}. A
+ * pinned run whose applied lists differ from the choice becomes "error". */
+void run_record_set_pinning(json_object *run, const struct guest_pinning *pin,
+			    json_object *applied);
 
 /* Fills run from the guest's outcome (borrowed): accelerator, status and
  * reason, boot_seconds, duration_seconds, kernel_events, then

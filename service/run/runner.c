@@ -274,6 +274,7 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	if (rc < 0)
 		goto cleanup;
 	struct run_ctx ctx = {.r = r, .host = hidx};
+	struct guest_pinning pin = {.n_vcpus = r->job->guest.vcpus};
 	struct guest_numa_cell numa[GUEST_NUMA_MAX_CELLS];
 	size_t n_numa = r->job->guest.n_numa < GUEST_NUMA_MAX_CELLS ? r->job->guest.n_numa
 								    : GUEST_NUMA_MAX_CELLS;
@@ -326,7 +327,17 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	if (rc >= 0) {
 		if (local)
 			placement_slot_acquire(PLACEMENT_SLOT_GUEST, r->cfg->guest_slots);
+		/* docs/guests.md "Pinning": chosen once the guest has its slot. */
+		if (r->job->guest.pinning_off)
+			snprintf(pin.reason, sizeof(pin.reason), "guest.pinning is off");
+		else
+			hostpool_pin(r->pool, hidx, gs.vcpus, &pin);
+		if (pin.pinned) {
+			gs.vcpu_pin = pin.vcpu_cpu;
+			gs.emulator_pin = pin.emulator;
+		}
 		rc = guest_run(host, &gs, &out, err);
+		hostpool_unpin(r->pool, hidx, &pin);
 		if (local)
 			placement_slot_release(PLACEMENT_SLOT_GUEST);
 	}
@@ -347,8 +358,10 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	/* What the upload cost, for bench/scaleout.sh and the curious. */
 	if (!local && rc >= 0)
 		run_record_add_volumes(run, &kv, &iv);
-	if (rc >= 0)
+	if (rc >= 0) {
 		run_record_set_outcome(run, r->job, accel, out, time_monotonic_s() - t0);
+		run_record_set_pinning(run, &pin, out->vcpu_pin_applied);
+	}
 cleanup:
 	volume_ref_clear(&kv);
 	volume_ref_clear(&iv);

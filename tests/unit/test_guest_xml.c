@@ -152,6 +152,39 @@ static void test_numa(void **state)
 	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
 }
 
+/* <cputune> right after <vcpu> (docs/guests.md "Pinning"): a vcpupin per
+ * vCPU and the emulator's list; a bad host CPU or list is refused naming it. */
+static void test_cputune(void **state)
+{
+	(void)state;
+	struct guest_xml_params p = base();
+	int pins[] = {3, 2};
+	p.vcpu_pin = pins;
+	p.emulator_pin = "0-1";
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_non_null(strstr(xml, "<vcpu placement='static'>2</vcpu>\n  <cputune>\n"
+				    "    <vcpupin vcpu='0' cpuset='3'/>\n"
+				    "    <vcpupin vcpu='1' cpuset='2'/>\n"
+				    "    <emulatorpin cpuset='0-1'/>\n  </cputune>\n  <os>\n"));
+	free(xml);
+	struct sl_error err = {0};
+	p.emulator_pin = "0'/><evil";
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_string_equal(err.path, "emulator_pin");
+	p.emulator_pin = "";
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	p.emulator_pin = "0";
+	pins[1] = 1024;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_string_equal(err.path, "vcpu_pin");
+	/* Without pins, no <cputune> (the golden files above). */
+	p = base();
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_null(strstr(xml, "cputune"));
+	free(xml);
+}
+
 static void test_rejects(void **state)
 {
 	(void)state;
@@ -188,6 +221,7 @@ int main(void)
 	    cmocka_unit_test(test_tcg_golden), cmocka_unit_test(test_kvm_golden),
 	    cmocka_unit_test(test_numa),       cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_rejects),    cmocka_unit_test(test_topology),
+	    cmocka_unit_test(test_cputune),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

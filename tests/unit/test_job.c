@@ -330,6 +330,45 @@ static void test_guest_numa(void **state)
 #undef NUMA_JOB
 }
 
+/* guest.pinning: kept in the expanded guest only when set ("auto" or "off";
+ * a job without it expands as before), "off" reaches the typed job; any
+ * other value or type is refused naming the field. */
+static void test_guest_pinning(void **state)
+{
+	(void)state;
+	const char *values[] = {NULL, "auto", "off"};
+	const char *texts[] = {
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}", ""),
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+		",\"guest\":{\"pinning\":\"auto\"}"),
+	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+		",\"guest\":{\"pinning\":\"off\"}"),
+	};
+	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+		json_object *spec = json_tokener_parse(texts[i]);
+		assert_non_null(spec);
+		struct job *job = NULL;
+		struct sl_error err = {0};
+		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+			fail_msg("%s", err.message);
+		json_object_put(spec);
+		json_object *g = json_object_object_get(job->spec, "guest");
+		json_object *p = json_object_object_get(g, "pinning");
+		if (values[i])
+			assert_string_equal(json_object_get_string(p), values[i]);
+		else
+			assert_null(p);
+		assert_int_equal(job->guest.pinning_off, i == 2);
+		job_free(job);
+	}
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			 ",\"guest\":{\"pinning\":\"yes\"}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.pinning", NULL);
+	expect_error(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			 ",\"guest\":{\"pinning\":true}"),
+		     JOB_ORIGIN_SERVICE, "$.guest.pinning", NULL);
+}
+
 static void test_debian_bases(void **state)
 {
 	(void)state;
@@ -606,6 +645,7 @@ int main(void)
 	    cmocka_unit_test(test_debian_bases),
 	    cmocka_unit_test(test_guest_topology),
 	    cmocka_unit_test(test_guest_numa),
+	    cmocka_unit_test(test_guest_pinning),
 	    cmocka_unit_test(test_typed_examples),
 	    cmocka_unit_test(test_typed_shorthand),
 	    cmocka_unit_test(test_typed_variant_settings),

@@ -326,22 +326,29 @@ static void test_bisection_section(void **state)
 	assert_non_null(strstr(sec, "<td><code>&lt;a1a1a1a1a1a</code> sched: a</td>"));
 }
 
-/* A sched_ext run: scheduler, state and ops beside its status, the exit
- * reason of a failed one, escaped (docs/sched-ext.md). */
-static void test_sched_ext_runs(void **state)
+/* The runs of the first variant of r with at least min runs. */
+static json_object *example_runs(json_object *r, size_t min)
 {
-	(void)state;
-	_cleanup_json_ json_object *r = load("data/result-example.json");
 	json_object *variants = NULL, *runs = NULL;
 	assert_true(json_object_object_get_ex(r, "variants", &variants));
 	json_object_object_foreach(variants, vname, v)
 	{
 		(void)vname;
 		if (json_object_object_get_ex(v, "runs", &runs) &&
-		    json_object_array_length(runs) > 0)
-			break;
+		    json_object_array_length(runs) >= min)
+			return runs;
 	}
-	assert_non_null(runs);
+	fail_msg("no variant with %zu runs", min);
+	return NULL;
+}
+
+/* A sched_ext run: scheduler, state and ops beside its status, the exit
+ * reason of a failed one, escaped (docs/sched-ext.md). */
+static void test_sched_ext_runs(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *runs = example_runs(r, 1);
 	json_object *run = json_object_array_get_idx(runs, 0);
 	json_object_object_add(run, "status", json_object_new_string("sched_ext_failed"));
 	json_object_object_add(
@@ -357,6 +364,31 @@ static void test_sched_ext_runs(void **state)
 	assert_non_null(sec);
 	assert_non_null(strstr(sec, "<span class=\"scx\">scx_qmap: enabled / qmap; exit: "
 				    "scx_bpf_error (&lt;b&gt;boom)</span>"));
+}
+
+/* A pinned run's host cell names its host CPUs (docs/guests.md "Pinning");
+ * a floating run's shows the host alone; hostile text is escaped. */
+static void test_pinned_runs(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *r = load("data/result-example.json");
+	json_object *runs = example_runs(r, 2);
+	json_object_object_add(json_object_array_get_idx(runs, 0), "pinning",
+			       json_tokener_parse("{\"pinned\":true,\"vcpus\":[3,2],\"emulator\":"
+						  "\"0-1<i>\",\"applied\":[\"3\",\"2\"]}"));
+	json_object_object_add(json_object_array_get_idx(runs, 1), "pinning",
+			       json_tokener_parse("{\"pinned\":false,\"reason\":\"few\"}"));
+	_cleanup_free_ char *html = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_only_report_markup(html);
+	const char *sec = strstr(html, "<section id=\"runs\">");
+	assert_non_null(sec);
+	const char *pin = strstr(sec, "<span class=\"pin\">");
+	assert_non_null(pin);
+	assert_non_null(strstr(pin, "<span class=\"pin\">vCPUs on host CPU 3,2, emulator on "
+				    "0-1&lt;i&gt;</span>"));
+	assert_null(strstr(pin + 1, "<span class=\"pin\">"));
 }
 
 static void test_example_result(void **state)
@@ -983,6 +1015,7 @@ int main(void)
 	    cmocka_unit_test(test_trend_real_store),
 	    cmocka_unit_test(test_trend_parsing),
 	    cmocka_unit_test(test_sched_ext_runs),
+	    cmocka_unit_test(test_pinned_runs),
 	    cmocka_unit_test(test_debug_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -241,6 +241,49 @@ static void test_pi_stress_deadlock_reason(void **state)
 	job_free(s);
 }
 
+/* "pinning" (docs/guests.md "Pinning"): the choice and what libvirt applied,
+ * or the reason; a pinned run whose applied lists differ becomes an error,
+ * one libvirt could not read back stays ok. */
+static void test_pinning_record(void **state)
+{
+	(void)state;
+	struct guest_pinning pin = {.pinned = true, .n_vcpus = 2, .vcpu_cpu = {3, 2}};
+	snprintf(pin.emulator, sizeof(pin.emulator), "0-1");
+	json_object *run = json_tokener_parse("{\"status\":\"ok\"}");
+	json_object *applied = json_tokener_parse("[\"3\",\"2\"]");
+	run_record_set_pinning(run, &pin, applied);
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(run, "pinning"),
+							   JSON_C_TO_STRING_PLAIN),
+			    "{\"pinned\":true,\"vcpus\":[3,2],\"emulator\":\"0-1\",\"applied\":"
+			    "[\"3\",\"2\"]}");
+	assert_string_equal(json_object_get_string(json_object_object_get(run, "status")), "ok");
+	json_object_put(run);
+
+	run = json_tokener_parse("{\"status\":\"ok\"}");
+	run_record_set_pinning(run, &pin, NULL);
+	assert_string_equal(json_object_get_string(json_object_object_get(run, "status")), "ok");
+	json_object_put(run);
+
+	json_object_put(applied);
+	applied = json_tokener_parse("[\"3\",\"0-3\"]");
+	run = json_tokener_parse("{\"status\":\"ok\"}");
+	run_record_set_pinning(run, &pin, applied);
+	assert_string_equal(json_object_get_string(json_object_object_get(run, "status")), "error");
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(run, "reason")),
+			       "pinning.applied"));
+	json_object_put(run);
+	json_object_put(applied);
+
+	struct guest_pinning off = {.n_vcpus = 2};
+	snprintf(off.reason, sizeof(off.reason), "guest.pinning is off");
+	run = json_tokener_parse("{\"status\":\"ok\"}");
+	run_record_set_pinning(run, &off, NULL);
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(run, "pinning"),
+							   JSON_C_TO_STRING_PLAIN),
+			    "{\"pinned\":false,\"reason\":\"guest.pinning is off\"}");
+	json_object_put(run);
+}
+
 static void test_first_failure_is_kept(void **state)
 {
 	(void)state;
@@ -258,6 +301,7 @@ int main(void)
 	    cmocka_unit_test(test_ok_run_gets_metrics),
 	    cmocka_unit_test(test_failures_become_errors),
 	    cmocka_unit_test(test_numa_read_back),
+	    cmocka_unit_test(test_pinning_record),
 	    cmocka_unit_test(test_pi_stress_deadlock_reason),
 	    cmocka_unit_test(test_first_failure_is_kept),
 	};

@@ -235,6 +235,28 @@ static void test_guest_topology(void **state)
 	    "\"comparisons\":[],\"verdict\":\"inconclusive\",\"verdict_reasons\":[]}");
 	expect(out, "  guest: 4 vCPU(s), 512 MiB, 2 socket(s) x 2 core(s) x 1 thread(s), NUMA "
 		    "nodes 0-1/256 MiB 2-3/256 MiB; sched domains MC DIE\n");
+	assert_null(strstr(out, "pinning:"));
+
+	/* docs/guests.md "Pinning": how many runs were pinned and where, or why
+	 * none was. */
+	const char *head = "{\"job\":{\"name\":\"t\",\"baseline\":\"b\",\"guest\":{\"vcpus\":1,"
+			   "\"memory_mb\":512}},\"variants\":{\"b\":{\"kernel\":\"k\",\"runs\":[";
+	const char *tail = "]}},\"comparisons\":[],\"verdict\":\"pass\",\"verdict_reasons\":[]}";
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "%s{\"key\":\"b#0\",\"status\":\"ok\",\"pinning\":{\"pinned\":false,\"reason\":"
+		 "\"busy\"}},{\"key\":\"b#1\",\"status\":\"ok\",\"pinning\":{\"pinned\":true,"
+		 "\"vcpus\":[3],\"emulator\":\"0-2\",\"applied\":[\"3\"]}}%s",
+		 head, tail);
+	_cleanup_free_ char *some = summary(text);
+	expect(some, "  pinning: 1 of 2 run(s) pinned, e.g. vCPUs on host CPU(s) 3, emulator on "
+		     "0-2\n");
+	snprintf(text, sizeof(text),
+		 "%s{\"key\":\"b#0\",\"status\":\"ok\",\"pinning\":{\"pinned\":false,\"reason\":"
+		 "\"guest.pinning is off\"}}%s",
+		 head, tail);
+	_cleanup_free_ char *none = summary(text);
+	expect(none, "  pinning: none (guest.pinning is off)\n");
 }
 
 static void test_sched_ext(void **state)
