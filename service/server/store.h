@@ -214,7 +214,13 @@ int store_change_point_claim(struct store *s, const char *key, const char *serie
  * ERR_CONFLICT at "change_point" naming its job when it has one (the
  * error store_job_submit gives a second link). */
 int store_bisection_none(struct store *s, const char *key, struct sl_error *err);
-/* The change point job_id bisects, into ret_key; -ENOENT when none. */
+/* Links change point key to the bisection job job_id started for another
+ * change point over the same commits (its answer becomes key's too);
+ * ERR_CONFLICT when key has a bisection already. */
+int store_bisection_share(struct store *s, const char *key, const char *job_id,
+			  json_object *commits, struct sl_error *err);
+/* The change point job_id bisects (the first, when it bisects several),
+ * into ret_key; -ENOENT when none. */
 int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
 			   struct sl_error *err);
 /* One webhook attempt: http_status 0 when no answer came. */

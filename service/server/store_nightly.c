@@ -187,6 +187,15 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	return 0;
 }
 
+int store_bisection_share(struct store *s, const char *key, const char *job_id,
+			  json_object *commits, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	char now[TIME_ISO8601_MAX];
+	time_now_iso8601(now);
+	return store_bisection_link_locked(s, key, job_id, commits, now, err);
+}
+
 int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65],
 			   struct sl_error *err)
 {

@@ -10,14 +10,16 @@
 #      real job on the real tree).
 #   2. The nights' measurements are SEEDED (a guest would take minutes per
 #      night): 15 nights at the tree's first commit, then the real night
-#      (its job id) and 14 more at HEAD, with a 10 % step; a second series
+#      (its job id) and 14 more at HEAD, with a 10 % step in two metrics
+#      (latency_us.max, and inversions, the job's gate); a second series
 #      without commits and a third whose range runs backwards share the real
 #      night as their first night after.
 #   3. One more night of the series (`schedlab nightly`, the user's cron)
-#      ends: the change point is POSTed to the receiver with its commit range
-#      and a link to its bisection, which the service started by itself: a
-#      job named bisect-SERIES whose stored spec bisects the three commits
-#      (base git:TREE@FROM, one patch per commit, the change point's gate,
+#      ends: both change points are POSTed to the receiver with their commit
+#      range and a link to their bisection, which the service started by
+#      itself, ONE for the two (the same commits): a job named bisect-SERIES
+#      whose stored spec bisects the three commits (base git:TREE@FROM, one
+#      patch per commit, the gated metric's change point as its gate,
 #      "bisect": true and the commits). The job fails (no kernel in the
 #      tree) and GET /v1/change-points shows that state under bisection.
 #   4. POST /v1/change-points/{key}/bisect: 409 naming the job for the
@@ -112,19 +114,22 @@ import hashlib, random, sqlite3, sys
 db_path, night, c0, c3 = sys.argv[1:5]
 db = sqlite3.connect(db_path)
 rnd = random.Random(11)
-def add(series, i, jid, commit, cand):
+def add(series, i, jid, commit, cand, metric):
     base = 100 + rnd.gauss(0, 1.5)
     db.execute("INSERT INTO comparisons(job_id, job_name, finished_at, variant, workload, metric,"
                " baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, verdict,"
                " source_commit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                (jid, series, "2026-11-%02dT02:30:00Z" % (i + 1), "patched", "rt-migrate-test",
-                "latency_us.max", base, cand, cand - base, -2, 2, 0.5, "unchanged", commit))
+                metric, base, cand, cand - base, -2, 2, 0.5, "unchanged", commit))
 for series, before, after in (("nightly-b", c0, c3), ("nightly-c", None, None),
                               ("nightly-d", c3, c0)):
-    for i in range(30):
-        jid = night if i == 15 else hashlib.md5(("%s%d" % (series, i)).encode()).hexdigest()
-        cand = (100 if i < 15 else 110) + rnd.gauss(0, 1.5)
-        add(series, i, jid, before if i < 15 else after, cand)
+    # nightly-b: two metrics moved over the same nights; "inversions" is the
+    # job's gate (rt-migrate-test's default), latency_us.max is not
+    for metric in ("latency_us.max", "inversions") if series == "nightly-b" else ("latency_us.max",):
+        for i in range(30):
+            jid = night if i == 15 else hashlib.md5(("%s%d" % (series, i)).encode()).hexdigest()
+            cand = (100 if i < 15 else 110) + rnd.gauss(0, 1.5)
+            add(series, i, jid, before if i < 15 else after, cand, metric)
 db.commit()
 PY
 
@@ -132,28 +137,34 @@ PY
 out=$("$SCHEDLAB" nightly --server "$API_URL" --token "$API_TOKEN" --series nightly-b job.json) ||
 	e2e_fail "schedlab nightly exited $?"
 for _ in $(seq 1 60); do
-	[ -s hooks/1.json ] && break
+	[ -s hooks/2.json ] && break
 	sleep 0.5
 done
-[ -s hooks/1.json ] || e2e_fail "no change point was POSTed"
-jobs_final 3 60 # the two nights and the bisection
+[ -s hooks/2.json ] || e2e_fail "the two change points were not POSTed"
+# the two nights and ONE bisection: the change points share the commits
+jobs_final 3 60
 api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-b"
-python3 - "$API_BODY" hooks/1.json "$night" "$c0" "$c3" >cp.txt <<'PY' ||
+python3 - "$API_BODY" hooks/1.json hooks/2.json "$night" "$c0" "$c3" >cp.txt <<'PY' ||
 import json, sys
 j = json.load(open(sys.argv[1]))
-hook = json.load(open(sys.argv[2]))
-night, c0, c3 = sys.argv[3:6]
-assert len(j["change_points"]) == 1, j
-cp = j["change_points"][0]
-assert cp["commit_range"] == {"from": c0, "to": c3}, cp["commit_range"]
-assert cp["first_night_after"]["job_id"] == night, cp["first_night_after"]
-assert len(cp["key"]) == 64, cp
-b = cp["bisection"]
-assert b and b["state"] == "failed" and b["first_bad_commit"] is None, b
-assert b["report"] == "/v1/jobs/%s/report" % b["job_id"], b
-assert hook["key"] == cp["key"] and hook["commit_range"] == cp["commit_range"], hook
-assert hook["links"]["bisection"] == b["report"], hook["links"]
-print(cp["key"], b["job_id"])
+hooks = {h["key"]: h for h in (json.load(open(f)) for f in sys.argv[2:4])}
+night, c0, c3 = sys.argv[4:7]
+assert len(j["change_points"]) == 2, j
+jobs = set()
+for cp in j["change_points"]:
+    assert cp["commit_range"] == {"from": c0, "to": c3}, cp["commit_range"]
+    assert cp["first_night_after"]["job_id"] == night, cp["first_night_after"]
+    assert len(cp["key"]) == 64, cp
+    b = cp["bisection"]
+    assert b and b["state"] == "failed" and b["first_bad_commit"] is None, b
+    assert b["report"] == "/v1/jobs/%s/report" % b["job_id"], b
+    hook = hooks[cp["key"]]
+    assert hook["commit_range"] == cp["commit_range"], hook
+    assert hook["links"]["bisection"] == b["report"], hook["links"]
+    jobs.add(b["job_id"])
+assert len(jobs) == 1, jobs
+cp = [c for c in j["change_points"] if c["metric"] == "latency_us.max"][0]
+print(cp["key"], jobs.pop())
 PY
 	e2e_fail "GET /v1/change-points or the webhook: $(head -c 800 "$API_BODY")"
 read -r key bid <cp.txt
@@ -169,11 +180,14 @@ assert len(s["patches"]) == 3 and s["bisect"] is True, s
 assert [c["subject"] for c in s["commits"]] == ["sched/rt: one", "sched/rt: two (the regression)",
                                                 "sched/rt: three"], s["commits"]
 assert s["commits"][1]["commit"] == c2, s["commits"]
-assert s["gates"] == [{"workload": "rt-migrate-test", "metric": "latency_us.max",
+# the job's gated metric is the one bisected (the other shares it)
+assert s["gates"] == [{"workload": "rt-migrate-test", "metric": "inversions",
                        "threshold": 0, "relative": False}], s["gates"]
 assert s["repeat"] == 1, s
 PY
-grep -q "change point ${key:0:12}: bisection job $bid started" "$API_LOG" ||
+grep -q "change point ${key:0:12}: bisected by job $bid (the same commits)" "$API_LOG" ||
+	e2e_fail "the log does not say latency_us.max shares the bisection"
+grep -q "bisection job $bid started" "$API_LOG" ||
 	e2e_fail "the log does not say the bisection started"
 echo "ok: the change point was alerted and its bisection ($bid) started by the service"
 
@@ -237,7 +251,7 @@ class P(html.parser.HTMLParser):
         if "dashed vertical line" in data:
             P.marker = True
 P().feed(dom)
-assert P.rows == 3, P.rows  # nightly-b, -c, -d
+assert P.rows == 4, P.rows  # nightly-b (two metrics), -c, -d
 assert "/v1/jobs/%s/report" % bid in P.links, P.links
 assert P.marker, "no change point marker on a chart"
 assert c0[:12] + ".." in dom, "no commit range"

@@ -364,6 +364,17 @@ static void test_store_link(void **state)
 	assert_int_equal(store_job_finish(st, id, "done", "fail", NULL, &err), 0);
 	assert_string_equal(bisection_state(dir, key), "found");
 
+	/* another change point over the same commits shares the job: its
+	 * answer is the job's; a key with a bisection cannot share */
+	char shared[65];
+	snprintf(shared, sizeof(shared), "%064d", 99);
+	assert_int_equal(store_bisection_share(st, shared, id, commits, &err), 0);
+	assert_int_equal(store_result_index(st, id, res, &err), 0);
+	assert_string_equal(bisection_state(dir, shared), "found");
+	assert_true(store_bisection_share(st, shared, id, commits, &err) < 0);
+	assert_int_equal(err.kind, ERR_CONFLICT);
+	assert_int_equal(store_bisection_of_job(st, id, k2, &err), 0);
+
 	/* the page links the change point to the job's report, naming the
 	 * culprit (escaped) */
 	_cleanup_free_ char *html = NULL;
