@@ -52,6 +52,32 @@ static json_object *night_workload(json_object *night, const char *name)
 	return NULL;
 }
 
+/* The bisection's repeats: the night's when they start at
+ * CHANGE_POINT_BISECT_MIN_REPEAT or more, else adaptive from that minimum
+ * to CHANGE_POINT_BISECT_MAX_REPEAT (or the night's maximum, if higher). A
+ * night may be a cheap sentinel of one boot a side; a step of the
+ * bisection must decide, and 3 against 3 cannot reach p < 0.05
+ * (docs/statistics.md). */
+static json_object *bisect_repeat(json_object *night_repeat)
+{
+	bool adaptive = json_object_is_type(night_repeat, json_type_object);
+	int lo = adaptive ? json_object_get_int(get(night_repeat, "min"))
+			  : json_object_get_int(night_repeat);
+	int hi = adaptive ? json_object_get_int(get(night_repeat, "max")) : lo;
+	if (lo >= CHANGE_POINT_BISECT_MIN_REPEAT) {
+		json_object *c = NULL;
+		json_object_deep_copy(night_repeat, &c, NULL);
+		return c;
+	}
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "min", json_object_new_int(CHANGE_POINT_BISECT_MIN_REPEAT));
+	json_object_object_add(r, "max",
+			       json_object_new_int(hi > CHANGE_POINT_BISECT_MAX_REPEAT
+						       ? hi
+						       : CHANGE_POINT_BISECT_MAX_REPEAT));
+	return r;
+}
+
 int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_commits,
 			     json_object **ret_spec, json_object **ret_commits,
 			     struct sl_error *err)
@@ -118,13 +144,14 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	json_object_deep_copy(wl, &w, NULL);
 	json_object_array_add(wls, w);
 	json_object_object_add(spec, "workloads", wls);
-	static const char *const copied[] = {"repeat", "guest", "accelerator"};
+	static const char *const copied[] = {"guest", "accelerator"};
 	for (size_t i = 0; i < ELEMENTSOF(copied); i++)
 		if (get(night, copied[i])) {
 			json_object *c = NULL;
 			json_object_deep_copy(get(night, copied[i]), &c, NULL);
 			json_object_object_add(spec, copied[i], c);
 		}
+	json_object_object_add(spec, "repeat", bisect_repeat(get(night, "repeat")));
 	json_object *gate = json_object_new_object();
 	json_object_object_add(gate, "workload", json_object_new_string(workload));
 	json_object_object_add(gate, "metric", json_object_new_string(metric));

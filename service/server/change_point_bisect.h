@@ -3,7 +3,8 @@
  * an ordinary service job, the CI shorthand with base = git:TREE@FROM (TREE
  * the git source of the change point's kernel on its first night after),
  * patches = the commits FROM..TO as inline patches, the change point's
- * workload and metric as the one gate, the night job's repeats, "bisect":
+ * workload and metric as the one gate, the night job's repeats (at least
+ * CHANGE_POINT_BISECT_MIN_REPEAT a side, adaptive), "bisect":
  * true and the range's "commits". The worker bisects it (run/bisection.h);
  * the store links change point and job (change_point_bisections) and keeps
  * the job's answer when its result is stored (store_result_index). Started by POST
@@ -23,6 +24,10 @@
 /* The job's name: this prefix and the series (cut to JOB_NAME_MAX), so
  * its comparisons never join the series it bisects. */
 #define CHANGE_POINT_BISECT_PREFIX "bisect-"
+/* A step of a change point's bisection boots at least this many times a
+ * side, adaptively up to the maximum (docs/service.md). */
+#define CHANGE_POINT_BISECT_MIN_REPEAT 5
+#define CHANGE_POINT_BISECT_MAX_REPEAT 8
 
 /* The bisection job's shorthand spec for change point cp (an element of
  * trend_change_points_json, borrowed) whose first night after ran the

@@ -160,7 +160,10 @@ static void test_spec(void **state)
 				    commit[i + 1]);
 	assert_string_equal(jget(json_object_array_get_idx(commits, 1), "subject"), "two");
 	assert_true(json_object_get_boolean(json_object_object_get(spec, "bisect")));
-	assert_int_equal(json_object_get_int(json_object_object_get(spec, "repeat")), 4);
+	/* the night's 4 repeats are too few to decide a step: 5 to 8, adaptive */
+	json_object *rep = json_object_object_get(spec, "repeat");
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "min")), 5);
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "max")), 8);
 	json_object *gates = json_object_object_get(spec, "gates");
 	assert_int_equal(json_object_array_length(gates), 1);
 	assert_string_equal(jget(json_object_array_get_idx(gates, 0), "workload"), "w");
@@ -182,6 +185,18 @@ static void test_spec(void **state)
 	lim.n_git_sources = 0; /* not allowed: refused like any job */
 	_cleanup_json_ json_object *refused = NULL;
 	assert_true(job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &lim, &refused, &err) < 0);
+
+	/* enough repeats are kept; an adaptive night's higher maximum too */
+	json_object_object_add(nt, "repeat", json_object_new_int(6));
+	_cleanup_json_ json_object *s6 = NULL, *c6 = NULL;
+	assert_int_equal(change_point_bisect_spec(cp, nt, 200, &s6, &c6, &err), 0);
+	assert_int_equal(json_object_get_int(json_object_object_get(s6, "repeat")), 6);
+	json_object_object_add(nt, "repeat", json_tokener_parse("{\"min\": 2, \"max\": 12}"));
+	_cleanup_json_ json_object *s12 = NULL, *c12 = NULL;
+	assert_int_equal(change_point_bisect_spec(cp, nt, 200, &s12, &c12, &err), 0);
+	rep = json_object_object_get(s12, "repeat");
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "min")), 5);
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "max")), 12);
 
 	/* the request's checks */
 	_cleanup_json_ json_object *none = change_point(commit[0], commit[3]);
