@@ -214,6 +214,13 @@ int store_change_point_claim(struct store *s, const char *key, const char *serie
  * ERR_CONFLICT at "change_point" naming its job when it has one (the
  * error store_job_submit gives a second link). */
 int store_bisection_none(struct store *s, const char *key, struct sl_error *err);
+/* The bisection job started for a change point of series and variant
+ * (NULL: the baseline's) over the commits from..to, cancelled ones left out,
+ * into ret_job (STORE_ID_LEN + 1) with its commits (a new reference);
+ * -ENOENT when none. */
+int store_bisection_of_range(struct store *s, const char *series, const char *variant,
+			     const char *from, const char *to, char *ret_job,
+			     json_object **ret_commits, struct sl_error *err);
 /* Links change point key to the bisection job job_id started for another
  * change point over the same commits (its answer becomes key's too);
  * ERR_CONFLICT when key has a bisection already. */

@@ -187,6 +187,41 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
 	return 0;
 }
 
+int store_bisection_of_range(struct store *s, const char *series, const char *variant,
+			     const char *from, const char *to, char *ret_job,
+			     json_object **ret_commits, struct sl_error *err)
+{
+	STORE_LOCK(s);
+	_cleanup_stmt_ sqlite3_stmt *st = NULL;
+	int r = store_db_prepare(
+	    s,
+	    "SELECT b.job_id, b.commits FROM change_point_bisections b"
+	    " JOIN change_points c ON c.key = b.key JOIN jobs j ON j.id = b.job_id"
+	    " WHERE c.series = ?1 AND json_extract(c.payload_json, '$.variant') IS ?2"
+	    " AND json_extract(c.payload_json, '$.commit_range.from') = ?3"
+	    " AND json_extract(c.payload_json, '$.commit_range.to') = ?4"
+	    " AND j.status != 'cancelled' ORDER BY b.created_at LIMIT 1;",
+	    &st, err);
+	if (r < 0)
+		return r;
+	bind_text(st, 1, series);
+	if (variant)
+		bind_text(st, 2, variant);
+	else
+		sqlite3_bind_null(st, 2);
+	bind_text(st, 3, from);
+	bind_text(st, 4, to);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
+		return store_db_error(s, err, "read the bisections of a commit range");
+	copy_col(st, 0, ret_job, STORE_ID_LEN + 1);
+	const unsigned char *text = sqlite3_column_text(st, 1);
+	*ret_commits = text ? json_tokener_parse((const char *)text) : NULL;
+	return 0;
+}
+
 int store_bisection_share(struct store *s, const char *key, const char *job_id,
 			  json_object *commits, struct sl_error *err)
 {

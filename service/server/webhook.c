@@ -192,22 +192,6 @@ static void deliver(struct webhooks *w, const struct service_webhook *hook, cons
 	counters_webhook_gave_up(store_counters(w->opts.store), 1);
 }
 
-/* The bisection started for a commit range while one night was judged:
- * the other new change points over the same commits (and variant) share it. */
-struct started {
-	char variant[128], from[64], to[64];
-	char job_id[STORE_ID_LEN + 1];
-	json_object *commits;
-};
-
-static bool same_range(const struct started *st, json_object *cp)
-{
-	json_object *range = NULL;
-	json_object_object_get_ex(cp, "commit_range", &range);
-	return strcmp(st->variant, jstr(cp, "variant")) == 0 &&
-	       strcmp(st->from, jstr(range, "from")) == 0 && strcmp(st->to, jstr(range, "to")) == 0;
-}
-
 static void link_bisection(json_object *payload, const char *job_id)
 {
 	json_object *links = NULL;
@@ -217,30 +201,59 @@ static void link_bisection(json_object *payload, const char *job_id)
 		json_object_object_add(links, "bisection", json_object_new_string(buf));
 }
 
-/* The config's "bisect_change_points": starts the change point's
- * bisection and names its job in the payload's links, or, when a bisection
- * of the same commits started for another change point of this night
- * (started[0..*n)), links to that one instead (docs/service.md "From change
- * point to culprit"). A change point that cannot be bisected (no commit
- * range, not a git source) is logged. */
-static void bisect(struct webhooks *w, json_object *cp, json_object *payload,
-		   struct started *started, size_t *n, size_t max)
+/* Whether the night job's gates (the job's, or its workloads' defaults, as
+ * the expanded job lists them) name the change point's workload and metric. */
+static bool gated(json_object *expanded, json_object *cp)
+{
+	json_object *gates = NULL;
+	if (!json_object_object_get_ex(expanded, "gates", &gates) ||
+	    !json_object_is_type(gates, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		if (strcmp(jstr(g, "workload"), jstr(cp, "workload")) == 0 &&
+		    strcmp(jstr(g, "metric"), jstr(cp, "metric")) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The config's "bisect_change_points" (docs/service.md "From change point
+ * to culprit"): a change point on one of the night job's gated metrics is
+ * bisected, once per commit range: when a bisection of the same series,
+ * variant and commits exists (started for another gated metric, this night
+ * or an earlier one, and not cancelled) the change point shares it, else
+ * one starts. Either way the payload's links name the job. A change point on
+ * another metric is alerted only (a request can bisect it); one that cannot
+ * be bisected (no commit range, not a git source) is logged. */
+static void bisect(struct webhooks *w, json_object *expanded, json_object *cp, json_object *payload)
 {
 	if (!w->opts.config->bisect_change_points)
 		return;
 	const char *key = jstr(cp, "key");
-	for (size_t i = 0; i < *n; i++) {
-		if (!same_range(&started[i], cp))
-			continue;
-		struct sl_error e = {0};
-		if (store_bisection_share(w->opts.store, key, started[i].job_id, started[i].commits,
-					  &e) < 0) {
-			wlog(w, "change point %.12s: %s", key, e.message);
+	if (!gated(expanded, cp)) {
+		wlog(w,
+		     "change point %.12s: not bisected by itself: %s %s is not one of the "
+		     "night job's gates (POST /v1/change-points/%s/bisect starts one)",
+		     key, jstr(cp, "workload"), jstr(cp, "metric"), key);
+		return;
+	}
+	json_object *range = NULL, *variant = NULL;
+	json_object_object_get_ex(cp, "commit_range", &range);
+	json_object_object_get_ex(cp, "variant", &variant);
+	char job[STORE_ID_LEN + 1];
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *commits = NULL;
+	if (range && store_bisection_of_range(w->opts.store, jstr(cp, "series"),
+					      variant ? json_object_get_string(variant) : NULL,
+					      jstr(range, "from"), jstr(range, "to"), job, &commits,
+					      &err) == 0) {
+		if (store_bisection_share(w->opts.store, key, job, commits, &err) < 0) {
+			wlog(w, "change point %.12s: %s", key, err.message);
 			return;
 		}
-		wlog(w, "change point %.12s: bisected by job %s (the same commits)", key,
-		     started[i].job_id);
-		link_bisection(payload, started[i].job_id);
+		wlog(w, "change point %.12s: bisected by job %s (the same commits)", key, job);
+		link_bisection(payload, job);
 		return;
 	}
 	char owner[96];
@@ -250,9 +263,9 @@ static void bisect(struct webhooks *w, json_object *cp, json_object *payload,
 	    .store = w->opts.store,
 	    .owner = owner,
 	};
-	struct sl_error err = {0};
 	_cleanup_json_ json_object *answer = NULL;
 	int retry = 0, r = -1;
+	err = (struct sl_error){0};
 	pthread_mutex_lock(&w->queue_lock);
 	rq.queue = w->opts.queue;
 	if (rq.queue)
@@ -269,41 +282,9 @@ static void bisect(struct webhooks *w, json_object *cp, json_object *payload,
 	const char *id = jstr(answer, "job_id");
 	wlog(w, "change point %.12s: bisection job %s started", key, id);
 	link_bisection(payload, id);
-	if (*n < max) {
-		struct started *st = &started[(*n)++];
-		json_object *range = NULL;
-		json_object_object_get_ex(cp, "commit_range", &range);
-		snprintf(st->variant, sizeof(st->variant), "%s", jstr(cp, "variant"));
-		snprintf(st->from, sizeof(st->from), "%s", jstr(range, "from"));
-		snprintf(st->to, sizeof(st->to), "%s", jstr(range, "to"));
-		snprintf(st->job_id, sizeof(st->job_id), "%s", id);
-		json_object *commits = NULL;
-		json_object_object_get_ex(answer, "commits", &commits);
-		st->commits = json_object_get(commits);
-	}
 }
 
-/* Whether the job's gates name the change point's workload and metric. */
-static bool gated(json_object *expanded, json_object *cp)
-{
-	json_object *gates = NULL;
-	if (!json_object_object_get_ex(expanded, "gates", &gates) ||
-	    !json_object_is_type(gates, json_type_array))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
-		if (strcmp(jstr(g, "workload"), jstr(cp, "workload")) == 0 &&
-		    strcmp(jstr(g, "metric"), jstr(cp, "metric")) == 0)
-			return true;
-	}
-	return false;
-}
-
-#define JUDGE_MAX_FRESH 64 /* new change points bisected and alerted per night */
-
-/* Judges the series of job id and alerts on its new change points. The
- * night's gated metrics come first, so when several metrics moved over the
- * same commits the bisection that starts gates on one the user chose. */
+/* Judges the series of job id and alerts on its new change points. */
 static void judge(struct webhooks *w, const char *id)
 {
 	struct sl_error err = {0};
@@ -327,47 +308,29 @@ static void judge(struct webhooks *w, const char *id)
 		return;
 	}
 	if (store_job_expanded(w->opts.store, id, &expanded, &err) < 0)
-		expanded = NULL; /* no gates to prefer: the trend's order */
-	json_object *fresh[JUDGE_MAX_FRESH], *payloads[JUDGE_MAX_FRESH];
-	size_t n_fresh = 0;
-	for (size_t i = 0; i < json_object_array_length(cps) && n_fresh < JUDGE_MAX_FRESH; i++) {
+		expanded = NULL; /* no gates known: nothing is bisected by itself */
+	for (size_t i = 0; i < json_object_array_length(cps); i++) {
 		json_object *cp = json_object_array_get_idx(cps, i);
 		const char *key = jstr(cp, "key"); /* trend_change_point_key's */
 		bool is_new = false;
 		if (!key[0])
 			continue;
-		json_object *payload = webhook_payload(cp);
+		_cleanup_json_ json_object *payload = webhook_payload(cp);
 		if (store_change_point_claim(w->opts.store, key, series, payload, &is_new, &err) <
 		    0) {
 			wlog(w, "change points of '%.64s': %s", series, err.message);
-			json_object_put(payload);
-			break;
+			return;
 		}
-		if (!is_new) {
-			json_object_put(payload);
+		if (!is_new)
 			continue;
-		}
 		wlog(w, "series '%.64s': new change point %.12s (%s %s)", series, key,
 		     jstr(cp, "workload"), jstr(cp, "metric"));
-		fresh[n_fresh] = cp;
-		payloads[n_fresh++] = payload;
-	}
-	struct started started[JUDGE_MAX_FRESH];
-	size_t n_started = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < n_fresh; i++)
-			if (gated(expanded, fresh[i]) == (pass == 0))
-				bisect(w, fresh[i], payloads[i], started, &n_started,
-				       JUDGE_MAX_FRESH);
-	for (size_t i = 0; i < n_fresh; i++) {
+		bisect(w, expanded, cp, payload);
 		const char *body = json_object_to_json_string_ext(
-		    payloads[i], JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		for (size_t k = 0; k < w->opts.config->n_webhooks; k++)
-			deliver(w, &w->opts.config->webhooks[k], jstr(fresh[i], "key"), body);
-		json_object_put(payloads[i]);
+			deliver(w, &w->opts.config->webhooks[k], key, body);
 	}
-	for (size_t i = 0; i < n_started; i++)
-		json_object_put(started[i].commits);
 }
 
 static void *thread_main(void *arg)

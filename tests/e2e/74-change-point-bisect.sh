@@ -10,23 +10,25 @@
 #      real job on the real tree).
 #   2. The nights' measurements are SEEDED (a guest would take minutes per
 #      night): 15 nights at the tree's first commit, then the real night
-#      (its job id) and 14 more at HEAD, with a 10 % step in two metrics
-#      (latency_us.max, and inversions, the job's gate); a second series
-#      without commits and a third whose range runs backwards share the real
-#      night as their first night after.
+#      (its job id) and 14 more at HEAD, with a 10 % step in three metrics
+#      (inversions and latency_us.max, the job's gates, and latency_us.avg);
+#      a second series without commits and a third whose range runs
+#      backwards share the real night as their first night after.
 #   3. One more night of the series (`schedlab nightly`, the user's cron)
-#      ends: both change points are POSTed to the receiver with their commit
-#      range and a link to their bisection, which the service started by
-#      itself, ONE for the two (the same commits): a job named bisect-SERIES
-#      whose stored spec bisects the three commits (base git:TREE@FROM, one
-#      patch per commit, the gated metric's change point as its gate,
-#      "bisect": true and the commits). The job fails (no kernel in the
+#      ends: the three change points are POSTed to the receiver with their
+#      commit range; the two on gated metrics link to their bisection, which
+#      the service started by itself, ONE for both (the same commits): a job
+#      named bisect-SERIES whose stored spec bisects the three commits (base
+#      git:TREE@FROM, one patch per commit, a gated metric as its gate, 5 to
+#      8 boots a side, "bisect": true and the commits); the ungated one is
+#      not bisected, and the log says why. The job fails (no kernel in the
 #      tree) and GET /v1/change-points shows that state under bisection.
 #   4. POST /v1/change-points/{key}/bisect: 409 naming the job for the
 #      bisected one, 409 commit_range without commits, 400 commit_range for
 #      the backwards range, 404 for an unknown key, 400 for a malformed one,
 #      401 / 403 without a submit token, 405 for GET; 202 for a change point
-#      not bisected yet (the backwards range's series, made forwards).
+#      not bisected yet (the backwards range's series, made forwards, and
+#      the ungated metric).
 #   5. The trend page (GET /v1/trend) in headless Chromium: the change point
 #      row with its commit range, the link to the bisection job's report and
 #      the chart's change-point marker.
@@ -71,7 +73,9 @@ c2=$(git -C allowed/tree rev-parse HEAD~1)
 c3=$(git -C allowed/tree rev-parse HEAD)
 cat >job.json <<EOF
 {"name": "n", "base": {"source": "git:$E2E_TMP/allowed/tree@HEAD"},
- "patches": [], "workloads": [{"tool": "rt-migrate-test", "args": ["3"]}], "repeat": 1}
+ "patches": [], "workloads": [{"tool": "rt-migrate-test", "args": ["3"]}], "repeat": 1,
+ "gates": [{"workload": "rt-migrate-test", "metric": "inversions"},
+           {"workload": "rt-migrate-test", "metric": "latency_us.max"}]}
 EOF
 # The test clock runs 10 s before a slot; the schedule is hourly at that
 # slot's minute, so it runs once in this test.
@@ -123,9 +127,10 @@ def add(series, i, jid, commit, cand, metric):
                 metric, base, cand, cand - base, -2, 2, 0.5, "unchanged", commit))
 for series, before, after in (("nightly-b", c0, c3), ("nightly-c", None, None),
                               ("nightly-d", c3, c0)):
-    # nightly-b: two metrics moved over the same nights; "inversions" is the
-    # job's gate (rt-migrate-test's default), latency_us.max is not
-    for metric in ("latency_us.max", "inversions") if series == "nightly-b" else ("latency_us.max",):
+    # nightly-b: three metrics moved over the same nights; the job gates
+    # inversions and latency_us.max, not latency_us.avg
+    for metric in (("latency_us.max", "inversions", "latency_us.avg") if series == "nightly-b"
+                   else ("latency_us.max",)):
         for i in range(30):
             jid = night if i == 15 else hashlib.md5(("%s%d" % (series, i)).encode()).hexdigest()
             cand = (100 if i < 15 else 110) + rnd.gauss(0, 1.5)
@@ -137,37 +142,43 @@ PY
 out=$("$SCHEDLAB" nightly --server "$API_URL" --token "$API_TOKEN" --series nightly-b job.json) ||
 	e2e_fail "schedlab nightly exited $?"
 for _ in $(seq 1 60); do
-	[ -s hooks/2.json ] && break
+	[ -s hooks/3.json ] && break
 	sleep 0.5
 done
-[ -s hooks/2.json ] || e2e_fail "the two change points were not POSTed"
-# the two nights and ONE bisection: the change points share the commits
+[ -s hooks/3.json ] || e2e_fail "the three change points were not POSTed"
+# the two nights and ONE bisection: the gated change points share the
+# commits, the other is alerted only
 jobs_final 3 60
 api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-b"
-python3 - "$API_BODY" hooks/1.json hooks/2.json "$night" "$c0" "$c3" >cp.txt <<'PY' ||
+python3 - "$API_BODY" hooks/1.json hooks/2.json hooks/3.json "$night" "$c0" "$c3" >cp.txt <<'PY' ||
 import json, sys
 j = json.load(open(sys.argv[1]))
-hooks = {h["key"]: h for h in (json.load(open(f)) for f in sys.argv[2:4])}
-night, c0, c3 = sys.argv[4:7]
-assert len(j["change_points"]) == 2, j
-jobs = set()
+hooks = {h["key"]: h for h in (json.load(open(f)) for f in sys.argv[2:5])}
+night, c0, c3 = sys.argv[5:8]
+assert len(j["change_points"]) == 3, j
+jobs, shared, alone = set(), None, None
 for cp in j["change_points"]:
     assert cp["commit_range"] == {"from": c0, "to": c3}, cp["commit_range"]
     assert cp["first_night_after"]["job_id"] == night, cp["first_night_after"]
     assert len(cp["key"]) == 64, cp
     b = cp["bisection"]
-    assert b and b["state"] == "failed" and b["first_bad_commit"] is None, b
-    assert b["report"] == "/v1/jobs/%s/report" % b["job_id"], b
     hook = hooks[cp["key"]]
     assert hook["commit_range"] == cp["commit_range"], hook
+    if cp["metric"] == "latency_us.avg":  # not gated: alerted, not bisected
+        assert b is None, b
+        assert "bisection" not in hook["links"], hook["links"]
+        alone = cp["key"]
+        continue
+    assert b and b["state"] == "failed" and b["first_bad_commit"] is None, b
+    assert b["report"] == "/v1/jobs/%s/report" % b["job_id"], b
     assert hook["links"]["bisection"] == b["report"], hook["links"]
     jobs.add(b["job_id"])
-assert len(jobs) == 1, jobs
-cp = [c for c in j["change_points"] if c["metric"] == "latency_us.max"][0]
-print(cp["key"], jobs.pop())
+    shared = cp["key"]
+assert len(jobs) == 1 and alone, (jobs, alone)
+print(shared, jobs.pop(), alone)
 PY
 	e2e_fail "GET /v1/change-points or the webhook: $(head -c 800 "$API_BODY")"
-read -r key bid <cp.txt
+read -r key bid alone <cp.txt
 api_expect 200 GET "/v1/jobs/$bid"
 [ "$(api_json 'j["name"]')" = bisect-nightly-b ] || e2e_fail "the bisection job's name: $(cat "$API_BODY")"
 sqlite3 "$state/schedlab.db" "SELECT spec_json FROM jobs WHERE id = '$bid';" >spec.json
@@ -180,14 +191,16 @@ assert len(s["patches"]) == 3 and s["bisect"] is True, s
 assert [c["subject"] for c in s["commits"]] == ["sched/rt: one", "sched/rt: two (the regression)",
                                                 "sched/rt: three"], s["commits"]
 assert s["commits"][1]["commit"] == c2, s["commits"]
-# the job's gated metric is the one bisected (the other shares it)
-assert s["gates"] == [{"workload": "rt-migrate-test", "metric": "inversions",
-                       "threshold": 0, "relative": False}], s["gates"]
+# one of the job's gated metrics is bisected (the other shares it)
+assert len(s["gates"]) == 1 and s["gates"][0]["metric"] in ("inversions", "latency_us.max"), s
+assert s["gates"][0]["threshold"] == 0 and s["gates"][0]["relative"] is False, s["gates"]
 # the night's one boot a side is too few to decide a step: 5 to 8, adaptive
 assert s["repeat"] == {"min": 5, "max": 8}, s["repeat"]
 PY
-grep -q "change point ${key:0:12}: bisected by job $bid (the same commits)" "$API_LOG" ||
-	e2e_fail "the log does not say latency_us.max shares the bisection"
+grep -q "bisected by job $bid (the same commits)" "$API_LOG" ||
+	e2e_fail "the log does not say the second gated metric shares the bisection"
+grep -q "change point ${alone:0:12}: not bisected by itself: rt-migrate-test latency_us.avg is not one of the night job's gates" "$API_LOG" ||
+	e2e_fail "the log does not say why latency_us.avg was not bisected"
 grep -q "bisection job $bid started" "$API_LOG" ||
 	e2e_fail "the log does not say the bisection started"
 echo "ok: the change point was alerted and its bisection ($bid) started by the service"
@@ -224,7 +237,10 @@ j = json.load(open(sys.argv[1]))
 assert j["change_point"] == sys.argv[2] and len(j["commits"]) == 3, j
 assert j["links"]["report"] == "/v1/jobs/%s/report" % j["job_id"], j
 PY
-echo "ok: POST $P/{key}/bisect answers 202, 400, 401, 403, 404, 405 and 409"
+# the change point the service did not bisect by itself (no gate on it): on request
+api_expect 202 POST "$P/$alone/bisect"
+[ "$(api_json 'j["change_point"]')" = "$alone" ] || e2e_fail "the 202 for latency_us.avg: $(cat "$API_BODY")"
+echo "ok: POST $P/{key}/bisect answers 202 (a backwards range made forwards, an ungated metric), 400, 401, 403, 404, 405 and 409"
 
 # ---- 5. the trend page in headless Chromium ----
 api_expect 200 GET "/v1/trend?since=3650d"
@@ -252,7 +268,7 @@ class P(html.parser.HTMLParser):
         if "dashed vertical line" in data:
             P.marker = True
 P().feed(dom)
-assert P.rows == 4, P.rows  # nightly-b (two metrics), -c, -d
+assert P.rows == 5, P.rows  # nightly-b (three metrics), -c, -d
 assert "/v1/jobs/%s/report" % bid in P.links, P.links
 assert P.marker, "no change point marker on a chart"
 assert c0[:12] + ".." in dom, "no commit range"

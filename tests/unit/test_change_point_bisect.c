@@ -390,6 +390,32 @@ static void test_store_link(void **state)
 	assert_int_equal(err.kind, ERR_CONFLICT);
 	assert_int_equal(store_bisection_of_job(st, id, k2, &err), 0);
 
+	/* a bisection is found by its series, variant and commit range once
+	 * its change point is claimed; another variant, the baseline (NULL) or
+	 * other commits find none */
+	json_object *range = json_object_object_get(cp, "commit_range");
+	const char *from = jget(range, "from"), *to = jget(range, "to");
+	char found[STORE_ID_LEN + 1];
+	json_object *fc = NULL;
+	assert_int_equal(store_bisection_of_range(st, "s", "patched", from, to, found, &fc, &err),
+			 -ENOENT);
+	bool is_new = false;
+	assert_int_equal(store_change_point_claim(st, key, "s", cp, &is_new, &err), 0);
+	assert_true(is_new);
+	assert_int_equal(store_bisection_of_range(st, "s", "patched", from, to, found, &fc, &err),
+			 0);
+	assert_string_equal(found, id);
+	assert_int_equal(json_object_array_length(fc), 2);
+	json_object_put(fc);
+	assert_int_equal(store_bisection_of_range(st, "s", "other", from, to, found, &fc, &err),
+			 -ENOENT);
+	assert_int_equal(store_bisection_of_range(st, "s", NULL, from, to, found, &fc, &err),
+			 -ENOENT);
+	assert_int_equal(store_bisection_of_range(st, "s", "patched", to, from, found, &fc, &err),
+			 -ENOENT);
+	assert_int_equal(store_bisection_of_range(st, "t", "patched", from, to, found, &fc, &err),
+			 -ENOENT);
+
 	/* the page links the change point to the job's report, naming the
 	 * culprit (escaped) */
 	_cleanup_free_ char *html = NULL;
@@ -416,6 +442,31 @@ static void test_store_link(void **state)
 	_cleanup_free_ char *html2 = NULL;
 	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
 	assert_non_null(strstr(html2, "bisection failed"));
+
+	/* a cancelled bisection is not found for its range: a new one may start */
+	json_object *cp4 = json_object_array_get_idx(cps4, 0);
+	json_object *r4 = json_object_object_get(cp4, "commit_range");
+	bool new4 = false;
+	assert_int_equal(store_change_point_claim(st, nj2.change_point, "s2", cp4, &new4, &err), 0);
+	char f4[STORE_ID_LEN + 1];
+	json_object *c4 = NULL;
+	assert_int_equal(store_bisection_of_range(st, "s2", "patched", jget(r4, "from"),
+						  jget(r4, "to"), f4, &c4, &err),
+			 0);
+	json_object_put(c4);
+	char sql[512];
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET status = 'cancelled' WHERE id = '%s';", id3);
+	{
+		char db_path[PATH_MAX + 16];
+		snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+		sqlite3 *db = NULL;
+		assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+	}
+	assert_int_equal(store_bisection_of_range(st, "s2", "patched", jget(r4, "from"),
+						  jget(r4, "to"), f4, &c4, &err),
+			 -ENOENT);
 
 	/* a range of one commit is not bisected: a failing job names it, a
 	 * passing one found no regression, an inconclusive one says so */
@@ -478,7 +529,8 @@ static void test_webhook_without_queue(void **state)
 	/* the last night's job row: the webhook judges its series */
 	char last[48];
 	snprintf(last, sizeof(last), "%032x", 29);
-	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
+	_cleanup_json_ json_object *spec = json_tokener_parse(
+	    "{\"name\": \"s\", \"gates\": [{\"workload\": \"w\", \"metric\": \"m\"}]}");
 	struct store_new_job nj = {.name = "s", .spec = spec, .expanded = spec};
 	assert_int_equal(store_job_submit(st, last, &nj, &err), 0);
 	assert_int_equal(store_job_finish(st, last, "done", "pass", NULL, &err), 0);
@@ -493,10 +545,25 @@ static void test_webhook_without_queue(void **state)
 	webhooks_job_ended(w, last);
 	for (int i = 0; i < 200 && !log_has("not bisected"); i++)
 		usleep(50 * 1000);
-	webhooks_free(w);
 	if (!log_has("not bisected: the job queue is not running"))
 		fail_msg("log: %s", log_text);
 	assert_true(log_has("new change point"));
+
+	/* a night whose job gates nothing of the change point's: alerted, not
+	 * bisected by itself, and the log says why */
+	char after3[48], last3[48];
+	seed(dir, "s3", 200, after3);
+	snprintf(last3, sizeof(last3), "%032x", 200 + 29);
+	_cleanup_json_ json_object *spec3 = json_tokener_parse("{\"name\": \"s3\", \"gates\": []}");
+	struct store_new_job nj3 = {.name = "s3", .spec = spec3, .expanded = spec3};
+	assert_int_equal(store_job_submit(st, last3, &nj3, &err), 0);
+	assert_int_equal(store_job_finish(st, last3, "done", "pass", NULL, &err), 0);
+	webhooks_job_ended(w, last3);
+	for (int i = 0; i < 200 && !log_has("not bisected by itself"); i++)
+		usleep(50 * 1000);
+	webhooks_free(w);
+	if (!log_has("not bisected by itself: w m is not one of the night job's gates"))
+		fail_msg("log: %s", log_text);
 	service_config_free(c);
 	store_free(st);
 }
