@@ -25,14 +25,6 @@ e2e_tmpdir
 cd "$E2E_TMP"
 expected_charts=5
 
-chromium_run() {
-	local profile
-	profile=$(mktemp -d "$E2E_TMP/profile.XXXXXX")
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-quic --user-data-dir="$profile" "$@" 2>>chromium.log
-}
-
 "$SCHEDLAB" report "$E2E_ROOT/tests/data/report/result.json" -o report.html 2>report.err
 # The golden result follows the schema: no warning.
 grep -q warning report.err && e2e_fail "the golden result: $(cat report.err)"
@@ -57,14 +49,14 @@ file_svgs=$(grep -o '<svg ' report.html | wc -l)
 [ "$file_svgs" -eq "$expected_charts" ] ||
 	e2e_fail "report.html has $file_svgs <svg> charts, expected $expected_charts"
 
-chromium_run --dump-dom "file://$PWD/report.html" >dom.html
+e2e_chromium --dump-dom "file://$PWD/report.html" >dom.html
 dom_svgs=$(grep -o '<svg ' dom.html | wc -l)
 echo "charts: file $file_svgs, DOM $dom_svgs, expected $expected_charts"
 [ "$dom_svgs" -eq "$expected_charts" ] ||
 	e2e_fail "Chromium's DOM has $dom_svgs <svg> elements, expected $expected_charts"
 grep -q 'id="failed-runs"' dom.html || e2e_fail "the DOM lacks the failed-runs section"
 
-chromium_run --screenshot="$PWD/report.png" --window-size=1280,4000 "file://$PWD/report.html" >/dev/null
+e2e_chromium --screenshot="$PWD/report.png" --window-size=1280,4000 "file://$PWD/report.html" >/dev/null
 [ -s report.png ] || e2e_fail "Chromium wrote no screenshot (see chromium.log)"
 
 # Decode the PNG with the standard library only and measure it.
@@ -139,7 +131,7 @@ if blue < 200 or orange < 200:
 PY
 
 # The hostile result: names are text, nothing runs.
-chromium_run --dump-dom "file://$PWD/hostile.html" >hostile-dom.html
+e2e_chromium --dump-dom "file://$PWD/hostile.html" >hostile-dom.html
 if grep -qi '<script' hostile-dom.html; then
 	e2e_fail "the hostile report has a <script> element in the DOM"
 fi
@@ -149,7 +141,7 @@ grep -q '<title>schedlab: &lt;script&gt;' hostile-dom.html ||
 	e2e_fail "the hostile job name is not text in the title"
 # A real result of the runner (tests/data/report/real-rtmigrate.json): two charts.
 "$SCHEDLAB" report "$E2E_ROOT/tests/data/report/real-rtmigrate.json" -o real.html
-chromium_run --dump-dom "file://$PWD/real.html" >real-dom.html
+e2e_chromium --dump-dom "file://$PWD/real.html" >real-dom.html
 real_svgs=$(grep -o '<svg ' real-dom.html | wc -l)
 [ "$real_svgs" -eq 2 ] || e2e_fail "the real result's report has $real_svgs charts in the DOM, expected 2"
 
@@ -172,7 +164,7 @@ r["calibration"] = [{"workload": "rtm", "key": "ab" * 32, "made_at": "2026-12-04
 json.dump(r, sys.stdout)
 PY
 "$SCHEDLAB" report interference.json -o interference.html
-chromium_run --dump-dom "file://$PWD/interference.html" >interference-dom.html
+e2e_chromium --dump-dom "file://$PWD/interference.html" >interference-dom.html
 int_svgs=$(grep -o '<svg ' interference-dom.html | wc -l)
 [ "$int_svgs" -eq $((expected_charts + 1)) ] ||
 	e2e_fail "the report with host interference has $int_svgs charts in the DOM, expected $((expected_charts + 1))"
@@ -195,7 +187,7 @@ PY
 demo="$E2E_ROOT/build/demo-result.json"
 if [ -s "$demo" ]; then
 	"$SCHEDLAB" report "$demo" -o demo.html
-	chromium_run --dump-dom "file://$PWD/demo.html" >demo-dom.html
+	e2e_chromium --dump-dom "file://$PWD/demo.html" >demo-dom.html
 	demo_svgs=$(grep -o '<svg ' demo-dom.html | wc -l)
 	echo "build/demo-result.json: $demo_svgs charts in the DOM"
 	[ "$demo_svgs" -ge 1 ] || e2e_fail "the report of build/demo-result.json has no chart"

@@ -68,11 +68,7 @@ set -e
 [ "$rc" -eq 2 ] && grep -q "not a duration" err.txt || e2e_fail "a bad --since: exit $rc, $(cat err.txt)"
 
 if command -v chromium >/dev/null 2>&1; then
-	profile=$(mktemp -d "$E2E_TMP/profile.XXXXXX")
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-quic --user-data-dir="$profile" --dump-dom "file://$PWD/trend.html" \
-		>dom.html 2>chromium.log
+	e2e_chromium --dump-dom "file://$PWD/trend.html" >dom.html
 	dom=$(grep -o '<svg ' dom.html | wc -l)
 	[ "$dom" -eq 3 ] || e2e_fail "Chromium's DOM has $dom charts, expected 3"
 	echo "Chromium DOM: $dom charts"

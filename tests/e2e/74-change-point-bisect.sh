@@ -247,11 +247,8 @@ api_expect 200 GET "/v1/trend?since=3650d"
 cp "$API_BODY" trend.html
 grep -q "href=\"/v1/jobs/$bid/report\"" trend.html || e2e_fail "the trend page does not link the bisection"
 if command -v chromium >/dev/null 2>&1; then
-	profile=$(mktemp -d "$E2E_TMP/profile.XXXXXX")
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-quic --user-data-dir="$profile" --dump-dom "file://$PWD/trend.html" \
-		>dom.html 2>chromium.log || e2e_fail "Chromium failed: $(tail -3 chromium.log)"
+	e2e_chromium --dump-dom "file://$PWD/trend.html" >dom.html ||
+		e2e_fail "Chromium failed: $(tail -3 chromium.log)"
 	python3 - dom.html "$bid" "$c0" <<'PY' || e2e_fail "Chromium's DOM of the trend page lacks the change point"
 import html.parser, sys
 dom = open(sys.argv[1]).read()

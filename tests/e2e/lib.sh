@@ -12,6 +12,9 @@
 #   e2e_kernel      prints the bzImage path of the schedlab guest kernel
 #                   (guest-kernel/linux-6.1/kernel.json), building it on the
 #                   first call and taking it from the cache afterwards
+#   e2e_chromium ARG...  headless Chromium with a throwaway profile under
+#                   $E2E_TMP, no network, at most 120 s; stderr appended to
+#                   ./chromium.log
 # shellcheck shell=bash
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -81,4 +84,12 @@ e2e_need_guest() {
 	virsh -c qemu:///system version >/dev/null 2>&1 ||
 		e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
 	E2E_KERNEL=$(e2e_kernel) && [ -f "$E2E_KERNEL" ] || e2e_fail "the schedlab kernel could not be built"
+}
+
+e2e_chromium() {
+	local profile
+	profile=$(mktemp -d "$E2E_TMP/profile.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-quic --user-data-dir="$profile" "$@" 2>>chromium.log
 }
