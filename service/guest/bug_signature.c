@@ -246,18 +246,25 @@ static const char *const sleep_exact[] = {
 static const char *const sleep_prefixes[] = {"schedule_", "wait_for_",	  "__down",    "rwsem_down",
 					     "__rwsem",	  "__flush_work", "flush_work"};
 
+/* Whether f is one of names[0..n). */
+static bool named(const char *f, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f, names[i]) == 0)
+			return true;
+	return false;
+}
+
 bool bug_signature_skipped(const char *kind, const char *func)
 {
-	for (size_t i = 0; i < ELEMENTSOF(generic_exact); i++)
-		if (strcmp(func, generic_exact[i]) == 0)
-			return true;
+	if (named(func, generic_exact, ELEMENTSOF(generic_exact)))
+		return true;
 	for (size_t i = 0; i < ELEMENTSOF(generic_prefixes); i++)
 		if (starts(func, generic_prefixes[i]))
 			return true;
 	if (kind && (strcmp(kind, "hung_task") == 0 || strcmp(kind, "atomic_sleep") == 0)) {
-		for (size_t i = 0; i < ELEMENTSOF(sleep_exact); i++)
-			if (strcmp(func, sleep_exact[i]) == 0)
-				return true;
+		if (named(func, sleep_exact, ELEMENTSOF(sleep_exact)))
+			return true;
 		for (size_t i = 0; i < ELEMENTSOF(sleep_prefixes); i++)
 			if (starts(func, sleep_prefixes[i]))
 				return true;
@@ -455,10 +462,7 @@ static bool housekeeping_frame(const char *f)
 	    "tick_sched_timer",	    "run_rebalance_domains", "sched_balance_softirq",
 	    "trigger_load_balance",
 	};
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (strcmp(f, names[i]) == 0)
-			return true;
-	return false;
+	return named(f, names, ELEMENTSOF(names));
 }
 
 /* The scheduler's common paths that take a runqueue lock on any CPU, in
@@ -497,10 +501,7 @@ static bool rq_lock_path_frame(const char *f)
 	    "sched_cgroup_fork",
 	    "yield_to",
 	};
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (strcmp(f, names[i]) == 0)
-			return true;
-	return false;
+	return named(f, names, ELEMENTSOF(names));
 }
 
 /* The CPU read so far is done. Its innermost function F ranks
@@ -514,12 +515,9 @@ static bool rq_lock_path_frame(const char *f)
 static void hang_cpu_end(struct bug_signature *s)
 {
 	if (s->cpu.first[0]) {
-		bool waiter = rq_lock_path_frame(s->cpu.first);
-		int rank = s->cpu.housekeeping		    ? 4
-			   : waiter && s->cpu.first_in_task ? 3
-			   : waiter			    ? 4
-			   : s->cpu.first_in_task	    ? 1
-							    : 2;
+		/* a waiter ranks two below a CPU in the same context */
+		bool waits = s->cpu.housekeeping || rq_lock_path_frame(s->cpu.first);
+		int rank = (s->cpu.first_in_task ? 1 : 2) + (waits ? 2 : 0);
 		if (!s->best_rank || rank < s->best_rank) {
 			snprintf(s->best, sizeof(s->best), "%s", s->cpu.first);
 			s->best_rank = rank;

@@ -26,6 +26,11 @@ static int has_control(const char *s)
 	return 0;
 }
 
+static void no_range(int lo, int hi, void *userdata)
+{
+	(void)lo, (void)hi, (void)userdata; /* only the list's syntax is checked */
+}
+
 int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_error *err)
 {
 	const char *type;
@@ -74,20 +79,21 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 		return error_set_path(err, ERR_INVALID, "numa",
 				      "The NUMA nodes must hold every vCPU and all %d MiB once.",
 				      p->memory_mb);
-	char cputune[64 * GUEST_MAX_VCPUS + 1200] = "";
+	char cputune[64 * GUEST_MAX_VCPUS + GUEST_CPU_LIST_MAX + 64] = "";
 	if (p->vcpu_pin) {
 		size_t cl = (size_t)snprintf(cputune, sizeof(cputune), "  <cputune>\n");
 		for (int i = 0; i < p->vcpus; i++) {
-			if (p->vcpu_pin[i] < 0 || p->vcpu_pin[i] >= 1024)
+			if (p->vcpu_pin[i] < 0 || p->vcpu_pin[i] >= GUEST_MAX_HOST_CPUS)
 				return error_set_path(err, ERR_INVALID, "vcpu_pin",
-						      "Host CPU %d of vCPU %d is not 0 to 1023.",
-						      p->vcpu_pin[i], i);
+						      "Host CPU %d of vCPU %d is not 0 to %d.",
+						      p->vcpu_pin[i], i, GUEST_MAX_HOST_CPUS - 1);
 			cl += (size_t)snprintf(cputune + cl, sizeof(cputune) - cl,
 					       "    <vcpupin vcpu='%d' cpuset='%d'/>\n", i,
 					       p->vcpu_pin[i]);
 		}
 		const char *e = p->emulator_pin;
-		if (!e || !*e || strlen(e) > 1000 || strspn(e, "0123456789,-") != strlen(e))
+		if (!e || strlen(e) >= GUEST_CPU_LIST_MAX ||
+		    cpu_list_each(e, GUEST_MAX_HOST_CPUS, no_range, NULL) < 0)
 			return error_set_path(err, ERR_INVALID, "emulator_pin",
 					      "The emulator's host CPUs '%s' are not a CPU list.",
 					      e ? e : "");

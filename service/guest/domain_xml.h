@@ -15,6 +15,9 @@
 
 #define GUEST_NUMA_MAX_CELLS 8
 
+#define GUEST_MAX_HOST_CPUS 1024 /* the host CPUs <cputune> can name: 0..1023 */
+#define GUEST_CPU_LIST_MAX  1024 /* the text of a host CPU list, NUL included */
+
 /* One NUMA node: its vCPUs (bit N: vCPU N) and memory. */
 struct guest_numa_cell {
 	uint64_t cpus;
@@ -37,7 +40,7 @@ struct guest_xml_params {
 	const struct guest_numa_cell *numa;
 	size_t n_numa;
 	/* <cputune> (pinning.h): NULL for none, else vcpus host CPUs, vCPU i
-	 * on vcpu_pin[i] (0..1023), and emulator_pin the host CPU list
+	 * on vcpu_pin[i] (below GUEST_MAX_HOST_CPUS), and emulator_pin the host CPU list
 	 * ("0-1,4") of QEMU's other threads. */
 	const int *vcpu_pin;
 	const char *emulator_pin;

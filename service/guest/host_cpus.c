@@ -9,14 +9,6 @@
 #include "guest/host_cpus.h"
 #include "guest/pinning.h"
 
-static int count(const unsigned char *map)
-{
-	int n = 0;
-	for (int i = 0; i < PIN_MAP_BYTES; i++)
-		n += __builtin_popcount(map[i]);
-	return n;
-}
-
 /* ORs into held the CPUs that dom's pinned vCPUs are on. */
 static void held_by(virDomainPtr dom, const unsigned char *online, unsigned char *held)
 {
@@ -32,12 +24,12 @@ static void held_by(virDomainPtr dom, const unsigned char *online, unsigned char
 	int got = virDomainGetVcpuPinInfo(dom, n, maps, PIN_MAP_BYTES, VIR_DOMAIN_AFFECT_LIVE);
 	if (got < 0)
 		virResetLastError();
-	int n_online = count(online);
+	int n_online = pin_map_count(online);
 	for (int v = 0; v < got && v < n; v++) {
 		unsigned char *m = maps + (size_t)v * PIN_MAP_BYTES;
 		for (int i = 0; i < PIN_MAP_BYTES; i++)
 			m[i] &= online[i];
-		if (count(m) < n_online)
+		if (pin_map_count(m) < n_online)
 			for (int i = 0; i < PIN_MAP_BYTES; i++)
 				held[i] |= m[i];
 	}

@@ -6,11 +6,11 @@
 #include "guest/pinning.h"
 #include "util/cpu_list.h"
 
-static int count(const unsigned char *map)
+int pin_map_count(const unsigned char *map)
 {
 	int n = 0;
-	for (int c = 0; c < PIN_MAX_HOST_CPUS; c++)
-		n += pin_map_has(map, c);
+	for (int i = 0; i < PIN_MAP_BYTES; i++)
+		n += __builtin_popcount(map[i]);
 	return n;
 }
 
@@ -22,7 +22,7 @@ void pinning_choose(const unsigned char *online, const unsigned char *taken, int
 	unsigned char free_map[PIN_MAP_BYTES];
 	for (int i = 0; i < PIN_MAP_BYTES; i++)
 		free_map[i] = online[i] & (unsigned char)~taken[i];
-	int n_online = count(online), n_free = count(free_map);
+	int n_online = pin_map_count(online), n_free = pin_map_count(free_map);
 	if (vcpus < 1 || vcpus > GUEST_MAX_VCPUS || n_free < vcpus + 1) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "the host has %d online CPU(s), %d of them held by other pinned "

@@ -10,9 +10,9 @@
 
 #include "guest/domain_xml.h"
 
-#define PIN_MAX_HOST_CPUS 1024
+#define PIN_MAX_HOST_CPUS GUEST_MAX_HOST_CPUS
 #define PIN_MAP_BYTES	  (PIN_MAX_HOST_CPUS / 8)
-#define PIN_LIST_MAX	  1024 /* the text of a host CPU list, NUL included */
+#define PIN_LIST_MAX	  GUEST_CPU_LIST_MAX
 
 struct guest_pinning {
 	bool pinned;
@@ -44,6 +44,9 @@ static inline void pin_map_set(unsigned char *map, int cpu, bool on)
  * (counts of online, taken and needed CPUs). */
 void pinning_choose(const unsigned char *online, const unsigned char *taken, int vcpus,
 		    struct guest_pinning *out);
+
+/* How many CPUs map holds. */
+int pin_map_count(const unsigned char *map);
 
 /* The shortest list of the CPUs in map ("0-1,4"; "" for none) into buf. */
 void pin_map_format(const unsigned char *map, char *buf, size_t len);

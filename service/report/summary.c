@@ -108,7 +108,7 @@ static void print_guest(FILE *f, json_object *result)
 		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ", str(cell, "cpus", "?"),
 			json_object_get_int(get(cell, "memory_mb")));
 	}
-	json_object *seen = NULL, *pin = NULL;
+	json_object *seen = NULL, *pinned_ex = NULL, *floating_ex = NULL;
 	int pinned = 0, runs_seen = 0;
 	json_object_object_foreach(get(result, "variants"), name, v)
 	{
@@ -119,12 +119,14 @@ static void print_guest(FILE *f, json_object *result)
 			if (!seen)
 				seen = get(run, "topology");
 			json_object *p = get(run, "pinning");
-			if (p) {
-				runs_seen++;
-				pinned += json_object_get_boolean(get(p, "pinned"));
-				if (!pin || (!json_object_get_boolean(get(pin, "pinned")) &&
-					     json_object_get_boolean(get(p, "pinned"))))
-					pin = p;
+			if (!p)
+				continue;
+			runs_seen++;
+			if (is_true(p, "pinned")) {
+				pinned++;
+				pinned_ex = pinned_ex ? pinned_ex : p;
+			} else {
+				floating_ex = floating_ex ? floating_ex : p;
 			}
 		}
 	}
@@ -136,10 +138,8 @@ static void print_guest(FILE *f, json_object *result)
 	}
 	fputc('\n', f);
 	/* docs/guests.md "Pinning": how many runs were pinned, and where. */
-	if (!pin)
-		return;
-	if (pinned) {
-		json_object *vc = get(pin, "vcpus");
+	if (pinned_ex) {
+		json_object *vc = get(pinned_ex, "vcpus");
 		fprintf(f, "  pinning: %d of %d run(s) pinned, e.g. vCPUs on host CPU(s)", pinned,
 			runs_seen);
 		for (size_t i = 0; json_object_is_type(vc, json_type_array) &&
@@ -147,9 +147,9 @@ static void print_guest(FILE *f, json_object *result)
 		     i++)
 			fprintf(f, "%s%d", i ? "," : " ",
 				json_object_get_int(json_object_array_get_idx(vc, i)));
-		fprintf(f, ", emulator on %.64s\n", str(pin, "emulator", "?"));
-	} else {
-		fprintf(f, "  pinning: none (%.300s)\n", str(pin, "reason", "?"));
+		fprintf(f, ", emulator on %.64s\n", str(pinned_ex, "emulator", "?"));
+	} else if (floating_ex) {
+		fprintf(f, "  pinning: none (%.300s)\n", str(floating_ex, "reason", "?"));
 	}
 }
 

@@ -174,6 +174,10 @@ static void test_cputune(void **state)
 	assert_string_equal(err.path, "emulator_pin");
 	p.emulator_pin = "";
 	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	p.emulator_pin = "1--2"; /* digits and dashes, but not a CPU list */
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	p.emulator_pin = "0-1024";
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
 	p.emulator_pin = "0";
 	pins[1] = 1024;
 	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);

@@ -54,6 +54,20 @@ static void expect_error(const char *text, enum job_origin origin, const char *p
 	"{\"name\":\"t\",\"kernels\":{\"k\":" KERNEL "},\"variants\":" variants                    \
 	",\"baseline\":\"a\",\"workloads\":" WL extra "}"
 
+/* The job text expands as a service job (the test fails naming the field
+ * and reason otherwise); the caller frees it. */
+static struct job *expand_text(const char *text)
+{
+	json_object *spec = json_tokener_parse(text);
+	assert_non_null(spec);
+	struct job *job = NULL;
+	struct sl_error err = {0};
+	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
+		fail_msg("%s: %s", err.path, err.message);
+	json_object_put(spec);
+	return job;
+}
+
 static void test_examples_expand(void **state)
 {
 	(void)state;
@@ -259,15 +273,9 @@ static void test_guest_shape_and_nul_limits(void **state)
 static void test_guest_topology(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(
-	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
-		",\"guest\":{\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":2}}"));
-	assert_non_null(spec);
-	struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s", err.message);
-	json_object_put(spec);
+	struct job *job =
+	    expand_text(JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
+			    ",\"guest\":{\"topology\":{\"sockets\":2,\"cores\":2,\"threads\":2}}"));
 	assert_int_equal(job->guest.vcpus, 8);
 	assert_int_equal(job->guest.sockets, 2);
 	assert_int_equal(job->guest.cores, 2);
@@ -291,17 +299,11 @@ static void test_guest_topology(void **state)
 static void test_guest_numa(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(
+	struct job *job = expand_text(
 	    JOB("{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}}",
 		",\"guest\":{\"memory_mb\":512,\"topology\":{\"sockets\":2,\"cores\":2},"
 		"\"numa\":[{\"cpus\":\"0,1\",\"memory_mb\":256},{\"cpus\":\"2-3\",\"memory_mb\":"
 		"256}]}"));
-	assert_non_null(spec);
-	struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s", err.message);
-	json_object_put(spec);
 	assert_int_equal(job->guest.n_numa, 2);
 	assert_true(job->guest.numa[0].cpus == 3 && job->guest.numa[1].cpus == 12);
 	assert_int_equal(job->guest.numa[1].memory_mb, 256);
@@ -345,13 +347,7 @@ static void test_guest_pinning(void **state)
 		",\"guest\":{\"pinning\":\"off\"}"),
 	};
 	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
-		json_object *spec = json_tokener_parse(texts[i]);
-		assert_non_null(spec);
-		struct job *job = NULL;
-		struct sl_error err = {0};
-		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-			fail_msg("%s", err.message);
-		json_object_put(spec);
+		struct job *job = expand_text(texts[i]);
 		json_object *g = json_object_object_get(job->spec, "guest");
 		json_object *p = json_object_object_get(g, "pinning");
 		if (values[i])
@@ -381,13 +377,7 @@ static void test_debian_bases(void **state)
 			 "\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
 			 "\"baseline\":\"a\",\"workloads\":" WL "}",
 			 sources[i]);
-		json_object *spec = json_tokener_parse(text);
-		assert_non_null(spec);
-		struct job *job = NULL;
-		struct sl_error err = {0};
-		if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-			fail_msg("%s: %s", sources[i], err.message);
-		json_object_put(spec);
+		struct job *job = expand_text(text);
 		const struct job_kernel *k = job_find_kernel(job, "k");
 		assert_string_equal(k->source, sources[i]);
 		assert_int_equal(k->config.kind, JOB_FILE_BUILTIN);
@@ -523,7 +513,7 @@ static void test_typed_shorthand(void **state)
 static void test_typed_variant_settings(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse(JOB(
+	_cleanup_job_ struct job *job = expand_text(JOB(
 	    "{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\",\"features\":[\"NO_RT_PUSH\","
 	    "\"HRTICK\"],\"hrtick\":false,\"uid_shares\":{\"1000\":2048,\"0\":512},"
 	    "\"sched_tunables\":{\"latency_ns\":4294967295}}}",
@@ -531,12 +521,6 @@ static void test_typed_variant_settings(void **state)
 	    "\"threshold\":0.5,\"relative\":true},{\"workload\":\"rt-migrate-test\","
 	    "\"metric\":\"max_delay_us\"}],\"placement\":\"spread\",\"host_labels\":[\"cpu=epyc\"],"
 	    "\"accelerator\":\"tcg\",\"guest\":{\"vcpus\":4,\"memory_mb\":1024}"));
-	assert_non_null(spec);
-	_cleanup_job_ struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
-	json_object_put(spec);
 
 	const struct job_variant *b = job_find_variant(job, "b");
 	assert_non_null(b);
@@ -575,15 +559,9 @@ static void test_typed_variant_settings(void **state)
 static void test_integral_doubles_and_repeat_bounds(void **state)
 {
 	(void)state;
-	json_object *spec = json_tokener_parse("{\"name\":\"ci\",\"base\":" KERNEL
-					       ",\"patches\":[],\"workloads\":" WL
-					       ",\"repeat\":{\"min\":3,\"max\":9},\"alpha\":0.01}");
-	assert_non_null(spec);
-	_cleanup_job_ struct job *job = NULL;
-	struct sl_error err = {0};
-	if (job_expand(spec, JOB_ORIGIN_SERVICE, NULL, NULL, &job, &err) < 0)
-		fail_msg("%s: %s", err.path, err.message);
-	json_object_put(spec);
+	_cleanup_job_ struct job *job =
+	    expand_text("{\"name\":\"ci\",\"base\":" KERNEL ",\"patches\":[],\"workloads\":" WL
+			",\"repeat\":{\"min\":3,\"max\":9},\"alpha\":0.01}");
 	assert_int_equal(job->repeat_min, 3);
 	assert_int_equal(job->repeat, 9);
 

@@ -94,6 +94,18 @@ static void assert_only_report_markup(const char *html)
 	}
 }
 
+/* The page of result r (borrowed), checked to hold only the report's own
+ * markup; the caller frees it. */
+static char *render_result(json_object *r)
+{
+	struct sl_error err = {0};
+	char *html = NULL;
+	if (report_html(r, &html, &err) < 0)
+		fail_msg("report_html: %s", err.message);
+	assert_only_report_markup(html);
+	return html;
+}
+
 static void test_sections(void **state)
 {
 	(void)state;
@@ -218,10 +230,7 @@ static void test_attribution_section(void **state)
 	    "\"0002-b.patch\",\"verdict\":\"regressed\"}]}");
 	assert_non_null(a);
 	json_object_object_add(r, "attribution", a);
-	_cleanup_free_ char *html = NULL;
-	struct sl_error err = {0};
-	assert_int_equal(report_html(r, &html, &err), 0);
-	assert_only_report_markup(html);
+	_cleanup_free_ char *html = render_result(r);
 	const char *sec = strstr(html, "<section id=\"attribution\">");
 	assert_non_null(sec);
 	assert_non_null(strstr(sec, "rtm inversions: regressed by patch 2 (<code>0002-b.patch"));
@@ -251,10 +260,7 @@ static void test_schedstat_section(void **state)
 			 rows[i][0], rows[i][1]);
 		json_object_array_add(cmps, json_tokener_parse(text));
 	}
-	_cleanup_free_ char *html = NULL;
-	struct sl_error err = {0};
-	assert_int_equal(report_html(r, &html, &err), 0);
-	assert_only_report_markup(html);
+	_cleanup_free_ char *html = render_result(r);
 	const char *main_table = strstr(html, "<section id=\"comparisons\">");
 	const char *sec = strstr(html, "<section id=\"schedstat\">");
 	assert_non_null(main_table);
@@ -290,10 +296,7 @@ static void test_bisection_section(void **state)
 	    "\"comparisons\":[],\"boots\":5,\"reused_runs\":5}]}");
 	assert_non_null(b);
 	json_object_object_add(r, "bisection", b);
-	_cleanup_free_ char *html = NULL;
-	struct sl_error err = {0};
-	assert_int_equal(report_html(r, &html, &err), 0);
-	assert_only_report_markup(html);
+	_cleanup_free_ char *html = render_result(r);
 	const char *sec = strstr(html, "<section id=\"bisection\">");
 	assert_non_null(sec);
 	assert_true(sec < strstr(html, "id=\"comparisons\""));
@@ -315,9 +318,7 @@ static void test_bisection_section(void **state)
 	    "\"decided_by\":[],\"comparisons\":[],\"boots\":5,\"reused_runs\":5}]}");
 	assert_non_null(bc);
 	json_object_object_add(rc, "bisection", bc);
-	_cleanup_free_ char *h2 = NULL;
-	assert_int_equal(report_html(rc, &h2, &err), 0);
-	assert_only_report_markup(h2);
+	_cleanup_free_ char *h2 = render_result(rc);
 	sec = strstr(h2, "<section id=\"bisection\">");
 	assert_non_null(sec);
 	assert_non_null(strstr(sec, "The first failing commit is 2 of 3: <code>"
@@ -356,10 +357,7 @@ static void test_sched_ext_runs(void **state)
 	    json_tokener_parse("{\"scheduler\":\"scx_qmap\",\"state\":\"enabled\",\"ops\":"
 			       "\"qmap\",\"state_end\":\"disabled\",\"exit_reason\":"
 			       "\"scx_bpf_error (<b>boom)\"}"));
-	_cleanup_free_ char *html = NULL;
-	struct sl_error err = {0};
-	assert_int_equal(report_html(r, &html, &err), 0);
-	assert_only_report_markup(html);
+	_cleanup_free_ char *html = render_result(r);
 	const char *sec = strstr(html, "<section id=\"runs\">");
 	assert_non_null(sec);
 	assert_non_null(strstr(sec, "<span class=\"scx\">scx_qmap: enabled / qmap; exit: "
@@ -378,10 +376,7 @@ static void test_pinned_runs(void **state)
 						  "\"0-1<i>\",\"applied\":[\"3\",\"2\"]}"));
 	json_object_object_add(json_object_array_get_idx(runs, 1), "pinning",
 			       json_tokener_parse("{\"pinned\":false,\"reason\":\"few\"}"));
-	_cleanup_free_ char *html = NULL;
-	struct sl_error err = {0};
-	assert_int_equal(report_html(r, &html, &err), 0);
-	assert_only_report_markup(html);
+	_cleanup_free_ char *html = render_result(r);
 	const char *sec = strstr(html, "<section id=\"runs\">");
 	assert_non_null(sec);
 	const char *pin = strstr(sec, "<span class=\"pin\">");
