@@ -657,7 +657,9 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
  * (suite.h), unless defaults is false (the debug suite: none); "gates": []
  * (or "gates_opt_out": true without gates, the
  * expanded form of that) opts out and gives an empty list, which the caller
- * records as "gates_opt_out": true. */
+ * records as "gates_opt_out": true. Defaults that come out empty are
+ * recorded as "gates": [] with "gates_opt_out": false, which expands to
+ * itself again (not an opt-out). */
 static int expand_gates(json_object *full, json_object *workloads, bool defaults, json_object **ret,
 			bool *ret_opted_out, struct sl_error *err)
 {
@@ -674,8 +676,10 @@ static int expand_gates(json_object *full, json_object *workloads, bool defaults
 		int r = check_gates(gates, workloads, err);
 		if (r < 0)
 			return r;
+		bool said_no = json_object_is_type(opt_out, json_type_boolean) &&
+			       !json_object_get_boolean(opt_out);
 		*ret = json_object_get(gates);
-		*ret_opted_out = json_object_array_length(gates) == 0;
+		*ret_opted_out = json_object_array_length(gates) == 0 && !said_no;
 		return 0;
 	}
 	json_object *out = json_object_new_array();
@@ -856,8 +860,8 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "gates", gates);
-	if (opted_out)
-		json_object_object_add(out, "gates_opt_out", json_object_new_boolean(1));
+	if (opted_out || json_object_array_length(gates) == 0)
+		json_object_object_add(out, "gates_opt_out", json_object_new_boolean(opted_out));
 	json_object *accel = job_json_get(full, "accelerator");
 	json_object_object_add(
 	    out, "accelerator",
