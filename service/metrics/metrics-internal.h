@@ -92,6 +92,13 @@ int metrics_schedstat(const char *before, size_t before_len, const char *after, 
  * in metrics. 0, or ERR_INVALID naming the field with metrics unchanged. */
 int metrics_tasks_rusage(json_object *rusage, json_object *metrics, struct sl_error *err);
 
+/* The agent's taskstats sums over the workload's exited tasks (tasks_delay:
+ * {tasks, run_delay_ns, run_delay_max_ns, timeslices, run_ns, dropped,
+ * lost}, borrowed) as schedstat.tasks.{count, run_delay_ms,
+ * run_delay_max_ms, timeslices, wait_per_slice_us}; none when exits were
+ * lost. 0, or -1 naming the field that is out of bounds. */
+int metrics_tasks_delay(json_object *td, json_object *metrics, struct sl_error *err);
+
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 
 /* The member key of object o (borrowed), or NULL if o is not an object

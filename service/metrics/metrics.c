@@ -74,6 +74,9 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 		json_object *ru = metrics_get(workload_payload, "tasks_rusage");
 		if (r == 0 && ru)
 			r = metrics_tasks_rusage(ru, m, err);
+		json_object *td = metrics_get(workload_payload, "tasks_delay");
+		if (r == 0 && td)
+			r = metrics_tasks_delay(td, m, err);
 		if (r < 0) {
 			json_object_put(m);
 			json_object_put(d);

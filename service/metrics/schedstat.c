@@ -293,3 +293,43 @@ int metrics_tasks_rusage(json_object *rusage, json_object *metrics, struct sl_er
 			       metrics_number((double)v[3]));
 	return 0;
 }
+
+int metrics_tasks_delay(json_object *td, json_object *metrics, struct sl_error *err)
+{
+	static const char *const keys[] = {"tasks",	 "run_delay_ns", "run_delay_max_ns",
+					   "timeslices", "run_ns",	 "dropped"};
+	int64_t v[ELEMENTSOF(keys)];
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		json_object *x = metrics_get(td, keys[i]);
+		v[i] = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
+		/* past 2^24 tasks, or 2^62 ns (146 years) */
+		int64_t max = i == 0 || i == 5 ? INT64_C(1) << 24 : INT64_C(1) << 62;
+		if (v[i] < 0 || v[i] > max)
+			return error_set(
+			    err, ERR_INVALID, 0,
+			    "The agent's tasks_delay.%s is not a count from 0 to %lld.", keys[i],
+			    (long long)max);
+	}
+	json_object *lost = metrics_get(td, "lost");
+	if (!json_object_is_type(lost, json_type_boolean))
+		return error_set(err, ERR_INVALID, 0,
+				 "The agent's tasks_delay.lost is not a boolean.");
+	if (v[2] > v[1] || (v[0] == 0 && v[1] > 0))
+		return error_set(err, ERR_INVALID, 0,
+				 "The agent's tasks_delay does not add up: one task waited "
+				 "longer than all of them, or no task waited.");
+	/* Some exits did not reach the agent: sums over part of the tasks would
+	 * read as less waiting, so none are given (docs/workloads.md). */
+	if (json_object_get_boolean(lost) || v[5] > 0 || v[0] == 0)
+		return 0;
+	json_object_object_add(metrics, "schedstat.tasks.count", metrics_number((double)v[0]));
+	json_object_object_add(metrics, "schedstat.tasks.run_delay_ms",
+			       metrics_number((double)v[1] / 1e6));
+	json_object_object_add(metrics, "schedstat.tasks.run_delay_max_ms",
+			       metrics_number((double)v[2] / 1e6));
+	json_object_object_add(metrics, "schedstat.tasks.timeslices", metrics_number((double)v[3]));
+	if (v[3] > 0)
+		json_object_object_add(metrics, "schedstat.tasks.wait_per_slice_us",
+				       metrics_number((double)v[1] / 1e3 / (double)v[3]));
+	return 0;
+}

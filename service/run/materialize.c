@@ -50,7 +50,10 @@ static int set_debug(struct kernel_spec *s, const struct job_kernel *k, const ch
  * such kernel of one fragment is one build, and no other kernel's key
  * changes. */
 #define MATERIALIZE_SCHEDSTAT                                                                      \
-	"# \"schedstat\": true (docs/workloads.md \"schedstat\")\nCONFIG_SCHEDSTATS=y\n"
+	"# \"schedstat\": true (docs/workloads.md \"schedstat\")\nCONFIG_SCHEDSTATS=y\n"           \
+	"# each exiting task's run delay, sent to the agent over taskstats (generic\n"             \
+	"# netlink: NET, no network device)\nCONFIG_NET=y\nCONFIG_TASKSTATS=y\n"                 \
+	"CONFIG_TASK_DELAY_ACCT=y\n"
 /* guest.numa: the guest learns its nodes from ACPI's SRAT (docs/guests.md
  * "NUMA"); NUMA_BALANCING stays off, its page migrations would be noise. */
 #define MATERIALIZE_NUMA                                                                           \

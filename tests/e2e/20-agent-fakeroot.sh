@@ -187,6 +187,7 @@ for case in on off; do
 	mkdir -p "$root/proc/sys/kernel"
 	echo "version 15" >"$root/proc/schedstat"
 	[ "$case" = off ] || echo 0 >"$root/proc/sys/kernel/sched_schedstats"
+	[ "$case" = off ] || echo 0 >"$root/proc/sys/kernel/task_delayacct"
 	rc=0
 	"$agent" --root "$root" --out "$tmp/frames5" --plan "$tmp/plan5.json" 2>"$tmp/log5" || rc=$?
 	want=0; [ "$case" = on ] || want=1
@@ -204,6 +205,17 @@ if case == "on":
     ru = w["tasks_rusage"]
     assert sorted(ru) == ["nivcsw", "nvcsw", "stime_us", "utime_us"] and all(v >= 0 for v in ru.values()), ru
     assert open(root + "/proc/sys/kernel/sched_schedstats").read().strip() == "1", "switch not written"
+    # taskstats against this host's own kernel (root, and a kernel with
+    # delay accounting): /bin/true is one task that exited
+    import os
+    if os.geteuid() == 0 and os.path.exists("/proc/sys/kernel/task_delayacct"):
+        assert s["taskstats"] is True, s
+        assert open(root + "/proc/sys/kernel/task_delayacct").read().strip() == "1"
+        td = w["tasks_delay"]
+        assert td["tasks"] == 1 and td["lost"] is False and td["dropped"] == 0, td
+        assert td["max_comm"] == "true" and td["timeslices"] >= 1 and td["version"] >= 8, td
+    else:
+        print("taskstats not checked: not root or no delay accounting here")
 else:
     assert s["schedstat"] is False, s
     assert len(s["errors"]) == 1 and "kernel.sched_schedstats" in s["errors"][0], s["errors"]

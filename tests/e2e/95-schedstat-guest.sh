@@ -6,7 +6,8 @@
 # hackbench, perf bench sched messaging, pi_stress, stress-ng and wakeup
 # (issue 20's done-when) end ok with their own metrics, the topology read
 # back (sched domains MC and NUMA), and schedstat.* for all 4 CPUs and both
-# domain levels, with better direction none and no default gate on them;
+# domain levels, with better direction none and no default gate on them,
+# and each workload's tasks' run delay from taskstats (schedstat.tasks.*);
 # the result validates against the schema (e2e_run_example). The report
 # shows the schedstat rows apart. The built-in configs are not touched.
 # Measured (2026-12-05): warm 31 s at host load 6 (2 boots of 4 vCPUs, two
@@ -71,6 +72,17 @@ for run in runs:
         assert m["schedstat.tasks.cpu_ms"] > 0 and m["schedstat.tasks.switches_voluntary"] > 0, m
         if w["name"] in ("hackbench", "messaging"):  # many tasks on 4 CPUs
             assert m["schedstat.ttwu_remote"] > 0 and m["schedstat.run_delay_ms"] > 0, m
+        # each task's run delay as it exited (taskstats): hackbench -g 2 -f 5
+        # is 2 x (5 + 5) processes and its own; the workload's waits are part
+        # of all the CPUs' waits over the same window (two kernel interfaces
+        # that must agree)
+        least = {"hackbench": 21, "messaging": 41}.get(w["name"], 2)
+        assert m["schedstat.tasks.count"] >= least, (w["name"], m["schedstat.tasks.count"])
+        assert m["schedstat.tasks.timeslices"] >= m["schedstat.tasks.count"], m
+        assert 0 <= m["schedstat.tasks.run_delay_max_ms"] <= m["schedstat.tasks.run_delay_ms"], m
+        assert m["schedstat.tasks.run_delay_ms"] <= m["schedstat.run_delay_ms"] * 1.01 + 1, m
+        if w["name"] in ("hackbench", "messaging"):
+            assert m["schedstat.tasks.run_delay_ms"] > 0, m
         print(" ", w["name"], {k: v for k, v in m.items() if not k.startswith("schedstat.cpu")})
 gates = sorted((g["workload"], g["metric"]) for g in r["job"]["gates"])
 assert ("hackbench", "time_s") in gates and ("messaging", "time_s") in gates, gates

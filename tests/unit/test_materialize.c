@@ -128,7 +128,10 @@ static void test_schedstat_fragment(void **state)
 	assert_memory_equal(text, builtin_text, n);
 	assert_string_equal(text + n + (builtin_text[n - 1] != '\n'),
 			    "# \"schedstat\": true (docs/workloads.md \"schedstat\")\n"
-			    "CONFIG_SCHEDSTATS=y\n");
+			    "CONFIG_SCHEDSTATS=y\n"
+			    "# each exiting task's run delay, sent to the agent over taskstats "
+			    "(generic\n# netlink: NET, no network device)\nCONFIG_NET=y\n"
+			    "CONFIG_TASKSTATS=y\nCONFIG_TASK_DELAY_ACCT=y\n");
 	assert_null(strstr(builtin_text, "CONFIG_SCHEDSTATS"));
 	kernel_spec_free(ks);
 	assert_int_equal(fs_rm_rf(tmp, NULL), 0);

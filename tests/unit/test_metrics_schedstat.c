@@ -229,6 +229,51 @@ static void test_dispatch(void **state)
 		assert_non_null(strstr(err.message, "tasks_rusage"));
 	}
 	json_object_object_del(payload, "tasks_rusage");
+	/* the tasks' run delays as they exited (taskstats) */
+#define TD(tasks, delay, max, dropped, lost)                                                       \
+	"{\"tasks\":" tasks ",\"run_delay_ns\":" delay ",\"run_delay_max_ns\":" max                \
+	",\"timeslices\":40,\"run_ns\":9000000,\"records\":12,\"dropped\":" dropped                \
+	",\"lost\":" lost ",\"version\":13,\"max_comm\":\"hackbench\"}"
+	json_object_object_add(payload, "tasks_delay",
+			       json_tokener_parse(TD("8", "6000000", "2500000", "0", "false")));
+	json_object *m5 = NULL, *d5 = NULL;
+	if (metrics_from_workload("hackbench", payload, NULL, &m5, &d5, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(num(m5, "schedstat.tasks.count") == 8);
+	assert_true(num(m5, "schedstat.tasks.run_delay_ms") == 6);
+	assert_true(num(m5, "schedstat.tasks.run_delay_max_ms") == 2.5);
+	assert_true(num(m5, "schedstat.tasks.timeslices") == 40);
+	assert_true(num(m5, "schedstat.tasks.wait_per_slice_us") == 150);
+	assert_string_equal(metrics_better("hackbench", "schedstat.tasks.run_delay_ms"), "none");
+	json_object_put(m5);
+	json_object_put(d5);
+	/* exits lost or dropped: no sums over part of the tasks */
+	static const char *const partial[] = {TD("8", "6000000", "2500000", "0", "true"),
+					      TD("8", "6000000", "2500000", "3", "false")};
+	for (size_t i = 0; i < ELEMENTSOF(partial); i++) {
+		json_object_object_add(payload, "tasks_delay", json_tokener_parse(partial[i]));
+		json_object *m6 = NULL, *d6 = NULL;
+		if (metrics_from_workload("hackbench", payload, NULL, &m6, &d6, &err) < 0)
+			fail_msg("%s", err.message);
+		assert_null(json_object_object_get(m6, "schedstat.tasks.run_delay_ms"));
+		assert_non_null(json_object_object_get(m6, "schedstat.cpu0.switches"));
+		json_object_put(m6);
+		json_object_put(d6);
+	}
+	static const char *const bad_td[] = {TD("-1", "0", "0", "0", "false"),
+					     TD("8", "10", "20", "0", "false"),
+					     TD("0", "10", "0", "0", "false"),
+					     TD("8", "10", "0", "0", "\"no\""),
+					     TD("8", "4611686018427387905", "0", "0", "false"),
+					     "{}"};
+	for (size_t i = 0; i < ELEMENTSOF(bad_td); i++) {
+		json_object_object_add(payload, "tasks_delay", json_tokener_parse(bad_td[i]));
+		json_object *m7 = NULL, *d7 = NULL;
+		assert_true(metrics_from_workload("hackbench", payload, NULL, &m7, &d7, &err) < 0);
+		assert_null(m7);
+		assert_non_null(strstr(err.message, "tasks_delay"));
+	}
+	json_object_object_del(payload, "tasks_delay");
 	/* a bad snapshot fails the workload's parse, naming schedstat */
 	json_object_object_add(payload, "schedstat_after", json_object_new_string("garbage"));
 	json_object *m2 = NULL, *d2 = NULL;

@@ -25,6 +25,7 @@
 #include "agent/run.h"
 #include "agent/sched.h"
 #include "agent/scx.h"
+#include "agent/taskstats.h"
 #include "agent/topology.h"
 #include "agent/util.h"
 #include "proto/frame.h"
@@ -45,6 +46,8 @@ struct agent {
 	int sigfd;
 	char uname[512];
 	json_object *errors; /* agent-level errors for the summary; owned */
+	int taskstats_fd;    /* exits of every CPU (agent/taskstats.h), or -1 */
+	pid_t scx_loader;    /* not one of a workload's tasks */
 	unsigned orphans_reaped;
 	unsigned workload_errors; /* workloads whose frame carries an error */
 };
@@ -221,6 +224,9 @@ struct schedstat_snap {
 	 * subreaper), threads included */
 	struct rusage ru_before, ru_after;
 	bool ru;
+	/* each of the workload's tasks as it exited (taskstats) */
+	struct agent_taskstats_sum tasks;
+	bool has_tasks;
 };
 
 static void schedstat_read(const struct agent *a, char **ret, size_t *ret_len)
@@ -289,6 +295,8 @@ static json_object *workload_json(size_t index, const struct plan_workload *w,
 				       json_object_new_int64(b->ru_nivcsw - a->ru_nivcsw));
 		json_object_object_add(o, "tasks_rusage", t);
 	}
+	if (ss && ss->has_tasks)
+		json_object_object_add(o, "tasks_delay", agent_taskstats_json(&ss->tasks));
 	return o;
 }
 
@@ -315,8 +323,15 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	if (schedstat) {
 		schedstat_read(a, &ss.before, &ss.before_len);
 		ss.ru = getrusage(RUSAGE_CHILDREN, &ss.ru_before) == 0;
+		if (a->taskstats_fd >= 0)
+			agent_taskstats_drain(a->taskstats_fd);
 	}
 	r = agent_run_workload(a->sigfd, &req, &res, &a->orphans_reaped);
+	if (schedstat && a->taskstats_fd >= 0 && res.pid > 0) {
+		agent_taskstats_collect(a->taskstats_fd, res.pid, getpid(), a->scx_loader,
+					&ss.tasks);
+		ss.has_tasks = true;
+	}
 	if (schedstat) {
 		schedstat_read(a, &ss.after, &ss.after_len);
 		ss.ru = ss.ru && getrusage(RUSAGE_CHILDREN, &ss.ru_after) == 0;
@@ -444,6 +459,22 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 					strerror(-sr));
 		}
 	}
+	/* taskstats: each of a workload's tasks' run delay as it exits. A
+	 * kernel without it (a user's config that drops NET) still gives the
+	 * snapshots; the summary says why the tasks' delays are missing. */
+	if (schedstat_on) {
+		char tmsg[256] = "";
+		long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+		a->taskstats_fd =
+		    agent_taskstats_open(a->root, ncpus > 0 ? (int)ncpus : 1, tmsg, sizeof(tmsg));
+		json_object_object_add(summary, "taskstats",
+				       json_object_new_boolean(a->taskstats_fd >= 0));
+		if (a->taskstats_fd < 0) {
+			agent_log("taskstats: %s", tmsg);
+			json_object_object_add(summary, "taskstats_error",
+					       json_object_new_string(tmsg));
+		}
+	}
 
 	/* sched_ext: the scheduler runs under every workload; one that does
 	 * not load leaves the workloads unrun (the run failed already). */
@@ -452,6 +483,7 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 	if (plan->scx_scheduler) {
 		agent_log("starting the sched_ext scheduler '%s'", plan->scx_scheduler);
 		scx_ok = agent_scx_start(a->root, plan, &scx) == 0;
+		a->scx_loader = scx.pid;
 		if (scx_ok)
 			agent_log("sched_ext: state '%s', ops '%s' after %lld ms", scx.state,
 				  scx.ops, scx.enable_ms);
@@ -618,7 +650,8 @@ static int parse_args(struct agent *a, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct agent a = {.root = "", .poweroff = true, .frame_fd = -1, .sigfd = -1};
+	struct agent a = {
+	    .root = "", .poweroff = true, .frame_fd = -1, .sigfd = -1, .taskstats_fd = -1};
 	_cleanup_json_ json_object *errors = json_object_new_array();
 	_cleanup_json_ json_object *summary = NULL;
 	_cleanup_json_ json_object *hello = NULL;

@@ -222,6 +222,7 @@ int agent_run_workload(int sigfd, const struct run_request *req, struct run_resu
 	}
 	if (pid == 0)
 		child_exec(req, out_pipe[1], err_pipe[1], rep_pipe[1]);
+	ret->pid = pid;
 
 	/* both sides set the group, so neither a kill nor the child races it */
 	setpgid(pid, pid);

@@ -26,6 +26,7 @@ struct run_request {
 struct run_result {
 	int exit_code; /* valid when signal == 0 and started */
 	int signal;    /* the signal that killed it, or 0 */
+	pid_t pid;     /* the workload's root process, once forked */
 	bool started;  /* execv succeeded */
 	bool timed_out;
 	bool killed; /* SIGKILL was needed */
