@@ -43,11 +43,27 @@ static int send_req(int fd, struct nl_req *r)
 	return n < 0 ? -errno : 0;
 }
 
+/* The next attribute of the buffer [*p, *p + *len), which it steps past;
+ * NULL at the end or at one whose length does not fit. */
+static const struct nlattr *nla_next(const char **p, size_t *len)
+{
+	if (*len < NLA_HDRLEN)
+		return NULL;
+	const struct nlattr *a = (const struct nlattr *)*p;
+	if (a->nla_len < NLA_HDRLEN || a->nla_len > *len)
+		return NULL;
+	size_t step = NLA_ALIGN(a->nla_len);
+	step = step > *len ? *len : step;
+	*p += step;
+	*len -= step;
+	return a;
+}
+
 /* The first answer to a request: the family id (GETFAMILY) or the ack's
  * error (0 on success). */
 static int recv_answer(int fd, uint16_t *family)
 {
-	char buf[MSG_BYTES];
+	char buf[MSG_BYTES] __attribute__((aligned(8)));
 	ssize_t n;
 	do
 		n = recv(fd, buf, sizeof(buf), 0);
@@ -64,20 +80,12 @@ static int recv_answer(int fd, uint16_t *family)
 			continue;
 		const char *p = (const char *)NLMSG_DATA(h) + GENL_HDRLEN;
 		size_t len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-		while (len >= NLA_HDRLEN) {
-			const struct nlattr *a = (const struct nlattr *)p;
-			if (a->nla_len < NLA_HDRLEN || a->nla_len > len)
-				break;
+		for (const struct nlattr *a; (a = nla_next(&p, &len));) {
 			if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID &&
 			    a->nla_len >= NLA_HDRLEN + 2) {
-				memcpy(family, p + NLA_HDRLEN, 2);
+				memcpy(family, (const char *)a + NLA_HDRLEN, 2);
 				return 0;
 			}
-			size_t step = NLA_ALIGN(a->nla_len);
-			if (step > len)
-				break;
-			p += step;
-			len -= step;
 		}
 	}
 	return -ENOENT;
@@ -160,58 +168,38 @@ static size_t parse_datagram(const char *buf, size_t n, struct agent_taskstats_r
 			continue;
 		const char *p = (const char *)NLMSG_DATA(h) + GENL_HDRLEN;
 		size_t len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-		while (len >= NLA_HDRLEN) {
-			const struct nlattr *a = (const struct nlattr *)p;
-			if (a->nla_len < NLA_HDRLEN || a->nla_len > len)
-				break;
-			if ((a->nla_type & NLA_TYPE_MASK) == TASKSTATS_TYPE_AGGR_PID) {
-				const char *q = p + NLA_HDRLEN;
-				size_t qlen = a->nla_len - NLA_HDRLEN;
-				while (qlen >= NLA_HDRLEN) {
-					const struct nlattr *b = (const struct nlattr *)q;
-					if (b->nla_len < NLA_HDRLEN || b->nla_len > qlen)
-						break;
-					size_t plen = b->nla_len - NLA_HDRLEN;
-					if ((b->nla_type & NLA_TYPE_MASK) == TASKSTATS_TYPE_STATS &&
-					    plen >= offsetof(struct taskstats, ac_btime)) {
-						struct taskstats ts;
-						memset(&ts, 0, sizeof(ts));
-						memcpy(&ts, q + NLA_HDRLEN,
-						       plen < sizeof(ts) ? plen : sizeof(ts));
-						bool has_tgid =
-						    plen >= offsetof(struct taskstats, ac_tgid) +
-								sizeof(ts.ac_tgid);
-						(*seen)++;
-						*version = ts.version;
-						if (got < max) {
-							struct agent_taskstats_rec *r = &out[got++];
-							r->pid = ts.ac_pid;
-							r->tgid = has_tgid && ts.ac_tgid
-								      ? ts.ac_tgid
-								      : ts.ac_pid;
-							r->ppid = ts.ac_ppid;
-							r->delay_ns = ts.cpu_delay_total;
-							r->count = ts.cpu_count;
-							r->run_ns = ts.cpu_run_virtual_total;
-							memcpy(r->comm, ts.ac_comm,
-							       sizeof(r->comm) - 1 < TS_COMM_LEN
-								   ? sizeof(r->comm) - 1
-								   : TS_COMM_LEN);
-							r->comm[sizeof(r->comm) - 1] = '\0';
-						}
-					}
-					size_t step = NLA_ALIGN(b->nla_len);
-					if (step > qlen)
-						break;
-					q += step;
-					qlen -= step;
-				}
+		for (const struct nlattr *a; (a = nla_next(&p, &len));) {
+			if ((a->nla_type & NLA_TYPE_MASK) != TASKSTATS_TYPE_AGGR_PID)
+				continue;
+			const char *q = (const char *)a + NLA_HDRLEN;
+			size_t qlen = a->nla_len - NLA_HDRLEN;
+			for (const struct nlattr *b; (b = nla_next(&q, &qlen));) {
+				size_t plen = b->nla_len - NLA_HDRLEN;
+				if ((b->nla_type & NLA_TYPE_MASK) != TASKSTATS_TYPE_STATS ||
+				    plen < offsetof(struct taskstats, ac_btime))
+					continue;
+				struct taskstats ts;
+				memset(&ts, 0, sizeof(ts));
+				memcpy(&ts, (const char *)b + NLA_HDRLEN,
+				       plen < sizeof(ts) ? plen : sizeof(ts));
+				bool has_tgid = plen >= offsetof(struct taskstats, ac_tgid) +
+							    sizeof(ts.ac_tgid);
+				(*seen)++;
+				*version = ts.version;
+				if (got >= max)
+					continue;
+				struct agent_taskstats_rec *r = &out[got++];
+				r->pid = ts.ac_pid;
+				r->tgid = has_tgid && ts.ac_tgid ? ts.ac_tgid : ts.ac_pid;
+				r->ppid = ts.ac_ppid;
+				r->delay_ns = ts.cpu_delay_total;
+				r->count = ts.cpu_count;
+				r->run_ns = ts.cpu_run_virtual_total;
+				size_t cn = sizeof(r->comm) - 1 < TS_COMM_LEN ? sizeof(r->comm) - 1
+									      : TS_COMM_LEN;
+				memcpy(r->comm, ts.ac_comm, cn);
+				r->comm[cn] = '\0';
 			}
-			size_t step = NLA_ALIGN(a->nla_len);
-			if (step > len)
-				break;
-			p += step;
-			len -= step;
 		}
 	}
 	return got;
@@ -219,7 +207,7 @@ static size_t parse_datagram(const char *buf, size_t n, struct agent_taskstats_r
 
 void agent_taskstats_drain(int fd)
 {
-	char buf[MSG_BYTES];
+	char buf[MSG_BYTES] __attribute__((aligned(8)));
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
@@ -313,7 +301,7 @@ void agent_taskstats_collect(int fd, pid_t root_pid, pid_t self, pid_t exclude,
 		return;
 	}
 	size_t n = 0;
-	char buf[MSG_BYTES];
+	char buf[MSG_BYTES] __attribute__((aligned(8)));
 	for (;;) {
 		ssize_t got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (got < 0 && errno == EINTR)
