@@ -372,6 +372,9 @@ static void topology_record(json_object *run, const struct job *job, json_object
 	run_record_fail(run, "error", why);
 }
 
+/* bytes of the agent's taskstats_error kept in the run (a guest's string) */
+#define TASKSTATS_ERROR_MAX 256
+
 void run_record_fill(json_object *run, const struct job *job, json_object *frames)
 {
 	char why[512];
@@ -413,6 +416,15 @@ void run_record_fill(json_object *run, const struct job *job, json_object *frame
 		run_record_fail(run, "error", why);
 	}
 	json_object_object_add(run, "agent_errors", errors);
+	/* a schedstat kernel whose agent could not read taskstats: why the
+	 * tasks' run delays are missing (docs/workloads.md "schedstat") */
+	json_object *tse = get(summary, "taskstats_error");
+	if (json_object_is_type(tse, json_type_string))
+		json_object_object_add(
+		    run, "taskstats_error",
+		    json_object_get_string_len(tse) <= TASKSTATS_ERROR_MAX
+			? json_object_get(tse)
+			: json_object_new_string("(the agent's reason was too long)"));
 	json_object *uname = get(summary, "uname");
 	if (uname)
 		json_object_object_add(run, "guest_kernel", json_object_get(uname));

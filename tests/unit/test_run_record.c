@@ -98,6 +98,35 @@ static void test_ok_run_gets_metrics(void **state)
 	job_free(s);
 }
 
+/* A schedstat kernel whose agent could not read taskstats: the run is ok
+ * and says why the tasks' run delays are missing; an overlong reason from
+ * the guest is not copied. */
+static void test_taskstats_error_recorded(void **state)
+{
+	(void)state;
+	struct job *s = spec();
+	char longer[400];
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	const char *reasons[] = {
+	    "no taskstats family (CONFIG_TASKSTATS): No such file or directory", longer};
+	for (size_t i = 0; i < 2; i++) {
+		json_object *run = new_run(), *frames = json_object_new_array();
+		json_object *sum = summary(NULL);
+		json_object_object_add(sum, "taskstats", json_object_new_boolean(0));
+		json_object_object_add(sum, "taskstats_error", json_object_new_string(reasons[i]));
+		json_object_array_add(frames, frame("workload", workload_payload(0, false)));
+		json_object_array_add(frames, frame("summary", sum));
+		run_record_fill(run, s, frames);
+		assert_string_equal(json_object_get_string(get(run, "status")), "ok");
+		const char *got = json_object_get_string(get(run, "taskstats_error"));
+		assert_string_equal(got, i == 0 ? reasons[0] : "(the agent's reason was too long)");
+		json_object_put(run);
+		json_object_put(frames);
+	}
+	job_free(s);
+}
+
 static void expect_error(json_object *frames, const char *needle)
 {
 	struct job *s = spec();
@@ -299,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ok_run_gets_metrics),
+	    cmocka_unit_test(test_taskstats_error_recorded),
 	    cmocka_unit_test(test_failures_become_errors),
 	    cmocka_unit_test(test_numa_read_back),
 	    cmocka_unit_test(test_pinning_record),
