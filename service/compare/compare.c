@@ -237,6 +237,17 @@ static const char *decide(const struct decision_input *in, bool *ret_undecided)
 	return "unchanged";
 }
 
+/* The whole interval on the worse side of no change (better = none: on
+ * either side). */
+static bool worse_side(const char *better, const double ci[2])
+{
+	if (strcmp(better, "lower") == 0)
+		return ci[0] > 0;
+	if (strcmp(better, "higher") == 0)
+		return ci[1] < 0;
+	return ci[0] > 0 || ci[1] < 0;
+}
+
 static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *cand,
 			  json_object *base, const char *workload, const char *tool,
 			  const char *metric)
@@ -374,6 +385,17 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 			    "it has %zu value(s) against %zu in '%s', and at least 2 on each "
 			    "side are needed.",
 			    metric, workload, vname, nb, na, c->baseline);
+		else if (have_p && p <= c->alpha && worse_side(better, ci))
+			/* worse at the level asked, but by how much is not yet
+			 * clear: the better end does not clear the threshold */
+			reason(
+			    c,
+			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
+			    "it got worse (median %s against %s, Mann-Whitney p %.3g at level "
+			    "%.3g), but the 95%% CI of the change [%s, %s] does not clear the "
+			    "threshold %s, so a change no larger than the threshold is not ruled "
+			    "out; more repeats would narrow it.",
+			    metric, workload, vname, m1, m0, p, c->alpha, lo, hi, t);
 		else
 			reason(
 			    c,
