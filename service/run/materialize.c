@@ -52,7 +52,7 @@ static int set_debug(struct kernel_spec *s, const struct job_kernel *k, const ch
 #define MATERIALIZE_SCHEDSTAT                                                                      \
 	"# \"schedstat\": true (docs/workloads.md \"schedstat\")\nCONFIG_SCHEDSTATS=y\n"           \
 	"# each exiting task's run delay, sent to the agent over taskstats (generic\n"             \
-	"# netlink: NET, no network device)\nCONFIG_NET=y\nCONFIG_TASKSTATS=y\n"                 \
+	"# netlink: NET, no network device)\nCONFIG_NET=y\nCONFIG_TASKSTATS=y\n"                   \
 	"CONFIG_TASK_DELAY_ACCT=y\n"
 /* guest.numa: the guest learns its nodes from ACPI's SRAT (docs/guests.md
  * "NUMA"); NUMA_BALANCING stays off, its page migrations would be noise. */
