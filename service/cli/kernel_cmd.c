@@ -22,7 +22,8 @@ static void kernel_usage(FILE *f)
 {
 	fputs("Usage: schedlab kernel build SPEC.json [--cache-dir DIR] [--jobs N]\n"
 	      "                             [--cache-max-bytes N] [--no-sandbox]\n"
-	      "                             [--build-timeout S] [--json] [--quiet]\n"
+	      "                             [--build-timeout S] [--build-slots N]\n"
+	      "                             [--json] [--quiet]\n"
 	      "       schedlab kernel key SPEC.json [--cache-dir DIR]\n"
 	      "       schedlab kernel tree [--base BASE] [--quiet] DIR\n"
 	      "\n"
@@ -45,6 +46,9 @@ static void kernel_usage(FILE *f)
 	      "  --no-sandbox           patch and make without the bubblewrap sandbox\n"
 	      "                         (trusted trees only; docs/kernel-builds.md)\n"
 	      "  --build-timeout S      a build step's time limit (default 3600 s for make)\n"
+	      "  --build-slots N        builds of one source tree that may run at once, each\n"
+	      "                         in its own copy of the tree (default 1: they take\n"
+	      "                         turns; docs/kernel-builds.md \"Builds at once\")\n"
 	      "  --json                 print the artifact as JSON on stdout\n"
 	      "  --quiet                no progress on stderr\n"
 	      "Exit status: 0 built or cached, 1 the kernel did not patch/configure/build,\n"
@@ -215,13 +219,14 @@ int cli_kernel(int argc, char **argv)
 	    {"cache-max-bytes", required_argument, NULL, 'm'},
 	    {"no-sandbox", no_argument, NULL, 'S'},
 	    {"build-timeout", required_argument, NULL, 'T'},
+	    {"build-slots", required_argument, NULL, 'B'},
 	    {"json", no_argument, NULL, 'J'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	const char *cache_dir = NULL;
-	int jobs = 0, json_out = 0, quiet = 0, no_sandbox = 0, timeout_s = 0;
+	int jobs = 0, json_out = 0, quiet = 0, no_sandbox = 0, timeout_s = 0, slots = 1;
 	unsigned long long max_bytes = 0;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		kernel_usage(argc < 2 ? stderr : stdout);
@@ -237,7 +242,7 @@ int cli_kernel(int argc, char **argv)
 	optind = 1;
 	int c;
 	long n_jobs;
-	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:ST:Jqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc - 1, argv + 1, "c:j:m:ST:B:Jqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			cache_dir = optarg;
@@ -271,6 +276,15 @@ int cli_kernel(int argc, char **argv)
 				return EXIT_ERROR;
 			}
 			timeout_s = (int)n_jobs;
+			break;
+		case 'B':
+			if (parse_int(optarg, 1, 8, &n_jobs) < 0) {
+				fprintf(stderr,
+					"schedlab kernel: --build-slots '%s' is not 1..8.\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			slots = (int)n_jobs;
 			break;
 		case 'J':
 			json_out = 1;
@@ -319,6 +333,7 @@ int cli_kernel(int argc, char **argv)
 	    .log_fd = -1,
 	    .no_sandbox = no_sandbox,
 	    .timeout_s = timeout_s,
+	    .tree_slots = slots,
 	    .progress = on_progress,
 	    .userdata = &ps,
 	};

@@ -34,6 +34,8 @@ static void usage(FILE *f)
 	    "      --no-sandbox      patch and make without the bubblewrap sandbox (trusted\n"
 	    "                        trees only; docs/kernel-builds.md)\n"
 	    "      --build-timeout S  a kernel build step's time limit (default 3600 s)\n"
+	    "      --build-slots N   kernel builds at once, each in its own copy of the source\n"
+	    "                        tree (default 1; docs/kernel-builds.md \"Builds at once\")\n"
 	    "      --junit FILE      also write JUnit XML (a testcase per comparison and run)\n"
 	    "      --report FILE     also write the self-contained HTML report\n"
 	    "  -q, --quiet           no progress on stderr\n"

@@ -257,6 +257,13 @@ int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts 
 		}
 		o->cfg.build_timeout_s = (int)jobs;
 		return 1;
+	case CLI_OPT_BUILD_SLOTS:
+		if (parse_int(arg, 1, 8, &jobs) < 0) {
+			fprintf(stderr, "schedlab %s: --build-slots '%s' is not 1..8.\n", cmd, arg);
+			return -1;
+		}
+		o->cfg.build_slots = (int)jobs;
+		return 1;
 	case 'j':
 		if (parse_int(arg, 1, 1024, &jobs) < 0) {
 			fprintf(stderr, "schedlab %s: --jobs '%s' is not 1..1024.\n", cmd, arg);

@@ -30,6 +30,7 @@ enum {
 	CLI_OPT_REPORT,
 	CLI_OPT_NO_SANDBOX,
 	CLI_OPT_BUILD_TIMEOUT,
+	CLI_OPT_BUILD_SLOTS,
 	CLI_OPT_FIRST_FREE, /* a command's own long-only options start here */
 };
 #define CLI_RUN_OPTIONS                                                                            \
@@ -42,6 +43,7 @@ enum {
 	    {"report", required_argument, NULL, CLI_OPT_REPORT},                                   \
 	    {"no-sandbox", no_argument, NULL, CLI_OPT_NO_SANDBOX},                                 \
 	    {"build-timeout", required_argument, NULL, CLI_OPT_BUILD_TIMEOUT},                     \
+	    {"build-slots", required_argument, NULL, CLI_OPT_BUILD_SLOTS},                         \
 	{                                                                                          \
 		"quiet", no_argument, NULL, 'q'                                                    \
 	}
@@ -49,7 +51,7 @@ enum {
 /* Applies option c (with its argument arg) to o when it is one of
  * CLI_RUN_OPTIONS: returns 1 when it was, 0 when c is not one of them, and
  * -1 for a bad value (--accel not auto/kvm/tcg, --jobs not 1..1024,
- * --build-timeout not 1..86400), after
+ * --build-timeout not 1..86400, --build-slots not 1..8), after
  * saying so on stderr prefixed with "schedlab <cmd>". */
 int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts *o);
 

@@ -96,6 +96,8 @@ static void usage(FILE *f)
 	    "      --no-sandbox      patch and make without the bubblewrap sandbox (trusted\n"
 	    "                        trees only; docs/kernel-builds.md)\n"
 	    "      --build-timeout S  a kernel build step's time limit (default 3600 s)\n"
+	    "      --build-slots N   kernel builds at once, each in its own copy of the source\n"
+	    "                        tree (default 1; docs/kernel-builds.md \"Builds at once\")\n"
 	    "  -h, --help            this text\n\n"
 	    "Exit status: 0 pass, 1 fail (a gated regression, a failed run, or a patched\n"
 	    "kernel that does not build), 3 inconclusive (run more repeats), 2 error (bad\n"

@@ -86,6 +86,11 @@ struct build_ctx {
 	const struct key_inputs *k;
 	const char *cache_dir;
 	char *tree, *src, *obj;
+	/* The work area (kbuild_area.c) b->tree is, and where a sandboxed step
+	 * sees b->tree, b->src and b->obj_trusted: area 0's paths for an area
+	 * i >= 1, else the same as on the host. */
+	int area;
+	char *tree_seen, *src_seen, *obj_trusted_seen;
 	/* The object directory trusted builds reuse (obj/ or a debug preset's);
 	 * b->obj is the same, or for an untrusted sandboxed build the throwaway
 	 * copy KBUILD_UNTRUSTED_OBJ of it (on the host; make sees it at
@@ -147,6 +152,33 @@ int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order
  * (the tree's src/ is then k's source; a tree with no list has none). */
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
+
+/* The source seen by a sandboxed step (make's cwd and -C): b->src_seen
+ * in the sandbox, else b->src. */
+const char *kbuild_src_seen(const struct build_ctx *b);
+
+/* ---- kbuild_area.c: work areas, builds of one tree at once ---- */
+
+#define KBUILD_MAX_TREE_SLOTS 8
+
+/* o->tree_slots bounded to 1..KBUILD_MAX_TREE_SLOTS. */
+int kbuild_area_slots(const struct kbuild_opts *o);
+/* trees/<tree_id> for area 0, trees/<tree_id>.<area> after it (malloc'd). */
+char *kbuild_area_path(const char *trees, const char *tree_id, int area);
+/* The order in which a build tries n areas (order[0..n)), given how many of
+ * its patches each holds from the first (shared[i]; -1: no source yet):
+ * most shared first, then the lower index; an area with no source last,
+ * so a new area is seeded only when every other one is busy. */
+void kbuild_area_order(const int *shared, size_t n, size_t *order);
+/* Takes the lock of an area of b's tree under trees/ (the first free one in
+ * kbuild_area_order(); all busy: waits for the first), seeds it from area 0
+ * when it is new, and sets b->area, b->tree and b->tree_seen; *ret_lock_fd
+ * holds the lock. With one slot, area 0 as before. */
+int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd,
+		     struct sl_error *err);
+/* host (a path under b->tree or elsewhere) as a sandboxed step sees it
+ * (malloc'd, NULL without memory). */
+char *kbuild_area_seen(const struct build_ctx *b, const char *host);
 
 /* ---- kbuild_cache.c: the content-addressed cache ---- */
 

@@ -232,22 +232,22 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...)
  * says nothing to the patch's author and would put this host's cache path
  * into results. malloc'd, or NULL when there is nothing to take out (or no
  * memory). */
-static char *tree_relative(const struct build_ctx *b, const char *line)
+static char *tree_relative_to(const char *src, const char *line)
 {
-	if (!b->src)
+	if (!src)
 		return NULL;
-	const char *slash = strrchr(b->src, '/');
-	size_t sl = strlen(b->src), rl = slash && slash != b->src ? (size_t)(slash - b->src) : sl;
-	if (!memmem(line, strlen(line), b->src, rl))
+	const char *slash = strrchr(src, '/');
+	size_t sl = strlen(src), rl = slash && slash != src ? (size_t)(slash - src) : sl;
+	if (!memmem(line, strlen(line), src, rl))
 		return NULL;
 	/* "<tree>" may be longer than the root it stands for. */
 	char *out = malloc(3 * strlen(line) + 8), *o = out;
 	if (!out)
 		return NULL;
 	for (const char *p = line; *p;) {
-		if (strncmp(p, b->src, sl) == 0 && p[sl] == '/')
+		if (strncmp(p, src, sl) == 0 && p[sl] == '/')
 			p += sl + 1;
-		else if (strncmp(p, b->src, rl) == 0) {
+		else if (strncmp(p, src, rl) == 0) {
 			o = stpcpy(o, "<tree>");
 			p += rl;
 		} else
@@ -255,6 +255,20 @@ static char *tree_relative(const struct build_ctx *b, const char *line)
 	}
 	*o = '\0';
 	return out;
+}
+
+/* Both the source as sandboxed steps see it and as the host does (a work
+ * area's own path, kbuild_area.c). */
+static char *tree_relative(const struct build_ctx *b, const char *line)
+{
+	char *seen = b->src_seen ? tree_relative_to(b->src_seen, line) : NULL;
+	if (!b->src || (b->src_seen && strcmp(b->src, b->src_seen) == 0))
+		return seen ? seen : tree_relative_to(b->src, line);
+	char *host = tree_relative_to(b->src, seen ? seen : line);
+	if (!host)
+		return seen;
+	free(seen);
+	return host;
 }
 
 static void build_on_line(void *ud, const char *raw)
@@ -315,7 +329,14 @@ int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *e
 
 const char *kbuild_obj_seen(const struct build_ctx *b)
 {
-	return b->sandbox && b->obj != b->obj_trusted ? b->obj_trusted : b->obj;
+	if (!b->sandbox)
+		return b->obj;
+	return b->obj_trusted_seen ? b->obj_trusted_seen : b->obj_trusted;
+}
+
+const char *kbuild_src_seen(const struct build_ctx *b)
+{
+	return b->sandbox && b->src_seen ? b->src_seen : b->src;
 }
 
 /* The binds of a sandboxed step (enum kbuild_where). An untrusted build's
@@ -326,10 +347,10 @@ static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *
 {
 	size_t n = 0;
 	if (where == KBUILD_SANDBOX_PATCH) {
-		ret[n++] = (struct sandbox_bind){b->src, true, NULL};
+		ret[n++] = (struct sandbox_bind){b->src, true, kbuild_src_seen(b)};
 		ret[n++] = (struct sandbox_bind){applied, false, NULL};
 	} else {
-		ret[n++] = (struct sandbox_bind){b->src, false, NULL};
+		ret[n++] = (struct sandbox_bind){b->src, false, kbuild_src_seen(b)};
 		ret[n++] = (struct sandbox_bind){b->obj, true, kbuild_obj_seen(b)};
 		ret[n++] = (struct sandbox_bind){ccache, false, NULL};
 	}
@@ -378,6 +399,9 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
 		    .nproc = KBUILD_SANDBOX_NPROC,
 		};
+		/* the source is where the sandbox binds it */
+		if (cwd && b->src && strcmp(cwd, b->src) == 0)
+			sp.chdir = kbuild_src_seen(b);
 		int r = sandbox_argv(&sp, argv, &wrapped, err);
 		if (r < 0)
 			return r;
@@ -705,7 +729,10 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *trees = fs_path_join(b->cache_dir, "trees");
-	b->tree = fs_path_join(trees, b->k->src.tree_id);
+	_cleanup_close_ int lock_fd = -1;
+	r = fs_mkdir_p(trees, err);
+	if (r < 0 || (r = kbuild_area_take(b, trees, &lock_fd, err)) < 0)
+		return r;
 	b->src = fs_path_join(b->tree, "src");
 	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
 	 * between normal and debug builds of the tree stays incremental on both
@@ -716,16 +743,10 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	} else
 		b->obj = fs_path_join(b->tree, "obj");
 	b->obj_trusted = b->obj;
-	_cleanup_free_ char *lock = NULL;
-	if (asprintf(&lock, "%s.lock", b->tree) < 0)
+	b->src_seen = kbuild_area_seen(b, b->src);
+	b->obj_trusted_seen = kbuild_area_seen(b, b->obj_trusted);
+	if (!b->src || !b->obj || !b->src_seen || !b->obj_trusted_seen)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	r = fs_mkdir_p(b->tree, err);
-	if (r < 0)
-		return r;
-	_cleanup_close_ int lock_fd = -1;
-	r = kbuild_lock_take(lock, b->o, b, &lock_fd, err);
-	if (r < 0)
-		return r;
 	r = tree_build(b, out_dir, err);
 	/* the copy goes while the tree's lock is still held */
 	if (b->obj != b->obj_trusted) {
@@ -999,6 +1020,9 @@ cleanup:
 	free(b.tree);
 	free(b.src);
 	free(b.obj);
+	free(b.tree_seen);
+	free(b.src_seen);
+	free(b.obj_trusted_seen);
 	kbuild_key_inputs_done(&k);
 	return r;
 }

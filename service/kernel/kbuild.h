@@ -55,6 +55,10 @@ struct kbuild_opts {
 	 * past it is ERR_BUILD "build_failed"); <= 0: 600 s a step, 3600 s for
 	 * make bzImage. */
 	int timeout_s;
+	/* Builds of one source tree that may run at once, each in its own work
+	 * area (a copy of the tree, docs/kernel-builds.md "Builds at once");
+	 * <= 1: one, the others wait for the tree's lock. At most 8. */
+	int tree_slots;
 };
 
 /* The artifact's directory of sched_ext loaders (kernels whose config enables

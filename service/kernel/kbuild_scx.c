@@ -33,7 +33,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
 	if (!kbuild_config_has_scx(cfg))
 		return 0;
-	_cleanup_free_ char *tools = fs_path_join(b->src, "tools/sched_ext");
+	_cleanup_free_ char *tools = fs_path_join(kbuild_src_seen(b), "tools/sched_ext");
 	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
 	_cleanup_free_ char *oarg = NULL, *varg = NULL, *jarg = NULL;
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);

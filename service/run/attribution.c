@@ -1,11 +1,13 @@
 /* Per-patch attribution (see attribution.h; docs/testing-your-patch.md
  * "What each patch did"). */
 #include <errno.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
 #include "compare/compare.h"
 #include "run/attribution.h"
+#include "run/prefix_prebuild.h"
 #include "run/prefix_step.h"
 #include "util/json.h"
 #include "util/macro.h"
@@ -175,6 +177,17 @@ int run_attribution(const struct series_input *in, json_object *result)
 
 	prefix_say(in, "[per-patch] measuring each of the %zu %s on its own", n,
 		   in->commits ? "commits" : "patches");
+	/* every prefix but the whole series (measured already), built ahead
+	 * when build slots allow */
+	size_t *ks = calloc(n, sizeof(size_t));
+	int *prebuilt = calloc(n, sizeof(int)), n_prebuilt = 0;
+	if (!ks || !prebuilt)
+		error = true;
+	for (size_t k = 1; !error && k < n; k++)
+		ks[k - 1] = k;
+	if (!error && !!candidate)
+		n_prebuilt =
+		    prefix_prebuild(in, patches, ks, n - 1, "per-patch", "per-patch", prebuilt);
 	for (size_t k = 1; k <= n && !error; k++) {
 		json_object *step = NULL, *step_result = NULL;
 		enum bisect_verdict v;
@@ -183,6 +196,13 @@ int run_attribution(const struct series_input *in, json_object *result)
 					    &v, &step_result) < 0) {
 				error = true;
 				break;
+			}
+			if (prebuilt[k - 1] > 0) {
+				/* built ahead, so its step found it in the cache */
+				json_object_object_add(step, "built",
+						       json_object_new_boolean(true));
+				json_object_object_add(step, "prebuilt",
+						       json_object_new_boolean(true));
 			}
 			builds += json_object_get_boolean(get(step, "built"));
 			boots += json_object_get_int(get(step, "boots"));
@@ -237,7 +257,13 @@ int run_attribution(const struct series_input *in, json_object *result)
 	json_object_object_add(a, "steps", steps);
 	json_object_object_add(a, "builds", json_object_new_int(builds));
 	json_object_object_add(a, "boots", json_object_new_int(boots));
+	json_object_object_add(
+	    a, "build_slots",
+	    json_object_new_int(in->build_slots > 1 && in->step_build ? in->build_slots : 1));
+	json_object_object_add(a, "prebuilt", json_object_new_int(n_prebuilt));
 	json_object_object_add(result, "attribution", a);
+	free(ks);
+	free(prebuilt);
 	prefix_pool_free(&pool);
 	job_free(job);
 	return 0;

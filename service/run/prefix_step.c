@@ -111,10 +111,8 @@ json_object *prefix_gated_comparisons(json_object *cmps)
 	return out;
 }
 
-/* The job of the base plus the first k patches (a new reference), or NULL
- * (said why). */
-static json_object *prefix_job(const struct series_input *in, json_object *patches, size_t k,
-			       const char *tag)
+json_object *prefix_step_job(const struct series_input *in, json_object *patches, size_t k,
+			     const char *tag)
 {
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *spec = NULL;
@@ -149,15 +147,13 @@ int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, jso
 		    size_t k, const char *tag, const char *dir, json_object **ret_step,
 		    enum bisect_verdict *ret_verdict, json_object **ret_result)
 {
-	_cleanup_json_ json_object *expanded = prefix_job(in, patches, k, tag), *result = NULL;
+	_cleanup_json_ json_object *expanded = prefix_step_job(in, patches, k, tag), *result = NULL;
 	const char *last =
 	    json_object_get_string(get(json_object_array_get_idx(patches, (size_t)k - 1), "name"));
-	char leaf[48];
 
 	if (!expanded)
 		return -EINVAL;
-	snprintf(leaf, sizeof(leaf), "%s-%zu", dir, k);
-	_cleanup_free_ char *step_dir = fs_path_join(in->job_dir, leaf);
+	_cleanup_free_ char *step_dir = prefix_step_dir(in, dir, k);
 	if (!step_dir)
 		return -ENOMEM;
 	json_object *commit = in->commits ? json_object_array_get_idx(in->commits, k - 1) : NULL;
@@ -205,6 +201,13 @@ int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, jso
 	if (ret_result)
 		*ret_result = TAKE_PTR(result);
 	return 0;
+}
+
+char *prefix_step_dir(const struct series_input *in, const char *dir, size_t k)
+{
+	char leaf[48];
+	snprintf(leaf, sizeof(leaf), "%s-%zu", dir, k);
+	return fs_path_join(in->job_dir, leaf);
 }
 
 json_object *prefix_series_patches(const struct series_input *in)

@@ -23,6 +23,13 @@ typedef int (*series_step_fn)(void *userdata, json_object *expanded, const char 
 			      json_object *(*lookup_run)(void *, const char *),
 			      void *lookup_userdata, json_object **ret_result);
 
+/* Builds one step's kernels (expanded, borrowed) in step_dir and runs
+ * nothing; *ret_built: kernels built, 0 all cache hits, -1 a kernel did not
+ * build. Returns 0, or < 0 when it could not (the caller has said why). May
+ * be called from several threads at once. */
+typedef int (*series_build_fn)(void *userdata, json_object *expanded, const char *step_dir,
+			       int *ret_built);
+
 /* What a walk over a series' prefixes is given: the bisection's and the
  * attribution's input. */
 struct series_input {
@@ -38,6 +45,11 @@ struct series_input {
 	const char *job_dir;		 /* the steps run in job_dir/bisect-K (per-patch-K) */
 	json_object *commits;		 /* a commit range's [{commit, subject}] or NULL */
 	series_step_fn step_run;
+	/* With build_slots > 1, the attribution builds its prefixes' kernels
+	 * that many at once before it measures them (run/prefix_prebuild.h);
+	 * NULL or <= 1: each step builds its own when it runs. */
+	series_build_fn step_build;
+	int build_slots;
 	void *step_userdata;
 	/* One line of progress ("[bisect] ...", "[per-patch] ..."); may be NULL. */
 	void (*say)(void *userdata, const char *line);
@@ -70,6 +82,13 @@ json_object *prefix_series_patches(const struct series_input *in);
 int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, json_object *patches,
 		    size_t k, const char *tag, const char *dir, json_object **ret_step,
 		    enum bisect_verdict *ret_verdict, json_object **ret_result);
+
+/* The job of the base plus the first k patches (a new reference), or NULL
+ * (said why, tag prefixing the line). */
+json_object *prefix_step_job(const struct series_input *in, json_object *patches, size_t k,
+			     const char *tag);
+/* in->job_dir/DIR-k, where the step of the first k runs (malloc'd). */
+char *prefix_step_dir(const struct series_input *in, const char *dir, size_t k);
 
 /* A result's verdict as a walk counts it: pass, fail, inconclusive, and
  * anything else an error (summary_exit_code's rule). */

@@ -152,6 +152,7 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		    .jobs = r->cfg->build_jobs,
 		    .no_sandbox = r->cfg->build_no_sandbox,
 		    .timeout_s = r->cfg->build_timeout_s,
+		    .tree_slots = r->cfg->build_slots,
 		    .log_fd = log_fd,
 		    .progress = build_progress_cb,
 		    .cancelled = cancelled_cb,
@@ -831,8 +832,11 @@ static int nothing_to_compare(struct runner *r, json_object *result, struct sl_e
 	return result_compare(result, r->job, err);
 }
 
-int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
-		   const struct runner_hooks *hooks, json_object **ret_result, struct sl_error *err)
+/* runner_run_job, or with build_only runner_build_job: the kernels only,
+ * *ret_built counting those built. */
+static int run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
+		   const struct runner_hooks *hooks, bool build_only, json_object **ret_result,
+		   int *ret_built, struct sl_error *err)
 {
 	_cleanup_job_ struct job *job = NULL;
 	int rc = job_from_expanded(spec, &job, err);
@@ -862,16 +866,33 @@ int runner_run_job(const struct runner_config *cfg, json_object *spec, const cha
 	struct built_kernel *built = NULL;
 	size_t n_built = 0;
 	rc = build_kernels(&r, result, &built, &n_built, err);
-	if (rc >= 0 && run_skip_stopped(r.skip))
+	if (build_only) {
+		int fresh = 0;
+		for (size_t i = 0; i < n_built; i++)
+			fresh += !built[i].art->cached;
+		*ret_built = rc >= 0 && n_built < job->n_kernels ? -1 : fresh;
+	} else if (rc >= 0 && run_skip_stopped(r.skip))
 		rc = nothing_to_compare(&r, result, err);
 	else if (rc >= 0)
 		rc = measure(&r, result, built, n_built, err);
 	built_free(built, n_built, job->n_variants);
 	run_skip_free(r.skip);
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || build_only)
+		return rc < 0 ? rc : 0;
 	time_now_iso8601(finished);
 	result_finish(result, started, finished);
 	*ret_result = TAKE_PTR(result);
 	return 0;
+}
+
+int runner_run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
+		   const struct runner_hooks *hooks, json_object **ret_result, struct sl_error *err)
+{
+	return run_job(cfg, spec, job_dir, hooks, false, ret_result, NULL, err);
+}
+
+int runner_build_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
+		     const struct runner_hooks *hooks, int *ret_built, struct sl_error *err)
+{
+	return run_job(cfg, spec, job_dir, hooks, true, NULL, ret_built, err);
 }

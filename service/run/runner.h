@@ -61,3 +61,13 @@ struct runner_hooks {
 int runner_run_job(const struct runner_config *cfg, json_object *expanded_spec, const char *job_dir,
 		   const struct runner_hooks *hooks, json_object **ret_result,
 		   struct sl_error *err);
+
+/* Builds (or takes from the cache) every kernel of an expanded spec
+ * (borrowed), as runner_run_job would, in job_dir, and runs nothing: the
+ * prefix walks build several prefixes at once with it
+ * (run/prefix_prebuild.h). *ret_built is the number of kernels built (not
+ * cache hits), or -1 when a candidate kernel did not build (a result, not
+ * an error: its step says so when it runs). Errors as runner_run_job. */
+int runner_build_job(const struct runner_config *cfg, json_object *expanded_spec,
+		     const char *job_dir, const struct runner_hooks *hooks, int *ret_built,
+		     struct sl_error *err);

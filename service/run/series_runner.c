@@ -60,6 +60,22 @@ static int worker_step_run(void *userdata, json_object *expanded, const char *st
 	return w->runner(w->cfg, expanded, step_dir, &h, ret_result, &err) < 0 ? -EIO : 0;
 }
 
+/* Builds a prefix's kernels ahead (run/prefix_prebuild.h), from a
+ * builder thread: only the job's cancel hook, no progress (the builder
+ * says when each starts and ends). Always runner_build_job: a mock
+ * runner's tests give no step_build. */
+static int worker_step_build(void *userdata, json_object *expanded, const char *step_dir,
+			     int *ret_built)
+{
+	struct worker_step *w = userdata;
+	struct runner_hooks h = {
+	    .userdata = w,
+	    .cancelled = w->outer && w->outer->cancelled ? step_cancelled : NULL,
+	};
+	struct sl_error err = {0};
+	return runner_build_job(w->cfg, expanded, step_dir, &h, ret_built, &err) < 0 ? -EIO : 0;
+}
+
 int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_config *cfg,
 			    json_object *expanded, const char *job_dir,
 			    const struct runner_hooks *hooks, json_object **ret_result,
@@ -77,6 +93,8 @@ int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_conf
 				  .job_dir = job_dir,
 				  .commits = get(expanded, "commits"),
 				  .step_run = worker_step_run,
+				  .step_build = runner == runner_run_job ? worker_step_build : NULL,
+				  .build_slots = cfg ? cfg->build_slots : 1,
 				  .step_userdata = &w};
 	return attribute ? run_attribution(&in, *ret_result) : run_bisection(&in, *ret_result);
 }

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "run/attribution.h"
 #include "run/runner.h"
@@ -30,6 +32,12 @@ struct mock {
 	size_t fail_at; /* a prefix whose step errors, or 0 */
 	size_t calls, reused;
 	size_t prefixes[8];
+	/* the prebuild (run/prefix_prebuild.h) */
+	pthread_mutex_t lock;
+	size_t builds, active, max_active;
+	bool built[8];
+	size_t no_build; /* a prefix whose kernel does not build, or 0 */
+	size_t builds_at_first_step;
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -71,27 +79,60 @@ static json_object *result_of(const char *verdict, int extra)
 	return r;
 }
 
+/* How many patches of the series a step's job carries. */
+static size_t prefix_of(json_object *expanded)
+{
+	json_object *kernels = get(expanded, "kernels");
+	return json_object_array_length(get(get(kernels, "patched"), "patches")) -
+	       json_object_array_length(get(get(kernels, "base"), "patches"));
+}
+
+static void assert_step_dir(const char *step_dir, size_t k)
+{
+	char dir[32];
+	snprintf(dir, sizeof(dir), "/per-patch-%zu", k);
+	assert_non_null(strstr(step_dir, dir));
+}
+
 static int step_run(void *userdata, json_object *expanded, const char *step_dir,
 		    json_object *(*lookup_run)(void *, const char *), void *lookup_userdata,
 		    json_object **ret_result)
 {
 	struct mock *m = userdata;
-	size_t base_n =
-	    json_object_array_length(get(get(get(expanded, "kernels"), "base"), "patches"));
-	size_t k =
-	    json_object_array_length(get(get(get(expanded, "kernels"), "patched"), "patches")) -
-	    base_n;
+	size_t k = prefix_of(expanded);
 	assert_true(m->calls < 8);
+	if (m->calls == 0)
+		m->builds_at_first_step = m->builds;
 	m->prefixes[m->calls++] = k;
-	char dir[32];
-	snprintf(dir, sizeof(dir), "/per-patch-%zu", k);
-	assert_non_null(strstr(step_dir, dir));
+	assert_step_dir(step_dir, k);
 	json_object *run = lookup_run(lookup_userdata, "baseline#0");
 	assert_non_null(run);
 	json_object_put(run);
 	if (k == m->fail_at)
 		return -1;
 	*ret_result = result_of(k >= m->culprit ? "fail" : "pass", k >= m->culprit ? 6 : 0);
+	return 0;
+}
+
+/* A step's kernels built ahead, from a builder thread: counts how many
+ * run at once. */
+static int step_build(void *userdata, json_object *expanded, const char *step_dir, int *ret_built)
+{
+	struct mock *m = userdata;
+	size_t k = prefix_of(expanded);
+	assert_step_dir(step_dir, k);
+	pthread_mutex_lock(&m->lock);
+	m->active++;
+	if (m->active > m->max_active)
+		m->max_active = m->active;
+	pthread_mutex_unlock(&m->lock);
+	usleep(100 * 1000);
+	pthread_mutex_lock(&m->lock);
+	m->active--;
+	m->builds++;
+	m->built[k] = true;
+	pthread_mutex_unlock(&m->lock);
+	*ret_built = k == m->no_build ? -1 : 1;
 	return 0;
 }
 
@@ -123,20 +164,29 @@ static json_object *expanded_of(json_object *spec)
 	return expanded;
 }
 
-static json_object *attribute(struct mock *m, size_t n, json_object *whole)
+static json_object *attribute_slots(struct mock *m, size_t n, json_object *whole, int slots)
 {
 	json_object *spec = spec_of(n);
 	json_object_object_add(whole, "job", expanded_of(spec));
+	pthread_mutex_init(&m->lock, NULL);
 	struct series_input in = {.spec = spec,
 				  .origin = JOB_ORIGIN_SERVICE,
 				  .job_dir = "jobdir",
 				  .step_run = step_run,
+				  .step_build = step_build,
+				  .build_slots = slots,
 				  .step_userdata = m};
 	assert_int_equal(run_attribution(&in, whole), 0);
 	json_object *a = json_object_get(get(whole, "attribution"));
 	json_object_put(whole);
 	json_object_put(spec);
+	pthread_mutex_destroy(&m->lock);
 	return a;
+}
+
+static json_object *attribute(struct mock *m, size_t n, json_object *whole)
+{
+	return attribute_slots(m, n, whole, 0);
 }
 
 static json_object *added_inversions(json_object *a, size_t step)
@@ -252,6 +302,42 @@ static void test_first_step_unjudged(void **state)
 	json_object_put(a);
 }
 
+/* Two build slots: the kernels of prefixes 1..n-1 are built before any
+ * step is measured, two at a time, and the steps say so; a prefix whose
+ * kernel did not build ahead is built by its step as before. One slot (the
+ * default) builds nothing ahead. */
+static void test_prebuild(void **state)
+{
+	(void)state;
+	struct mock m = {.culprit = 2, .no_build = 3};
+	json_object *a = attribute_slots(&m, 4, result_of("fail", 6), 2);
+	assert_non_null(a);
+	assert_int_equal(m.builds, 3);
+	assert_int_equal(m.builds_at_first_step, 3); /* all built before any step */
+	assert_int_equal(m.max_active, 2);
+	assert_true(m.built[1] && m.built[2] && m.built[3] && !m.built[4]);
+	assert_int_equal(m.calls, 3);
+	assert_int_equal(json_object_get_int(get(a, "build_slots")), 2);
+	assert_int_equal(json_object_get_int(get(a, "prebuilt")), 2);
+	json_object *steps = get(a, "steps");
+	for (size_t i = 0; i < 4; i++) {
+		json_object *p = get(json_object_array_get_idx(steps, i), "prebuilt");
+		assert_true(i < 2 ? p && json_object_get_boolean(p) : !p);
+	}
+	/* the same answer as without building ahead */
+	assert_int_equal(
+	    json_object_get_int(get(json_object_array_get_idx(get(a, "carried_by"), 0), "patches")),
+	    2);
+	json_object_put(a);
+
+	struct mock one = {.culprit = 2};
+	a = attribute_slots(&one, 4, result_of("fail", 6), 1);
+	assert_int_equal(one.builds, 0);
+	assert_int_equal(json_object_get_int(get(a, "build_slots")), 1);
+	assert_int_equal(json_object_get_int(get(a, "prebuilt")), 0);
+	json_object_put(a);
+}
+
 static struct mock service_mock;
 
 /* A runner_run_job: the job itself (the whole series) or a step. */
@@ -314,6 +400,7 @@ int main(void)
 	    cmocka_unit_test(test_single_patch),
 	    cmocka_unit_test(test_first_step_unjudged),
 	    cmocka_unit_test(test_service_per_patch),
+	    cmocka_unit_test(test_prebuild),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,8 +18,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "job/sched_ext.h"
+#include "kernel/kbuild-internal.h"
 #include "kernel/kbuild.h"
 #include "proto/utf8.h"
 #include "util/cmd.h"
@@ -31,6 +35,7 @@ struct fixture {
 	const char *compiler; /* what `gcc --version` prints */
 	int builds;	      /* `make ... bzImage` runs */
 	int copies;	      /* `cp -a` of obj/ (untrusted builds) */
+	int seeds;	      /* the copies that seed a work area */
 	bool fail;	      /* the dry run of a patch named *bad* or of any patch fails */
 	const char *drop;     /* olddefconfig removes this option from .config */
 	size_t bzimage_bytes;
@@ -42,6 +47,7 @@ struct fixture {
 	bool scx_fail;		  /* that make exits 2 */
 	char scx_cmd[1024];	  /* the last one's arguments after make */
 	bool no_sandbox;	  /* build() sets kbuild_opts.no_sandbox */
+	int tree_slots;		  /* build() sets kbuild_opts.tree_slots */
 	char made_in[2048];	  /* the O= of each `make bzImage`, one a line */
 	int made_marked;	  /* ...that found the complete-build marker in O= */
 };
@@ -78,43 +84,66 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 {
 	struct fixture *fx = ud;
 	if (strcmp(argv[0], "bwrap") == 0) {
-		size_t cmd = 0;
-		const char *from = NULL, *at = NULL;
+		size_t cmd = 0, nb = 0;
+		/* directories bound elsewhere (an untrusted build's copy of obj/,
+		 * a work area's src/ and obj/ at area 0's paths) */
+		const char *from[4] = {0}, *at[4] = {0};
 		for (size_t i = 1; argv[i]; i++) {
 			if (strcmp(argv[i], "--chdir") == 0 && argv[i + 1])
 				cwd = argv[i + 1];
-			/* a directory bound elsewhere (an untrusted build's copy of obj/) */
-			if (strcmp(argv[i], "--bind") == 0 && argv[i + 1] && argv[i + 2] &&
-			    strcmp(argv[i + 1], argv[i + 2]) != 0) {
-				from = argv[i + 1];
-				at = argv[i + 2];
+			if ((strcmp(argv[i], "--bind") == 0 || strcmp(argv[i], "--ro-bind") == 0) &&
+			    argv[i + 1] && argv[i + 2] && strcmp(argv[i + 1], argv[i + 2]) != 0 &&
+			    nb < 4) {
+				from[nb] = argv[i + 1];
+				at[nb++] = argv[i + 2];
 			}
 			if (strcmp(argv[i], "--") == 0)
 				cmd = i + 1;
 		}
 		assert_true(cmd > 0 && argv[cmd]);
 		fx->sandboxed++;
-		if (!at)
+		if (!nb)
 			return fake_cmd(ud, argv + cmd, cwd, ret_output);
-		/* the command's paths under at are from's on the host */
-		char *inner[32] = {0};
+		/* the command's paths (and its cwd) under at are from's on the host */
+		char *inner[33] = {0};
 		size_t n = 0;
 		for (size_t i = cmd; argv[i] && n < 31; i++, n++) {
-			const char *p = strstr(argv[i], at);
-			if (p && (p[strlen(at)] == '\0' || p[strlen(at)] == '/'))
-				assert_true(asprintf(&inner[n], "%.*s%s%s", (int)(p - argv[i]),
-						     argv[i], from, p + strlen(at)) > 0);
-			else
+			for (size_t j = 0; j < nb && !inner[n]; j++) {
+				const char *p = strstr(argv[i], at[j]);
+				if (p && (p[strlen(at[j])] == '\0' || p[strlen(at[j])] == '/'))
+					assert_true(asprintf(&inner[n], "%.*s%s%s",
+							     (int)(p - argv[i]), argv[i], from[j],
+							     p + strlen(at[j])) > 0);
+			}
+			if (!inner[n])
 				inner[n] = strdup(argv[i]);
 		}
-		int r = fake_cmd(ud, inner, cwd, ret_output);
-		for (size_t i = 0; i < n; i++)
+		inner[32] = NULL;
+		for (size_t j = 0; cwd && j < nb && !inner[32]; j++)
+			if (strncmp(cwd, at[j], strlen(at[j])) == 0 &&
+			    (cwd[strlen(at[j])] == '\0' || cwd[strlen(at[j])] == '/'))
+				assert_true(
+				    asprintf(&inner[32], "%s%s", from[j], cwd + strlen(at[j])) > 0);
+		int r = fake_cmd(ud, inner, inner[32] ? inner[32] : cwd, ret_output);
+		for (size_t i = 0; i <= 32; i++)
 			free(inner[i]);
 		return r;
 	}
 	if (strcmp(argv[0], "gcc") == 0) {
 		*ret_output = strdup(fx->compiler);
 		return 0;
+	}
+	if (strcmp(argv[0], "cp") == 0 && (strcmp(argv[1], "-al") == 0 || (argv[4] && argv[5]))) {
+		/* seeding a work area: cp -al SRC DIR, cp -a --reflink=auto
+		 * PARTS... DIR; done for real (small files here) */
+		fx->seeds++;
+		char line[4096] = "cp";
+		for (size_t i = 1; argv[i]; i++) {
+			strncat(line, " '", sizeof(line) - strlen(line) - 1);
+			strncat(line, argv[i], sizeof(line) - strlen(line) - 1);
+			strncat(line, "'", sizeof(line) - strlen(line) - 1);
+		}
+		return system(line) == 0 ? 0 : 1;
 	}
 	if (strcmp(argv[0], "cp") == 0) {
 		/* cp -a --reflink=auto FROM TO: an untrusted build's object copy;
@@ -538,7 +567,8 @@ static struct kbuild_artifact *build(struct fixture *fx, const char *json,
 				.jobs = 2,
 				.log_fd = -1,
 				.cache_max_bytes = max_bytes,
-				.no_sandbox = fx->no_sandbox};
+				.no_sandbox = fx->no_sandbox,
+				.tree_slots = fx->tree_slots};
 	struct kbuild_artifact *a = NULL;
 	struct sl_error err = {0};
 	int r = kbuild_build(&o, s, &a, &err);
@@ -876,6 +906,135 @@ static void test_obj_marker(void **state)
 }
 
 /* --no-sandbox: the same steps, none of them in bwrap. */
+/* The order in which a build tries a tree's work areas (kbuild_area.c). */
+static void test_area_order(void **state)
+{
+	(void)state;
+	size_t order[4];
+	kbuild_area_order((int[]){-1, -1}, 2, order);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 1);
+	/* most patches in common first, the lower index on a tie, new areas last */
+	kbuild_area_order((int[]){0, 2, -1, 2}, 4, order);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 3);
+	assert_int_equal(order[2], 0);
+	assert_int_equal(order[3], 2);
+}
+
+struct held_lock {
+	int fd;
+	useconds_t for_us;
+};
+
+static void *release_later(void *arg)
+{
+	struct held_lock *h = arg;
+	usleep(h->for_us);
+	close(h->fd);
+	return NULL;
+}
+
+static char *read_text(const char *path)
+{
+	char *text = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(fs_read_file(path, 1 << 20, &text, NULL, &err), 0);
+	return text;
+}
+
+/* Builds of one tree at once (issue 18 item 4): with two slots, a build
+ * that finds area 0 busy takes area 1, which is seeded from area 0 (once
+ * area 0's build let it go) and whose sandboxed steps see it at area 0's
+ * paths; a later build goes to the area holding most of its patches. One
+ * slot (the default) never makes an area. */
+static void test_work_areas(void **state)
+{
+	struct fixture *fx = *state;
+	write_file(fx->dir, "frag.config", "CONFIG_SMP=y\n");
+	fx->tree_slots = 2;
+	struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+	char *obj = NULL, *marker = NULL;
+	tree_obj(fx, &obj, &marker);
+	char *tree = strdup(obj);
+	*strrchr(tree, '/') = '\0';
+	char *area1 = NULL, *lock0 = NULL, *src0 = NULL, *obj1 = NULL, *src1 = NULL;
+	assert_true(asprintf(&area1, "%s.1", tree) > 0 && asprintf(&lock0, "%s.lock", tree) > 0 &&
+		    asprintf(&src0, "%s/src", tree) > 0 && asprintf(&obj1, "%s/obj", area1) > 0 &&
+		    asprintf(&src1, "%s/src", area1) > 0);
+	assert_false(fs_exists(area1)); /* area 0 was free */
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->seeds, 0);
+
+	/* area 0 busy: the build takes area 1 and seeds it when area 0 is free */
+	struct held_lock h = {.fd = open(lock0, O_RDWR | O_CLOEXEC), .for_us = 300 * 1000};
+	assert_true(h.fd >= 0);
+	assert_int_equal(flock(h.fd, LOCK_EX | LOCK_NB), 0);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, release_later, &h), 0);
+	free(cmd_dry_run_end());
+	dry_run_begin(fx);
+	fx->made_in[0] = '\0';
+	a = build(fx, SPEC("[\"b.patch\"]"), 0, NULL);
+	pthread_join(t, NULL);
+	char *text = cmd_dry_run_end();
+	dry_run_begin(fx);
+	assert_int_equal(fx->seeds, 2); /* cp -al of src/, cp -a of the rest */
+	char *mk1 = fs_path_join(src1, "Makefile");
+	assert_true(fs_exists(mk1));
+	free(mk1);
+	/* make ran in area 1's obj/, which its sandbox showed at area 0's path */
+	char want[PATH_MAX * 2 + 4];
+	snprintf(want, sizeof(want), "%s\n", obj1);
+	assert_string_equal(fx->made_in, want);
+	snprintf(want, sizeof(want), "--bind %s %s", obj1, obj);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "--ro-bind %s %s", src1, src0);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "--chdir %s ", src0);
+	assert_non_null(strstr(text, want));
+	free(text);
+	char *log = read_text(a->log);
+	assert_non_null(strstr(log, "work area 1 of 2 of the tree"));
+	assert_non_null(strstr(log, "seeded work area 1"));
+	free(log);
+	kbuild_artifact_free(a);
+	char *list1 = fs_path_join(area1, "applied/list"), *list = read_text(list1);
+	assert_int_equal(strlen(list), 65); /* b.patch only: a.patch was reverted */
+	free(list);
+	free(list1);
+
+	/* both areas free: b then a goes to area 1 (it holds b) */
+	write_file(fx->dir, "ba-b.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n");
+	a = build(fx, SPEC("[\"b.patch\", \"a.patch\"]"), 0, NULL);
+	log = read_text(a->log);
+	assert_non_null(strstr(log, "work area 1 of 2 of the tree (1 of its patches applied"));
+	assert_null(strstr(log, "seeded"));
+	free(log);
+	kbuild_artifact_free(a);
+	assert_int_equal(fx->seeds, 2);
+
+	/* one slot: area 0 only, whatever area 1 holds */
+	fx->tree_slots = 0;
+	write_file(fx->dir, "b2.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+e\n");
+	fx->made_in[0] = '\0';
+	a = build(fx, SPEC("[\"b.patch\", \"b2.patch\"]"), 0, NULL);
+	snprintf(want, sizeof(want), "%s\n", obj);
+	assert_string_equal(fx->made_in, want);
+	log = read_text(a->log);
+	assert_null(strstr(log, "work area"));
+	free(log);
+	kbuild_artifact_free(a);
+	free(area1);
+	free(lock0);
+	free(src0);
+	free(obj1);
+	free(src1);
+	free(tree);
+	free(obj);
+	free(marker);
+}
+
 static void test_no_sandbox(void **state)
 {
 	struct fixture *fx = *state;
@@ -1351,6 +1510,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_build_commands, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_sandbox, setup, teardown),
+	    cmocka_unit_test(test_area_order),
+	    cmocka_unit_test_setup_teardown(test_work_areas, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_untrusted_copy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_obj_marker, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_debug_preset, setup, teardown),
