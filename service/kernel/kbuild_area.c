@@ -27,12 +27,12 @@ void kbuild_area_order(const int *shared, size_t n, size_t *order)
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		order[m++] = i;
-	/* insertion sort: n <= KBUILD_MAX_TREE_SLOTS */
+	/* a stable insertion sort (n <= KBUILD_MAX_TREE_SLOTS): ties keep the
+	 * lower index first */
 	for (size_t i = 1; i < m; i++)
 		for (size_t j = i; j > 0; j--) {
 			size_t a = order[j - 1], c = order[j];
-			bool swap = shared[c] > shared[a] || (shared[c] == shared[a] && c < a);
-			if (!swap)
+			if (shared[c] <= shared[a])
 				break;
 			order[j - 1] = c;
 			order[j] = a;

@@ -82,7 +82,7 @@ int prefix_prebuild(const struct series_input *in, json_object *patches, const s
 			p.jobs[i] = NULL;
 		}
 	}
-	prefix_say(in, "[%s] building the kernels of %zu prefixes, %d at a time", tag, n, slots);
+	prefix_say(in, "[%s] building %zu prefix kernel(s) ahead, %d at a time", tag, n, slots);
 	double t0 = time_monotonic_s();
 	for (int t = 0; t < slots; t++)
 		if (pthread_create(&threads[t], NULL, builder, &p) == 0)

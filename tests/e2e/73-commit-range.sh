@@ -27,7 +27,9 @@
 # under TCG, so its interval's better end can sit on the threshold 1: a
 # fixed 5 once gave HEAD 0 -> 6 inversions, CI [1, 10], inconclusive, and
 # so did 5:8 in CI on 2026-12-05 (0 -> 6.5, CI [1, 10], p 0.0016 after 8
-# rounds); the third look decides it.
+# rounds); the third look decides it. --build-slots 2: commit 1's kernel
+# is built ahead of its step (run/prefix_prebuild.c; with one prefix to
+# build, one builder).
 # This test replaced the commit-range bisection that took 377 s in CI (three
 # commits, 10 or more boots per step). Measured on 2026-12-05: 447 s alone at
 # load 0.4 to 3.9 (schedlab test 372 s), 315 s in make check; kernels cached.
@@ -84,11 +86,13 @@ PY
 
 start=$(date +%s)
 set +e
-"$SCHEDLAB" test --suite rt --base builtin --per-patch \
-	--range git:tree@schedlab-base..HEAD -o result.json --report report.html >out.txt
+"$SCHEDLAB" test --suite rt --base builtin --per-patch --build-slots 2 \
+	--range git:tree@schedlab-base..HEAD -o result.json --report report.html >out.txt 2>err.txt
 rc=$?
 set -e
 cat out.txt
+grep -v '^\[' err.txt || true # the messages, not the progress
+grep '^\[per-patch\]' err.txt || true
 echo "schedlab test --per-patch --range exited $rc after $(($(date +%s) - start))s"
 [ "$rc" = 1 ] || e2e_fail "HEAD carries the planted regression: exit 1 expected, not $rc"
 "$SCHEDLAB" validate --result result.json
@@ -102,6 +106,8 @@ assert a, "the result has no attribution"
 print(json.dumps({k: a.get(k) for k in ("status", "patches", "builds", "boots", "carried_by")}))
 assert a["status"] == "done", a["status"]
 assert a["patches"] == 2
+# --build-slots 2: commit 1's kernel was built (or found) ahead of its step
+assert a["build_slots"] == 2 and a["prebuilt"] in (0, 1), a
 assert [c["commit"] for c in a["commits"]] == [first, bad], a["commits"]
 steps = a["steps"]
 assert [s["patches"] for s in steps] == [1, 2], steps
@@ -122,6 +128,8 @@ assert len(by) == 1 and by[0]["patches"] == 2 and by[0]["commit"] == bad, a["car
 # commit 1's step booted only its candidate: the base's runs were reused
 assert steps[0]["reused_runs"] >= 5 and steps[0]["boots"] >= 5, steps[0]
 PY
+grep -q "\[per-patch\] building 1 prefix kernel(s) ahead" err.txt ||
+	e2e_fail "--build-slots 2 did not build the prefix ahead: $(grep per-patch err.txt)"
 grep -q "What each patch did (2 commits" out.txt || e2e_fail "the summary does not print the attribution"
 grep -q "inversions: regressed by patch 2 (${bad})" out.txt ||
 	e2e_fail "the summary does not name commit 2 as carrying the inversions"
