@@ -19,13 +19,18 @@
 #               the "loaded" case of docs/statistics.md); --hog N = --hogs N
 #   --planted   the planted patch under tests/planted/ (default rt-placement)
 #   --suite     the workloads and default gates (default rt)
-#   --out DIR   keep every job and result in DIR (default: a temp dir, removed)
+#   --out DIR   keep every job and result in DIR (default: a temp dir, removed).
+#               A DIR that already holds results is added to: the new jobs are
+#               numbered after the old ones and the table counts them all, so
+#               a rate can be gathered over several sessions (same --repeat,
+#               --planted and --suite; the table says if they differ)
+#   --summary   print the table of --out DIR and run nothing
 # Needs the base and planted kernels in the cache (make check builds them);
 # each job boots 2 x R TCG guests (about 30 s each here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 schedlab=${SCHEDLAB:-$root/build/schedlab}
-k=5 repeat=4 hogs="0,$((2 * $(nproc)))" out="" planted=rt-placement suite=rt
+k=5 repeat=4 hogs="0,$((2 * $(nproc)))" out="" planted=rt-placement suite=rt summary=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k) k=$2; shift 2 ;;
@@ -34,7 +39,8 @@ while [ $# -gt 0 ]; do
 	--planted) planted=$2; shift 2 ;;
 	--suite) suite=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+	--summary) summary=1; shift ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) echo "verdict-accuracy.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -49,6 +55,7 @@ elif [[ "$repeat" =~ ^[0-9]+$ ]]; then
 else
 	echo "verdict-accuracy.sh: --repeat needs R or MIN:MAX" >&2; exit 2
 fi
+[ "$summary" = 0 ] || [ -n "$out" ] || { echo "verdict-accuracy.sh: --summary needs --out DIR" >&2; exit 2; }
 [ -x "$schedlab" ] || { echo "verdict-accuracy.sh: build '$schedlab' first (make)" >&2; exit 2; }
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/schedlab-accuracy.XXXXXX")}
 mkdir -p "$work"
@@ -79,7 +86,8 @@ stop_hogs() {
 hogs_pids=()
 start=$(date +%s)
 IFS=, read -r -a hog_list <<<"$hogs"
-: >"$work/loads"
+touch "$work/loads"
+[ "$summary" = 1 ] && hog_list=()
 for hog in "${hog_list[@]}"; do
 	for ((i = 0; i < hog; i++)); do
 		( while :; do :; done ) &
@@ -88,7 +96,10 @@ for hog in "${hog_list[@]}"; do
 	sleep $((hog > 0 ? 20 : 0)) # let the load average rise
 	load_before=$(cut -d' ' -f1 /proc/loadavg)
 	for kind in aa planted; do
-		for ((i = 1; i <= k; i++)); do
+		# after the jobs an earlier pass left in --out DIR
+		first=1
+		while [ -e "$work/$kind-$first-hog$hog.json" ]; do first=$((first + 1)); done
+		for ((i = first; i < first + k; i++)); do
 			name=$kind-$i-hog$hog
 			if [ "$kind" = aa ]; then
 				job "$name" '[]' >"$work/$name.json"
@@ -100,43 +111,57 @@ for hog in "${hog_list[@]}"; do
 				--job-dir "$work/$name.job" >"$work/$name.log" 2>&1 || true
 		done
 	done
-	echo "$hog $load_before $(cut -d' ' -f1 /proc/loadavg)" >>"$work/loads"
+	echo "$hog $load_before $(cut -d' ' -f1 /proc/loadavg) $(date -u +%Y-%m-%dT%H:%MZ) $repeat $planted $suite" >>"$work/loads"
 	stop_hogs
 done
 
-python3 - "$work" "$k" "$repeat" "$(nproc)" "$planted" "$suite" <<'PY'
-import collections, json, os, sys
-work, k, repeat, cores, planted, suite = sys.argv[1:7]
+python3 - "$work" "$(nproc)" <<'PY'
+import collections, glob, json, os, re, sys
+work, cores = sys.argv[1:3]
+passes = collections.defaultdict(list)  # hog -> [(load before, after, when, repeat, planted, suite)]
 for line in open(os.path.join(work, "loads")):
-    hog, lb, la = line.split()
+    f = line.split()
+    if len(f) >= 3:
+        passes[f[0]].append(f[1:])
+for hog in sorted(passes, key=int):
     rows = collections.defaultdict(collections.Counter)
     jobs = collections.Counter()
+    n = collections.Counter()
     for kind in ("aa", "planted"):
-        for i in range(1, int(k) + 1):
-            path = os.path.join(work, f"{kind}-{i}-hog{hog}.result.json")
-            if not os.path.exists(path):
+        for path in sorted(glob.glob(os.path.join(work, f"{kind}-*-hog{hog}.json"))):
+            if not re.fullmatch(rf"{kind}-[0-9]+-hog{hog}\.json", os.path.basename(path)):
+                continue
+            n[kind] += 1
+            res = path[:-len(".json")] + ".result.json"
+            if not os.path.exists(res):
                 jobs[(kind, "no result")] += 1
                 continue
-            r = json.load(open(path))
+            r = json.load(open(res))
             jobs[(kind, r["verdict"])] += 1
             for c in r["comparisons"]:
                 if c["gated"]:
                     rows[(kind, c["metric"])][c["verdict"]] += 1
-    print(f"\nverdict accuracy: {k} jobs of each kind, suite {suite}, planted {planted}, "
-          f"repeat {repeat}, {hog} host hog(s), load {lb} before / {la} after on {cores} cores")
+    p = passes[hog]
+    loads = [float(x) for q in p for x in q[:2]]
+    settings = sorted({" ".join(q[3:6]) for q in p if len(q) >= 6})
+    print(f"\nverdict accuracy: {n['aa']} A/A and {n['planted']} planted jobs, {hog} host hog(s), "
+          f"{len(p)} pass(es) ({', '.join(q[2] for q in p if len(q) >= 3)}), "
+          f"load {min(loads):.2f} to {max(loads):.2f} on {cores} cores")
+    print("settings (repeat, planted, suite): " + ("; ".join(settings) or "not recorded")
+          + ("  ** the passes differ **" if len(settings) > 1 else ""))
     print(f"{'jobs':8} {'metric':16} {'improved':>9} {'regressed':>10} {'unchanged':>10} {'inconcl.':>9}")
     for (kind, metric), c in sorted(rows.items()):
         print(f"{kind:8} {metric:16} {c['improved']:9} {c['regressed']:10} {c['unchanged']:10} {c['inconclusive']:9}")
     for kind in ("aa", "planted"):
-        counts = {v: n for (kd, v), n in jobs.items() if kd == kind}
+        counts = {v: m for (kd, v), m in jobs.items() if kd == kind}
         print(f"{kind} job verdicts: {counts}")
     aa_fp = {m: ((c["improved"] + c["regressed"]), sum(c.values()))
              for (kd, m), c in rows.items() if kd == "aa"}
     print("A/A false-positive rate per gated metric: " +
-          ", ".join(f"{m} {a}/{n} ({100 * a / max(1, n):.0f} %)" for m, (a, n) in sorted(aa_fp.items())))
-    fail = jobs[("planted", "fail")]
-    inc = jobs[("planted", "inconclusive")]
-    passed = jobs[("planted", "pass")]
-    print(f"planted detection: {fail} of {k} fail, {inc} inconclusive, {passed} pass "
-          f"(detected or flagged: {100 * (fail + inc) / int(k):.0f} %)")
+          ", ".join(f"{m} {a}/{t} ({100 * a / max(1, t):.0f} %"
+                    + (f"; at most {100 * (1 - 0.05 ** (1 / t)):.0f} %, one-sided 95 %" if a == 0 and t else "")
+                    + ")" for m, (a, t) in sorted(aa_fp.items())))
+    fail, inc, passed = jobs[("planted", "fail")], jobs[("planted", "inconclusive")], jobs[("planted", "pass")]
+    print(f"planted detection: {fail} of {n['planted']} fail, {inc} inconclusive, {passed} pass "
+          f"(detected or flagged: {100 * (fail + inc) / max(1, n['planted']):.0f} %)")
 PY
