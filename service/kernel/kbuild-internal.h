@@ -152,6 +152,10 @@ int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order
  * (the tree's src/ is then k's source; a tree with no list has none). */
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
+/* How many of k's patches, from the first, the tree's applied/list holds
+ * (*ret_listed: how many it lists); a tree with no list holds none, an
+ * unreadable list is -1. */
+int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed);
 
 /* The source seen by a sandboxed step (make's cwd and -C): b->src_seen
  * in the sandbox, else b->src. */
@@ -184,6 +188,9 @@ char *kbuild_area_seen(const struct build_ctx *b, const char *host);
 
 /* Takes an exclusive flock on path, polling so that a cancel (o may be NULL)
  * can stop the wait; says once in the log (b may be NULL) that it waits. */
+/* One try at an exclusive flock on path (created if need be): 1 and *ret_fd
+ * when taken, 0 when another holds it, < 0 on an error. */
+int kbuild_lock_try(const char *path, int *ret_fd, struct sl_error *err);
 int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
 		     int *ret_fd, struct sl_error *err);
 /* Loads a complete artifact directory; -ENOENT when it is not (yet) there. */

@@ -257,18 +257,19 @@ static char *tree_relative_to(const char *src, const char *line)
 	return out;
 }
 
-/* Both the source as sandboxed steps see it and as the host does (a work
- * area's own path, kbuild_area.c). */
+/* Both the source as the host has it and as sandboxed steps see it (a
+ * work area's own path first: area 0's, a prefix of "<id>.1", would
+ * otherwise eat part of it; kbuild_area.c). */
 static char *tree_relative(const struct build_ctx *b, const char *line)
 {
-	char *seen = b->src_seen ? tree_relative_to(b->src_seen, line) : NULL;
-	if (!b->src || (b->src_seen && strcmp(b->src, b->src_seen) == 0))
-		return seen ? seen : tree_relative_to(b->src, line);
-	char *host = tree_relative_to(b->src, seen ? seen : line);
-	if (!host)
-		return seen;
-	free(seen);
-	return host;
+	char *host = tree_relative_to(b->src, line);
+	if (!b->src_seen || !b->src || strcmp(b->src, b->src_seen) == 0)
+		return host;
+	char *seen = tree_relative_to(b->src_seen, host ? host : line);
+	if (!seen)
+		return host;
+	free(host);
+	return seen;
 }
 
 static void build_on_line(void *ud, const char *raw)
@@ -823,19 +824,30 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	return m;
 }
 
-bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
+int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed)
 {
 	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
 	_cleanup_free_ char *text = NULL;
 	struct sl_error ignored;
+	*ret_listed = 0;
 	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
-		return k->npatches == 0 && !fs_exists(list);
-	size_t i = 0;
+		return fs_exists(list) ? -1 : 0;
+	int same = 0;
+	bool differs = false;
 	char *save = NULL;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), i++)
-		if (i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0)
-			return false;
-	return i == k->npatches;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t i = (*ret_listed)++;
+		differs = differs || i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0;
+		same += !differs;
+	}
+	return same;
+}
+
+bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
+{
+	size_t listed;
+	int same = kbuild_tree_patches_in_common(tree, k, &listed);
+	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
 }
 
 /* A kernel cached before builds kept the sched name lists (sched_names.h)

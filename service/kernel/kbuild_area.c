@@ -55,45 +55,24 @@ char *kbuild_area_path(const char *trees, const char *tree_id, int area)
 	return fs_path_join(trees, name);
 }
 
-/* How many of k's patches, from the first, the area's applied/list holds:
- * -1 when the area has no source yet. Read without the area's lock: only
- * an order of preference, which the lock's holder may make stale. */
+/* How many of k's patches, from the first, the area holds: -1 when it has
+ * no source yet. Read without the area's lock: only an order of
+ * preference, which the lock's holder may make stale. */
 static int area_shared(const char *area, const struct key_inputs *k)
 {
 	_cleanup_free_ char *mk = fs_path_join(area, "src/Makefile");
 	if (!fs_exists(mk))
 		return -1;
-	_cleanup_free_ char *list = fs_path_join(area, "applied/list");
-	_cleanup_free_ char *text = NULL;
-	struct sl_error ignored;
-	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
-		return 0;
-	int same = 0;
-	char *save = NULL;
-	for (char *l = strtok_r(text, "\n", &save); l && (size_t)same < k->npatches;
-	     l = strtok_r(NULL, "\n", &save), same++)
-		if (strcmp(l, k->patch_sha[same]) != 0)
-			break;
-	return same;
+	size_t listed;
+	int same = kbuild_tree_patches_in_common(area, k, &listed);
+	return same < 0 ? 0 : same;
 }
 
-static int lock_try(const char *area, int *ret_fd, struct sl_error *err)
+/* "<area>.lock" (malloc'd; NULL without memory). */
+static char *lock_of(const char *area)
 {
-	_cleanup_free_ char *path = NULL;
-	if (asprintf(&path, "%s.lock", area) < 0)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot open the lock '%s': %s.", path,
-				 strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		return error_set(err, ERR_INTERNAL, errno, "Cannot lock '%s': %s.", path,
-				 strerror(errno));
-	}
-	*ret_fd = TAKE_FD(fd);
-	return 1;
+	char *p = NULL;
+	return asprintf(&p, "%s.lock", area) < 0 ? NULL : p;
 }
 
 /* Copies area 0 into area (absent or a leftover of a seed that was
@@ -104,8 +83,8 @@ static int area_seed(struct build_ctx *b, const char *area0, const char *area, s
 	_cleanup_free_ char *mk0 = fs_path_join(area0, "src/Makefile");
 	if (!fs_exists(mk0))
 		return 0;
-	_cleanup_free_ char *lock0 = NULL, *tmp = NULL;
-	if (asprintf(&lock0, "%s.lock", area0) < 0 || asprintf(&tmp, "%s.seed", area) < 0)
+	_cleanup_free_ char *lock0 = lock_of(area0), *tmp = NULL;
+	if (!lock0 || asprintf(&tmp, "%s.seed", area) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_close_ int fd0 = -1;
 	int r = kbuild_lock_take(lock0, b->o, b, &fd0, err);
@@ -170,7 +149,9 @@ int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd, s
 	kbuild_area_order(shared, (size_t)n, order);
 	int chosen = -1;
 	for (int i = 0; n > 1 && i < n && chosen < 0; i++) {
-		r = lock_try(areas[order[i]], &fd, err);
+		_cleanup_free_ char *l = lock_of(areas[order[i]]);
+		r = l ? kbuild_lock_try(l, &fd, err)
+		      : error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -179,7 +160,7 @@ int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd, s
 	if (chosen < 0) {
 		/* every area busy (or only one): wait for the one preferred */
 		chosen = (int)order[0];
-		if (asprintf(&lock, "%s.lock", areas[chosen]) < 0) {
+		if (!(lock = lock_of(areas[chosen]))) {
 			r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 			goto out;
 		}

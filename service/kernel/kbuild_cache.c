@@ -30,20 +30,30 @@ void kbuild_cache_touch(const char *dir)
 	}
 }
 
-int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
-		     int *ret_fd, struct sl_error *err)
+int kbuild_lock_try(const char *path, int *ret_fd, struct sl_error *err)
 {
-	bool said = false;
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot open the lock '%s': %s.", path,
 				 strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		return error_set(err, ERR_INTERNAL, errno, "Cannot lock '%s': %s.", path,
+				 strerror(errno));
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 1;
+}
+
+int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
+		     int *ret_fd, struct sl_error *err)
+{
+	bool said = false;
 	for (;;) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			break;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return error_set(err, ERR_INTERNAL, errno, "Cannot lock '%s': %s.", path,
-					 strerror(errno));
+		int r = kbuild_lock_try(path, ret_fd, err);
+		if (r != 0)
+			return r < 0 ? r : 0;
 		if (b && !said) {
 			kbuild_log(b, "waiting for another build holding '%s'", path);
 			said = true;
@@ -53,8 +63,6 @@ int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build
 					 "Cancelled while waiting for the lock '%s'.", path);
 		usleep(200 * 1000);
 	}
-	*ret_fd = TAKE_FD(fd);
-	return 0;
 }
 
 /* ---- the artifact ---- */

@@ -179,15 +179,12 @@ int run_attribution(const struct series_input *in, json_object *result)
 		   in->commits ? "commits" : "patches");
 	/* every prefix but the whole series (measured already), built ahead
 	 * when build slots allow */
-	size_t *ks = calloc(n, sizeof(size_t));
 	int *prebuilt = calloc(n, sizeof(int)), n_prebuilt = 0;
-	if (!ks || !prebuilt)
+	if (!prebuilt)
 		error = true;
-	for (size_t k = 1; !error && k < n; k++)
-		ks[k - 1] = k;
-	if (!error && !!candidate)
+	else if (candidate)
 		n_prebuilt =
-		    prefix_prebuild(in, patches, ks, n - 1, "per-patch", "per-patch", prebuilt);
+		    prefix_prebuild(in, patches, n - 1, "per-patch", "per-patch", prebuilt);
 	for (size_t k = 1; k <= n && !error; k++) {
 		json_object *step = NULL, *step_result = NULL;
 		enum bisect_verdict v;
@@ -262,7 +259,6 @@ int run_attribution(const struct series_input *in, json_object *result)
 	    json_object_new_int(in->build_slots > 1 && in->step_build ? in->build_slots : 1));
 	json_object_object_add(a, "prebuilt", json_object_new_int(n_prebuilt));
 	json_object_object_add(result, "attribution", a);
-	free(ks);
 	free(prebuilt);
 	prefix_pool_free(&pool);
 	job_free(job);

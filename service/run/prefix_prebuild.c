@@ -11,8 +11,7 @@ struct prebuild {
 	const char *tag;
 	json_object **jobs; /* per prefix, built here in the calling thread */
 	char **dirs;
-	const size_t *ks;
-	size_t n, next;
+	size_t n, next; /* job i is prefix i + 1 */
 	int *built;
 	size_t total;
 	pthread_mutex_t lock; /* next and the lines said */
@@ -26,7 +25,7 @@ static void *builder(void *arg)
 		size_t i = p->next++;
 		if (i < p->n && p->jobs[i])
 			prefix_say(p->in, "[%s] building the kernel of the first %zu of %zu",
-				   p->tag, p->ks[i], p->total);
+				   p->tag, i + 1, p->total);
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			return NULL;
@@ -41,7 +40,7 @@ static void *builder(void *arg)
 		p->built[i] = b < 0 ? -1 : b > 0;
 		pthread_mutex_lock(&p->lock);
 		prefix_say(p->in, "[%s] the kernel of the first %zu of %zu: %s (%.1f s)", p->tag,
-			   p->ks[i], p->total,
+			   i + 1, p->total,
 			   b < 0    ? "not built; its step will say why"
 			   : b == 0 ? "in the cache"
 				    : "built",
@@ -50,8 +49,8 @@ static void *builder(void *arg)
 	}
 }
 
-int prefix_prebuild(const struct series_input *in, json_object *patches, const size_t *ks, size_t n,
-		    const char *tag, const char *dir, int *built)
+int prefix_prebuild(const struct series_input *in, json_object *patches, size_t n, const char *tag,
+		    const char *dir, int *built)
 {
 	for (size_t i = 0; i < n; i++)
 		built[i] = 0;
@@ -62,7 +61,6 @@ int prefix_prebuild(const struct series_input *in, json_object *patches, const s
 		slots = (int)n;
 	struct prebuild p = {.in = in,
 			     .tag = tag,
-			     .ks = ks,
 			     .n = n,
 			     .built = built,
 			     .total = json_object_array_length(patches),
@@ -75,8 +73,8 @@ int prefix_prebuild(const struct series_input *in, json_object *patches, const s
 	pthread_mutex_init(&p.lock, NULL);
 	/* the jobs are made here: json-c objects are not shared across threads */
 	for (size_t i = 0; i < n; i++) {
-		p.jobs[i] = prefix_step_job(in, patches, ks[i], tag);
-		p.dirs[i] = prefix_step_dir(in, dir, ks[i]);
+		p.jobs[i] = prefix_step_job(in, patches, i + 1, tag);
+		p.dirs[i] = prefix_step_dir(in, dir, i + 1);
 		if (!p.dirs[i]) {
 			json_object_put(p.jobs[i]);
 			p.jobs[i] = NULL;

@@ -13,12 +13,12 @@
 #include "run/prefix_step.h"
 #include "util/json.h"
 
-/* Builds the kernels of the prefixes ks[0..n) of patches (each prefix's job
- * in in->job_dir/DIR-k, where its step runs later), at most
- * in->build_slots at once through in->step_build, saying "[TAG] ..." as
- * each starts and ends. built[i]: 1 built, 0 a cache hit, -1 did not build
- * or could not be built (its step builds it again and says why). Nothing
- * (every built[i] 0) when in->build_slots <= 1 or there is no step_build.
- * Returns the number of prefixes built. */
-int prefix_prebuild(const struct series_input *in, json_object *patches, const size_t *ks, size_t n,
-		    const char *tag, const char *dir, int *built);
+/* Builds the kernels of the first n prefixes of patches (prefix k: its
+ * first k; its job in in->job_dir/DIR-k, where its step runs later), at
+ * most in->build_slots at once through in->step_build, saying "[TAG] ..."
+ * as each starts and ends. built[k - 1]: 1 built, 0 a cache hit, -1 did
+ * not build or could not be built (its step builds it again and says
+ * why). Nothing (every built[] 0) when in->build_slots <= 1 or there is
+ * no step_build. Returns the number of prefixes built. */
+int prefix_prebuild(const struct series_input *in, json_object *patches, size_t n, const char *tag,
+		    const char *dir, int *built);

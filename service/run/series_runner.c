@@ -62,8 +62,9 @@ static int worker_step_run(void *userdata, json_object *expanded, const char *st
 
 /* Builds a prefix's kernels ahead (run/prefix_prebuild.h), from a
  * builder thread: only the job's cancel hook, no progress (the builder
- * says when each starts and ends). Always runner_build_job: a mock
- * runner's tests give no step_build. */
+ * says when each starts and ends), always with runner_build_job: only
+ * with cfg->build_slots > 1 (run/prefix_prebuild.h), so never for a unit
+ * test's mock runner, which runs without a config. */
 static int worker_step_build(void *userdata, json_object *expanded, const char *step_dir,
 			     int *ret_built)
 {
@@ -93,7 +94,7 @@ int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_conf
 				  .job_dir = job_dir,
 				  .commits = get(expanded, "commits"),
 				  .step_run = worker_step_run,
-				  .step_build = runner == runner_run_job ? worker_step_build : NULL,
+				  .step_build = worker_step_build,
 				  .build_slots = cfg ? cfg->build_slots : 1,
 				  .step_userdata = &w};
 	return attribute ? run_attribution(&in, *ret_result) : run_bisection(&in, *ret_result);

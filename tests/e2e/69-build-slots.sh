@@ -10,8 +10,9 @@
 #    tools/objtool record absolute paths);
 # 2. the second pair, with area 1 seeded: each takes an area at once and
 #    neither waits for a tree's lock, so the two makes overlap.
-# Each artifact must boot-check as a kernel image (bzImage magic) and the
-# areas' applied/list must name the patches each holds.
+# Each artifact must be a kernel image (the bzImage header's "HdrS") and
+# each area's applied/list must end with the last patch of the build it
+# held.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_need_schedlab

@@ -943,6 +943,9 @@ static char *read_text(const char *path)
 	return text;
 }
 
+static int build_failing(struct fixture *fx, const char *json, struct kbuild_failure *f,
+			 struct sl_error *err);
+
 /* Builds of one tree at once (issue 18 item 4): with two slots, a build
  * that finds area 0 busy takes area 1, which is seeded from area 0 (once
  * area 0's build let it go) and whose sandboxed steps see it at area 0's
@@ -1005,7 +1008,6 @@ static void test_work_areas(void **state)
 	free(list1);
 
 	/* both areas free: b then a goes to area 1 (it holds b) */
-	write_file(fx->dir, "ba-b.patch", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n");
 	a = build(fx, SPEC("[\"b.patch\", \"a.patch\"]"), 0, NULL);
 	log = read_text(a->log);
 	assert_non_null(strstr(log, "work area 1 of 2 of the tree (1 of its patches applied"));
@@ -1013,6 +1015,20 @@ static void test_work_areas(void **state)
 	free(log);
 	kbuild_artifact_free(a);
 	assert_int_equal(fx->seeds, 2);
+
+	/* a compiler error in area 1 names the file as the tree has it, not by
+	 * area 1's path (nor by area 0's, of which area 1's is a longer form) */
+	struct kbuild_failure f = {0};
+	struct sl_error err = {0};
+	fx->make_output = "";
+	write_file(fx->dir, "c.patch", "--- a/z\n+++ b/z\n@@ -1 +1 @@\n-e\n+f\n");
+	assert_true(build_failing(fx, SPEC("[\"b.patch\", \"c.patch\"]"), &f, &err) < 0);
+	fx->make_output = NULL;
+	assert_non_null(strstr(err.message, "(make exit 2): kernel/sched/rt.c:12:2: error"));
+	assert_null(strstr(err.message, "<tree>.1"));
+	assert_null(strstr(f.log_excerpt, ".1/src"));
+	assert_null(strstr(f.log_excerpt, "/trees/"));
+	kbuild_failure_clear(&f);
 
 	/* one slot: area 0 only, whatever area 1 holds */
 	fx->tree_slots = 0;
@@ -1071,7 +1087,11 @@ static int build_failing(struct fixture *fx, const char *json, struct kbuild_fai
 			 struct sl_error *err)
 {
 	struct kernel_spec *s = spec_from(fx, json);
-	struct kbuild_opts o = {.cache_dir = fx->cache, .jobs = 2, .log_fd = -1, .failure = f};
+	struct kbuild_opts o = {.cache_dir = fx->cache,
+				.jobs = 2,
+				.log_fd = -1,
+				.failure = f,
+				.tree_slots = fx->tree_slots};
 	struct kbuild_artifact *a = NULL;
 	int r = kbuild_build(&o, s, &a, err);
 	kernel_spec_free(s);
