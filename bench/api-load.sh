@@ -3,6 +3,7 @@
 # GET /v1/jobs/{id} on a loopback service with a temporary state directory.
 # Prints requests/s and p99 latency per endpoint.
 # Usage: bench/api-load.sh [DURATION_S (default 10, max 120)] [CONNECTIONS (default 16)]
+case "${1:-}" in -h | --help) sed -n '2,5p' "$0"; exit 0 ;; esac
 set -uo pipefail
 . "$(dirname "$0")/../tests/e2e/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"

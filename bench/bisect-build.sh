@@ -20,6 +20,7 @@
 # kernel/sched (each file twice, in turn), so a prefix differs from the one
 # before in one file. Takes about 16 x (one incremental build) plus the
 # base tree's setup when the cache is cold.
+# Usage: bench/bisect-build.sh [--load] [--cache-dir DIR] [--jobs N] [--slots LIST]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 schedlab=${SCHEDLAB:-$root/build/schedlab}
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--load) load=1; shift ;;
 	--jobs) jobs=(--jobs "$2"); shift 2 ;;
 	--slots) slots_list=$2; shift 2 ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "bisect-build.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done

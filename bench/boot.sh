@@ -4,6 +4,7 @@
 # bare qemu-system-x86_64 on the same kernel, initramfs and command line; and
 # the initramfs size. Usage: bench/boot.sh [BZIMAGE] [ROUNDS]
 #   BZIMAGE defaults to the schedlab kernel (tests/e2e/lib.sh e2e_kernel).
+case "${1:-}" in -h | --help) sed -n '2,6p' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tests/e2e/lib.sh"

@@ -6,6 +6,7 @@
 # Steps sit at night N/2. A step is "placed" when found within one night.
 # Usage: bench/changepoint.sh [K] [N]   (default: 1000 series per cell, 30 nights)
 # Links build/libschedlab.a (make builds it); prints the host load too.
+case "${1:-}" in -h | --help) sed -n '2,8p' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 k=${1:-1000}

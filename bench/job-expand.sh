@@ -5,6 +5,7 @@
 # schema on every job would add (schema_files.c checks it once, at load).
 # Usage: bench/job-expand.sh [JOB.json] [N]   (default: the short seed job, 2000)
 # Links build/libschedlab.a (make builds it); prints the host load too.
+case "${1:-}" in -h | --help) sed -n '2,7p' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 job=${1:-$root/examples/seed-reproduction-short.json}

@@ -8,6 +8,7 @@
 # reports, from the runs' "volumes" records, the upload time of the kernel and
 # of each run's initramfs, and the time saved when the kernel is already on
 # the host. Needs root. Usage: bench/scaleout.sh [ROUNDS]   (default 3)
+case "${1:-}" in -h | --help) sed -n '2,10p' "$0"; exit 0 ;; esac
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCHEDLAB=${SCHEDLAB:-$ROOT/build/schedlab}

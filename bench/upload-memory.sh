@@ -6,6 +6,7 @@
 # on a loopback service with "workers": 0 (the job is stored and queued,
 # nothing builds). Prints the body size, the peak's increase and their ratio.
 # Usage: bench/upload-memory.sh [SIZE_MIB (default 8, 1..16)] [json|multipart]
+case "${1:-}" in -h | --help) sed -n '2,8p' "$0"; exit 0 ;; esac
 set -uo pipefail
 . "$(dirname "$0")/../tests/e2e/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
