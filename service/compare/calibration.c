@@ -223,6 +223,8 @@ json_object *calibration_from_runs(const struct calibration_host *h, const char 
 	json_object_object_add(doc, "noisy_runs_included", json_object_new_boolean(with_noisy));
 	double wait = noise_runs_median_wait(runs);
 	json_object_object_add(doc, "vcpu_wait_pct_median", isfinite(wait) ? jnum(wait) : NULL);
+	double wait90 = noise_runs_wait_quantile(runs, 0.9);
+	json_object_object_add(doc, "vcpu_wait_pct_p90", isfinite(wait90) ? jnum(wait90) : NULL);
 	json_object_object_add(doc, "host", host_json(h));
 	json_object_object_add(doc, "kernel", json_object_new_string(kernel_key));
 	json_object *guest = json_object_new_object();
@@ -285,6 +287,16 @@ int calibration_check(json_object *doc, struct sl_error *err)
 	json_object *wl = get(doc, "workload");
 	if (!short_str(wl, "name") || !short_str(wl, "tool"))
 		return BAD("$.workload", "Must have the strings name and tool.");
+	static const char *const waits[] = {"vcpu_wait_pct_median", "vcpu_wait_pct_p90"};
+	for (size_t i = 0; i < ELEMENTSOF(waits); i++) {
+		json_object *w = get(doc, waits[i]);
+		if (w && !(is_num(w) && json_object_get_double(w) >= 0 &&
+			   json_object_get_double(w) <= 100)) {
+			char path[64];
+			snprintf(path, sizeof(path), "$.%s", waits[i]);
+			return BAD(path, "Must be null or a share from 0 to 100.");
+		}
+	}
 	json_object *metrics = get(doc, "metrics");
 	if (!json_object_is_type(metrics, json_type_object) ||
 	    json_object_object_length(metrics) > 512)
@@ -366,6 +378,9 @@ json_object *calibration_lookup(const char *cache_dir, const struct calibration_
 		json_object_object_add(e, "host", json_object_get(get(doc, "host")));
 		json_object_object_add(e, "kernel", json_object_get(get(doc, "kernel")));
 		json_object_object_add(e, "multiple", jnum(CALIBRATION_MULTIPLE));
+		json_object *w90 = get(doc, "vcpu_wait_pct_p90");
+		if (is_num(w90))
+			json_object_object_add(e, "vcpu_wait_pct_p90", json_object_get(w90));
 		json_object *spreads = json_object_new_object();
 		json_object_object_foreach(get(doc, "metrics"), m, mo)
 		{
@@ -398,6 +413,25 @@ double calibration_threshold(json_object *calibration, const char *workload, con
 		return fmax(default_thr, k * s);
 	}
 	return default_thr;
+}
+
+double calibration_noise_limit(json_object *calibration, double default_limit, double *ret_wait)
+{
+	double wait = NAN;
+	for (size_t i = 0; json_object_is_type(calibration, json_type_array) &&
+			   i < json_object_array_length(calibration);
+	     i++) {
+		json_object *w =
+		    get(json_object_array_get_idx(calibration, i), "vcpu_wait_pct_p90");
+		if (is_num(w) && isfinite(json_object_get_double(w)) &&
+		    json_object_get_double(w) >= 0 && !(json_object_get_double(w) <= wait))
+			wait = json_object_get_double(w);
+	}
+	*ret_wait = wait;
+	if (!isfinite(wait))
+		return default_limit;
+	return fmin(default_limit,
+		    fmax(CALIBRATION_NOISE_FLOOR_PCT, CALIBRATION_NOISE_MULTIPLE * wait));
 }
 
 static int newest_first(const void *a, const void *b)

@@ -29,6 +29,11 @@
 #define CALIBRATION_SCHEMA     "schedlab-calibration/1"
 #define CALIBRATION_SPREAD_DEF "p90 of |x_i - x_j| over pairs of runs"
 
+/* The noise limit from a calibration: this multiple of the calibration runs'
+ * p90 vCPU wait, never below the floor nor above the job default. */
+#define CALIBRATION_NOISE_MULTIPLE  2.0
+#define CALIBRATION_NOISE_FLOOR_PCT 10.0
+
 struct calibration_host {
 	char hostname[CALIBRATION_MAX_FIELD];
 	char cpu_model[CALIBRATION_MAX_FIELD];
@@ -83,6 +88,17 @@ json_object *calibration_lookup(const char *cache_dir, const struct calibration_
  * used, or NAN when no calibration covers the metric (then default_thr). */
 double calibration_threshold(json_object *calibration, const char *workload, const char *metric,
 			     double default_thr, double *ret_spread);
+
+/* The noise limit (%) of a job that names none (job->noise_limit_given
+ * false), from its calibration entries (a result's "calibration" array,
+ * borrowed, may be NULL):
+ *   min(default_limit, max(CALIBRATION_NOISE_FLOOR_PCT,
+ *                          CALIBRATION_NOISE_MULTIPLE x w))
+ * where w is the largest vcpu_wait_pct_p90 among the entries: a run that
+ * waited twice as long as nine in ten of this host's A/A boots did is not
+ * a quiet run. *ret_wait gets w, or NAN when no entry has one (then
+ * default_limit). */
+double calibration_noise_limit(json_object *calibration, double default_limit, double *ret_wait);
 
 /* Every file in <cache_dir>/calibration/, as a new array of {key, made_at,
  * boots, host, kernel, workload, age_s} (the newest first), for the

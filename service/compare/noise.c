@@ -46,7 +46,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-double noise_runs_median_wait(json_object *runs)
+double noise_runs_wait_quantile(json_object *runs, double p)
 {
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
 	double *w = calloc(n ? n : 1, sizeof(*w));
@@ -59,13 +59,21 @@ double noise_runs_median_wait(json_object *runs)
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
 			w[k++] = x;
 	}
-	double m = NAN;
-	if (k > 0) {
+	double q = NAN;
+	if (k > 0 && p >= 0 && p <= 1) {
 		qsort(w, k, sizeof(*w), cmp_double);
-		m = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+		double h = (double)(k - 1) * p;
+		size_t lo = (size_t)floor(h);
+		size_t hi = lo + 1 < k ? lo + 1 : lo;
+		q = w[lo] + (h - (double)lo) * (w[hi] - w[lo]);
 	}
 	free(w);
-	return m;
+	return q;
+}
+
+double noise_runs_median_wait(json_object *runs)
+{
+	return noise_runs_wait_quantile(runs, 0.5);
 }
 
 bool noise_hang_is_kernels(double baseline_median_wait, double limit_pct)

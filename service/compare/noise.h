@@ -36,6 +36,9 @@ bool noise_mark_run(json_object *run, double limit_pct);
  * run objects: the baseline's runs in the job so far) that ended ok, or NAN
  * when none was measured. */
 double noise_runs_median_wait(json_object *runs);
+/* The same runs' p-quantile (type 7, 0 <= p <= 1) of the vCPU wait (%), or
+ * NAN when none was measured. */
+double noise_runs_wait_quantile(json_object *runs, double p);
 /* Whether a noisy hung run counts as the kernel's hang: the baseline's median
  * wait (noise_runs_median_wait) was measured and within limit_pct, so the
  * host was quiet for the same job. */

@@ -848,9 +848,11 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object *np = job_json_get(full, "noise_policy");
 	json_object_object_add(out, "noise_policy",
 			       np ? json_object_get(np) : json_object_new_string("exclude"));
+	/* Left out when not given: the runner then takes the default or the
+	 * host's calibrated limit, and the result's repeats record which. */
 	json_object *nl = job_json_get(full, "noise_limit_pct");
-	json_object_object_add(out, "noise_limit_pct",
-			       nl ? json_object_get(nl) : json_object_new_double_s(25, "25"));
+	if (nl)
+		json_object_object_add(out, "noise_limit_pct", json_object_get(nl));
 	json_object *alpha = job_json_get(full, "alpha");
 	json_object_object_add(
 	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));

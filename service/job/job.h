@@ -217,6 +217,11 @@ enum job_noise_policy {
 	JOB_NOISE_FAIL,	   /* a noisy candidate run fails the job */
 };
 
+/* A run whose vCPUs waited more than this share of it for a host CPU is
+ * noisy, unless the job names its own noise_limit_pct or the host's A/A
+ * calibration sets a lower one (compare/calibration.h). */
+#define JOB_NOISE_LIMIT_DEFAULT_PCT 25.0
+
 struct job {
 	json_object *spec; /* the expanded spec (one reference, owned) */
 	const char *name;
@@ -245,7 +250,8 @@ struct job {
 	/* Absent from jobs stored before they existed: then the defaults. */
 	double alpha; /* the level a test must reach, default 0.05 (compare/sequential.h) */
 	enum job_noise_policy noise_policy;
-	double noise_limit_pct; /* default 25 */
+	double noise_limit_pct; /* JOB_NOISE_LIMIT_DEFAULT_PCT when not given */
+	bool noise_limit_given; /* the job named noise_limit_pct */
 };
 
 /* Validates and expands spec (borrowed) as job_expand_json() does, and returns

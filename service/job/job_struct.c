@@ -347,7 +347,8 @@ static int job_statistics_from(struct job *job, json_object *expanded, struct sl
 	else
 		return job_bad(err, "$.noise_policy", "noise_policy");
 	json_object *nl = job_json_get(expanded, "noise_limit_pct");
-	job->noise_limit_pct = 25;
+	job->noise_limit_pct = JOB_NOISE_LIMIT_DEFAULT_PCT;
+	job->noise_limit_given = nl != NULL;
 	if (nl) {
 		if (!json_object_is_type(nl, json_type_double) &&
 		    !json_object_is_type(nl, json_type_int))

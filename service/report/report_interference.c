@@ -80,6 +80,23 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 			n_noisy == 0 ? ""
 			: exclude    ? " and left out of the comparisons (noise_policy exclude)"
 				     : " and counted (noise_policy keep or fail)");
+	json_object *rep = report_get(c->result, "repeats");
+	const char *src = report_str(rep, "noise_limit_source");
+	double aa;
+	if (have_limit && src && strcmp(src, "calibration") == 0 &&
+	    report_num(rep, "calibration_vcpu_wait_pct_p90", &aa))
+		html_buf_printf(o,
+				"<p id=\"noise-limit\" data-source=\"calibration\">The noise limit "
+				"came from this host's A/A calibration: 9 in 10 of its runs waited "
+				"at most %s %% (docs/statistics.md, \"Host interference\").</p>\n",
+				html_fmt_value(aa, num));
+	else if (have_limit && src)
+		html_buf_printf(
+		    o, "<p id=\"noise-limit\" data-source=\"%s\">The noise limit is %s.</p>\n",
+		    strcmp(src, "job") == 0 ? "job" : "default",
+		    strcmp(src, "job") == 0 ? "the job's own noise_limit_pct"
+					    : "the default (no A/A calibration of this "
+					      "host gave one)");
 }
 
 static void calibration_table(struct html_buf *o, struct report_ctx *c)

@@ -481,6 +481,23 @@ void summary_print(FILE *f, json_object *result)
 		    json_object_get_int(get(rep, "min")), json_object_get_int(get(rep, "max")),
 		    json_object_get_int(get(rep, "noisy_reruns")),
 		    json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
+	json_object *lim = get(rep, "noise_limit_pct");
+	if (lim) {
+		const char *src = str(rep, "noise_limit_source", "");
+		json_object *aa = get(rep, "calibration_vcpu_wait_pct_p90");
+		fprintf(
+		    f, "noise limit: a run whose vCPUs waited over %.3g %% for a host CPU is noisy",
+		    json_object_get_double(lim));
+		if (strcmp(src, "calibration") == 0 && aa)
+			fprintf(f,
+				" (from the A/A calibration: 9 in 10 of its runs waited at most "
+				"%.3g %%)\n",
+				json_object_get_double(aa));
+		else if (strcmp(src, "job") == 0)
+			fprintf(f, " (the job's noise_limit_pct)\n");
+		else
+			fprintf(f, " (the default; `schedlab calibrate` sets one for this host)\n");
+	}
 	json_object *cal = get(result, "calibration");
 	for (size_t i = 0; json_object_is_type(cal, json_type_array) &&
 			   i < json_object_array_length(cal) && i < 64;

@@ -1,6 +1,7 @@
 /* The runner: builds, boots, measures and compares one job. See runner.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -30,13 +31,15 @@
 struct runner {
 	const struct runner_config *cfg;
 	const struct runner_hooks *hooks;
-	const struct job *job;
+	struct job *job; /* run_job's; choose_noise_limit() sets its noise limit */
 	const char *job_dir;
 	const char *cache_dir;
 	const char *data_dir;
 	int run_index, run_total;
-	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
-	struct run_skip *skip; /* which runs still run: not-built variants, fail fast */
+	struct hostpool *pool;		/* the job's hypervisor hosts, while measuring */
+	struct run_skip *skip;		/* which runs still run: not-built variants, fail fast */
+	const char *noise_limit_source; /* "job", "calibration" or "default" */
+	double noise_aa_wait;		/* the calibration's p90 vCPU wait, or NAN */
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -579,6 +582,12 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			       json_object_new_string(noise_policy_name(r->job->noise_policy)));
 	json_object_object_add(rep, "noise_limit_pct",
 			       json_object_new_double(r->job->noise_limit_pct));
+	json_object_object_add(
+	    rep, "noise_limit_source",
+	    json_object_new_string(r->noise_limit_source ? r->noise_limit_source : "default"));
+	if (isfinite(r->noise_aa_wait))
+		json_object_object_add(rep, "calibration_vcpu_wait_pct_p90",
+				       json_object_new_double(r->noise_aa_wait));
 	json_object_object_add(rep, "looks", jlooks);
 	json_object_object_add(result, "repeats", rep);
 	const char *stopped = "the repeat count was reached";
@@ -674,6 +683,28 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 			 json_object_get_int(get(e, "boots")));
 	}
 	json_object_object_add(result, "calibration", cal);
+}
+
+/* The noise limit of the job's runs (docs/statistics.md, "Host interference"):
+ * the job's own noise_limit_pct, else one from the host's A/A calibration
+ * (result.calibration; calibration_noise_limit), else the default. Before
+ * any run is marked. */
+static void choose_noise_limit(struct runner *r, json_object *result)
+{
+	r->noise_aa_wait = NAN;
+	if (r->job->noise_limit_given) {
+		r->noise_limit_source = "job";
+		return;
+	}
+	double lim = calibration_noise_limit(get(result, "calibration"),
+					     JOB_NOISE_LIMIT_DEFAULT_PCT, &r->noise_aa_wait);
+	r->job->noise_limit_pct = lim;
+	r->noise_limit_source = isfinite(r->noise_aa_wait) ? "calibration" : "default";
+	if (isfinite(r->noise_aa_wait))
+		progress(r, "booting", -1,
+			 "noise limit %.3g %% of a run's vCPU time: the A/A calibration's vCPUs "
+			 "waited up to %.3g %% (p90)",
+			 lim, r->noise_aa_wait);
 }
 
 /* The sched_ext loaders the job's variants start (docs/sched-ext.md): each
@@ -804,6 +835,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 		if (rc >= 0) {
 			result_set_environment(result, host, accel);
 			attach_calibration(r, result, accel);
+			choose_noise_limit(r, result);
 			rc = run_all(r, &pl, result, built, n_built, base_initrd, accel, err);
 		}
 		placement_end(&pl);
@@ -852,6 +884,7 @@ static int run_job(const struct runner_config *cfg, json_object *spec, const cha
 	    .job_dir = job_dir,
 	    .cache_dir = cache_dir,
 	    .data_dir = data_dir,
+	    .noise_aa_wait = NAN,
 	};
 	char started[TIME_ISO8601_MAX], finished[TIME_ISO8601_MAX];
 	time_now_iso8601(started);

@@ -47,6 +47,10 @@ static struct job *job_args(const char *loops)
 static json_object *run(const char *status, double inversions, bool noisy)
 {
 	json_object *r = json_object_new_object();
+	/* a vCPU wait that follows the inversions: 2 % + 1 % per inversion */
+	json_object *hi = json_object_new_object();
+	json_object_object_add(hi, "vcpu_wait_pct", json_object_new_double(2 + inversions));
+	json_object_object_add(r, "host_interference", hi);
 	json_object_object_add(r, "key", json_object_new_string("baseline#0"));
 	json_object_object_add(r, "status", json_object_new_string(status));
 	json_object_object_add(r, "noisy", json_object_new_boolean(noisy));
@@ -144,6 +148,10 @@ static void test_from_runs_save_load_lookup(void **state)
 	assert_float_equal(json_object_get_double(get(inv, "median")), 0.5, 1e-12);
 
 	assert_false(json_object_get_boolean(get(doc, "noisy_runs_included")));
+	/* The vCPU wait of every ok run, noisy or not (2, 2, 3, 6, 42): median
+	 * 3; p90 type 7: h = 0.9 x 4 = 3.6 -> 6 + 0.6 x (42 - 6) = 27.6. */
+	assert_float_equal(json_object_get_double(get(doc, "vcpu_wait_pct_median")), 3.0, 1e-12);
+	assert_float_equal(json_object_get_double(get(doc, "vcpu_wait_pct_p90")), 27.6, 1e-9);
 
 	/* Too few clean runs: every ok run counts, and the file says so. */
 	_cleanup_json_ json_object *busy = json_object_new_array();
@@ -170,6 +178,7 @@ static void test_from_runs_save_load_lookup(void **state)
 	assert_int_equal(json_object_get_int(get(e, "boots")), 6);
 	assert_float_equal(json_object_get_double(get(get(e, "spreads"), "inversions")), 4.0,
 			   1e-12);
+	assert_float_equal(json_object_get_double(get(e, "vcpu_wait_pct_p90")), 27.6, 1e-9);
 	/* another kernel, another host, other args: no match */
 	_cleanup_json_ json_object *none1 = calibration_lookup(dir, &h, KKEY2, job);
 	assert_int_equal(json_object_array_length(none1), 0);
@@ -212,6 +221,14 @@ static void test_check_and_broken_files(void **state)
 	assert_true(calibration_check(doc, &err) < 0);
 	assert_string_equal(err.path, "$.boots");
 	json_object_object_add(doc, "boots", json_object_new_int(3));
+	json_object_object_add(doc, "vcpu_wait_pct_p90", json_object_new_double(101));
+	assert_true(calibration_check(doc, &err) < 0);
+	assert_string_equal(err.path, "$.vcpu_wait_pct_p90");
+	json_object_object_add(doc, "vcpu_wait_pct_p90", json_object_new_string("5"));
+	assert_true(calibration_check(doc, &err) < 0);
+	assert_string_equal(err.path, "$.vcpu_wait_pct_p90");
+	json_object_object_add(doc, "vcpu_wait_pct_p90", NULL); /* null: not measured */
+	assert_int_equal(calibration_check(doc, &err), 0);
 	json_object_object_add(doc, "key", json_object_new_string("../../etc/passwd"));
 	assert_true(calibration_check(doc, &err) < 0);
 	assert_string_equal(err.path, "$.key");
@@ -232,6 +249,43 @@ static void test_check_and_broken_files(void **state)
 	assert_int_equal(json_object_array_length(found), 0);
 	assert_true(calibration_load(dir, "zz", &back, &err) < 0);
 	fs_rm_rf(dir, &err);
+}
+
+/* The noise limit of a job that names none: twice the largest p90 vCPU
+ * wait of its calibration entries, within [floor, default]; the default
+ * when no entry measured one. */
+static json_object *cal_entry(const char *workload, double p90)
+{
+	json_object *e = json_object_new_object();
+	json_object_object_add(e, "workload", json_object_new_string(workload));
+	if (!isnan(p90))
+		json_object_object_add(e, "vcpu_wait_pct_p90", json_object_new_double(p90));
+	return e;
+}
+
+static void test_noise_limit(void **state)
+{
+	(void)state;
+	double w;
+	assert_float_equal(calibration_noise_limit(NULL, 25, &w), 25, 0);
+	assert_true(isnan(w));
+	_cleanup_json_ json_object *cal = json_object_new_array();
+	json_object_array_add(cal, cal_entry("rtm", NAN)); /* an old file: no wait */
+	assert_float_equal(calibration_noise_limit(cal, 25, &w), 25, 0);
+	assert_true(isnan(w));
+	/* a quiet host: 2 x 3 = 6 is below the floor */
+	json_object_array_add(cal, cal_entry("rtm", 3));
+	assert_float_equal(calibration_noise_limit(cal, 25, &w), CALIBRATION_NOISE_FLOOR_PCT,
+			   1e-12);
+	assert_float_equal(w, 3, 0);
+	/* the largest entry counts: 2 x 7.5 = 15 */
+	json_object_array_add(cal, cal_entry("ct", 7.5));
+	assert_float_equal(calibration_noise_limit(cal, 25, &w), 15, 1e-12);
+	assert_float_equal(w, 7.5, 0);
+	/* a calibration on a busy host never raises the limit above the default */
+	json_object_array_add(cal, cal_entry("share", 40));
+	assert_float_equal(calibration_noise_limit(cal, 25, &w), 25, 1e-12);
+	assert_float_equal(w, 40, 0);
 }
 
 /* Thresholds: max(default, multiple x spread); a gate's own threshold
@@ -303,6 +357,7 @@ int main(void)
 	    cmocka_unit_test(test_from_runs_save_load_lookup),
 	    cmocka_unit_test(test_check_and_broken_files),
 	    cmocka_unit_test(test_threshold_derivation),
+	    cmocka_unit_test(test_noise_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

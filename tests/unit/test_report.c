@@ -952,6 +952,11 @@ static void test_interference_and_calibration(void **state)
 	assert_non_null(strstr(html, "noise limit 25 %"));
 	assert_non_null(strstr(html, "2 of 6 run(s) were noisy and left out"));
 	assert_non_null(strstr(html, "No A/A calibration matched"));
+	assert_null(strstr(html, "id=\"noise-limit\"")); /* an older result: no source */
+	free(html);
+	json_object_object_add(rep, "noise_limit_source", json_object_new_string("default"));
+	assert_int_equal(report_html(r, &html, &err), 0);
+	assert_non_null(strstr(html, "<p id=\"noise-limit\" data-source=\"default\">"));
 	free(html);
 
 	json_object *cal = json_object_new_array(), *e = json_object_new_object();
@@ -972,8 +977,15 @@ static void test_interference_and_calibration(void **state)
 	json_object_array_add(cal, e);
 	json_object_object_add(r, "calibration", cal);
 	json_object_object_add(rep, "noise_policy", json_object_new_string("keep"));
+	json_object_object_add(rep, "noise_limit_pct", json_object_new_double(12.4));
+	json_object_object_add(rep, "noise_limit_source", json_object_new_string("calibration"));
+	json_object_object_add(rep, "calibration_vcpu_wait_pct_p90", json_object_new_double(6.2));
 	assert_int_equal(report_html(r, &html, &err), 0);
 	assert_only_report_markup(html);
+	assert_non_null(strstr(html, "noise limit 12.4 %"));
+	assert_non_null(strstr(html,
+			       "data-source=\"calibration\">The noise limit came from this "
+			       "host's A/A calibration: 9 in 10 of its runs waited at most 6.2 %"));
 	assert_non_null(strstr(html, "<h3 id=\"calibration\">A/A calibration used</h3>"));
 	assert_non_null(strstr(html, "<code>abcdef012345</code></td><td>2026-12-04T19:00:00Z"));
 	assert_non_null(strstr(html, "&lt;script&gt;x&lt;/script&gt;, Test CPU, tcg"));

@@ -140,6 +140,30 @@ static void test_calibration_named(void **state)
 		    "0123456789ab made 2026-12-04T19:00:00Z (6 boots on h1)\n");
 }
 
+/* The noise limit and where it came from, under the repeats line. */
+static void test_noise_limit(void **state)
+{
+	(void)state;
+#define REP(extra)                                                                                 \
+	"{\"variants\":{},\"comparisons\":[],\"verdict\":\"pass\",\"repeats\":{\"min\":5,"         \
+	"\"max\":12,\"rounds_run\":5,\"noisy_reruns\":0,\"alpha_per_look\":0.0167,"                \
+	"\"stopped\":\"every gated metric was decided\"" extra "}}"
+	_cleanup_free_ char *cal =
+	    summary(REP(",\"noise_limit_pct\":12.4,\"noise_limit_source\":"
+			"\"calibration\",\"calibration_vcpu_wait_pct_p90\":6.2"));
+	expect(cal, "noise limit: a run whose vCPUs waited over 12.4 % for a host CPU is noisy "
+		    "(from the A/A calibration: 9 in 10 of its runs waited at most 6.2 %)\n");
+	_cleanup_free_ char *job = summary(REP(",\"noise_limit_pct\":40,\"noise_limit_source\":"
+					       "\"job\""));
+	expect(job, "over 40 % for a host CPU is noisy (the job's noise_limit_pct)\n");
+	_cleanup_free_ char *def = summary(REP(",\"noise_limit_pct\":25"));
+	expect(def, "over 25 % for a host CPU is noisy (the default; `schedlab calibrate` sets "
+		    "one for this host)\n");
+	_cleanup_free_ char *none = summary(REP(""));
+	assert_null(strstr(none, "noise limit"));
+#undef REP
+}
+
 /* result.attribution (--per-patch): each patch's own change per gated
  * metric and which patch carried it; a walk cut short says so. */
 static void test_attribution(void **state)
@@ -364,6 +388,7 @@ int main(void)
 	    cmocka_unit_test(test_build_failures_and_skips),
 	    cmocka_unit_test(test_hostile_members),
 	    cmocka_unit_test(test_calibration_named),
+	    cmocka_unit_test(test_noise_limit),
 	    cmocka_unit_test(test_bisection),
 	    cmocka_unit_test(test_attribution),
 	    cmocka_unit_test(test_sched_ext),
