@@ -702,8 +702,8 @@ static void choose_noise_limit(struct runner *r, json_object *result)
 	r->noise_limit_source = isfinite(r->noise_aa_wait) ? "calibration" : "default";
 	if (isfinite(r->noise_aa_wait))
 		progress(r, "booting", -1,
-			 "noise limit %.3g %% of a run's vCPU time: the A/A calibration's vCPUs "
-			 "waited up to %.3g %% (p90)",
+			 "noise limit %.3g %% of a run's vCPU time: 9 in 10 of the A/A "
+			 "calibration's runs waited at most %.3g %%",
 			 lim, r->noise_aa_wait);
 }
 
