@@ -35,18 +35,13 @@ fi
 keep_logs=1
 [ -n "$logs" ] || { logs=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-e2e-repeat.XXXXXX"); keep_logs=0; }
 mkdir -p "$logs"
-started=()
+source "$root/tests/lib/libvirt-daemons.sh"
 cleanup() {
-	local d
-	for d in "${started[@]}"; do pkill -x "$d" || true; done
+	libvirt_daemons_stop
 	[ "$keep_logs" = 1 ] || rm -rf "$logs"
 }
 trap cleanup EXIT
-for d in virtlogd libvirtd; do
-	if command -v "$d" >/dev/null && ! pgrep -x "$d" >/dev/null; then
-		"$d" -d && started+=("$d")
-	fi
-done
+libvirt_daemons_start
 
 passed=0 full=0 i=0 failed=0
 while [ "$i" -lt "$n" ]; do

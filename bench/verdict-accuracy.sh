@@ -26,6 +26,7 @@
 #               --planted and --suite; the table says if they differ)
 #   --summary   print the table of --out DIR and run nothing
 # Needs the base and planted kernels in the cache (make check builds them);
+# starts virtlogd and libvirtd when they are not running (and stops them after);
 # each job boots 2 x R TCG guests (about 30 s each here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,11 +60,14 @@ fi
 [ -x "$schedlab" ] || { echo "verdict-accuracy.sh: build '$schedlab' first (make)" >&2; exit 2; }
 work=${out:-$(mktemp -d "${TMPDIR:-/tmp}/schedlab-accuracy.XXXXXX")}
 mkdir -p "$work"
+source "$root/tests/lib/libvirt-daemons.sh"
 cleanup() {
 	stop_hogs
+	libvirt_daemons_stop
 	[ -n "$out" ] || rm -rf "$work"
 }
 trap cleanup EXIT
+[ "$summary" = 1 ] || libvirt_daemons_start
 
 job() { # job NAME PATCHES-JSON
 	cat <<JSON
