@@ -423,9 +423,9 @@ double calibration_noise_limit(json_object *calibration, double default_limit, d
 	     i++) {
 		json_object *w =
 		    get(json_object_array_get_idx(calibration, i), "vcpu_wait_pct_p90");
-		if (is_num(w) && isfinite(json_object_get_double(w)) &&
-		    json_object_get_double(w) >= 0 && !(json_object_get_double(w) <= wait))
-			wait = json_object_get_double(w);
+		double x = is_num(w) ? json_object_get_double(w) : NAN;
+		if (isfinite(x) && x >= 0 && (isnan(wait) || x > wait))
+			wait = x;
 	}
 	*ret_wait = wait;
 	if (!isfinite(wait))

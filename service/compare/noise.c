@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "compare/noise.h"
 
 static json_object *get(json_object *o, const char *key)
@@ -40,12 +43,6 @@ bool noise_mark_run(json_object *run, double limit_pct)
 	return noisy;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 double noise_runs_wait_quantile(json_object *runs, double p)
 {
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
@@ -61,11 +58,8 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 	}
 	double q = NAN;
 	if (k > 0 && p >= 0 && p <= 1) {
-		qsort(w, k, sizeof(*w), cmp_double);
-		double h = (double)(k - 1) * p;
-		size_t lo = (size_t)floor(h);
-		size_t hi = lo + 1 < k ? lo + 1 : lo;
-		q = w[lo] + (h - (double)lo) * (w[hi] - w[lo]);
+		gsl_sort(w, 1, k);
+		q = gsl_stats_quantile_from_sorted_data(w, 1, k, p); /* type 7 */
 	}
 	free(w);
 	return q;

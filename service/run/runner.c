@@ -36,10 +36,9 @@ struct runner {
 	const char *cache_dir;
 	const char *data_dir;
 	int run_index, run_total;
-	struct hostpool *pool;		/* the job's hypervisor hosts, while measuring */
-	struct run_skip *skip;		/* which runs still run: not-built variants, fail fast */
-	const char *noise_limit_source; /* "job", "calibration" or "default" */
-	double noise_aa_wait;		/* the calibration's p90 vCPU wait, or NAN */
+	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
+	struct run_skip *skip; /* which runs still run: not-built variants, fail fast */
+	double noise_aa_wait;  /* the calibration's p90 vCPU wait the limit came from, or NAN */
 };
 
 static json_object *get(json_object *o, const char *k)
@@ -582,9 +581,10 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			       json_object_new_string(noise_policy_name(r->job->noise_policy)));
 	json_object_object_add(rep, "noise_limit_pct",
 			       json_object_new_double(r->job->noise_limit_pct));
-	json_object_object_add(
-	    rep, "noise_limit_source",
-	    json_object_new_string(r->noise_limit_source ? r->noise_limit_source : "default"));
+	json_object_object_add(rep, "noise_limit_source",
+			       json_object_new_string(r->job->noise_limit_given	   ? "job"
+						      : isfinite(r->noise_aa_wait) ? "calibration"
+										   : "default"));
 	if (isfinite(r->noise_aa_wait))
 		json_object_object_add(rep, "calibration_vcpu_wait_pct_p90",
 				       json_object_new_double(r->noise_aa_wait));
@@ -692,14 +692,11 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 static void choose_noise_limit(struct runner *r, json_object *result)
 {
 	r->noise_aa_wait = NAN;
-	if (r->job->noise_limit_given) {
-		r->noise_limit_source = "job";
+	if (r->job->noise_limit_given)
 		return;
-	}
 	double lim = calibration_noise_limit(get(result, "calibration"),
 					     JOB_NOISE_LIMIT_DEFAULT_PCT, &r->noise_aa_wait);
 	r->job->noise_limit_pct = lim;
-	r->noise_limit_source = isfinite(r->noise_aa_wait) ? "calibration" : "default";
 	if (isfinite(r->noise_aa_wait))
 		progress(r, "booting", -1,
 			 "noise limit %.3g %% of a run's vCPU time: 9 in 10 of the A/A "
