@@ -42,7 +42,13 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nRun 'schedlab COMMAND --help' for a command's options.\n");
+	fprintf(f,
+		"\nRun 'schedlab COMMAND --help' for a command's options.\n"
+		"\nEnvironment:\n"
+		"  SCHEDLAB_CACHE              the cache directory (default\n"
+		"                              $XDG_CACHE_HOME/schedlab, else ~/.cache/schedlab)\n"
+		"  SCHEDLAB_LIBVIRT_TIMEOUT_S  how long a libvirt connect may take before the\n"
+		"                              daemon is reported hung (default 60)\n");
 }
 
 int main(int argc, char **argv)

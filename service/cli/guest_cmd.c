@@ -42,7 +42,10 @@ static void usage(FILE *f)
 	    "  --agent FILE      the guest's /init (default <data>/build/agent)\n"
 	    "  --workloads DIR   workloads to include (default <data>/build/workloads)\n"
 	    "  --force           probe-accel: probe even when the answer is cached\n"
-	    "  --prefix P        cleanup: destroy running domains named P* (default schedlab-)\n");
+	    "  --prefix P        cleanup: destroy running domains named P* (default schedlab-)\n\n"
+	    "A libvirtd that does not answer a connect within $SCHEDLAB_LIBVIRT_TIMEOUT_S\n"
+	    "(default 60) s, or stops answering during a run, is an error (exit 2), never\n"
+	    "a hung guest.\n");
 }
 
 struct opts {

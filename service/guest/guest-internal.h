@@ -5,6 +5,8 @@
  *   guest_streams.c  the event loop's side of a run: the two console streams
  *                    (console bytes, frames) and the lifecycle events
  *   guest_run.c      guest_run(): stage, create paused, attach, resume, wait
+ *   guest_reaper.c   a finished run's console streams, ended once its domain
+ *                    is gone (the libvirt 9.0 teardown deadlock)
  *   guest.c          the outcome: filled from a finished run, freed, as JSON
  *
  * Threads: guest_run() runs in its caller's thread and waits on a condition
@@ -33,9 +35,12 @@
 struct guest_spec;
 struct guest_outcome;
 
+struct guest_reaper;
+
 struct guest_host {
 	virConnectPtr conn;
 	char *uri;
+	struct guest_reaper *reaper; /* this connection's finished runs' streams */
 };
 
 enum { GUEST_STREAM_CONSOLE, GUEST_STREAM_RESULTS, GUEST_N_STREAMS };
@@ -83,6 +88,34 @@ const char *guest_virt_error(void);
 /* true when the event loop ran a zero timeout within timeout_s: every
  * callback in flight before the call has then returned. */
 bool guest_event_loop_barrier(double timeout_s);
+
+/* guest_reaper.c */
+
+#define GUEST_REAPER_GRACE_S   0.5  /* after libvirt forgets the domain, before its streams end */
+#define GUEST_REAPER_TIMEOUT_S 20.0 /* after parking, the streams end whatever libvirt says */
+
+struct guest_reaper_stats {
+	int parked;  /* runs handed over */
+	int pending; /* still waiting for their domain to go */
+	int ended;   /* streams ended */
+	int forced;  /* ... because the timeout passed with the domain still known */
+	int dead;    /* ... because the connection died */
+};
+
+/* A reaper with its thread: streams end grace_s after libvirt stops knowing
+ * their domain, or timeout_s after parking, or at once on a dead connection.
+ * NULL when the thread cannot start. */
+struct guest_reaper *guest_reaper_new(double grace_s, double timeout_s);
+/* Takes over a finished run's streams (entries may be NULL; all are set to
+ * NULL) with eof[i] saying whether stream i reached its end (finish, else
+ * abort). Removes their callbacks before it returns; takes its own
+ * reference on dom. */
+void guest_reaper_park(struct guest_reaper *g, virDomainPtr dom, virStreamPtr st[GUEST_N_STREAMS],
+		       const bool eof[GUEST_N_STREAMS]);
+struct guest_reaper_stats guest_reaper_stats(struct guest_reaper *g);
+/* Waits until every parked run's streams have ended (bounded by the
+ * timeout), then stops the thread. NULL is fine. */
+void guest_reaper_free(struct guest_reaper *g);
 
 /* guest_streams.c */
 

@@ -21,6 +21,8 @@
 
 #include <stdbool.h>
 
+#include <libvirt/libvirt.h>
+
 #include "guest/domain_xml.h"
 #include "util/error.h"
 
@@ -32,10 +34,25 @@
 
 struct guest_host;
 
+/* How long opening a libvirt connection may take. A daemon whose main loop
+ * is stuck accepts the socket and never answers (docs/guests.md). */
+#define GUEST_CONNECT_TIMEOUT_S 60.0
+
+/* GUEST_CONNECT_TIMEOUT_S, or SCHEDLAB_LIBVIRT_TIMEOUT_S (1 to 3600 s) when
+ * set; a bad value is named on stderr and the default used. */
+double guest_connect_timeout_s(void);
 /* Opens a connection to the libvirt daemon at uri (NULL: "qemu:///system"),
- * starting the process-wide libvirt event loop thread on first use. NULL on
- * failure, with err (ERR_INFRA) saying why. */
+ * starting the process-wide libvirt event loop thread on first use, within
+ * guest_connect_timeout_s(). NULL on failure, with err (ERR_INFRA) saying why. */
 struct guest_host *guest_host_open(const char *uri, struct sl_error *err);
+/* The same within timeout_s. */
+struct guest_host *guest_host_open_within(const char *uri, double timeout_s, struct sl_error *err);
+/* A plain libvirt connection to uri, opened within timeout_s, with a
+ * keepalive (5 s, 3 missed) so a daemon that stops answering later is
+ * noticed: NULL with err (ERR_INFRA) when it fails or does not answer. A
+ * connect that never answers is left to finish in a detached thread, which
+ * closes what it gets. */
+virConnectPtr guest_connect(const char *uri, double timeout_s, struct sl_error *err);
 /* Closes the connection. NULL is fine. */
 void guest_host_free(struct guest_host *h);
 /* The URI the host was opened with (borrowed). */

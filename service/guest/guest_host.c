@@ -7,9 +7,15 @@
  * that runs after any callback in flight) and only then frees its state. If
  * the barrier does not come, the state is leaked rather than freed under a
  * callback.
+ *
+ * Opening a connection is bounded (guest_connect): a libvirtd whose main loop
+ * is stuck accepts the socket and never answers, and virConnectOpen would
+ * wait for ever. An open connection is bounded by its keepalive.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,7 +125,49 @@ static void event_init(void)
 	pthread_detach(t);
 }
 
-struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
+/* One connect in its own thread, so the caller can stop waiting. Whoever
+ * leaves last (the caller on an answer, the thread when abandoned) frees. */
+struct connect_call {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	char *uri;
+	virConnectPtr conn;
+	char message[512];
+	bool done, abandoned;
+};
+
+static void connect_call_free(struct connect_call *c)
+{
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	free(c->uri);
+	free(c);
+}
+
+static void *connect_thread(void *arg)
+{
+	struct connect_call *c = arg;
+	virConnectPtr conn = virConnectOpen(c->uri);
+	pthread_mutex_lock(&c->lock);
+	if (c->abandoned) {
+		pthread_mutex_unlock(&c->lock);
+		if (conn)
+			virConnectClose(conn);
+		virResetLastError();
+		connect_call_free(c);
+		return NULL;
+	}
+	c->conn = conn;
+	if (!conn)
+		snprintf(c->message, sizeof(c->message), "%s", guest_virt_error());
+	virResetLastError();
+	c->done = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+virConnectPtr guest_connect(const char *uri, double timeout_s, struct sl_error *err)
 {
 	pthread_once(&event_once, event_init);
 	if (event_init_result < 0) {
@@ -127,6 +175,61 @@ struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
 			  "The libvirt event loop could not be started.");
 		return NULL;
 	}
+	struct connect_call *c = calloc(1, sizeof(*c));
+	if (!c || !(c->uri = strdup(uri))) {
+		free(c);
+		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	pthread_t t;
+	if (pthread_create(&t, NULL, connect_thread, c) != 0) {
+		connect_call_free(c);
+		error_set(err, ERR_INFRA, EAGAIN, "Cannot start a thread to connect to '%s'.", uri);
+		return NULL;
+	}
+	pthread_detach(t);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)timeout_s;
+	ts.tv_nsec += (long)((timeout_s - (double)(time_t)timeout_s) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (!c->done)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) == ETIMEDOUT)
+			break;
+	if (!c->done) {
+		c->abandoned = true;
+		pthread_mutex_unlock(&c->lock);
+		error_set(err, ERR_INFRA, ETIMEDOUT,
+			  "libvirt at '%s' did not answer within %g s: the daemon accepts "
+			  "connections but does not serve them, so it is most likely hung "
+			  "(docs/guests.md says how to tell and what to do: restart libvirtd).",
+			  uri, timeout_s);
+		return NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	virConnectPtr conn = c->conn;
+	if (!conn)
+		error_set(err, ERR_INFRA, ECONNREFUSED,
+			  "Cannot connect to libvirt at '%s': %s. Is libvirtd running "
+			  "(scripts/setup.sh starts it)?",
+			  uri, c->message);
+	connect_call_free(c);
+	/* A daemon that stops answering later is noticed within about 15 s:
+	 * every call on the connection then fails instead of waiting. */
+	if (conn)
+		virConnectSetKeepAlive(conn, 5, 3);
+	virResetLastError();
+	return conn;
+}
+
+struct guest_host *guest_host_open_within(const char *uri, double timeout_s, struct sl_error *err)
+{
 	if (!uri)
 		uri = "qemu:///system";
 	struct guest_host *h = calloc(1, sizeof(*h));
@@ -135,25 +238,47 @@ struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
 		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		return NULL;
 	}
-	h->conn = virConnectOpen(uri);
-	if (!h->conn) {
-		error_set(err, ERR_INFRA, ECONNREFUSED,
-			  "Cannot connect to libvirt at '%s': %s. Is libvirtd running "
-			  "(scripts/setup.sh starts it)?",
-			  uri, guest_virt_error());
-		free(h->uri);
-		free(h);
+	h->conn = guest_connect(uri, timeout_s, err);
+	if (h->conn)
+		h->reaper = guest_reaper_new(GUEST_REAPER_GRACE_S, GUEST_REAPER_TIMEOUT_S);
+	if (!h->conn || !h->reaper) {
+		if (h->conn)
+			error_set(err, ERR_INTERNAL, EAGAIN,
+				  "Cannot start the stream reaper thread.");
+		guest_host_free(h);
 		return NULL;
 	}
-	/* A dead remote daemon is noticed within about 15 s, not never. */
-	virConnectSetKeepAlive(h->conn, 5, 3);
 	return h;
+}
+
+double guest_connect_timeout_s(void)
+{
+	const char *v = getenv("SCHEDLAB_LIBVIRT_TIMEOUT_S");
+	char *end = NULL;
+	double t = v && *v ? strtod(v, &end) : 0;
+	if (!v || !*v)
+		return GUEST_CONNECT_TIMEOUT_S;
+	if (*end || !(t >= 1 && t <= 3600)) {
+		fprintf(stderr,
+			"schedlab: SCHEDLAB_LIBVIRT_TIMEOUT_S='%.32s' is not a number of seconds "
+			"from 1 to 3600; using %g.\n",
+			v, GUEST_CONNECT_TIMEOUT_S);
+		return GUEST_CONNECT_TIMEOUT_S;
+	}
+	return t;
+}
+
+struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
+{
+	return guest_host_open_within(uri, guest_connect_timeout_s(), err);
 }
 
 void guest_host_free(struct guest_host *h)
 {
 	if (!h)
 		return;
+	/* The parked streams first: they need the connection. */
+	guest_reaper_free(h->reaper);
 	if (h->conn)
 		virConnectClose(h->conn);
 	free(h->uri);

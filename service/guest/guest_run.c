@@ -1,7 +1,8 @@
 /* guest_run() (guest.h): checks the spec, stages the kernel and initrd,
  * creates the domain paused, attaches both consoles and the lifecycle
  * callback, resumes it and waits, bounded, for its end: power-off, halt,
- * stop, deadline (hung) or cancel. The callbacks are in guest_streams.c.
+ * stop, deadline (hung) or cancel. The callbacks are in guest_streams.c; the
+ * finished run's streams end in guest_reaper.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -125,7 +126,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	virDomainPtr dom = NULL;
 	virStreamPtr st[GUEST_N_STREAMS] = {NULL, NULL};
 	int cb_id = -1, rc = 0;
-	bool hung = false, cancelled = false, powered_off = false;
+	bool hung = false, cancelled = false, powered_off = false, lost = false;
 	_cleanup_free_ char *stage = NULL, *kernel = NULL, *initrd = NULL, *cmdline = NULL,
 			    *xml = NULL;
 	char name[128];
@@ -290,7 +291,14 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			/* A transient domain that ended is gone: no such domain. */
 			bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
 			virResetLastError();
+			/* A daemon that stopped answering: the keepalive closed the
+			 * connection. Waiting for the deadline would only report
+			 * the guest hung. */
+			lost = active < 0 && !gone && virConnectIsAlive(h->conn) != 1;
+			virResetLastError();
 			pthread_mutex_lock(&r->lock);
+			if (lost)
+				break;
 			if (active == 0 || gone)
 				r->stopped = true;
 			continue;
@@ -306,18 +314,27 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	}
 	bool stopped = r->stopped;
 	pthread_mutex_unlock(&r->lock);
+	if (lost) {
+		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
+			       "The connection to libvirt at '%s' was lost while the guest '%s' "
+			       "ran: the daemon stopped answering (docs/guests.md). The run says "
+			       "nothing about the kernel.",
+			       uri ? uri : "qemu:///system", name);
+		goto out;
+	}
 
 	if (!stopped && !powered_off) {
 		virDomainDestroy(dom); /* hung, cancelled or probe done */
 		virResetLastError();
 	}
-	for (int i = 0; i < GUEST_N_STREAMS; i++) {
-		pthread_mutex_lock(&r->lock);
-		bool eof = r->eof[i];
-		pthread_mutex_unlock(&r->lock);
-		guest_stream_close(st[i], eof);
-		st[i] = NULL;
-	}
+	/* The streams end once the domain is gone (guest_reaper.c): finishing
+	 * one during libvirt's teardown can deadlock the daemon. */
+	bool eof[GUEST_N_STREAMS];
+	pthread_mutex_lock(&r->lock);
+	for (int i = 0; i < GUEST_N_STREAMS; i++)
+		eof[i] = r->eof[i];
+	pthread_mutex_unlock(&r->lock);
+	guest_reaper_park(h->reaper, dom, st, eof);
 	virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	cb_id = -1;
 	o->total_s = time_monotonic_s() - t_create;

@@ -463,19 +463,14 @@ int hostpool_connect(struct hostpool *p, size_t i, struct guest_host **ret_guest
 	pthread_mutex_unlock(&p->lock);
 
 	struct guest_host *g = guest_host_open(h->uri, err);
-	virConnectPtr c = g ? virConnectOpen(h->uri) : NULL;
+	virConnectPtr c = g ? guest_connect(h->uri, guest_connect_timeout_s(), err) : NULL;
 	virNodeInfo info;
 	int cores = 0;
 	if (c) {
-		virConnectSetKeepAlive(c, 5, 3);
 		if (virNodeGetInfo(c, &info) == 0)
 			cores = (int)info.cpus;
 		if (virConnectRegisterCloseCallback(c, close_cb, h, NULL) < 0)
 			virResetLastError();
-	} else if (g) {
-		virErrorPtr e = virGetLastError();
-		error_set(err, ERR_INFRA, ECONNREFUSED, "Cannot connect to libvirt at '%s': %s.",
-			  h->uri, e && e->message ? e->message : "unknown error");
 	}
 
 	pthread_mutex_lock(&p->lock);
