@@ -33,9 +33,11 @@ WL_BINS    := $(patsubst workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all setup demo check check-unit check-e2e clean format lint
-all: $(BUILD)/schedlab $(BUILD)/agent $(WL_BINS)
+all: $(BUILD)/schedlab $(BUILD)/agent $(WL_BINS) $(BENCH_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -53,6 +55,11 @@ $(BUILD)/libschedlab-test.a: $(TLIB_OBJS)
 # reference does not pull a member out of an archive.
 $(BUILD)/schedlab: $(BUILD)/obj/service/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+# Benchmark helpers (bench/*.c, run by their bench/*.sh), linked like the CLI.
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libschedlab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SAN) -o $@ $< $(BUILD)/libschedlab.a $(PKG_LIBS)
 
 # Guest binaries are static: the initramfs carries no libc for them.
 $(BUILD)/agent: $(AGENT_SRCS) $(wildcard workloads/agent/*.h workloads/proto/*.h)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/verdict-resample.sh replays simulated jobs through the production
+# decision rule from stored results. Built here from the example result: an
+# A/A pass whose runs all count 0 inversions (no false positive is possible:
+# every A/A job must come out unchanged), a planted pass whose candidate runs
+# count 6 to 9 (every job must be detected at the first look of 5), and a
+# "planted" pass whose candidate is the baseline again (nothing may be
+# detected, nothing may fail). Runs in seconds, no guest.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+e2e_need python3
+e2e_tmpdir
+cd "$E2E_TMP"
+python3 - "$E2E_ROOT/tests/data/result-example.json" <<'PY'
+import copy, json, os, sys
+ex = json.load(open(sys.argv[1]))
+ex["job"]["repeat"] = {"min": 5, "max": 12}
+ex["job"]["gates"] = [{"workload": "rt-migrate-test", "metric": "inversions", "threshold": 1,
+                       "relative": False}]
+def runs(side, values):
+    out = []
+    for i, v in enumerate(values):
+        r = copy.deepcopy(ex["variants"][side]["runs"][i % 2])
+        r["key"] = "%s#%d" % (side, i)
+        r["repeat"] = i
+        for w in r["workloads"]:
+            if w["name"] == "rt-migrate-test":
+                w["metrics"]["inversions"] = v
+        out.append(r)
+    return out
+def result(base, cand):
+    r = copy.deepcopy(ex)
+    r["variants"]["baseline"]["runs"] = runs("baseline", base)
+    r["variants"]["patched"]["runs"] = runs("patched", cand)
+    return r
+for d, aa, planted in (("real", [0] * 6, [6, 7, 8, 9, 6, 8]), ("null", [0] * 6, [0] * 6)):
+    os.makedirs(d)
+    json.dump(result(aa, aa), open(d + "/aa-1-hog0.result.json", "w"))
+    json.dump(result(aa, planted), open(d + "/planted-1-hog0.result.json", "w"))
+PY
+"$E2E_ROOT/bench/verdict-resample.sh" --jobs 60 --out real >real.txt
+cat real.txt
+grep -q "1 A/A jobs (12 runs), 1 planted jobs (6 candidate runs)" real.txt ||
+	e2e_fail "the pools are not what the results hold"
+grep -q "false positives 0 of 60: 0.00 %" real.txt || e2e_fail "an all-zero A/A pool gave a false positive"
+grep -q "detected (fail) 60 of 60" real.txt || e2e_fail "a regression of 6 to 9 inversions was missed"
+grep -q "5.0 runs a side on average; job verdicts: pass 0, fail 60" real.txt ||
+	e2e_fail "the planted jobs did not stop at the first look"
+"$E2E_ROOT/bench/verdict-resample.sh" --jobs 60 --out null >null.txt
+cat null.txt
+grep -q "detected (fail) 0 of 60" null.txt || e2e_fail "a candidate equal to its baseline was 'detected'"
+# Bad input: a clear error, exit 2.
+rc=0
+"$E2E_ROOT/bench/verdict-resample.sh" --jobs 0 --out real 2>err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--jobs needs" err.txt || e2e_fail "--jobs 0 was not refused (exit $rc)"
+rc=0
+"$E2E_ROOT/bench/verdict-resample.sh" --hogs 4 --out real 2>err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q "no A/A results with 4 hog" err.txt || e2e_fail "an empty pass was not refused (exit $rc)"
+echo "ok"
