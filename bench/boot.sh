@@ -4,15 +4,18 @@
 # bare qemu-system-x86_64 on the same kernel, initramfs and command line; and
 # the initramfs size. Usage: bench/boot.sh [BZIMAGE] [ROUNDS]
 #   BZIMAGE defaults to the schedlab kernel (tests/e2e/lib.sh e2e_kernel).
-case "${1:-}" in -h | --help) sed -n '2,6p' "$0"; exit 0 ;; esac
+#   Starts virtlogd and libvirtd when they are not running (stopped after).
+case "${1:-}" in -h | --help) sed -n '2,7p' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tests/e2e/lib.sh"
 kernel=${1:-$(e2e_kernel)}
 rounds=${2:-3}
 schedlab=$root/build/schedlab
+source "$root/tests/lib/libvirt-daemons.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-bench-boot.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; libvirt_daemons_stop' EXIT
+libvirt_daemons_start
 chmod 755 "$tmp"
 
 echo '{"run_id": "bench", "features": [], "workloads": []}' >"$tmp/plan.json"

@@ -20,10 +20,13 @@
 # Usage: bench/nightly-culprit.sh [BEFORE (default 6)] [AFTER (default 6)]
 # Prints each night (its commit and the tip's inversions), the change point,
 # the alert, the bisection's steps and answer, the times and the host load.
+# Starts virtlogd and libvirtd when they are not running (stopped after).
 set -uo pipefail
-case "${1:-}" in -h | --help) sed -n '2,22p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,23p' "$0"; exit 0 ;; esac
 . "$(dirname "$0")/../tests/e2e/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"
+. "$E2E_ROOT/tests/lib/libvirt-daemons.sh"
+trap '_api_cleanup; libvirt_daemons_stop' EXIT
 before=${1:-6}
 after=${2:-6}
 for v in "$before" "$after"; do
@@ -34,6 +37,7 @@ for v in "$before" "$after"; do
 done
 e2e_need curl python3 git sqlite3
 api_need_runner
+libvirt_daemons_start
 e2e_need_guest
 e2e_tmpdir
 cd "$E2E_TMP" || exit 2

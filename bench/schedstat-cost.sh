@@ -10,6 +10,7 @@
 # Uses the cache as it is (default $SCHEDLAB_CACHE or ~/.cache/schedlab):
 # the schedstat kernel is one cold build the first time (about 5 min on a
 # quiet 2-core host; e2e 95 builds the same one).
+# Starts virtlogd and libvirtd when they are not running (stopped after).
 # Usage: bench/schedstat-cost.sh [--repeat N (default 5)] [--vcpus N (default 2)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,15 +20,17 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--repeat) repeat=$2; shift 2 ;;
 	--vcpus) vcpus=$2; shift 2 ;;
-	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 done
 [[ "$repeat" =~ ^[0-9]+$ ]] && [ "$repeat" -ge 2 ] && [ "$repeat" -le 20 ] || { echo "--repeat 2..20" >&2; exit 2; }
 [[ "$vcpus" =~ ^[0-9]+$ ]] && [ "$vcpus" -ge 1 ] && [ "$vcpus" -le 8 ] || { echo "--vcpus 1..8" >&2; exit 2; }
 [ -x "$schedlab" ] || make -C "$root" -s all
+source "$root/tests/lib/libvirt-daemons.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-bench-schedstat.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; libvirt_daemons_stop' EXIT
+libvirt_daemons_start
 
 cat >"$tmp/job.json" <<JOB
 {"name": "schedstat-cost",

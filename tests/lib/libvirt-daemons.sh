@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # The local libvirt daemons for scripts that boot guests (bench/*.sh): start
-# virtlogd and libvirtd when they are not running, wait for libvirtd's
-# socket, and at the end stop only what was started here, so nothing is left
+# virtlogd and libvirtd when they are not running, wait until libvirtd
+# answers, and at the end stop only what was started here, so nothing is left
 # running that was not running before.
 #   libvirt_daemons_start   (needs root, as libvirtd does; exit 2 when the
-#                            socket does not appear within 10 s)
+#                            daemon does not answer within about 10 s)
 #   libvirt_daemons_stop    (call it from the script's EXIT trap)
 _libvirt_started=()
 
@@ -18,11 +18,13 @@ libvirt_daemons_start() {
 			_libvirt_started+=("$d")
 		fi
 	done
-	for ((i = 0; i < 100; i++)); do
-		[ -S /run/libvirt/libvirt-sock ] && return 0
-		sleep 0.1
+	# The socket file alone proves nothing (a killed daemon leaves it):
+	# wait until the daemon answers.
+	for ((i = 0; i < 20; i++)); do
+		timeout 5 virsh -c qemu:///system version >/dev/null 2>&1 && return 0
+		sleep 0.5
 	done
-	echo "libvirtd did not create /run/libvirt/libvirt-sock within 10 s" >&2
+	echo "libvirtd did not answer on qemu:///system within about 10 s" >&2
 	exit 2
 }
 
