@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The Linux 6.12 base end to end: builds guest-kernel/linux-6.12 (cold in CI)
 # and runs the seed reproduction on it in short form
-# (examples/seed-reproduction-6.12.json with rt-migrate-test -l 60, 4
-# repeats, as e2e 40 does on 6.1): the baseline (NO_RT_PUSH,
-# NO_RT_WAKEUP_PLACE) shows inversions in every repeat, the verdict on
+# (examples/seed-reproduction-6.12.json with rt-migrate-test -l 60, 6
+# repeats): the baseline (NO_RT_PUSH, NO_RT_WAKEUP_PLACE) shows inversions in
+# all repeats but at most one, with a median of at least 3, the verdict on
 # inversions is `improved`, and the patched median is at most 2 (not 0 as on
-# 6.1). Four repeats, not three: at 3 against 3 no split reaches p < 0.05
+# 6.1). Six repeats: at 3 against 3 no split reaches p < 0.05
 # (docs/statistics.md), so a fixed 3 could only ever be `inconclusive`, as it
-# was in CI ([2, 7, 7] against [0, 0, 0]) while the test still passed. Both also set
+# was in CI ([2, 7, 7] against [0, 0, 0]) while the test still passed; at 4
+# a side only a complete separation does, and on 2026-12-06 CI's baseline came
+# out [0, 9, 8, 3] (one run of 60 loops without an inversion, on a quiet host:
+# vCPU wait 2.9 %), so the rule rightly said p 0.143, not `improved`. At 6 a
+# side one such run still leaves p 0.026 against a patched [0, 0, 0, 0, 1, 2].
+# Both also set
 # 6.12's EEVDF names (base_slice_ns, PLACE_LAG, RUN_TO_PARITY), which must
 # apply. Then a job naming a 6.1 tunable (latency_ns) on this kernel must fail
 # before any guest boots, with an error naming the tunable and the kernel.
@@ -25,7 +30,7 @@ source "$(dirname "$0")/lib_job.sh"
 e2e_need_guest
 start=$(date +%s)
 e2e_run_example seed-reproduction-6.12.json seed-612 '
-j["repeat"] = 4
+j["repeat"] = 6
 j["workloads"][0]["args"] = ["-p", "60", "-l", "60", "3"]
 j["workloads"][0]["timeout_s"] = 90
 j["workloads"] = j["workloads"][:1]
@@ -53,7 +58,8 @@ def inversions(variant):
 base, patched = inversions("baseline"), inversions("patched")
 print("baseline inversions per repeat:", base)
 print("patched inversions per repeat: ", patched)
-assert all(v > 0 for v in base), "the baseline must show inversions in every repeat"
+assert sum(v == 0 for v in base) <= 1, "the baseline must show inversions in all repeats but one"
+assert sorted(base)[len(base) // 2 - 1] >= 3, "the baseline's median must be at least 3 inversions"
 # On 6.12 push does not bring the count to 0 as it does on 6.1 (e2e 40): the
 # full example gave patched [2, 1, 3, 3, 1, 3] against baseline [12, 17, 16,
 # 17, 15, 17] at low load. So the median must be at most 2, and the verdict
