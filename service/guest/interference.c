@@ -151,17 +151,31 @@ void interference_begin(struct interference *t, virDomainPtr dom, bool local)
 	t->started = true;
 }
 
+bool interference_add_sample(struct interference *t, const struct interference_sample *s)
+{
+	const struct interference_sample *prev = t->have_last ? &t->last : &t->first;
+	/* A domain that is gone answers nothing. One being torn down can still
+	 * answer, with counters of threads that have exited: zeros, or less
+	 * than before. Such a sample would make a starved run look quiet. */
+	if (!t->started || s->nvcpus <= 0 || s->nvcpus < prev->nvcpus ||
+	    s->have_delay != prev->have_delay)
+		return false;
+	for (int i = 0; i < prev->nvcpus; i++)
+		if (s->vcpu_time_ns[i] < prev->vcpu_time_ns[i] ||
+		    s->vcpu_delay_ns[i] < prev->vcpu_delay_ns[i])
+			return false;
+	t->last = *s;
+	t->have_last = true;
+	return true;
+}
+
 void interference_poll(struct interference *t, virDomainPtr dom)
 {
 	struct interference_sample s;
 	if (!t->started)
 		return;
 	take(t, dom, &s);
-	/* A domain that is gone answers nothing: keep the last good sample. */
-	if (s.nvcpus > 0) {
-		t->last = s;
-		t->have_last = true;
-	}
+	interference_add_sample(t, &s);
 }
 
 /* 3 significant decimals are plenty for a share or a millisecond count. */

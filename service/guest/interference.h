@@ -47,6 +47,11 @@ struct interference {
 void interference_begin(struct interference *t, virDomainPtr dom, bool local);
 /* Takes another sample if dom still answers; keeps the last good one. */
 void interference_poll(struct interference *t, virDomainPtr dom);
+/* Keeps s as the last sample when it can follow the one before: at least as
+ * many vCPUs, the same delay support, and no vCPU's time or delay smaller
+ * (a domain in teardown reports its exited threads as zeros). Returns
+ * whether it was kept. interference_poll() uses it; pure, for tests. */
+bool interference_add_sample(struct interference *t, const struct interference_sample *s);
 /* A new object {vcpu_wait_ms, vcpu_wait_pct, vcpus: [{vcpu, run_ms, wait_ms,
  * wait_pct}], host_busy_pct, load_avg, steal_pct, interval_s, source}, or
  * NULL when not even one sample was taken. wait_pct is the share of the
