@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
 #include "compare/compare.h"
@@ -194,14 +195,39 @@ static int simulate(const struct job *job, json_object *calibration, const struc
 	return 0;
 }
 
-/* 95 % one-sided Clopper-Pearson bounds of x successes in n. */
+/* The p in [0, 1] where f(p) crosses 0.05, f monotone, by bisection: GSL's
+ * inverse beta fails to converge for x close to n (1994 of 2000). */
+static double bisect(double (*f)(int, int, double), int x, int n, bool increasing)
+{
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+		if ((f(x, n, mid) < 0.05) == increasing)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+static double binom_le(int x, int n, double p) /* P(X <= x) */
+{
+	return gsl_cdf_binomial_P((unsigned)x, p, (unsigned)n);
+}
+static double binom_ge(int x, int n, double p) /* P(X >= x) */
+{
+	return x <= 0 ? 1.0 : gsl_cdf_binomial_Q((unsigned)(x - 1), p, (unsigned)n);
+}
+
+/* 95 % one-sided Clopper-Pearson bounds of x successes in n: the largest p
+ * under which x or fewer has 5 % chance, the smallest under which x or more
+ * has. */
 static double cp_upper(int x, int n)
 {
-	return x >= n ? 1.0 : gsl_cdf_beta_Pinv(0.95, x + 1, n - x);
+	return x >= n ? 1.0 : bisect(binom_le, x, n, false);
 }
 static double cp_lower(int x, int n)
 {
-	return x <= 0 ? 0.0 : gsl_cdf_beta_Pinv(0.05, x, n - x + 1);
+	return x <= 0 ? 0.0 : bisect(binom_ge, x, n, true);
 }
 
 static int load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap)
@@ -299,6 +325,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	gsl_set_error_handler_off(); /* a failed GSL call is an answer, not an abort */
 	const char *dir = argv[optind];
 	json_object *aa[256], *pl[256];
 	int n_aa = load_results(dir, "aa-", hogs, aa, 256);
