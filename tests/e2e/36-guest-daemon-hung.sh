@@ -18,7 +18,7 @@ daemon=$(pidof libvirtd || true)
 [ -n "$daemon" ] || e2e_skip "no libvirtd process to stop (a socket-activated or modular daemon)"
 [ "$(wc -w <<<"$daemon")" -eq 1 ] || e2e_skip "more than one libvirtd: $daemon"
 # Whatever happens, the daemon runs again when this test ends.
-trap 'kill -CONT $daemon 2>/dev/null || true' EXIT
+trap 'kill -CONT "$daemon" 2>/dev/null || true; _e2e_cleanup' EXIT
 
 id="e2e-hung-daemon-$$"
 cat >plan.json <<JSON
