@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "compare/sequential.h"
 #include "job/job.h"
 #include "util/json.h"
+#include "util/parse.h"
 
 #define MAX_METRICS 16
 
@@ -246,8 +248,11 @@ static int load_results(const char *dir, const char *kind, int hogs, json_object
 			continue;
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		json_object *r = json_object_from_file(path);
-		if (r && json_object_object_get(r, "variants") && json_object_object_get(r, "job"))
+		json_object *r = NULL;
+		struct sl_error err = {0};
+		if (json_read_file_strict(path, 0, "result file", &r, &err) < 0)
+			fprintf(stderr, "verdict-resample: %s (left out)\n", err.message);
+		else if (json_object_object_get(r, "variants") && json_object_object_get(r, "job"))
 			out[n++] = r;
 		else
 			json_object_put(r);
@@ -279,6 +284,16 @@ static void print_outcome(const char *kind, const struct outcome *o, int jobs, b
 		       o->inconclusive_jobs, o->pass);
 }
 
+/* An integer option in [min, max], or a line naming it and -1. */
+static int opt_long(const char *name, const char *arg, long min, long max, long *ret)
+{
+	if (parse_int(arg, min, max, ret) == 0)
+		return 0;
+	fprintf(stderr, "verdict-resample: --%s needs an integer from %ld to %ld\n", name, min,
+		max);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	int jobs = 2000, hogs = 0;
@@ -289,29 +304,23 @@ int main(int argc, char **argv)
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	int c;
-	char *end;
+	long v;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			jobs = (int)strtol(optarg, &end, 10);
-			if (*end || jobs < 1 || jobs > 100000) {
-				fprintf(stderr, "verdict-resample: --jobs needs 1 to 100000\n");
+			if (opt_long("jobs", optarg, 1, 100000, &v) < 0)
 				return 2;
-			}
+			jobs = (int)v;
 			break;
 		case 's':
-			seed = strtoul(optarg, &end, 10);
-			if (*end) {
-				fprintf(stderr, "verdict-resample: --seed needs a number\n");
+			if (opt_long("seed", optarg, 0, LONG_MAX, &v) < 0)
 				return 2;
-			}
+			seed = (unsigned long)v;
 			break;
 		case 'g':
-			hogs = (int)strtol(optarg, &end, 10);
-			if (*end || hogs < 0 || hogs > 1024) {
-				fprintf(stderr, "verdict-resample: --hogs needs a count\n");
+			if (opt_long("hogs", optarg, 0, 1024, &v) < 0)
 				return 2;
-			}
+			hogs = (int)v;
 			break;
 		case 'h':
 			usage(stdout);

@@ -83,6 +83,16 @@ struct guest_state {
 
 /* guest_host.c */
 
+enum guest_domain_state {
+	GUEST_DOMAIN_ACTIVE,
+	GUEST_DOMAIN_INACTIVE,
+	GUEST_DOMAIN_GONE,	  /* libvirt no longer knows it (a transient domain that ended) */
+	GUEST_DOMAIN_UNREACHABLE, /* the connection is dead: the daemon stopped answering */
+	GUEST_DOMAIN_UNKNOWN,	  /* another error; ask again */
+};
+/* What libvirt says of dom, in one call (two on an error). */
+enum guest_domain_state guest_domain_state(virDomainPtr dom);
+
 /* The message of this thread's last libvirt error (borrowed, never NULL). */
 const char *guest_virt_error(void);
 /* true when the event loop ran a zero timeout within timeout_s: every
@@ -96,7 +106,7 @@ bool guest_event_loop_barrier(double timeout_s);
 
 struct guest_reaper_stats {
 	int parked;  /* runs handed over */
-	int pending; /* still waiting for their domain to go */
+	int pending; /* parked - ended: still waiting for their domain to go */
 	int ended;   /* streams ended */
 	int forced;  /* ... because the timeout passed with the domain still known */
 	int dead;    /* ... because the connection died */

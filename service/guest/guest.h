@@ -45,8 +45,6 @@ double guest_connect_timeout_s(void);
  * starting the process-wide libvirt event loop thread on first use, within
  * guest_connect_timeout_s(). NULL on failure, with err (ERR_INFRA) saying why. */
 struct guest_host *guest_host_open(const char *uri, struct sl_error *err);
-/* The same within timeout_s. */
-struct guest_host *guest_host_open_within(const char *uri, double timeout_s, struct sl_error *err);
 /* A plain libvirt connection to uri, opened within timeout_s, with a
  * keepalive (5 s, 3 missed) so a daemon that stops answering later is
  * noticed: NULL with err (ERR_INFRA) when it fails or does not answer. A

@@ -25,6 +25,7 @@
 
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
+#include "util/parse.h"
 
 /* A zero timeout on the event loop: when it has run, every callback that was
  * in flight before it has returned. Shared by the waiter and the loop. */
@@ -71,9 +72,7 @@ bool guest_event_loop_barrier(double timeout_s)
 		barrier_unref(b);
 		return false;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)timeout_s;
+	struct timespec ts = time_deadline(CLOCK_REALTIME, timeout_s);
 	pthread_mutex_lock(&b->lock);
 	while (!b->done)
 		if (pthread_cond_timedwait(&b->cond, &b->lock, &ts) != 0)
@@ -190,14 +189,7 @@ virConnectPtr guest_connect(const char *uri, double timeout_s, struct sl_error *
 		return NULL;
 	}
 	pthread_detach(t);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)timeout_s;
-	ts.tv_nsec += (long)((timeout_s - (double)(time_t)timeout_s) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = time_deadline(CLOCK_REALTIME, timeout_s);
 	pthread_mutex_lock(&c->lock);
 	while (!c->done)
 		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) == ETIMEDOUT)
@@ -228,7 +220,7 @@ virConnectPtr guest_connect(const char *uri, double timeout_s, struct sl_error *
 	return conn;
 }
 
-struct guest_host *guest_host_open_within(const char *uri, double timeout_s, struct sl_error *err)
+struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
 {
 	if (!uri)
 		uri = "qemu:///system";
@@ -238,7 +230,7 @@ struct guest_host *guest_host_open_within(const char *uri, double timeout_s, str
 		error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		return NULL;
 	}
-	h->conn = guest_connect(uri, timeout_s, err);
+	h->conn = guest_connect(uri, guest_connect_timeout_s(), err);
 	if (h->conn)
 		h->reaper = guest_reaper_new(GUEST_REAPER_GRACE_S, GUEST_REAPER_TIMEOUT_S);
 	if (!h->conn || !h->reaper) {
@@ -254,11 +246,10 @@ struct guest_host *guest_host_open_within(const char *uri, double timeout_s, str
 double guest_connect_timeout_s(void)
 {
 	const char *v = getenv("SCHEDLAB_LIBVIRT_TIMEOUT_S");
-	char *end = NULL;
-	double t = v && *v ? strtod(v, &end) : 0;
+	double t = 0;
 	if (!v || !*v)
 		return GUEST_CONNECT_TIMEOUT_S;
-	if (*end || !(t >= 1 && t <= 3600)) {
+	if (parse_double(v, &t) < 0 || t < 1 || t > 3600) {
 		fprintf(stderr,
 			"schedlab: SCHEDLAB_LIBVIRT_TIMEOUT_S='%.32s' is not a number of seconds "
 			"from 1 to 3600; using %g.\n",
@@ -266,11 +257,6 @@ double guest_connect_timeout_s(void)
 		return GUEST_CONNECT_TIMEOUT_S;
 	}
 	return t;
-}
-
-struct guest_host *guest_host_open(const char *uri, struct sl_error *err)
-{
-	return guest_host_open_within(uri, guest_connect_timeout_s(), err);
 }
 
 void guest_host_free(struct guest_host *h)
@@ -293,6 +279,20 @@ const char *guest_host_uri(const struct guest_host *h)
 static void version_str(unsigned long v, char out[32])
 {
 	snprintf(out, 32, "%lu.%lu.%lu", v / 1000000, (v / 1000) % 1000, v % 1000);
+}
+
+enum guest_domain_state guest_domain_state(virDomainPtr dom)
+{
+	int active = virDomainIsActive(dom);
+	enum guest_domain_state s = GUEST_DOMAIN_UNKNOWN;
+	if (active >= 0)
+		s = active ? GUEST_DOMAIN_ACTIVE : GUEST_DOMAIN_INACTIVE;
+	else if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)
+		s = GUEST_DOMAIN_GONE; /* a transient domain that ended */
+	else if (virConnectIsAlive(virDomainGetConnect(dom)) != 1)
+		s = GUEST_DOMAIN_UNREACHABLE;
+	virResetLastError();
+	return s;
 }
 
 int guest_host_versions(struct guest_host *h, char qemu[32], char libvirt[32], struct sl_error *err)

@@ -48,18 +48,6 @@ static void parked_end(struct parked *p)
 	free(p);
 }
 
-/* true when libvirt no longer knows the domain, or can no longer say
- * (a dead connection: nothing on the daemon's side is left to race). */
-static bool parked_gone(struct parked *p, bool *dead)
-{
-	int active = virDomainIsActive(p->dom);
-	bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
-	virResetLastError();
-	*dead = !gone && active < 0 && virConnectIsAlive(virDomainGetConnect(p->dom)) != 1;
-	virResetLastError();
-	return gone || *dead;
-}
-
 /* One pass over the list: ends what is ready. Returns how many are left. */
 static int reap_pass(struct guest_reaper *g)
 {
@@ -71,14 +59,17 @@ static int reap_pass(struct guest_reaper *g)
 	int left = 0;
 	for (; p;) {
 		struct parked *next = p->next;
+		/* A dead connection leaves nothing on the daemon's side to race. */
+		bool dead = false;
+		if (!p->t_gone) {
+			enum guest_domain_state ds = guest_domain_state(p->dom);
+			dead = ds == GUEST_DOMAIN_UNREACHABLE;
+			if (ds == GUEST_DOMAIN_GONE)
+				p->t_gone = time_monotonic_s();
+		}
 		double t = time_monotonic_s();
-		bool dead = false, ready = false, forced = false;
-		if (!p->t_gone && parked_gone(p, &dead))
-			p->t_gone = time_monotonic_s();
-		if (dead || (p->t_gone && time_monotonic_s() - p->t_gone >= g->grace_s))
-			ready = true;
-		else if (t - p->t_parked >= g->timeout_s)
-			ready = forced = true;
+		bool forced = !dead && !p->t_gone && t - p->t_parked >= g->timeout_s;
+		bool ready = dead || forced || (p->t_gone && t - p->t_gone >= g->grace_s);
 		if (!ready) {
 			left++;
 			p = next;
@@ -94,7 +85,6 @@ static int reap_pass(struct guest_reaper *g)
 		while (*pp != p)
 			pp = &(*pp)->next;
 		*pp = p->next;
-		g->stats.pending--;
 		g->stats.ended++;
 		if (forced)
 			g->stats.forced++;
@@ -120,13 +110,7 @@ static void *reaper_thread(void *arg)
 		int left = reap_pass(g);
 		pthread_mutex_lock(&g->lock);
 		if (left) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (long)(REAPER_POLL_S * 1e9);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			struct timespec ts = time_deadline(CLOCK_REALTIME, REAPER_POLL_S);
 			pthread_cond_timedwait(&g->cond, &g->lock, &ts);
 		}
 	}
@@ -179,7 +163,6 @@ void guest_reaper_park(struct guest_reaper *g, virDomainPtr dom, virStreamPtr st
 	pthread_mutex_lock(&g->lock);
 	p->next = g->list;
 	g->list = p;
-	g->stats.pending++;
 	g->stats.parked++;
 	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
@@ -190,6 +173,7 @@ struct guest_reaper_stats guest_reaper_stats(struct guest_reaper *g)
 	pthread_mutex_lock(&g->lock);
 	struct guest_reaper_stats s = g->stats;
 	pthread_mutex_unlock(&g->lock);
+	s.pending = s.parked - s.ended;
 	return s;
 }
 

@@ -287,29 +287,19 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 			last_poll = t;
 			pthread_mutex_unlock(&r->lock);
 			interference_poll(&itf, dom);
-			int active = virDomainIsActive(dom);
-			/* A transient domain that ended is gone: no such domain. */
-			bool gone = active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN;
-			virResetLastError();
+			enum guest_domain_state ds = guest_domain_state(dom);
+			pthread_mutex_lock(&r->lock);
 			/* A daemon that stopped answering: the keepalive closed the
 			 * connection. Waiting for the deadline would only report
 			 * the guest hung. */
-			lost = active < 0 && !gone && virConnectIsAlive(h->conn) != 1;
-			virResetLastError();
-			pthread_mutex_lock(&r->lock);
+			lost = ds == GUEST_DOMAIN_UNREACHABLE;
 			if (lost)
 				break;
-			if (active == 0 || gone)
+			if (ds == GUEST_DOMAIN_INACTIVE || ds == GUEST_DOMAIN_GONE)
 				r->stopped = true;
 			continue;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += POLL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = time_deadline(CLOCK_REALTIME, POLL_MS / 1000.0);
 		pthread_cond_timedwait(&r->cond, &r->lock, &ts);
 	}
 	bool stopped = r->stopped;

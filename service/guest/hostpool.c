@@ -518,13 +518,7 @@ int hostpool_acquire(struct hostpool *p, size_t i, int (*cancelled)(void *), voi
 			r = -ECANCELED;
 			break;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 200 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = time_deadline(CLOCK_REALTIME, 0.2);
 		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
 	}
 	pthread_mutex_unlock(&p->lock);

@@ -133,13 +133,7 @@ static void *ticker_main(void *arg)
 	struct http_server *srv = arg;
 	pthread_mutex_lock(&srv->conns_lock);
 	while (!atomic_load(&srv->stopping)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 500 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = time_deadline(CLOCK_MONOTONIC, 0.5);
 		pthread_cond_timedwait(&srv->ticker_cond, &srv->conns_lock, &ts);
 		if (atomic_load(&srv->stopping))
 			break;

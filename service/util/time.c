@@ -17,6 +17,17 @@ uint64_t time_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+struct timespec time_deadline(clockid_t clock, double seconds)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	long long ns = (long long)ts.tv_nsec + (long long)(seconds * 1e9);
+	ts.tv_sec += (time_t)(ns / 1000000000LL);
+	ts.tv_nsec = (long)(ns % 1000000000LL);
+	return ts;
+}
+
 char *time_iso8601(time_t t, char buf[static TIME_ISO8601_MAX])
 {
 	struct tm tm;

@@ -12,6 +12,9 @@
 double time_monotonic_s(void);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t time_monotonic_ns(void);
+/* The clock's time seconds (>= 0) from now, as pthread_cond_timedwait wants
+ * its deadline (CLOCK_REALTIME, or the clock the condition was made with). */
+struct timespec time_deadline(clockid_t clock, double seconds);
 
 /* Writes t as UTC "2026-01-31T12:00:00Z" (the result and store timestamp
  * format) into buf and returns buf. */

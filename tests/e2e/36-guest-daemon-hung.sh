@@ -11,7 +11,6 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
-k=$E2E_KERNEL
 e2e_tmpdir
 cd "$E2E_TMP"
 daemon=$(pidof libvirtd || true)
@@ -21,19 +20,8 @@ daemon=$(pidof libvirtd || true)
 trap 'kill -CONT "$daemon" 2>/dev/null || true; _e2e_cleanup' EXIT
 
 id="e2e-hung-daemon-$$"
-cat >plan.json <<JSON
-{"run_id": "$id", "features": [],
- "workloads": [{"name": "crashme", "argv": ["/usr/bin/crashme", "hang"], "timeout_s": 3600, "uid": 0}]}
-JSON
-"$SCHEDLAB" guest run --kernel "$k" --plan plan.json --deadline 600 --console-log console.log \
-	>out.json 2>err.txt &
-pid=$!
-for _ in $(seq 1 300); do
-	grep -q "running workload 0 'crashme'" console.log 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || e2e_fail "guest run ended early: $(cat err.txt)"
-	sleep 0.2
-done
-grep -q "running workload 0 'crashme'" console.log || { kill $pid; e2e_fail "the workload never started"; }
+e2e_guest_hanging "$id"
+pid=$E2E_GUEST_PID
 
 kill -STOP "$daemon"
 start=$(date +%s)

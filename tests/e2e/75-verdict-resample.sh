@@ -52,7 +52,7 @@ grep -q "detected (fail) 0 of 60" null.txt || e2e_fail "a candidate equal to its
 # Bad input: a clear error, exit 2.
 rc=0
 "$E2E_ROOT/bench/verdict-resample.sh" --jobs 0 --out real 2>err.txt || rc=$?
-[ "$rc" -eq 2 ] && grep -q -- "--jobs needs" err.txt || e2e_fail "--jobs 0 was not refused (exit $rc)"
+[ "$rc" -eq 2 ] && grep -q -- "--jobs needs an integer from 1 to 100000" err.txt || e2e_fail "--jobs 0 was not refused (exit $rc)"
 rc=0
 "$E2E_ROOT/bench/verdict-resample.sh" --hogs 4 --out real 2>err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "no A/A results with 4 hog" err.txt || e2e_fail "an empty pass was not refused (exit $rc)"

@@ -12,6 +12,12 @@
 #   e2e_kernel      prints the bzImage path of the schedlab guest kernel
 #                   (guest-kernel/linux-6.1/kernel.json), building it on the
 #                   first call and taking it from the cache afterwards
+#   e2e_guest_hanging ID  starts `schedlab guest run` in the background in
+#                   the current directory on $E2E_KERNEL with a plan whose one
+#                   workload never ends (crashme hang), deadline 600 s,
+#                   writing console.log, out.json and err.txt; returns once
+#                   the workload runs, with E2E_GUEST_PID set (fails the test
+#                   if the run ends first or the workload never starts)
 #   e2e_chromium ARG...  headless Chromium with a throwaway profile under
 #                   $E2E_TMP, no network, at most 120 s; stderr appended to
 #                   ./chromium.log
@@ -84,6 +90,23 @@ e2e_need_guest() {
 	virsh -c qemu:///system version >/dev/null 2>&1 ||
 		e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
 	E2E_KERNEL=$(e2e_kernel) && [ -f "$E2E_KERNEL" ] || e2e_fail "the schedlab kernel could not be built"
+}
+
+e2e_guest_hanging() {
+	cat >plan.json <<JSON
+{"run_id": "$1", "features": [],
+ "workloads": [{"name": "crashme", "argv": ["/usr/bin/crashme", "hang"], "timeout_s": 3600, "uid": 0}]}
+JSON
+	"$SCHEDLAB" guest run --kernel "$E2E_KERNEL" --plan plan.json --deadline 600 \
+		--console-log console.log >out.json 2>err.txt &
+	E2E_GUEST_PID=$!
+	for _ in $(seq 1 300); do
+		grep -q "running workload 0 'crashme'" console.log 2>/dev/null && return 0
+		kill -0 "$E2E_GUEST_PID" 2>/dev/null || e2e_fail "guest run ended early: $(cat err.txt)"
+		sleep 0.2
+	done
+	kill "$E2E_GUEST_PID"
+	e2e_fail "the workload never started"
 }
 
 e2e_chromium() {

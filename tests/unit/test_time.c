@@ -23,6 +23,22 @@ static void test_monotonic(void **state)
 	assert_true(s1 - (double)n1 / 1e9 < 0.5 && s1 - (double)n1 / 1e9 > -0.5);
 }
 
+/* Deadlines carry nanoseconds into seconds, for whole and fractional waits. */
+static void test_deadline(void **state)
+{
+	(void)state;
+	const double waits[] = {0, 0.2, 0.999999999, 1.75, 60};
+	for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
+		struct timespec now, d = time_deadline(CLOCK_MONOTONIC, waits[i]);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+		double left =
+		    (double)(d.tv_sec - now.tv_sec) + (double)(d.tv_nsec - now.tv_nsec) / 1e9;
+		assert_true(left <= waits[i] + 1e-6);
+		assert_true(left > waits[i] - 0.05);
+	}
+}
+
 static void test_iso8601(void **state)
 {
 	char buf[TIME_ISO8601_MAX];
@@ -41,6 +57,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_monotonic),
 	    cmocka_unit_test(test_iso8601),
+	    cmocka_unit_test(test_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
