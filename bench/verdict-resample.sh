@@ -9,7 +9,7 @@
 # between jobs). docs/statistics.md quotes both.
 #
 # Usage: bench/verdict-resample.sh [--jobs N] [--seed S] [--hogs H] --out DIR
-#   --jobs N   simulated jobs of each kind (default 2000; about 45 ms a look here)
+#   --jobs N   simulated jobs of each kind (default 2000; 35-45 ms a look on this 2-core host)
 #   --seed S   the random seed (default 1)
 #   --hogs H   which pass of DIR: the busy loops beside its jobs (default 0)
 #   --out DIR  the directory bench/verdict-accuracy.sh --out DIR filled
