@@ -130,6 +130,7 @@ format:
 # (kbuild_artifact_freep) and reports each early return as a leak; LSan in the
 # unit tests and fuzz targets checks those paths for real.
 lint: $(BUILD)/schedlab
+	@tests/tools/check-sizes.py
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  --suppress=memleak:service/kernel/kbuild.c --suppress=memleak:service/kernel/kbuild_cache.c -Iservice -Iworkloads service workloads
 
