@@ -31,6 +31,15 @@
 
 #define GUEST_MAX_FRAMES    256 /* frames kept per run; later ones are counted, not kept */
 #define GUEST_PAYLOAD_DEPTH 32	/* nesting of a frame's JSON payload */
+/* What one run's frames may cost the host (docs/contracts.md section 2).
+ * The largest real frame measured is 465 kB (cyclictest -h20000 with two
+ * threads: stdout holds every bucket) and a summary about 500 bytes with
+ * some 50 values; a frame is at most FRAME_MAX_PAYLOAD (4 MiB). Parsed,
+ * json-c spends 40 to 100 bytes per value, so values are bounded too: a
+ * 4 MiB array of one-digit integers would be about 150 MB. */
+#define GUEST_FRAMES_MAX_BYTES	 (32u << 20) /* payload bytes kept per run */
+#define GUEST_PAYLOAD_MAX_VALUES 4096	     /* JSON values in one payload */
+#define GUEST_FRAMES_MAX_VALUES	 16384	     /* JSON values kept per run */
 
 struct guest_spec;
 struct guest_outcome;
@@ -69,6 +78,8 @@ struct guest_state {
 	struct frame_parser *fp;
 	json_object *frames;
 	int n_frames, payload_errors, dropped_frames;
+	size_t frame_bytes, frame_values; /* kept so far, against the limits above */
+	int over_budget;		  /* frames refused for the bytes or values per run */
 	char payload_error[256];
 	bool hello, summary, saw_linux;
 	double t_hello;

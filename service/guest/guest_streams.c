@@ -104,7 +104,8 @@ json_object *guest_payload_parse(const struct frame *f, int index, char *msg, si
 	 * is max_depth + 1 deep, and json-c counts a scalar as a level too: this
 	 * keeps the payload's tokener at GUEST_PAYLOAD_DEPTH, as it always was. */
 	const struct json_limits lim = {.max_bytes = FRAME_MAX_PAYLOAD,
-					.max_depth = GUEST_PAYLOAD_DEPTH - 1};
+					.max_depth = GUEST_PAYLOAD_DEPTH - 1,
+					.max_values = GUEST_PAYLOAD_MAX_VALUES};
 	struct sl_error err = {0};
 	char what[64];
 	json_object *o = NULL;
@@ -115,6 +116,34 @@ json_object *guest_payload_parse(const struct frame *f, int index, char *msg, si
 	else if (!o)
 		snprintf(msg, msglen, "The %s is not valid JSON: it is null.", what);
 	return o;
+}
+
+/* Whether frame f fits what is left of the run's budget of bytes and JSON
+ * values; counts it in when it does. Checked before parsing, so a guest
+ * cannot make the host spend more than the budget. */
+static bool frame_within_budget(struct guest_state *r, const struct frame *f)
+{
+	if (r->over_budget) {
+		r->over_budget++;
+		return false;
+	}
+	size_t values = json_value_count(f->payload, f->len);
+	if (r->frame_bytes + f->len > GUEST_FRAMES_MAX_BYTES ||
+	    r->frame_values + values > GUEST_FRAMES_MAX_VALUES) {
+		bool bytes = r->frame_bytes + f->len > GUEST_FRAMES_MAX_BYTES;
+		r->over_budget++;
+		snprintf(r->payload_error, sizeof(r->payload_error),
+			 "The guest's frames went over the limit of %u %s per run at frame %d "
+			 "('%s', %zu bytes, about %zu JSON values); it and later frames were not "
+			 "kept.",
+			 bytes ? GUEST_FRAMES_MAX_BYTES : GUEST_FRAMES_MAX_VALUES,
+			 bytes ? "payload bytes" : "JSON values", r->n_frames + 1, f->kind, f->len,
+			 values);
+		return false;
+	}
+	r->frame_bytes += f->len;
+	r->frame_values += values;
+	return true;
 }
 
 /* Pops complete frames into r->frames. Called under r->lock. */
@@ -130,6 +159,11 @@ void guest_state_pop_frames(struct guest_state *r)
 		}
 		if (r->n_frames >= GUEST_MAX_FRAMES) {
 			r->dropped_frames++;
+			frame_clear(&f);
+			continue;
+		}
+		if (!frame_within_budget(r, &f)) {
+			r->payload_errors++;
 			frame_clear(&f);
 			continue;
 		}

@@ -212,6 +212,11 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
  * "patch_does_not_apply" naming the patch, file and hunk; the patch's file
  * name in b->failed_patch). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
+/* What patch(1)'s output out (untrusted: it quotes the patch) says about a
+ * failed run, as one sentence into buf (len bytes): "file 'F' hunk #N
+ * FAILED at line L", a missing or already patched file, or the reason patch
+ * gave; never empty. */
+void kernel_tree_patch_explain(const char *out, char *buf, size_t len);
 
 /* ---- kbuild_scx.c: the sched_ext schedulers (docs/sched-ext.md) ---- */
 
@@ -244,6 +249,14 @@ struct config_entry {
  * base fragment's entry. *ret is the caller's to free. */
 int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry **ret,
 				size_t *ret_n, struct sl_error *err);
+/* Parses a .config or a fragment (text, NUL-terminated, untrusted: a
+ * submitter's fragment or what olddefconfig wrote in a tree a build could
+ * change) into *ret (the caller frees it) and *ret_n entries. strict: a line
+ * that is not an option, a comment or blank is ERR_INVALID naming what and
+ * the line; otherwise it is skipped. A line of 1024 bytes or more, or more
+ * than 4 * KBUILD_MAX_CONFIG_LINES options, fails either way. */
+int kernel_config_parse(const char *text, const char *what, bool strict, struct config_entry **ret,
+			size_t *ret_n, struct sl_error *err);
 /* tinyconfig + fragment(s) + olddefconfig in b->obj; then every option the
  * fragments asked for must have the asked value (ERR_BUILD
  * "config_option_dropped" otherwise, the first such option in

@@ -56,7 +56,7 @@ static int config_parse_line(const char *line, struct config_entry *e)
 	return 1;
 }
 
-static int config_parse(const char *text, const char *what, bool strict, struct config_entry **ret,
+int kernel_config_parse(const char *text, const char *what, bool strict, struct config_entry **ret,
 			size_t *ret_n, struct sl_error *err)
 {
 	struct config_entry *v = NULL;
@@ -122,7 +122,7 @@ static int config_read_file(const char *path, struct config_entry **ret, size_t 
 		return r;
 	_cleanup_free_ struct config_entry *v = NULL;
 	size_t n = 0;
-	r = config_parse(text, kbuild_base_name(path), true, &v, &n, err);
+	r = kernel_config_parse(text, kbuild_base_name(path), true, &v, &n, err);
 	if (r < 0)
 		return r;
 	if (n > KBUILD_MAX_CONFIG_LINES)
@@ -253,7 +253,7 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		return r;
 	_cleanup_free_ struct config_entry *got = NULL;
 	size_t ngot = 0;
-	r = config_parse(final, ".config", false, &got, &ngot, err);
+	r = kernel_config_parse(final, ".config", false, &got, &ngot, err);
 	if (r < 0)
 		return r;
 	int bad = 0;

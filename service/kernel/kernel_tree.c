@@ -117,7 +117,7 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 
 /* What patch(1) said about a failed (dry) run, as "file 'F' hunk #N FAILED
  * at L" or the reason it gave up. */
-static void patch_explain(const char *out, char *buf, size_t len)
+void kernel_tree_patch_explain(const char *out, char *buf, size_t len)
 {
 	char file[256] = "", header_file[256] = "";
 	int failed = 0;
@@ -294,7 +294,7 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 			goto out;
 		if (ex != 0) {
 			char why[600];
-			patch_explain(outp, why, sizeof(why));
+			kernel_tree_patch_explain(outp, why, sizeof(why));
 			r = error_set(err, ERR_BUILD, EINVAL,
 				      "patch %zu/%zu '%s' does not apply: %s.", i + 1, nwant, name,
 				      why);

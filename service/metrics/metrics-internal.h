@@ -12,7 +12,14 @@
 #include "util/error.h"
 
 #define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
-#define METRICS_MAX_NAME       128 /* bytes in a metric name */
+/* JSON values in a tool's JSON (json_value_count()): a real cyclictest JSON
+ * file with two threads and a 20000-bucket histogram holds about 200, so
+ * this is far above need and bounds what parsing one can cost (a few MB). */
+#define METRICS_MAX_JSON_VALUES 65536
+/* Bytes of a tool's "details" (share, slice, wakeup) kept in a run record,
+ * as JSON: share's with 256 hogs is about 20 KiB. */
+#define METRICS_MAX_DETAILS_BYTES (64 * 1024)
+#define METRICS_MAX_NAME	  128 /* bytes in a metric name */
 
 /* What one workload run left behind, as the agent reported it (all
  * borrowed, untrusted). */

@@ -42,7 +42,8 @@ bool metrics_name_ok(const char *name)
 int metrics_parse_json(const char *text, size_t len, const char *what, json_object **ret,
 		       struct sl_error *err)
 {
-	const struct json_limits lim = {.max_bytes = METRICS_MAX_JSON_BYTES};
+	const struct json_limits lim = {.max_bytes = METRICS_MAX_JSON_BYTES,
+					.max_values = METRICS_MAX_JSON_VALUES};
 	json_object *o = NULL;
 	int r = json_parse_strict(text, len, &lim, what, &o, err);
 	if (r < 0)

@@ -3,6 +3,7 @@
  * optional "details" object. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "metrics/metrics.h"
@@ -61,10 +62,22 @@ int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **r
 	}
 	json_object *details = NULL;
 	json_object *d = metrics_get(doc, "details");
+	size_t dlen = 0;
 	if (json_object_is_type(d, json_type_object))
-		details = json_object_get(d);
-	else
+		json_object_to_json_string_length(d, JSON_C_TO_STRING_PLAIN, &dlen);
+	if (dlen > METRICS_MAX_DETAILS_BYTES) {
+		/* a guest's JSON goes into the stored result: only bounded */
+		char note[128];
+		snprintf(note, sizeof(note),
+			 "the tool's details were %zu bytes, over the limit of %d", dlen,
+			 METRICS_MAX_DETAILS_BYTES);
 		details = json_object_new_object();
+		json_object_object_add(details, "dropped", json_object_new_string(note));
+	} else if (dlen > 0) {
+		details = json_object_get(d);
+	} else {
+		details = json_object_new_object();
+	}
 	*ret_metrics = TAKE_PTR(metrics);
 	*ret_details = details;
 	return 0;

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include "compare/noise.h"
+#include "proto/utf8.h"
+#include "run/agent_frames.h"
 #include "run/run_key.h"
 #include "run/run_record.h"
 #include "util/cpu_list.h"
 #include "metrics/metrics.h"
 #include "util/hash.h"
+#include "util/json_get.h"
 #include "util/time.h"
 
 static json_object *get(json_object *o, const char *k)
@@ -123,24 +126,23 @@ void run_record_fail(json_object *run, const char *status, const char *reason)
 	if (cur && strcmp(cur, "ok") != 0)
 		return;
 	json_object_object_add(run, "status", json_object_new_string(status));
-	json_object_object_add(run, "reason", json_object_new_string(reason));
-}
-
-static json_object *find_frame(json_object *frames, const char *kind, int index)
-{
-	for (size_t i = 0; frames && i < json_object_array_length(frames); i++) {
-		json_object *f = json_object_array_get_idx(frames, i);
-		const char *k = get_str(f, "kind");
-		if (!k || strcmp(k, kind) != 0)
-			continue;
-		json_object *p = get(f, "payload");
-		if (index < 0)
-			return p;
-		json_object *idx = get(p, "index");
-		if (idx && json_object_get_int(idx) == index)
-			return p;
+	/* A reason may quote a guest's text cut by snprintf in the middle of a
+	 * UTF-8 sequence: a result must stay valid UTF-8 to be read back. */
+	size_t len = strlen(reason), bad = 0;
+	if (utf8_valid(reason, len, &bad)) {
+		json_object_object_add(run, "reason", json_object_new_string(reason));
+		return;
 	}
-	return NULL;
+	char *clean = strdup(reason);
+	for (size_t at = bad; clean && at < len;) {
+		size_t n = utf8_seq_len(clean + at, len - at);
+		if (n == 0)
+			clean[at++] = '?';
+		else
+			at += n;
+	}
+	json_object_object_add(run, "reason", json_object_new_string(clean ? clean : "?"));
+	free(clean);
 }
 
 /* One workload's record from its frame; returns false (with *why) when it failed. */
@@ -157,6 +159,7 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 		json_object_object_add(rec, "status", json_object_new_string("missing"));
 		return rec;
 	}
+	/* agent_frames_read() checked the types and bounds of these. */
 	json_object *ec = get(payload, "exit_code");
 	int exit_code = ec ? json_object_get_int(ec) : -1;
 	json_object_object_add(rec, "exit_code", json_object_new_int(exit_code));
@@ -168,7 +171,8 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 		snprintf(why, why_len, "workload '%s' timed out", name);
 		json_object_object_add(rec, "status", json_object_new_string("timeout"));
 	} else if (agent_err) {
-		snprintf(why, why_len, "workload '%s' could not run: %s", name, agent_err);
+		snprintf(why, why_len, "workload '%s' could not run: %.*s", name,
+			 (int)json_utf8_cut(agent_err, strlen(agent_err), 300, false), agent_err);
 		json_object_object_add(rec, "status", json_object_new_string("error"));
 	} else if (exit_code != 0 || sig > 0) {
 		/* A tool that stops itself with a signal (pi_stress's watchdog
@@ -186,11 +190,12 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 	}
 	if (why[0]) {
 		const char *se = get_str(payload, "stderr");
-		if (se)
-			json_object_object_add(
-			    rec, "stderr_tail",
-			    json_object_new_string(se +
-						   (strlen(se) > 2048 ? strlen(se) - 2048 : 0)));
+		if (se) {
+			/* the tail, cut where a UTF-8 sequence starts */
+			size_t len = strlen(se), keep = json_utf8_cut(se, len, 2048, true);
+			json_object_object_add(rec, "stderr_tail",
+					       json_object_new_string(se + len - keep));
+		}
 		return rec;
 	}
 	json_object *metrics = NULL, *details = NULL;
@@ -375,47 +380,75 @@ static void topology_record(json_object *run, const struct job *job, json_object
 /* bytes of the agent's taskstats_error kept in the run (a guest's string) */
 #define TASKSTATS_ERROR_MAX 256
 
+/* "agent_errors": the summary's errors lists (checked: arrays of bounded
+ * strings), at most AGENT_ERRORS_KEPT of them and a count of the rest; the
+ * run fails with the first. */
+static void agent_errors_record(json_object *run, json_object *summary)
+{
+	json_object *lists[4] = {NULL};
+	const char *sections[] = {"features", "tunables", "cgroups"};
+	for (size_t s = 0; s < ELEMENTSOF(sections); s++)
+		lists[s] = json_member(json_member(summary, sections[s]), "errors");
+	lists[3] = json_member(summary, "errors");
+	json_object *errors = json_object_new_array();
+	size_t more = 0;
+	for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+		size_t n = json_object_is_type(lists[l], json_type_array)
+			       ? json_object_array_length(lists[l])
+			       : 0;
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_item(lists[l], i);
+			if (json_object_array_length(errors) < AGENT_ERRORS_KEPT)
+				json_object_array_add(errors, json_object_get(e));
+			else
+				more++;
+		}
+	}
+	if (more > 0) {
+		char note[96];
+		snprintf(note, sizeof(note), "(%zu more errors from the agent not kept)", more);
+		json_object_array_add(errors, json_object_new_string(note));
+	}
+	if (json_object_array_length(errors) > 0) {
+		char why[AGENT_ERROR_MAX_BYTES + 64];
+		snprintf(why, sizeof(why), "the agent reported: %s",
+			 json_object_get_string(json_item(errors, 0)));
+		run_record_fail(run, "error", why);
+	}
+	json_object_object_add(run, "agent_errors", errors);
+}
+
 void run_record_fill(json_object *run, const struct job *job, json_object *frames)
 {
 	char why[512];
-	json_object *summary = find_frame(frames, "summary", -1);
-	/* first: a scheduler that failed explains the workloads that did not run */
+	struct agent_frames af;
+	struct sl_error err = {0};
+	/* first: a frame that is not what the agent sends is the run's error,
+	 * and is read no further */
+	if (agent_frames_read(frames, job->n_workloads, &af, &err) < 0)
+		run_record_fail(run, "error", err.message);
+	json_object *summary = af.summary;
+	/* then: a scheduler that failed explains the workloads that did not run */
 	sched_ext_record(run, job, summary);
 	json_object *wls = json_object_new_array();
 	json_object_object_add(run, "workloads", wls);
 	for (size_t i = 0; i < job->n_workloads; i++) {
-		json_object *payload = find_frame(frames, "workload", (int)i);
+		json_object *payload = i < af.n_workloads ? af.workloads[i] : NULL;
 		json_object *rec =
 		    workload_record(&job->workloads[i], payload, (int)i, why, sizeof(why));
 		json_object_array_add(wls, rec);
 		if (why[0])
 			run_record_fail(run, "error", why);
 	}
+	agent_frames_done(&af);
 	if (!summary) {
 		run_record_fail(run, "error", "the agent sent no summary frame");
 		return;
 	}
-	json_object *features = get(summary, "features");
-	json_object *applied = get(features, "applied");
+	json_object *applied = json_member(json_member(summary, "features"), "applied");
 	json_object_object_add(run, "features_applied",
 			       applied ? json_object_get(applied) : json_object_new_array());
-	json_object *errors = json_object_new_array();
-	const char *sections[] = {"features", "tunables", "cgroups"};
-	for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
-		json_object *e = get(get(summary, sections[s]), "errors");
-		for (size_t i = 0; e && i < json_object_array_length(e); i++)
-			json_object_array_add(errors,
-					      json_object_get(json_object_array_get_idx(e, i)));
-	}
-	json_object *top = get(summary, "errors");
-	for (size_t i = 0; top && i < json_object_array_length(top); i++)
-		json_object_array_add(errors, json_object_get(json_object_array_get_idx(top, i)));
-	if (json_object_array_length(errors) > 0) {
-		snprintf(why, sizeof(why), "the agent reported: %s",
-			 json_object_get_string(json_object_array_get_idx(errors, 0)));
-		run_record_fail(run, "error", why);
-	}
-	json_object_object_add(run, "agent_errors", errors);
+	agent_errors_record(run, summary);
 	/* a schedstat kernel whose agent could not read taskstats: why the
 	 * tasks' run delays are missing (docs/workloads.md "schedstat") */
 	json_object *tse = get(summary, "taskstats_error");

@@ -1,6 +1,7 @@
 /* Strict, bounded JSON parsing for outside input. See json.h. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -63,6 +64,50 @@ static int json_prescan(const char *data, size_t len, const char *what, struct s
 	return 0;
 }
 
+size_t json_value_count(const char *data, size_t len)
+{
+	size_t n = 1;
+	bool in_string = false;
+	for (size_t i = 0; i < len; i++) {
+		if (in_string && data[i] == '\\')
+			i++;
+		else if (data[i] == '"')
+			in_string = !in_string;
+		else if (!in_string && (data[i] == '[' || data[i] == '{' || data[i] == ','))
+			n++;
+	}
+	return n;
+}
+
+/* The first number in o that is not finite (NaN, Infinity, 1e999 all parse
+ * in json-c even in strict mode), or NULL. Depth is bounded by the parse. */
+static json_object *json_find_nonfinite(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o)) ? NULL : o;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			json_object *bad = json_find_nonfinite(json_object_array_get_idx(o, i));
+			if (bad)
+				return bad;
+		}
+		return NULL;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			(void)k;
+			json_object *bad = json_find_nonfinite(v);
+			if (bad)
+				return bad;
+		}
+		return NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
 int json_parse_strict(const char *data, size_t len, const struct json_limits *lim, const char *what,
 		      json_object **ret, struct sl_error *err)
 {
@@ -83,6 +128,14 @@ int json_parse_strict(const char *data, size_t len, const struct json_limits *li
 	int r = json_prescan(data, len, what, err);
 	if (r < 0)
 		return r;
+	if (lim && lim->max_values) {
+		size_t values = json_value_count(data, len);
+		if (values > lim->max_values)
+			return error_set_path(err, ERR_TOO_LARGE, "$",
+					      "The %s holds about %zu JSON values, over the limit "
+					      "of %zu.",
+					      what, values, lim->max_values);
+	}
 
 	_cleanup_(tokener_freep) json_tokener *tok = json_tokener_new_ex(max_depth + 1);
 	if (!tok)
@@ -118,6 +171,12 @@ int json_parse_strict(const char *data, size_t len, const struct json_limits *li
 			return error_set_path(
 			    err, ERR_INVALID, "$",
 			    "The %s has bytes after its JSON value, at offset %zu.", what, i);
+	json_object *bad = json_find_nonfinite(o);
+	if (bad)
+		return error_set_path(err, ERR_INVALID, "$",
+				      "The %s holds the number %.32s, which is not finite "
+				      "(JSON has no NaN or infinity).",
+				      what, json_object_to_json_string(bad));
 	*ret = TAKE_PTR(o);
 	return 0;
 }

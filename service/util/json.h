@@ -14,17 +14,26 @@
 #define JSON_DEFAULT_MAX_DEPTH 64
 
 struct json_limits {
-	size_t max_bytes; /* 0: JSON_DEFAULT_MAX_BYTES */
-	int max_depth;	  /* arrays/objects nested in each other; 0: JSON_DEFAULT_MAX_DEPTH */
+	size_t max_bytes;  /* 0: JSON_DEFAULT_MAX_BYTES */
+	int max_depth;	   /* arrays/objects nested in each other; 0: JSON_DEFAULT_MAX_DEPTH */
+	size_t max_values; /* json_value_count() before parsing; 0: no bound but max_bytes */
 };
+
+/* An upper bound on the JSON values (objects, arrays, scalars) in
+ * data[0..len), counted without parsing: 1 plus each '[', '{' and ','
+ * outside strings. json-c spends about 40 to 100 bytes per value, so a bound
+ * on this count bounds what parsing a small input can cost (a 4 MiB array of
+ * one-digit integers is 2 M values, about 150 MB parsed). */
+size_t json_value_count(const char *data, size_t len);
 
 /* Parses data[0..len) (need not be NUL-terminated) into *ret, which the caller
  * then owns (json_object_put). lim NULL means the defaults. what names the
  * input in error messages, after "The ": "request body", "job file 'x.json'".
  * Returns 0 (a bare `null` gives *ret = NULL, as json-c does), or -EINVAL
  * (ERR_INVALID: not strict JSON, not strict UTF-8, too deep, NUL byte,
- * trailing bytes) or -E2BIG (ERR_TOO_LARGE) with err filled and *ret
- * untouched. */
+ * trailing bytes, a number that is not finite: json-c takes NaN, Infinity
+ * and 1e999, JSON has none of them) or -E2BIG (ERR_TOO_LARGE: over
+ * max_bytes or max_values) with err filled and *ret untouched. */
 int json_parse_strict(const char *data, size_t len, const struct json_limits *lim, const char *what,
 		      json_object **ret, struct sl_error *err);
 

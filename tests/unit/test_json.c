@@ -192,14 +192,46 @@ static void test_read_file(void **state)
 	assert_int_equal(err.kind, ERR_NOT_FOUND);
 }
 
+/* json-c takes NaN, Infinity and 1e999 even when strict; JSON has none. */
+static void test_nonfinite_numbers(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {"NaN", "[1,Infinity]", "{\"a\":[-Infinity]}",
+					  "{\"a\":{\"b\":1e999}}", "-1e400"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_fail(bad[i], strlen(bad[i]), NULL, -EINVAL, ERR_INVALID, "holds the number",
+			    "which is not finite", NULL);
+	json_object *o = NULL;
+	assert_int_equal(json_parse_strict("[1e308,-2.5e-300]", 17, NULL, "x", &o, NULL), 0);
+	json_object_put(o);
+}
+
+/* max_values: counted before parsing, so a small input of many small values
+ * is refused before json-c spends memory on it. */
+static void test_value_bound(void **state)
+{
+	(void)state;
+	assert_int_equal(json_value_count("1", 1), 1);
+	assert_int_equal(json_value_count("[1,2,3]", 7), 4);
+	/* brackets and commas inside strings are not values */
+	assert_int_equal(json_value_count("[\"[,{\\\",\"]", 10), 2);
+	const struct json_limits lim = {.max_values = 4};
+	json_object *o = NULL;
+	assert_int_equal(json_parse_strict("[1,2,3]", 7, &lim, "x", &o, NULL), 0);
+	json_object_put(o);
+	expect_fail("[1,2,3,4]", 9, &lim, -E2BIG, ERR_TOO_LARGE, "holds about 5 JSON values",
+		    "over the limit of 4", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_good_input), cmocka_unit_test(test_bad_utf8),
-	    cmocka_unit_test(test_not_strict), cmocka_unit_test(test_depth_bomb),
-	    cmocka_unit_test(test_oversized),  cmocka_unit_test(test_trailing_garbage),
-	    cmocka_unit_test(test_nul_byte),   cmocka_unit_test(test_offset_and_line),
-	    cmocka_unit_test(test_read_file),
+	    cmocka_unit_test(test_good_input),	cmocka_unit_test(test_bad_utf8),
+	    cmocka_unit_test(test_not_strict),	cmocka_unit_test(test_depth_bomb),
+	    cmocka_unit_test(test_oversized),	cmocka_unit_test(test_trailing_garbage),
+	    cmocka_unit_test(test_nul_byte),	cmocka_unit_test(test_offset_and_line),
+	    cmocka_unit_test(test_read_file),	cmocka_unit_test(test_nonfinite_numbers),
+	    cmocka_unit_test(test_value_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
