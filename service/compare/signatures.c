@@ -4,11 +4,18 @@
 #include <string.h>
 
 #include "compare/signatures.h"
+#include "util/json_get.h"
 
+/* Runs may come from a stored result as well as from this process: every
+ * read here is type-checked (json_get.h), never a json-c assertion. */
 static json_object *get(json_object *o, const char *k)
 {
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+	return json_member(o, k);
+}
+
+static size_t len_of(json_object *a)
+{
+	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
 static const char *get_str(json_object *o, const char *k)
@@ -29,8 +36,8 @@ static void add_int(json_object *o, const char *k, int delta)
 
 static bool array_has(json_object *a, const char *s)
 {
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(a, i)), s) == 0)
+	for (size_t i = 0; i < len_of(a); i++)
+		if (strcmp(json_object_get_string(json_item(a, i)), s) == 0)
 			return true;
 	return false;
 }
@@ -75,19 +82,21 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 	json_object *all = json_object_new_array();
 	json_object *by_id = json_object_new_object();
 	int more = 0;
+	if (!json_object_is_type(variants, json_type_object)) {
+		json_object_put(by_id);
+		return all;
+	}
 	json_object_object_foreach(variants, vname, v)
 	{
 		json_object *runs = get(v, "runs");
-		for (size_t r = 0; json_object_is_type(runs, json_type_array) &&
-				   r < json_object_array_length(runs);
-		     r++) {
-			json_object *run = json_object_array_get_idx(runs, r);
+		for (size_t r = 0; r < len_of(runs); r++) {
+			json_object *run = json_item(runs, r);
+			if (!json_object_is_type(run, json_type_object))
+				continue;
 			json_object *events = get(run, "kernel_events");
 			json_object *ids = json_object_new_array();
-			for (size_t i = 0; json_object_is_type(events, json_type_array) &&
-					   i < json_object_array_length(events);
-			     i++) {
-				json_object *ev = json_object_array_get_idx(events, i);
+			for (size_t i = 0; i < len_of(events); i++) {
+				json_object *ev = json_item(events, i);
 				json_object *sig = get(ev, "signature");
 				if (!get_str(sig, "id") || !get_str(sig, "title"))
 					continue;
@@ -132,12 +141,11 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons)
 {
 	int n = 0;
-	for (size_t i = 0; i < json_object_array_length(signatures); i++) {
-		json_object *e = json_object_array_get_idx(signatures, i);
+	for (size_t i = 0; i < len_of(signatures); i++) {
+		json_object *e = json_item(signatures, i);
 		json_object *new_in = get(e, "new_in");
-		for (size_t k = 0; k < json_object_array_length(new_in); k++) {
-			const char *vname =
-			    json_object_get_string(json_object_array_get_idx(new_in, k));
+		for (size_t k = 0; k < len_of(new_in); k++) {
+			const char *vname = json_object_get_string(json_item(new_in, k));
 			int runs = get_int(get(e, "variants"), vname);
 			const char *loc = get_str(e, "location");
 			char buf[1200];

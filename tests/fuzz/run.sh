@@ -4,7 +4,7 @@
 # finds a crash, a sanitizer report, a failed assertion, a leak or a timeout;
 # the input is left in build/fuzz/artifacts/ and the target's log is printed.
 # Committed reproducers in tests/fuzz/regress/<target>/ are replayed first.
-# Usage: tests/fuzz/run.sh [SECONDS-PER-TARGET] [TARGET-FILTER]   (default 30)
+# Usage: tests/fuzz/run.sh [SECONDS-PER-TARGET] [TARGET-REGEX]   (default 30)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 case "${1:-}" in -h|--help) sed -n '2,7p' "$0"; exit 0 ;; esac
@@ -94,6 +94,78 @@ for path in sys.argv[2:]:
             open(os.path.join(d, "seed-" + name + "-re"), "wb").write(b"\x01" + g["schema"]["pattern"].encode())
 PY
 
+# fuzz_run_record: byte 0 picks the job (0 hackbench, 1 rt-migrate-test and
+# cyclictest, 2 slice and pi_stress, 3 stress-ng); then NUL-separated
+# payloads, each after a byte for its kind (s summary, w workload, h hello).
+python3 - "$out/corpus/fuzz_run_record" <<'PY'
+import json, os, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+def read(p): return open(p, encoding="utf-8").read()
+summary = {"uname": "6.1.0", "nr_cpus": 2, "features": {"requested": [], "applied": ["HRTICK"], "errors": []},
+           "tunables": {"applied": {}, "errors": []}, "cgroups": {"uid_weights": {}, "errors": []},
+           "topology": {"cpus": 2, "sockets": 1, "cores": 2, "threads": 1, "sched_domains": ["MC"],
+                        "numa": [{"node": 0, "cpus": "0-1", "memory_kb": 262144}], "errors": []},
+           "workloads": 1, "errors": [], "agent_version": "1", "orphans_reaped": 0}
+def wl(i, out, js=None, code=0, **kw):
+    p = {"index": i, "exit_code": code, "signal": 0, "timed_out": False, "stdout": out, "stderr": "",
+         "json_file": js, "error": None}
+    p.update(kw); return p
+def seed(name, job, frames):
+    body = b"\0".join(k.encode() + json.dumps(p).encode() for k, p in frames)
+    open(os.path.join(d, "seed-" + name), "wb").write(bytes([job]) + body)
+hb = read("tests/data/rt-tests/hackbench-process-pipe-g4-f10-l50.stdout")
+seed("hackbench", 0, [("h", {"agent": "schedlab-agent", "heartbeat_s": 1}), ("w", wl(0, hb)), ("s", summary)])
+seed("crafted", 0, [("w", wl(0, hb)), ("s", {"errors": {"x": 1}})])
+seed("failed", 0, [("w", wl(0, hb, code=1, stderr="boom")), ("s", dict(summary, errors=["feature 'X' is not known"]))])
+rtm = read("tests/data/rt-tests/rtmigrate-p60-l5-t3.stdout"); rtj = read("tests/data/rt-tests/rtmigrate-p60-l5-t3.json")
+ctj = read("tests/data/rt-tests/cyclictest-t1-h2000.json")
+seed("rtm-ct", 1, [("w", wl(0, rtm, rtj)), ("w", wl(1, "", ctj)), ("s", summary)])
+seed("slice", 2, [("w", wl(0, '{"tool":"slice","metrics":{"slice_us.mean":4044.5},"details":{"a":[1,2]}}')),
+                  ("s", dict(summary, sched_ext={"scheduler": "simple", "state": "enabled", "ops": "simple", "enable_ms": 12}))])
+seed("stress-ng", 3, [("w", wl(0, "", read("tests/data/workloads/stress-ng-switch-mutex-futex-yield.yaml"))), ("s", summary)])
+PY
+# fuzz_elfdeps: real ELF files of the host (a dynamic binary, a shared library)
+for f in /usr/bin/true /lib/x86_64-linux-gnu/libdl.so.2 /lib/x86_64-linux-gnu/libpthread.so.0; do
+	[ -f "$f" ] && seed fuzz_elfdeps "$(basename "$f")" <"$f"
+done
+# fuzz_kernel_config: byte 0 a fragment (strict), 1 a .config, 2 patch(1)'s output
+for f in guest-kernel/*/*.config; do
+	{ printf '\x00'; cat "$f"; } | seed fuzz_kernel_config "$(basename "$(dirname "$f")")-$(basename "$f")"
+	{ printf '\x01'; cat "$f"; } | seed fuzz_kernel_config "dot-$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+printf '\x02checking file kernel/sched/rt.c\nHunk #2 FAILED at 1234.\n1 out of 2 hunks FAILED\n' |
+	seed fuzz_kernel_config patch-hunk
+printf '\x02can'"'"'t find file to patch at input line 5\n|--- a/kernel/sched/nope.c\n|+++ b/kernel/sched/nope.c\nNo file to patch.  Skipping patch.\n' |
+	seed fuzz_kernel_config patch-missing
+printf '\x02checking file kernel/sched/core.c\nReversed (or previously applied) patch detected!  Assume -R? [n]\n' |
+	seed fuzz_kernel_config patch-reversed
+printf '\x02patch: **** malformed patch at line 7: @@ -1 +1 @@\n' | seed fuzz_kernel_config patch-malformed
+# fuzz_sched_names: odd byte 0 features.h, even debug.c
+for f in tests/data/sched-names/*features.h.txt; do { printf '\x01'; cat "$f"; } | seed fuzz_sched_names "$(basename "$f" .txt)"; done
+for f in tests/data/sched-names/*debug.c.txt; do { printf '\x00'; head -c 60000 "$f"; } | seed fuzz_sched_names "$(basename "$f" .txt)"; done
+# fuzz_multipart: form bodies with the boundary XyZ
+python3 - "$out/corpus/fuzz_multipart" <<'PY'
+import glob, os, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+job = open("examples/seed-reproduction.json", "rb").read()
+patch = open(sorted(glob.glob("tests/data/seed-patches/*.patch"))[0], "rb").read()[:8000]
+def part(name, data, filename=None, ctype=None):
+    h = b'--XyZ\r\nContent-Disposition: form-data; name="%s"' % name.encode()
+    if filename: h += b'; filename="%s"' % filename.encode()
+    h += b"\r\n"
+    if ctype: h += b"Content-Type: %s\r\n" % ctype.encode()
+    return h + b"\r\n" + data + b"\r\n"
+seeds = {
+    "job": part("job", job) + b"--XyZ--\r\n",
+    "job-patch": part("job", job) + part("patch", patch, "rt.patch", "text/x-diff") + b"--XyZ--\r\n",
+    "mbox": part("job", job) + part("mbox:k", patch, "series.mbox") + b"--XyZ--\r\n",
+    "no-job": part("patch", b"x", "a.patch") + b"--XyZ--\r\n",
+    "urlenc-key": part("patch:k", patch, "../evil.patch") + b"--XyZ--",
+}
+for n, b in seeds.items():
+    open(os.path.join(d, "seed-" + n), "wb").write(b)
+PY
+
 # One target: replay its reproducers, then fuzz it. Prints one "ok"/"FAIL"
 # block; returns non-zero on a failure.
 fuzz_one() { # binary
@@ -131,7 +203,7 @@ trap 'rm -rf "$status"' EXIT
 for bin in "$out"/fuzz_*; do
 	[ -x "$bin" ] && [ -f "$bin" ] || continue
 	t=$(basename "$bin")
-	[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
+	[ -n "$filter" ] && ! [[ "$t" =~ $filter ]] && continue
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 	(fuzz_one "$bin" >"$status/$t.out" 2>&1; echo $? >"$status/$t.rc") &
 done
