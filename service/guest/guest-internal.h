@@ -36,10 +36,12 @@
  * threads: stdout holds every bucket) and a summary about 500 bytes with
  * some 50 values; a frame is at most FRAME_MAX_PAYLOAD (4 MiB). Parsed,
  * json-c spends 40 to 100 bytes per value, so values are bounded too: a
- * 4 MiB array of one-digit integers would be about 150 MB. */
+ * 4 MiB array of one-digit integers would be about 150 MB. A plan may
+ * hold 64 workloads of 256 arguments, each echoed in its workload frame:
+ * about 17000 values, which the run's budget of values allows. */
 #define GUEST_FRAMES_MAX_BYTES	 (32u << 20) /* payload bytes kept per run */
 #define GUEST_PAYLOAD_MAX_VALUES 4096	     /* JSON values in one payload */
-#define GUEST_FRAMES_MAX_VALUES	 16384	     /* JSON values kept per run */
+#define GUEST_FRAMES_MAX_VALUES	 65536	     /* JSON values kept per run */
 
 struct guest_spec;
 struct guest_outcome;

@@ -306,7 +306,7 @@ static void test_run_budget(void **state)
 	}
 	p[at++] = ']';
 	p[at] = '\0';
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 18; i++)
 		feed_str(s, "extra", p);
 	free(p);
 	feed_str(s, "workload", GOOD_WORKLOAD);
@@ -314,8 +314,8 @@ static void test_run_budget(void **state)
 	assert_true(s->frame_values <= GUEST_FRAMES_MAX_VALUES);
 	json_object *run = run_of(s, job);
 	expect_run_error(run,
-			 "The guest's frames went over the limit of 16384 JSON values per run at "
-			 "frame 5 ('extra'",
+			 "The guest's frames went over the limit of 65536 JSON values per run at "
+			 "frame 17 ('extra'",
 			 64 * 1024);
 	json_object_put(run);
 	guest_state_free(s);
