@@ -20,7 +20,10 @@ static int config_parse_line(const char *line, struct config_entry *e)
 	if (strncmp(line, "# CONFIG_", 9) == 0) {
 		nlen = strspn(line + 2,
 			      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
-		if (nlen >= sizeof(e->name) || strncmp(line + 2 + nlen, " is not set", 11) != 0)
+		/* "# CONFIG_ is not set" names no option (the fuzzer found it taken
+		 * for one named "CONFIG_") */
+		if (nlen <= 7 || nlen >= sizeof(e->name) ||
+		    strncmp(line + 2 + nlen, " is not set", 11) != 0)
 			return 0; /* an ordinary comment that starts with CONFIG_ */
 		snprintf(e->name, sizeof(e->name), "%.*s", (int)nlen, line + 2);
 		snprintf(e->value, sizeof(e->value), "n");
