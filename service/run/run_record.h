@@ -56,8 +56,12 @@ void run_record_set_outcome(json_object *run, const struct job *job, const char 
  * "agent_errors". An ok run becomes "error" with a "reason" when the summary
  * is missing, the agent reports an error (e.g. a feature the kernel does not
  * know), a workload is missing, failed, timed out, or its output does not
- * parse. job (borrowed) is the typed job: its workloads give names, tools and
- * options. */
+ * parse, or a summary or workload frame is not what the agent sends: every
+ * field the record reads is checked first (run/agent_frames.h), and the
+ * first that fails is the reason ("The agent's summary frame: payload.errors
+ * is an object, not an array."); frames is untrusted in any shape. What is
+ * copied from the guest is bounded and valid UTF-8. job (borrowed) is the
+ * typed job: its workloads give names, tools and options. */
 void run_record_fill(json_object *run, const struct job *job, json_object *frames);
 
 /* Sets run.status = status and run.reason = reason unless the run already
