@@ -58,17 +58,25 @@ static void quiet(const char *line)
 }
 
 static uint16_t port;
+static char dir[] = "/tmp/fuzz_multipart.XXXXXX";
+
+/* The store's directory goes when the process exits (libFuzzer ends with
+ * exit(), the server's threads with it). */
+static void remove_dir(void)
+{
+	fs_rm_rf(dir, NULL);
+}
 
 /* Starts the server once; it lives as long as the process. */
 static void server_start(void)
 {
-	static char dir[] = "/tmp/fuzz_multipart.XXXXXX";
 	struct sl_error err = {0};
 	struct service_config *cfg = NULL;
 	struct store *store = NULL;
 	struct queue *queue = NULL;
 	struct http_server *srv = NULL;
 	assert(mkdtemp(dir));
+	atexit(remove_dir);
 	assert(service_config_new(&cfg, &err) == 0);
 	json_object *c =
 	    json_tokener_parse("{\"listen\":\"127.0.0.1:0\",\"limits\":{\"max_body_bytes\":131072,"
