@@ -7,9 +7,11 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "kernel/kernel_spec.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/hash.h"
 #include "util/macro.h"
 
@@ -148,7 +150,32 @@ char *kbuild_tail_excerpt(const struct build_ctx *b);
 void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
 /* The last path component of p (p itself when it has no '/'). */
 const char *kbuild_base_name(const char *p);
+
+/* ---- kbuild_copy.c: copies into and out of a build ---- */
+
+/* The size caps of what the host takes from a build's object directory or
+ * source tree (docs/kernel-builds.md "Files from the sandbox"): a
+ * tinyconfig bzImage is a few MiB, a .config of an allyesconfig about
+ * 300 KiB, a sched_ext loader (libbpf linked in) a few MiB. */
+#define KBUILD_MAX_BZIMAGE_BYTES   (64u << 20)
+#define KBUILD_MAX_DOTCONFIG_BYTES (4u << 20)
+#define KBUILD_MAX_LOADER_BYTES	   (64u << 20)
+#define KBUILD_MAX_MAKEFILE_BYTES  (1u << 20)
+
+/* Copies a file the host trusts (a job's patch, a cached kernel) with mode
+ * 0644. Not for anything a build wrote: kbuild_copy_output(). */
 int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
+/* The uid whose read access a file a build left must have
+ * (fs_untrusted.reader_uid): the sandbox's when root runs the sandbox, else
+ * -1 (the build ran as this process's user). */
+long kbuild_reader_uid(bool sandbox, bool as_root);
+/* The fs_untrusted of b for a file named what of at most max bytes. */
+struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max);
+/* fs_copy_untrusted() of root/rel (a directory the build could write) to
+ * the host path to with mode; a refusal is ERR_BUILD "build_failed". */
+int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+		       const char *what, size_t max, const char *to, mode_t mode,
+		       struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order
  * (the tree's src/ is then k's source; a tree with no list has none). */
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);

@@ -15,9 +15,10 @@
 
 int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 {
-	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
 	_cleanup_free_ char *text = NULL;
-	int r = fs_read_file(mk, 1024 * 1024, &text, NULL, err);
+	/* a patch could have made it anything */
+	struct fs_untrusted u = kbuild_untrusted(b, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
+	int r = fs_read_untrusted(b->src, "Makefile", &u, &text, NULL, err);
 	if (r < 0)
 		return error_prefix(err, "The kernel source has no readable top Makefile");
 	long v[3] = {-1, -1, -1};
