@@ -49,6 +49,8 @@ struct kbuild_artifact;
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
 #define KBUILD_TAIL_MAX	    16384
+/* Bytes of a step's output kept for its caller (the tail). */
+#define KBUILD_CAPTURE_MAX (64 * 1024)
 #define FIRST_ERROR_CONTEXT 3 /* lines kept after a step's first compiler error */
 
 /* ---- kbuild_key.c: sources and the key ---- */
@@ -239,6 +241,48 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
  * "patch_does_not_apply" naming the patch, file and hunk; the patch's file
  * name in b->failed_patch). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
+
+/* ---- tree_guard.c: the journal of patch steps in the shared tree ---- */
+
+/* One file a patch touches, relative to src/, and its state hash
+ * before the patch and after it ("-": missing, "?": not known yet). */
+struct tree_file {
+	char *path;
+	char before[HASH_HEX_LEN];
+	char after[HASH_HEX_LEN];
+};
+struct tree_manifest {
+	struct tree_file *files;
+	size_t n;
+};
+enum tree_side { TREE_BEFORE, TREE_AFTER, TREE_NEITHER };
+
+/* The files a patch's dry run (its output, patch(1)'s "checking file" lines,
+ * renames and copies too) says it touches, each hashed now into before. */
+int tree_guard_from_dry_run(const char *src, const char *dry_output, struct tree_manifest *m,
+			    struct sl_error *err);
+/* Hashes each file of m into after. */
+void tree_guard_hash_after(const char *src, struct tree_manifest *m);
+/* Which side of the patch every file of m is on; the first file not
+ * back to before goes to bad. */
+enum tree_side tree_guard_side(const char *src, const struct tree_manifest *m, char *bad,
+			       size_t bad_len);
+/* applied/NNNN.files: m of the index'th patch, written durably; and read. */
+int tree_guard_save(const char *applied, size_t index, const struct tree_manifest *m,
+		    struct sl_error *err);
+int tree_guard_load(const char *applied, size_t index, struct tree_manifest *m,
+		    struct sl_error *err);
+void tree_guard_free(struct tree_manifest *m);
+/* applied/step: "apply|revert INDEX SHA", written durably before the step;
+ * read: 1 and the step, 0 when there is none, < 0 when unreadable;
+ * removed when the list says what the step did. */
+int tree_guard_step_write(const char *applied, const char *step, size_t index, const char *sha,
+			  struct sl_error *err);
+int tree_guard_step_read(const char *applied, char step[16], size_t *ret_index,
+			 char sha[HASH_HEX_LEN]);
+int tree_guard_step_done(const char *applied, struct sl_error *err);
+/* Tests: raises SIGKILL when $SCHEDLAB_TEST_TREE_CRASH is where. */
+void tree_guard_crash_point(const char *where);
 
 /* ---- kbuild_scx.c: the sched_ext schedulers (docs/sched-ext.md) ---- */
 

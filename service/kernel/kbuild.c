@@ -380,7 +380,7 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 	    .env_extra = env,
 	    .timeout_s = timeout_s,
 	    .log_fd = b->log_fd,
-	    .capture_max = ret_output ? 64 * 1024 : 0,
+	    .capture_max = ret_output ? KBUILD_CAPTURE_MAX : 0,
 	    .on_line = build_on_line,
 	    .userdata = b,
 	    .cancelled = build_cancelled,
@@ -813,6 +813,10 @@ int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, 
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
 {
 	size_t listed;
+	/* a patch step a crash cut short: the list may not say what is there */
+	_cleanup_free_ char *step = fs_path_join(tree, "applied/step");
+	if (fs_exists(step))
+		return false;
 	int same = kbuild_tree_patches_in_common(tree, k, &listed);
 	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
 }
