@@ -48,9 +48,9 @@ struct kbuild_artifact;
 #define KBUILD_SANDBOX_NPROC	   512
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
-#define KBUILD_TAIL_MAX	    16384
+#define KBUILD_TAIL_MAX 16384
 /* Bytes of a step's output kept for its caller (the tail). */
-#define KBUILD_CAPTURE_MAX (64 * 1024)
+#define KBUILD_CAPTURE_MAX  (64 * 1024)
 #define FIRST_ERROR_CONTEXT 3 /* lines kept after a step's first compiler error */
 
 /* ---- kbuild_key.c: sources and the key ---- */

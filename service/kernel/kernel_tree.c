@@ -232,18 +232,16 @@ static int extract_again(struct build_ctx *b, const char *why, struct sl_error *
 
 /* After a crash (applied/step is there): the hashes of the patch in flight
  * say whether it is in the tree or not, and the list is made to say so;
- * neither side, or no manifest, is a tree extracted again. *ret_extracted
- * says which. The list is never trusted over the files. */
-static int tree_recover(struct build_ctx *b, bool *ret_extracted, struct sl_error *err)
+ * neither side, or no manifest, is a tree extracted again. The list is
+ * never trusted over the files. */
+static int tree_recover(struct build_ctx *b, struct sl_error *err)
 {
 	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
 	char step[16], sha[HASH_HEX_LEN], bad[256], why[512];
 	size_t idx = 0;
-	*ret_extracted = false;
 	int r = tree_guard_step_read(applied, step, &idx, sha);
 	if (r == 0)
 		return 0;
-	*ret_extracted = true;
 	if (r < 0)
 		return extract_again(b, "the journal of the cached tree is unreadable", err);
 	struct tree_manifest m;
@@ -274,7 +272,6 @@ static int tree_recover(struct build_ctx *b, bool *ret_extracted, struct sl_erro
 		return r;
 	kbuild_log(b, "the %s of patch %zu was cut short; its files show it %s", step, idx + 1,
 		   side == TREE_AFTER ? "applied" : "not applied");
-	*ret_extracted = false;
 	return 0;
 }
 
@@ -290,8 +287,8 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 	struct sl_error ignored;
 	char bad[256], why[512];
 	if (tree_guard_load(applied, index, &m, &ignored) < 0) {
-		int r = extract_again(b, "an applied patch has no record of the files it touched",
-				      err);
+		int r =
+		    extract_again(b, "an applied patch has no record of the files it touched", err);
 		return r < 0 ? r : 1;
 	}
 	int r = tree_guard_step_write(applied, "revert", index, have[index], err);
@@ -299,9 +296,9 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 		tree_guard_free(&m);
 		return r;
 	}
-	char *const argv[] = {"patch",	    "-p1",	 "-R",	     "--batch",
-			      "--fuzz=0",   "--forward", "--silent", "--no-backup-if-mismatch",
-			      "-i",	    copy,	 NULL};
+	char *const argv[] = {"patch",	  "-p1",       "-R",	   "--batch",
+			      "--fuzz=0", "--forward", "--silent", "--no-backup-if-mismatch",
+			      "-i",	  copy,	       NULL};
 	int ex = 0;
 	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
 			    err);
@@ -312,8 +309,8 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 		return r;
 	if (ex != 0 || side != TREE_BEFORE) {
 		if (ex != 0)
-			kbuild_trunc_printf(why, sizeof(why), "reverting patch %zu failed (exit %d)",
-					    index + 1, ex);
+			kbuild_trunc_printf(why, sizeof(why),
+					    "reverting patch %zu failed (exit %d)", index + 1, ex);
 		else
 			kbuild_trunc_printf(why, sizeof(why),
 					    "reverting patch %zu exited 0 but left '%s' differing "
@@ -332,8 +329,8 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 }
 
 /* The patch's dry run failed: the error naming its file and hunk. */
-static int patch_refused(struct build_ctx *b, size_t i, size_t n, const char *name,
-			 const char *why, struct sl_error *err)
+static int patch_refused(struct build_ctx *b, size_t i, size_t n, const char *name, const char *why,
+			 struct sl_error *err)
 {
 	int r = error_set(err, ERR_BUILD, EINVAL, "patch %zu/%zu '%s' does not apply: %s.", i + 1,
 			  n, name, why);
@@ -360,11 +357,18 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 		return r;
 	_cleanup_free_ char *outp = NULL;
 	int ex = 0;
-	char *const dry[] = {"patch",	  "-p1",      "--dry-run", "--batch", "--fuzz=0",
-			     "--forward", "--no-backup-if-mismatch",	"-i",	   copy,
+	char *const dry[] = {"patch",
+			     "-p1",
+			     "--dry-run",
+			     "--batch",
+			     "--fuzz=0",
+			     "--forward",
+			     "--no-backup-if-mismatch",
+			     "-i",
+			     copy,
 			     NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S, &ex,
-			    &outp, err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S, &ex, &outp,
+			    err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
@@ -384,8 +388,9 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 	if ((r = tree_guard_save(applied, i, &m, err)) < 0 ||
 	    (r = tree_guard_step_write(applied, "apply", i, shas[i], err)) < 0)
 		goto out;
-	char *const real[] = {"patch",	   "-p1",     "--batch", "--fuzz=0", "--forward",
-			      "--no-backup-if-mismatch", "-i",	   copy,      NULL};
+	char *const real[] = {"patch",	  "-p1",       "--batch",
+			      "--fuzz=0", "--forward", "--no-backup-if-mismatch",
+			      "-i",	  copy,	       NULL};
 	free(outp);
 	outp = NULL;
 	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->src, KBUILD_STEP_TIMEOUT_S, &ex,
@@ -424,8 +429,7 @@ out:
  * patch can poison"). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 {
-	bool extracted = false;
-	int r = tree_recover(b, &extracted, err);
+	int r = tree_recover(b, err);
 	if (r < 0)
 		return r;
 	_cleanup_strv_free_ char **have = NULL;

@@ -125,8 +125,8 @@ static int add_list(const char *src_dir, const char *rel, const char *key,
 	_cleanup_free_ char *text = NULL;
 	struct sl_error inner = {0};
 	/* an untrusted patch may have made it a symlink (git diffs can) */
-	struct fs_untrusted u = {.what = "kernel source file", .max = SCHED_SOURCE_MAX,
-				 .reader_uid = -1};
+	struct fs_untrusted u = {
+	    .what = "kernel source file", .max = SCHED_SOURCE_MAX, .reader_uid = -1};
 	int r = fs_read_untrusted(src_dir, rel, &u, &text, NULL, &inner);
 	if (r < 0) {
 		if (inner.kind == ERR_NOT_FOUND)

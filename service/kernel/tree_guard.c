@@ -22,7 +22,7 @@
  * a kernel tree is a few MiB of firmware or generated tables). */
 #define TREE_GUARD_MAX_FILE (64u << 20)
 /* Files one patch may touch, and the bytes of its manifest. */
-#define TREE_GUARD_MAX_FILES 20000
+#define TREE_GUARD_MAX_FILES	20000
 #define TREE_GUARD_MAX_MANIFEST (TREE_GUARD_MAX_FILES * (2 * HASH_HEX_LEN + PATH_MAX / 8))
 
 /* The state of one file as a hash: "-" missing, else sha256 of its kind,
@@ -54,7 +54,8 @@ static void state_hash(const char *src, const char *rel, char out[HASH_HEX_LEN])
 	}
 	if (!S_ISREG(st.st_mode))
 		return;
-	struct fs_untrusted u = {.what = "source file", .max = TREE_GUARD_MAX_FILE, .reader_uid = -1};
+	struct fs_untrusted u = {
+	    .what = "source file", .max = TREE_GUARD_MAX_FILE, .reader_uid = -1};
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
 	struct sl_error ignored;
@@ -133,7 +134,8 @@ int tree_guard_from_dry_run(const char *src, const char *dry_output, struct tree
 			const char *paren = memmem(name, n, " (", 2);
 			int r = manifest_add(m, name, paren ? (size_t)(paren - name) : n);
 			if (r >= 0 && paren) {
-				const char *from = memmem(paren, n - (size_t)(paren - name), " from ", 6);
+				const char *from =
+				    memmem(paren, n - (size_t)(paren - name), " from ", 6);
 				const char *end = memchr(paren, ')', n - (size_t)(paren - name));
 				if (from && end && end > from + 6)
 					r = manifest_add(m, from + 6, (size_t)(end - from - 6));
@@ -141,8 +143,9 @@ int tree_guard_from_dry_run(const char *src, const char *dry_output, struct tree
 			if (r < 0) {
 				tree_guard_free(m);
 				return error_set(err, r == -E2BIG ? ERR_BUILD : ERR_INTERNAL, -r,
-						 r == -E2BIG ? "The patch touches more than %d files."
-							     : "Out of memory (%d).",
+						 r == -E2BIG
+						     ? "The patch touches more than %d files."
+						     : "Out of memory (%d).",
 						 TREE_GUARD_MAX_FILES);
 			}
 		}
@@ -179,8 +182,7 @@ enum tree_side tree_guard_side(const char *src, const struct tree_manifest *m, c
 }
 
 /* Writes text to dir/name atomically and makes the rename durable. */
-static int write_durable(const char *dir, const char *name, const char *text,
-			 struct sl_error *err)
+static int write_durable(const char *dir, const char *name, const char *text, struct sl_error *err)
 {
 	_cleanup_free_ char *path = fs_path_join(dir, name);
 	int r = fs_write_file_atomic(path, text, strlen(text), err);
@@ -232,7 +234,8 @@ int tree_guard_load(const char *applied, size_t index, struct tree_manifest *m,
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *s1 = strchr(l, ' ');
 		char *s2 = s1 ? strchr(s1 + 1, ' ') : NULL;
-		if (!s2 || (size_t)(s1 - l) >= HASH_HEX_LEN || (size_t)(s2 - s1 - 1) >= HASH_HEX_LEN ||
+		if (!s2 || (size_t)(s1 - l) >= HASH_HEX_LEN ||
+		    (size_t)(s2 - s1 - 1) >= HASH_HEX_LEN ||
 		    manifest_add(m, s2 + 1, strlen(s2 + 1)) < 0 || !m->n ||
 		    strcmp(m->files[m->n - 1].path, s2 + 1) != 0) {
 			tree_guard_free(m);

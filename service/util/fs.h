@@ -49,8 +49,8 @@ struct fs_untrusted {
  * u->reader_uid and at most u->max bytes. Errors name the file and the
  * reason: ERR_NOT_FOUND when it is missing, ERR_BUILD when it is refused.
  * *ret_fd is the caller's (O_CLOEXEC, blocking again); ret_size may be NULL. */
-int fs_open_untrusted(const char *root, const char *rel, const struct fs_untrusted *u,
-		      int *ret_fd, size_t *ret_size, struct sl_error *err);
+int fs_open_untrusted(const char *root, const char *rel, const struct fs_untrusted *u, int *ret_fd,
+		      size_t *ret_size, struct sl_error *err);
 /* fs_open_untrusted() and the file into a malloc'd NUL-terminated buffer
  * (at most u->max bytes, also when it grows while read). ret_len may be
  * NULL. */

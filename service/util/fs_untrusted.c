@@ -42,8 +42,8 @@ static int open_by_components(int dirfd, const char *rel)
 	char *part = strtok_r(buf, "/", &save);
 	while (part) {
 		char *next = strtok_r(NULL, "/", &save);
-		int flags = next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-				 : UNTRUSTED_OPEN_FLAGS;
+		int flags =
+		    next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : UNTRUSTED_OPEN_FLAGS;
 		int fd = openat(cur, part, flags);
 		int e = errno;
 		if (cur != dirfd)
@@ -105,8 +105,8 @@ static bool readable_by(const struct stat *st, long reader)
 	return (st->st_mode & S_IROTH) != 0;
 }
 
-int fs_open_untrusted(const char *root, const char *rel, const struct fs_untrusted *u,
-		      int *ret_fd, size_t *ret_size, struct sl_error *err)
+int fs_open_untrusted(const char *root, const char *rel, const struct fs_untrusted *u, int *ret_fd,
+		      size_t *ret_size, struct sl_error *err)
 {
 	const char *what = u->what ? u->what : "file";
 	if (!rel_is_plain(rel))
@@ -187,7 +187,8 @@ static int read_capped(int fd, const char *root, const char *rel, const struct f
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
-			return error_set(err, ERR_INTERNAL, errno, "Cannot read the %s '%s/%s': %s.",
+			return error_set(err, ERR_INTERNAL, errno,
+					 "Cannot read the %s '%s/%s': %s.",
 					 u->what ? u->what : "file", root, rel, strerror(errno));
 		if (k == 0)
 			break;

@@ -109,9 +109,8 @@ static void test_regular_copied(void **state)
 	assert_int_equal(st.st_mode & 07777, 0644);
 	char *data = NULL;
 	struct sl_error err = {0};
-	assert_int_equal(fs_read_untrusted(f->tree, "arch/x86/boot/bzImage", &kimage, &data, NULL,
-					   &err),
-			 0);
+	assert_int_equal(
+	    fs_read_untrusted(f->tree, "arch/x86/boot/bzImage", &kimage, &data, NULL, &err), 0);
 	assert_string_equal(data, "kernel");
 	free(data);
 	free(p);
@@ -163,7 +162,8 @@ static void test_symlink_to_root_only(void **state)
 	char *secret = secret_file(f);
 	char *p = tree_path(f, ".config");
 	assert_int_equal(symlink(secret, p), 0);
-	const struct fs_untrusted u = {.what = "kernel .config", .max = 1 << 20, .reader_uid = 65534};
+	const struct fs_untrusted u = {
+	    .what = "kernel .config", .max = 1 << 20, .reader_uid = 65534};
 	char msg[1024];
 	assert_int_equal(copy_bounded(f, ".config", &u, msg, sizeof(msg)), -ELOOP);
 	assert_non_null(strstr(msg, "kernel .config"));
@@ -238,9 +238,8 @@ static void test_symlinked_directory(void **state)
 	}
 	/* and ".." is not a way around it */
 	char msg[1024];
-	assert_int_equal(copy_bounded(f, "../elsewhere/x86/boot/bzImage", &kimage, msg,
-				      sizeof(msg)),
-			 -EINVAL);
+	assert_int_equal(
+	    copy_bounded(f, "../elsewhere/x86/boot/bzImage", &kimage, msg, sizeof(msg)), -EINVAL);
 	free(target);
 	free(arch);
 	free(bz);

@@ -1549,10 +1549,11 @@ static void test_bzimage_not_regular(void **state)
 			struct kbuild_failure f = {0};
 			struct sl_error err = {0};
 			int r = build_failing(fx, SPEC("[\"a.patch\"]"), &f, &err);
-			bool ok = r < 0 && err.kind == ERR_BUILD &&
-				  strstr(err.message, "arch/x86/boot/bzImage") &&
-				  strstr(err.message, kinds[i] == 'f' ? "not a regular file (a FIFO)"
-								      : "symbolic link");
+			bool ok =
+			    r < 0 && err.kind == ERR_BUILD &&
+			    strstr(err.message, "arch/x86/boot/bzImage") &&
+			    strstr(err.message, kinds[i] == 'f' ? "not a regular file (a FIFO)"
+								: "symbolic link");
 			if (!ok)
 				fprintf(stderr, "kbuild_build: r=%d '%s'\n", r, err.message);
 			kbuild_failure_clear(&f);

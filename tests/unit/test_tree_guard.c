@@ -106,8 +106,8 @@ static int setup(void **state)
 	f->k.src.kind = SOURCE_TARBALL;
 	snprintf(f->k.src.path, sizeof(f->k.src.path), "%s", f->tarball);
 	f->k.patch_sha = &f->sha;
-	f->b = (struct build_ctx){.o = &f->o, .s = &f->s, .k = &f->k, .cache_dir = f->cache,
-				  .log_fd = -1};
+	f->b = (struct build_ctx){
+	    .o = &f->o, .s = &f->s, .k = &f->k, .cache_dir = f->cache, .log_fd = -1};
 	f->b.tree = f->tree;
 	f->b.src = fs_path_join(f->tree, "src");
 	f->b.obj = fs_path_join(f->tree, "obj");
@@ -177,7 +177,8 @@ static void assert_pristine(struct fx *f, const char *pristine)
 	tree_digest(f->b.src, now);
 	if (strcmp(now, pristine) != 0) {
 		char *cmd = NULL;
-		assert_true(asprintf(&cmd, "cd '%s' && diff -u ../../../../linux-1.0/lock.c lock.c >&2",
+		assert_true(asprintf(&cmd,
+				     "cd '%s' && diff -u ../../../../linux-1.0/lock.c lock.c >&2",
 				     f->b.src) > 0);
 		if (system(cmd) != 0)
 			fprintf(stderr, "(the tree above differs from the pristine source)\n");
@@ -248,8 +249,8 @@ static void test_reverted_but_listed(void **state)
 	want(f, plain_patch);
 	assert_int_equal(patch_tree(f, &err), 0);
 	char *cmd = NULL;
-	assert_true(asprintf(&cmd, "cd '%s' && patch -s -p1 -R --batch -i '%s'", f->b.src,
-			     f->patch) > 0);
+	assert_true(
+	    asprintf(&cmd, "cd '%s' && patch -s -p1 -R --batch -i '%s'", f->b.src, f->patch) > 0);
 	run(cmd);
 	free(cmd);
 	want(f, NULL);
