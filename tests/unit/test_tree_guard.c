@@ -280,6 +280,45 @@ static void test_crash_after_apply(void **state)
 	assert_pristine(f, pristine);
 }
 
+/* The files a dry run names: plain, renamed and copied (both names),
+ * quoted; an absolute name or one with ".." is not hashed (patch refuses
+ * those); each is hashed as it is now ("-": missing). */
+static void test_manifest_names(void **state)
+{
+	struct fx *f = *state;
+	struct tree_manifest m;
+	struct sl_error err = {0};
+	const char *out = "checking file lock.c\n"
+			  "checking file new.c (renamed from Makefile)\n"
+			  "checking file copy.c (copied from lock.c)\n"
+			  "checking file 'odd name.c'\n"
+			  "checking file /etc/passwd\n"
+			  "checking file ../outside.c\n"
+			  "Hunk #1 succeeded at 3.\n";
+	assert_int_equal(tree_guard_from_dry_run(f->b.src, out, &m, &err), 0);
+	assert_int_equal(m.n, 5);
+	const char *want_paths[] = {"lock.c", "new.c", "Makefile", "copy.c", "odd name.c"};
+	for (size_t i = 0; i < m.n; i++)
+		assert_string_equal(m.files[i].path, want_paths[i]);
+	assert_int_equal(strlen(m.files[0].before), 64);
+	assert_string_equal(m.files[1].before, "-");
+	assert_string_equal(m.files[1].after, "?");
+	assert_int_equal(tree_guard_side(f->b.src, &m, NULL, 0), TREE_BEFORE);
+	/* saved and loaded back the same */
+	char *applied = fs_path_join(f->tree, "applied");
+	struct tree_manifest back;
+	assert_int_equal(tree_guard_save(applied, 7, &m, &err), 0);
+	assert_int_equal(tree_guard_load(applied, 7, &back, &err), 0);
+	assert_int_equal(back.n, m.n);
+	for (size_t i = 0; i < m.n; i++) {
+		assert_string_equal(back.files[i].path, m.files[i].path);
+		assert_string_equal(back.files[i].before, m.files[i].before);
+	}
+	tree_guard_free(&back);
+	tree_guard_free(&m);
+	free(applied);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +326,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_crash_after_revert, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reverted_but_listed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_crash_after_apply, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_manifest_names, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
