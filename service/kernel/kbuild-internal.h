@@ -7,9 +7,11 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "kernel/kernel_spec.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/hash.h"
 #include "util/macro.h"
 
@@ -46,7 +48,9 @@ struct kbuild_artifact;
 #define KBUILD_SANDBOX_NPROC	   512
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
-#define KBUILD_TAIL_MAX	    16384
+#define KBUILD_TAIL_MAX 16384
+/* Bytes of a step's output kept for its caller (the tail). */
+#define KBUILD_CAPTURE_MAX  (64 * 1024)
 #define FIRST_ERROR_CONTEXT 3 /* lines kept after a step's first compiler error */
 
 /* ---- kbuild_key.c: sources and the key ---- */
@@ -148,7 +152,32 @@ char *kbuild_tail_excerpt(const struct build_ctx *b);
 void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
 /* The last path component of p (p itself when it has no '/'). */
 const char *kbuild_base_name(const char *p);
+
+/* ---- kbuild_copy.c: copies into and out of a build ---- */
+
+/* The size caps of what the host takes from a build's object directory or
+ * source tree (docs/kernel-builds.md "Files from the sandbox"): a
+ * tinyconfig bzImage is a few MiB, a .config of an allyesconfig about
+ * 300 KiB, a sched_ext loader (libbpf linked in) a few MiB. */
+#define KBUILD_MAX_BZIMAGE_BYTES   (64u << 20)
+#define KBUILD_MAX_DOTCONFIG_BYTES (4u << 20)
+#define KBUILD_MAX_LOADER_BYTES	   (64u << 20)
+#define KBUILD_MAX_MAKEFILE_BYTES  (1u << 20)
+
+/* Copies a file the host trusts (a job's patch, a cached kernel) with mode
+ * 0644. Not for anything a build wrote: kbuild_copy_output(). */
 int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
+/* The uid whose read access a file a build left must have
+ * (fs_untrusted.reader_uid): the sandbox's when root runs the sandbox, else
+ * -1 (the build ran as this process's user). */
+long kbuild_reader_uid(bool sandbox, bool as_root);
+/* The fs_untrusted of b for a file named what of at most max bytes. */
+struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max);
+/* fs_copy_untrusted() of root/rel (a directory the build could write) to
+ * the host path to with mode; a refusal is ERR_BUILD "build_failed". */
+int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+		       const char *what, size_t max, const char *to, mode_t mode,
+		       struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order
  * (the tree's src/ is then k's source; a tree with no list has none). */
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
@@ -217,6 +246,48 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
  * FAILED at line L", a missing or already patched file, or the reason patch
  * gave; never empty. */
 void kernel_tree_patch_explain(const char *out, char *buf, size_t len);
+
+/* ---- tree_guard.c: the journal of patch steps in the shared tree ---- */
+
+/* One file a patch touches, relative to src/, and its state hash
+ * before the patch and after it ("-": missing, "?": not known yet). */
+struct tree_file {
+	char *path;
+	char before[HASH_HEX_LEN];
+	char after[HASH_HEX_LEN];
+};
+struct tree_manifest {
+	struct tree_file *files;
+	size_t n;
+};
+enum tree_side { TREE_BEFORE, TREE_AFTER, TREE_NEITHER };
+
+/* The files a patch's dry run (its output, patch(1)'s "checking file" lines,
+ * renames and copies too) says it touches, each hashed now into before. */
+int tree_guard_from_dry_run(const char *src, const char *dry_output, struct tree_manifest *m,
+			    struct sl_error *err);
+/* Hashes each file of m into after. */
+void tree_guard_hash_after(const char *src, struct tree_manifest *m);
+/* Which side of the patch every file of m is on; the first file not
+ * back to before goes to bad. */
+enum tree_side tree_guard_side(const char *src, const struct tree_manifest *m, char *bad,
+			       size_t bad_len);
+/* applied/NNNN.files: m of the index'th patch, written durably; and read. */
+int tree_guard_save(const char *applied, size_t index, const struct tree_manifest *m,
+		    struct sl_error *err);
+int tree_guard_load(const char *applied, size_t index, struct tree_manifest *m,
+		    struct sl_error *err);
+void tree_guard_free(struct tree_manifest *m);
+/* applied/step: "apply|revert INDEX SHA", written durably before the step;
+ * read: 1 and the step, 0 when there is none, < 0 when unreadable;
+ * removed when the list says what the step did. */
+int tree_guard_step_write(const char *applied, const char *step, size_t index, const char *sha,
+			  struct sl_error *err);
+int tree_guard_step_read(const char *applied, char step[16], size_t *ret_index,
+			 char sha[HASH_HEX_LEN]);
+int tree_guard_step_done(const char *applied, struct sl_error *err);
+/* Tests: raises SIGKILL when $SCHEDLAB_TEST_TREE_CRASH is where. */
+void tree_guard_crash_point(const char *where);
 
 /* ---- kbuild_scx.c: the sched_ext schedulers (docs/sched-ext.md) ---- */
 

@@ -38,39 +38,6 @@ const char *kbuild_base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int kbuild_copy_file(const char *from, const char *to, struct sl_error *err)
-{
-	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot open '%s': %s.", from,
-				 strerror(errno));
-	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot create '%s': %s.", to,
-				 strerror(errno));
-	char buf[65536];
-	for (;;) {
-		ssize_t k = read(in, buf, sizeof(buf));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return error_set(err, ERR_INTERNAL, errno, "Cannot read '%s': %s.", from,
-					 strerror(errno));
-		if (k == 0)
-			break;
-		for (ssize_t off = 0; off < k;) {
-			ssize_t w = write(out, buf + off, (size_t)(k - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return error_set(err, ERR_INTERNAL, errno, "Cannot write '%s': %s.",
-						 to, strerror(errno));
-			off += w;
-		}
-	}
-	return 0;
-}
-
 static int write_text(const char *path, const char *text, struct sl_error *err)
 {
 	return fs_write_file_atomic(path, text, strlen(text), err);
@@ -413,7 +380,7 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 	    .env_extra = env,
 	    .timeout_s = timeout_s,
 	    .log_fd = b->log_fd,
-	    .capture_max = ret_output ? 64 * 1024 : 0,
+	    .capture_max = ret_output ? KBUILD_CAPTURE_MAX : 0,
 	    .on_line = build_on_line,
 	    .userdata = b,
 	    .cancelled = build_cancelled,
@@ -711,14 +678,14 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = kbuild_scx_build(b, out_dir, err);
 	if (r < 0)
 		return r;
-	_cleanup_free_ char *bz = fs_path_join(b->obj, "arch/x86/boot/bzImage");
-	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
 	_cleanup_free_ char *bz_out = fs_path_join(out_dir, "bzImage");
 	_cleanup_free_ char *cfg_out = fs_path_join(out_dir, "config");
-	r = kbuild_copy_file(bz, bz_out, err);
+	r = kbuild_copy_output(b, b->obj, "arch/x86/boot/bzImage", "kernel image",
+			       KBUILD_MAX_BZIMAGE_BYTES, bz_out, 0644, err);
 	if (r < 0)
 		return r;
-	return kbuild_copy_file(cfg, cfg_out, err);
+	return kbuild_copy_output(b, b->obj, ".config", "kernel .config",
+				  KBUILD_MAX_DOTCONFIG_BYTES, cfg_out, 0644, err);
 }
 
 static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
@@ -846,6 +813,10 @@ int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, 
 bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
 {
 	size_t listed;
+	/* a patch step a crash cut short: the list may not say what is there */
+	_cleanup_free_ char *step = fs_path_join(tree, "applied/step");
+	if (fs_exists(step))
+		return false;
 	int same = kbuild_tree_patches_in_common(tree, k, &listed);
 	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
 }

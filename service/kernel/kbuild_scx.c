@@ -11,16 +11,23 @@
 #include "kernel/kbuild.h"
 #include "util/fs.h"
 
-/* Whether the .config at config_path sets opt ("CONFIG_X=y"). */
+/* Whether the .config text sets opt ("CONFIG_X=y"). */
+static bool text_has(const char *text, const char *opt)
+{
+	char line[128];
+	snprintf(line, sizeof(line), "\n%s\n", opt);
+	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
+}
+
+/* Whether the .config at config_path (a cached kernel's copy) sets opt. */
 static bool config_has(const char *config_path, const char *opt)
 {
 	_cleanup_free_ char *text = NULL;
 	struct sl_error ignored;
-	char line[128];
-	if (!config_path || fs_read_file(config_path, 16 << 20, &text, NULL, &ignored) < 0)
+	if (!config_path ||
+	    fs_read_file(config_path, KBUILD_MAX_DOTCONFIG_BYTES, &text, NULL, &ignored) < 0)
 		return false;
-	snprintf(line, sizeof(line), "\n%s\n", opt);
-	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
+	return text_has(text, opt);
 }
 
 bool kbuild_config_has_scx(const char *config_path)
@@ -30,8 +37,13 @@ bool kbuild_config_has_scx(const char *config_path)
 
 int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
 {
-	_cleanup_free_ char *cfg = fs_path_join(b->obj, ".config");
-	if (!kbuild_config_has_scx(cfg))
+	/* the build's .config: from a directory the sandbox wrote */
+	_cleanup_free_ char *cfg = NULL;
+	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
+	int r = fs_read_untrusted(b->obj, ".config", &u, &cfg, NULL, err);
+	if (r < 0)
+		return r;
+	if (!text_has(cfg, "CONFIG_SCHED_CLASS_EXT=y"))
 		return 0;
 	_cleanup_free_ char *tools = fs_path_join(kbuild_src_seen(b), "tools/sched_ext");
 	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
@@ -42,7 +54,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	    asprintf(&varg, "VMLINUX_BTF=%s/vmlinux", kbuild_obj_seen(b)) < 0 ||
 	    asprintf(&jarg, "-j%d", jobs < 1 ? 1 : jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	int r = fs_mkdir_p(build, err);
+	r = fs_mkdir_p(build, err);
 	if (r < 0 || (r = kbuild_sandbox_own(b, build, err)) < 0)
 		return r;
 	kbuild_log(b, "building the sched_ext schedulers (tools/sched_ext) with %s",
@@ -57,7 +69,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	 * else a tracepoint program, before anything else: a kernel with neither
 	 * program type refuses every loader with "Couldn't load trivial BPF
 	 * program" (seen in a 6.12 guest built from tinyconfig). */
-	if (!config_has(cfg, "CONFIG_NET=y") && !config_has(cfg, "CONFIG_BPF_EVENTS=y")) {
+	if (!text_has(cfg, "CONFIG_NET=y") && !text_has(cfg, "CONFIG_BPF_EVENTS=y")) {
 		static const char why[] =
 		    "The kernel's config has neither CONFIG_NET nor CONFIG_BPF_EVENTS, so "
 		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
@@ -90,16 +102,13 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
 		return fs_write_file_atomic(failed, why, strlen(why), err);
 	}
-	_cleanup_free_ char *bin = fs_path_join(build, "build/bin");
 	for (const char *const *s = sched_ext_schedulers(); *s; s++) {
-		_cleanup_free_ char *from = fs_path_join(bin, *s);
+		_cleanup_free_ char *from = fs_path_join("build/bin", *s);
 		_cleanup_free_ char *to = fs_path_join(dest, *s);
-		r = kbuild_copy_file(from, to, err);
+		r = kbuild_copy_output(b, build, from, "sched_ext loader", KBUILD_MAX_LOADER_BYTES,
+				       to, 0755, err);
 		if (r < 0)
 			return r;
-		if (chmod(to, 0755) < 0)
-			return error_set(err, ERR_INTERNAL, errno,
-					 "Cannot make '%s' executable: %s.", to, strerror(errno));
 	}
 	kbuild_log(b, "built the sched_ext schedulers into '%s'", dest);
 	return 0;

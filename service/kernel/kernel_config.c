@@ -200,7 +200,9 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	_cleanup_free_ char *dotconfig = fs_path_join(b->obj, ".config");
 	_cleanup_free_ char *base = NULL;
 	size_t base_len = 0;
-	r = fs_read_file(dotconfig, 16 * 1024 * 1024, &base, &base_len, err);
+	/* make wrote it in the sandbox */
+	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
+	r = fs_read_untrusted(b->obj, ".config", &u, &base, &base_len, err);
 	if (r < 0)
 		return r;
 	size_t cap = base_len + nfrag * 700 + 64;
@@ -251,7 +253,7 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		return r;
 
 	_cleanup_free_ char *final = NULL;
-	r = fs_read_file(dotconfig, 16 * 1024 * 1024, &final, NULL, err);
+	r = fs_read_untrusted(b->obj, ".config", &u, &final, NULL, err);
 	if (r < 0)
 		return r;
 	_cleanup_free_ struct config_entry *got = NULL;

@@ -15,9 +15,10 @@
 
 int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 {
-	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
 	_cleanup_free_ char *text = NULL;
-	int r = fs_read_file(mk, 1024 * 1024, &text, NULL, err);
+	/* a patch could have made it anything */
+	struct fs_untrusted u = kbuild_untrusted(b, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
+	int r = fs_read_untrusted(b->src, "Makefile", &u, &text, NULL, err);
 	if (r < 0)
 		return error_prefix(err, "The kernel source has no readable top Makefile");
 	long v[3] = {-1, -1, -1};
@@ -223,17 +224,219 @@ static char *applied_copy_path(struct build_ctx *b, size_t i)
 	return fs_path_join(b->tree, name);
 }
 
-/* Brings tree/src to pristine + the spec's patches: reverts only the applied
- * patches that differ from the wanted ones (so a change to the last patch
- * rebuilds only what it touches), then applies the rest, each dry-run first. */
-int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
+static int extract_again(struct build_ctx *b, const char *why, struct sl_error *err)
 {
+	kbuild_log(b, "%s; extracting the source again", why);
+	return kernel_tree_extract(b, err);
+}
+
+/* After a crash (applied/step is there): the hashes of the patch in flight
+ * say whether it is in the tree or not, and the list is made to say so;
+ * neither side, or no manifest, is a tree extracted again. The list is
+ * never trusted over the files. */
+static int tree_recover(struct build_ctx *b, struct sl_error *err)
+{
+	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	char step[16], sha[HASH_HEX_LEN], bad[256], why[512];
+	size_t idx = 0;
+	int r = tree_guard_step_read(applied, step, &idx, sha);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return extract_again(b, "the journal of the cached tree is unreadable", err);
+	struct tree_manifest m;
+	struct sl_error ignored;
+	if (tree_guard_load(applied, idx, &m, &ignored) < 0)
+		return extract_again(b, "a patch step was cut short before its files were hashed",
+				     err);
+	enum tree_side side = tree_guard_side(b->src, &m, bad, sizeof(bad));
+	tree_guard_free(&m);
 	_cleanup_strv_free_ char **have = NULL;
 	size_t nhave = 0;
-	int r = applied_list_read(b, &have, &nhave);
+	if (side == TREE_NEITHER || applied_list_read(b, &have, &nhave) < 0 || nhave < idx) {
+		kbuild_trunc_printf(why, sizeof(why),
+				    "the %s of patch %zu was cut short and '%s' is on neither side "
+				    "of it",
+				    step, idx + 1, bad);
+		return extract_again(b, why, err);
+	}
+	char **list = calloc(idx + 2, sizeof(char *));
+	if (!list)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	for (size_t i = 0; i < idx; i++)
+		list[i] = have[i];
+	list[idx] = sha;
+	r = applied_list_write(b, list, idx + (side == TREE_AFTER), err);
+	free(list);
+	if (r < 0 || (r = tree_guard_step_done(applied, err)) < 0)
+		return r;
+	kbuild_log(b, "the %s of patch %zu was cut short; its files show it %s", step, idx + 1,
+		   side == TREE_AFTER ? "applied" : "not applied");
+	return 0;
+}
+
+/* Reverts the applied patch index (have[index]) and checks that every file
+ * it touched is back to its hash from before it was applied: with offsets
+ * (and fuzz, which is off) patch -R can revert a hunk somewhere else and
+ * exit 0. 1 when the tree was extracted again instead. */
+static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl_error *err)
+{
+	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *copy = applied_copy_path(b, index);
+	struct tree_manifest m;
+	struct sl_error ignored;
+	char bad[256], why[512];
+	if (tree_guard_load(applied, index, &m, &ignored) < 0) {
+		int r =
+		    extract_again(b, "an applied patch has no record of the files it touched", err);
+		return r < 0 ? r : 1;
+	}
+	int r = tree_guard_step_write(applied, "revert", index, have[index], err);
 	if (r < 0) {
-		kbuild_log(b, "the patch state of the cached tree is unreadable; extracting again");
-		r = kernel_tree_extract(b, err);
+		tree_guard_free(&m);
+		return r;
+	}
+	char *const argv[] = {"patch",	  "-p1",       "-R",	   "--batch",
+			      "--fuzz=0", "--forward", "--silent", "--no-backup-if-mismatch",
+			      "-i",	  copy,	       NULL};
+	int ex = 0;
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+			    err);
+	tree_guard_crash_point("revert");
+	enum tree_side side = r < 0 ? TREE_NEITHER : tree_guard_side(b->src, &m, bad, sizeof(bad));
+	tree_guard_free(&m);
+	if (r < 0)
+		return r;
+	if (ex != 0 || side != TREE_BEFORE) {
+		if (ex != 0)
+			kbuild_trunc_printf(why, sizeof(why),
+					    "reverting patch %zu failed (exit %d)", index + 1, ex);
+		else
+			kbuild_trunc_printf(why, sizeof(why),
+					    "reverting patch %zu exited 0 but left '%s' differing "
+					    "from before the patch",
+					    index + 1, bad);
+		r = extract_again(b, why, err);
+		return r < 0 ? r : 1;
+	}
+	_cleanup_free_ char *mname = NULL;
+	if (asprintf(&mname, "%s/%04zu.files", applied, index) < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	unlink(copy);
+	unlink(mname);
+	r = applied_list_write(b, have, index, err);
+	return r < 0 ? r : tree_guard_step_done(applied, err);
+}
+
+/* The patch's dry run failed: the error naming its file and hunk. */
+static int patch_refused(struct build_ctx *b, size_t i, size_t n, const char *name, const char *why,
+			 struct sl_error *err)
+{
+	int r = error_set(err, ERR_BUILD, EINVAL, "patch %zu/%zu '%s' does not apply: %s.", i + 1,
+			  n, name, why);
+	snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
+	kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
+	kbuild_log(b, "%s", err->message);
+	return r;
+}
+
+/* Applies patch i of the spec: a dry run, the hashes of the files it names
+ * (applied/NNNN.files) and the step written down, the patch, the hashes
+ * after it; then the list. No fuzz: a hunk applies where its whole context
+ * is. */
+static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_error *err)
+{
+	size_t nwant = b->k->npatches;
+	const char *name = kbuild_base_name(b->s->patches[i]);
+	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	/* patch reads the copy in applied/: the sandbox sees that directory,
+	 * not wherever the job keeps its files */
+	_cleanup_free_ char *copy = applied_copy_path(b, i);
+	int r = kbuild_copy_file(b->s->patches[i], copy, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *outp = NULL;
+	int ex = 0;
+	char *const dry[] = {"patch",
+			     "-p1",
+			     "--dry-run",
+			     "--batch",
+			     "--fuzz=0",
+			     "--forward",
+			     "--no-backup-if-mismatch",
+			     "-i",
+			     copy,
+			     NULL};
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S, &ex, &outp,
+			    err);
+	if (r < 0)
+		return r;
+	if (ex != 0) {
+		char why[600];
+		kernel_tree_patch_explain(outp, why, sizeof(why));
+		return patch_refused(b, i, nwant, name, why, err);
+	}
+	/* the dry run's output is kept as its tail: a cut list of files would
+	 * leave some unchecked */
+	if (outp && strlen(outp) >= KBUILD_CAPTURE_MAX - 1)
+		return patch_refused(b, i, nwant, name,
+				     "it touches more files than its dry run can list", err);
+	struct tree_manifest m;
+	r = tree_guard_from_dry_run(b->src, outp ? outp : "", &m, err);
+	if (r < 0)
+		return r;
+	if ((r = tree_guard_save(applied, i, &m, err)) < 0 ||
+	    (r = tree_guard_step_write(applied, "apply", i, shas[i], err)) < 0)
+		goto out;
+	char *const real[] = {"patch",	  "-p1",       "--batch",
+			      "--fuzz=0", "--forward", "--no-backup-if-mismatch",
+			      "-i",	  copy,	       NULL};
+	free(outp);
+	outp = NULL;
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    &outp, err);
+	tree_guard_crash_point("apply");
+	if (r < 0)
+		goto out;
+	if (ex != 0) {
+		/* dry run passed: the tree is now in an unknown state */
+		_cleanup_free_ char *list = fs_path_join(b->tree, "applied/list");
+		fs_write_file_atomic(list, "unknown\n", 8, err);
+		tree_guard_step_done(applied, err);
+		r = error_set(err, ERR_BUILD, EIO,
+			      "patch %zu/%zu '%s' passed its dry run but failed (exit %d).", i + 1,
+			      nwant, name, ex);
+		snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
+		kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
+		kbuild_log(b, "%s", err->message);
+		goto out;
+	}
+	tree_guard_hash_after(b->src, &m);
+	if ((r = tree_guard_save(applied, i, &m, err)) < 0 ||
+	    (r = applied_list_write(b, shas, i + 1, err)) < 0 ||
+	    (r = tree_guard_step_done(applied, err)) < 0)
+		goto out;
+	kbuild_log(b, "patch %zu/%zu '%s' applied", i + 1, nwant, name);
+out:
+	tree_guard_free(&m);
+	return r;
+}
+
+/* Brings tree/src to pristine + the spec's patches: finishes a step a crash
+ * cut short, reverts only the applied patches that differ from the wanted
+ * ones (so a change to the last patch rebuilds only what it touches), then
+ * applies the rest, each dry-run first (docs/kernel-builds.md "A tree no
+ * patch can poison"). */
+int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
+{
+	int r = tree_recover(b, err);
+	if (r < 0)
+		return r;
+	_cleanup_strv_free_ char **have = NULL;
+	size_t nhave = 0;
+	r = applied_list_read(b, &have, &nhave);
+	if (r < 0) {
+		r = extract_again(b, "the patch state of the cached tree is unreadable", err);
 		if (r < 0)
 			return r;
 		nhave = 0;
@@ -242,27 +445,14 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 	while (same < nhave && same < nwant && strcmp(have[same], b->k->patch_sha[same]) == 0)
 		same++;
 	for (size_t i = nhave; i > same; i--) {
-		_cleanup_free_ char *copy = applied_copy_path(b, i - 1);
-		char *const argv[] = {"patch",	  "-p1", "-R", "--batch", "--no-backup-if-mismatch",
-				      "--silent", "-i",	 copy, NULL};
-		int ex = 0;
-		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->src, KBUILD_STEP_TIMEOUT_S,
-				    &ex, NULL, err);
+		r = tree_revert(b, i - 1, have, err);
 		if (r < 0)
 			return r;
-		if (ex != 0) {
-			kbuild_log(b, "reverting an old patch failed; extracting the source again");
-			r = kernel_tree_extract(b, err);
-			if (r < 0)
-				return r;
+		if (r > 0) {
 			same = 0;
 			nhave = 0;
 			break;
 		}
-		unlink(copy);
-		r = applied_list_write(b, have, i - 1, err);
-		if (r < 0)
-			return r;
 	}
 	if (nhave > same)
 		nhave = same;
@@ -274,63 +464,9 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	for (size_t i = 0; i < nwant; i++)
 		shas[i] = b->k->patch_sha[i];
-	for (size_t i = same; i < nwant; i++) {
-		const char *name = kbuild_base_name(b->s->patches[i]);
-		/* patch reads the copy in applied/: the sandbox sees that
-		 * directory, not wherever the job keeps its files */
-		_cleanup_free_ char *copy = applied_copy_path(b, i);
-		r = kbuild_copy_file(b->s->patches[i], copy, err);
-		if (r < 0)
-			goto out;
-		const char *patch = copy;
-		_cleanup_free_ char *outp = NULL;
-		int ex = 0;
-		char *const dry[] = {"patch",	"-p1",	       "--dry-run",
-				     "--batch", "--forward",   "--no-backup-if-mismatch",
-				     "-i",	(char *)patch, NULL};
-		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S,
-				    &ex, &outp, err);
-		if (r < 0)
-			goto out;
-		if (ex != 0) {
-			char why[600];
-			kernel_tree_patch_explain(outp, why, sizeof(why));
-			r = error_set(err, ERR_BUILD, EINVAL,
-				      "patch %zu/%zu '%s' does not apply: %s.", i + 1, nwant, name,
-				      why);
-			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
-			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
-			kbuild_log(b, "%s", err->message);
-			goto out;
-		}
-		char *const real[] = {
-		    "patch", "-p1",	    "--batch", "--forward", "--no-backup-if-mismatch",
-		    "-i",    (char *)patch, NULL};
-		free(outp);
-		outp = NULL;
-		r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->src, KBUILD_STEP_TIMEOUT_S,
-				    &ex, &outp, err);
-		if (r < 0)
-			goto out;
-		if (ex != 0) {
-			/* dry run passed: the tree is now in an unknown state */
-			_cleanup_free_ char *list = fs_path_join(b->tree, "applied/list");
-			fs_write_file_atomic(list, "unknown\n", 8, err);
-			r = error_set(err, ERR_BUILD, EIO,
-				      "patch %zu/%zu '%s' passed its dry run but failed (exit %d).",
-				      i + 1, nwant, name, ex);
-			snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
-			kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
-			kbuild_log(b, "%s", err->message);
-			goto out;
-		}
-		r = applied_list_write(b, shas, i + 1, err);
-		if (r < 0)
-			goto out;
-		kbuild_log(b, "patch %zu/%zu '%s' applied", i + 1, nwant, name);
-	}
 	r = 0;
-out:
+	for (size_t i = same; i < nwant && r >= 0; i++)
+		r = tree_apply(b, i, shas, err);
 	free(shas);
-	return r;
+	return r < 0 ? r : 0;
 }

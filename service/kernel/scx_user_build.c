@@ -408,6 +408,21 @@ static int loader_check(const char *scratch, const char *built, struct sl_error 
 	return 0;
 }
 
+/* The loader the sandboxed make left in scratch/out/build/bin/NAME to
+ * tmp_loader (0755), as any file from a sandbox is taken (util/fs.h). */
+static int copy_loader(const struct kbuild_opts *o, const char *scratch, const char *name,
+		       const char *tmp_loader, struct sl_error *err)
+{
+	struct fs_untrusted u = {.what = "sched_ext loader",
+				 .max = KBUILD_MAX_LOADER_BYTES,
+				 .reader_uid = kbuild_reader_uid(!o->no_sandbox, geteuid() == 0)};
+	_cleanup_free_ char *rel = fs_path_join("out/build/bin", name);
+	int r = fs_copy_untrusted(scratch, rel, &u, tmp_loader, 0755, err);
+	if (r < 0 && err && err->kind == ERR_BUILD)
+		snprintf(err->code, sizeof(err->code), "build_failed");
+	return r;
+}
+
 /* What the build makes before any user file: libbpf (its archive and
  * installed headers) and bpftool, relative to scratch/out/build. */
 static const char *const tool_parts[] = {"obj/libbpf/libbpf.a", "include/bpf", "sbin/bpftool"};
@@ -495,11 +510,8 @@ static int build_into(const struct kbuild_opts *o, const char *cache_dir,
 	if ((r = write_sources(scratch, src, err)) < 0 ||
 	    (r = run_make(o, scratch, src, false, &st, err)) < 0 ||
 	    (r = loader_check(scratch, built, err)) < 0 ||
-	    (r = kbuild_copy_file(built, tmp_loader, err)) < 0)
+	    (r = copy_loader(o, scratch, src->name, tmp_loader, err)) < 0)
 		return r;
-	if (chmod(tmp_loader, 0755) < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot make the loader executable: %s.",
-				 strerror(errno));
 	return 0;
 }
 

@@ -57,7 +57,13 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	if (!tmp)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	snprintf(tmp, n, "%s.tmp.%d", path, (int)getpid());
-	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* path's directory may be one a sandboxed build writes (obj/.config):
+	 * a symlink planted at the temporary name is removed, never followed */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot remove '%s': %s.", tmp,
+				 strerror(errno));
+	_cleanup_close_ int fd =
+	    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot create '%s': %s.", tmp,
 				 strerror(errno));

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "job/sched_ext.h"
@@ -50,6 +51,9 @@ struct fixture {
 	int tree_slots;		  /* build() sets kbuild_opts.tree_slots */
 	char made_in[2048];	  /* the O= of each `make bzImage`, one a line */
 	int made_marked;	  /* ...that found the complete-build marker in O= */
+	/* make bzImage leaves in place of the image: 0 a file, 'f' a FIFO,
+	 * 'z' a symlink to /dev/zero */
+	char bzimage_kind;
 };
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -247,9 +251,17 @@ static int fake_cmd(void *ud, char *const argv[], const char *cwd, char **ret_ou
 			char *boot = fs_path_join(obj, "arch/x86/boot");
 			struct sl_error err = {0};
 			assert_int_equal(fs_mkdir_p(boot, &err), 0);
+			char *bz = fs_path_join(boot, "bzImage");
+			unlink(bz); /* a FIFO an earlier build left would block fopen() */
+			if (fx->bzimage_kind == 'f')
+				assert_int_equal(mkfifo(bz, 0644), 0);
+			else if (fx->bzimage_kind == 'z')
+				assert_int_equal(symlink("/dev/zero", bz), 0);
+			free(bz);
 			char *buf = calloc(1, fx->bzimage_bytes + 1);
 			memset(buf, 'k', fx->bzimage_bytes);
-			write_file(boot, "bzImage", buf);
+			if (!fx->bzimage_kind)
+				write_file(boot, "bzImage", buf);
 			free(buf);
 			free(boot);
 			*ret_output = strdup(
@@ -1519,6 +1531,54 @@ static void test_eviction_lru(void **state)
 	free(db);
 }
 
+/* A build whose make leaves a FIFO or a symlink to a device as its
+ * bzImage fails at once, naming the file and the reason, and caches
+ * nothing. It runs in a child with an alarm: a host that opens the FIFO
+ * blocks (the build's lock and slot with it), and the alarm turns that
+ * into a failure instead of a hung suite. */
+static void test_bzimage_not_regular(void **state)
+{
+	struct fixture *fx = *state;
+	const char kinds[] = {'f', 'z'};
+	for (size_t i = 0; i < sizeof(kinds); i++) {
+		fx->bzimage_kind = kinds[i];
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			alarm(20);
+			struct kbuild_failure f = {0};
+			struct sl_error err = {0};
+			int r = build_failing(fx, SPEC("[\"a.patch\"]"), &f, &err);
+			bool ok =
+			    r < 0 && err.kind == ERR_BUILD &&
+			    strstr(err.message, "arch/x86/boot/bzImage") &&
+			    strstr(err.message, kinds[i] == 'f' ? "not a regular file (a FIFO)"
+								: "symbolic link");
+			if (!ok)
+				fprintf(stderr, "kbuild_build: r=%d '%s'\n", r, err.message);
+			kbuild_failure_clear(&f);
+			_exit(ok ? 0 : 1);
+		}
+		int status = 0;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFSIGNALED(status))
+			fail_msg("the build with a '%c' bzImage blocked until SIGALRM", kinds[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		/* nothing cached: the next build with a real image builds */
+		fx->bzimage_kind = 0;
+		int builds = fx->builds;
+		struct kbuild_artifact *a = build(fx, SPEC("[\"a.patch\"]"), 0, NULL);
+		assert_false(a->cached);
+		assert_int_equal(fx->builds, builds + 1);
+		kbuild_artifact_free(a);
+		char *kernels = fs_path_join(fx->cache, "kernels");
+		struct sl_error err = {0};
+		assert_int_equal(fs_rm_rf(kernels, &err), 0);
+		free(kernels);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1540,6 +1600,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_names_backfill, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_is_not_cached, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_eviction_lru, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bzimage_not_regular, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

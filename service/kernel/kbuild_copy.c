@@ -1,0 +1,69 @@
+/* Copies into and out of a kernel build: the host's own files (a job's
+ * patch into applied/, a cached kernel into a scratch directory) and what a
+ * sandboxed build left in its object directory (util/fs.h fs_untrusted). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/kbuild-internal.h"
+#include "kernel/kbuild.h"
+#include "util/fs.h"
+#include "util/sandbox.h"
+
+int kbuild_copy_file(const char *from, const char *to, struct sl_error *err)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot open '%s': %s.", from,
+				 strerror(errno));
+	_cleanup_close_ int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot create '%s': %s.", to,
+				 strerror(errno));
+	char buf[65536];
+	for (;;) {
+		ssize_t k = read(in, buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return error_set(err, ERR_INTERNAL, errno, "Cannot read '%s': %s.", from,
+					 strerror(errno));
+		if (k == 0)
+			break;
+		for (ssize_t off = 0; off < k;) {
+			ssize_t w = write(out, buf + off, (size_t)(k - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return error_set(err, ERR_INTERNAL, errno, "Cannot write '%s': %s.",
+						 to, strerror(errno));
+			off += w;
+		}
+	}
+	return 0;
+}
+
+long kbuild_reader_uid(bool sandbox, bool as_root)
+{
+	/* without the sandbox, or not as root, the build ran as this process's
+	 * own user: no file it left is one that user could not read */
+	return sandbox && as_root ? SANDBOX_UID : -1;
+}
+
+struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max)
+{
+	return (struct fs_untrusted){
+	    .what = what, .max = max, .reader_uid = kbuild_reader_uid(b->sandbox, b->as_root)};
+}
+
+int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+		       const char *what, size_t max, const char *to, mode_t mode,
+		       struct sl_error *err)
+{
+	struct fs_untrusted u = kbuild_untrusted(b, what, max);
+	int r = fs_copy_untrusted(root, rel, &u, to, mode, err);
+	if (r < 0 && err && err->kind == ERR_BUILD && !err->code[0])
+		snprintf(err->code, sizeof(err->code), "build_failed");
+	return r;
+}
