@@ -42,7 +42,9 @@ static void kernel_usage(FILE *f)
 	      "\n"
 	      "  --cache-dir DIR        the cache (default $SCHEDLAB_CACHE or ~/.cache/schedlab)\n"
 	      "  --jobs N               make -jN (default: all CPUs)\n"
-	      "  --cache-max-bytes N    evict least recently used kernels above N bytes\n"
+	      "  --cache-max-bytes N    evict least recently used kernels and source trees\n"
+	      "                         above N bytes (default: half the cache's\n"
+	      "                         filesystem; 0: no bound)\n"
 	      "  --no-sandbox           patch and make without the bubblewrap sandbox\n"
 	      "                         (trusted trees only; docs/kernel-builds.md)\n"
 	      "  --build-timeout S      a build step's time limit (default 3600 s for make)\n"
@@ -256,13 +258,16 @@ int cli_kernel(int argc, char **argv)
 			jobs = (int)n_jobs;
 			break;
 		case 'm':
-			if (parse_uint64(optarg, ULLONG_MAX, &max_bytes) < 0) {
+			if (parse_uint64(optarg, ULLONG_MAX - 1, &max_bytes) < 0) {
 				fprintf(stderr,
 					"schedlab kernel: --cache-max-bytes '%s' is not a "
 					"number.\n",
 					optarg);
 				return EXIT_ERROR;
 			}
+			/* 0 asks for no bound; kbuild's 0 is its default */
+			if (max_bytes == 0)
+				max_bytes = KBUILD_CACHE_UNLIMITED;
 			break;
 		case 'S':
 			no_sandbox = 1;

@@ -198,9 +198,19 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 		      struct sl_error *err);
 /* Stamps dir as just used, for LRU eviction. */
 void kbuild_cache_touch(const char *dir);
-/* Evicts the least recently used artifacts of kernels/ beyond max bytes
- * (0: no bound), never keep and never a locked one. Best effort. */
-void kbuild_cache_evict(const char *kernels, const char *keep, unsigned long long max);
+/* Evicts least recently used entries of the cache until kernels/ plus
+ * trees/ fit in max bytes (kbuild_opts.cache_max_bytes: 0 the default,
+ * KBUILD_CACHE_UNLIMITED none): kernel artifacts and source tree areas in
+ * one order of their last-used stamps. Never the kernel keep (a key, may
+ * be NULL), never one whose build lock is held, never a kernel a loaded
+ * artifact pins. Best effort: the cache is only a cache. */
+void kbuild_cache_evict(const char *cache_dir, const char *keep, unsigned long long max);
+/* KBUILD_CACHE_DEFAULT_PERCENT of the size of cache_dir's filesystem; 0
+ * when it cannot be read. */
+unsigned long long kbuild_cache_default_max(const char *cache_dir);
+/* Tests: the filesystem size kbuild_cache_default_max() uses, instead of
+ * statvfs(); NULL restores statvfs(). */
+void kbuild_cache_set_size_hook(unsigned long long (*fn)(const char *path));
 
 /* ---- kernel_tree.c: the shared source tree ---- */
 

@@ -734,6 +734,7 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = fs_mkdir_p(trees, err);
 	if (r < 0 || (r = kbuild_area_take(b, trees, &lock_fd, err)) < 0)
 		return r;
+	kbuild_cache_touch(b->tree); /* the tree's LRU stamp (kbuild_cache_evict) */
 	b->src = fs_path_join(b->tree, "src");
 	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
 	 * between normal and debug builds of the tree stays incremental on both
@@ -949,6 +950,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	if (r != -ENOENT)
 		goto cleanup;
 
+	/* room first: a build adds a tree (about 1.5 GB) and an artifact */
+	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes);
 	r = fs_rm_rf(tmp, err);
 	if (r < 0 || (r = fs_mkdir_p(tmp, err)) < 0)
 		goto cleanup;
@@ -1012,7 +1015,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	}
 	a->cached = false;
 	kbuild_cache_touch(dir);
-	kbuild_cache_evict(kernels, k.key, o->cache_max_bytes);
+	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes);
 	*ret = TAKE_PTR(a);
 	r = 0;
 	goto cleanup;
