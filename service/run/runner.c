@@ -25,6 +25,7 @@
 #include "run/run_plan.h"
 #include "run/run_record.h"
 #include "run/run_skip.h"
+#include "util/disk.h"
 #include "util/fs.h"
 #include "util/time.h"
 
@@ -77,6 +78,27 @@ static int cancelled_cb(void *userdata)
 {
 	struct runner *r = userdata;
 	return r->hooks && r->hooks->cancelled && r->hooks->cancelled(r->hooks->userdata);
+}
+
+static void disk_waiting_cb(void *userdata, const char *why)
+{
+	struct runner *r = userdata;
+	progress(r, r->run_index ? "booting" : "building", -1, "waiting for disk space: %s", why);
+}
+
+/* The free-space floor before a build or a run (runner_config). */
+static int wait_for_room(struct runner *r, struct sl_error *err)
+{
+	const struct disk_fs fs[] = {{"cache", r->cache_dir}, {"state", r->job_dir}};
+	const struct disk_wait w = {.fs = fs,
+				    .n = ELEMENTSOF(fs),
+				    .floor = r->cfg->min_free_bytes,
+				    .max_s = r->cfg->disk_wait_max_s,
+				    .poll_s = r->cfg->disk_poll_s,
+				    .waiting = disk_waiting_cb,
+				    .cancelled = cancelled_cb,
+				    .ud = r};
+	return disk_floor_wait(&w, NULL, err);
 }
 
 static void build_progress_cb(void *userdata, double pct, const char *line)
@@ -151,6 +173,7 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		    open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		struct kbuild_opts o = {
 		    .cache_dir = r->cache_dir,
+		    .cache_max_bytes = r->cfg->cache_max_bytes,
 		    .jobs = r->cfg->build_jobs,
 		    .no_sandbox = r->cfg->build_no_sandbox,
 		    .timeout_s = r->cfg->build_timeout_s,
@@ -163,6 +186,10 @@ static int build_kernels(struct runner *r, json_object *result, struct built_ker
 		struct kbuild_failure failure = {0};
 		o.failure = &failure;
 		progress(r, "building", 0, "kernel '%s': building or taking from the cache", kname);
+		if ((rc = wait_for_room(r, err)) < 0) {
+			kernel_spec_free(spec);
+			return rc;
+		}
 		placement_slot_acquire(PLACEMENT_SLOT_BUILD, r->cfg->build_slots);
 		struct kbuild_artifact *art = NULL;
 		rc = kbuild_build(&o, spec, &art, err);
@@ -269,7 +296,10 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	virConnectPtr conn = NULL;
 	struct volume_ref kv = {0}, iv = {0};
 	struct guest_outcome *out = NULL;
-	int rc = plan_build(r->job, k->variant, run_id, &plan, err);
+	/* the floor before the run writes its initrd, console and record */
+	int rc = wait_for_room(r, err);
+	if (rc >= 0)
+		rc = plan_build(r->job, k->variant, run_id, &plan, err);
 	if (rc >= 0)
 		rc = fs_mkdir_p(run_dir, err);
 	if (rc >= 0)

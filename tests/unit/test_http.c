@@ -26,6 +26,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "cli/httpclient.h"
+#include "util/disk.h"
 #include "util/fs.h"
 
 #define TOKEN_ALL  "test-token-all-roles-0123456789"
@@ -227,6 +228,45 @@ static void wait_status(struct fixture *f, const char *id, const char *status)
 		sleep_ms(20);
 	}
 	fail_msg("job %s never became %s", id, status);
+}
+
+/* Every filesystem has 1 MiB free. */
+static int tiny_statvfs(const char *path, struct statvfs *st)
+{
+	(void)path;
+	memset(st, 0, sizeof(*st));
+	st->f_frsize = 4096;
+	st->f_blocks = 1 << 20;
+	st->f_bavail = 256;
+	return 0;
+}
+
+/* Below the free-space floor the service says so without a token, with
+ * the reason and without a path, and /metrics carries the gauge. */
+static void test_health_low_disk(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_json_ json_object *h = NULL, *ok = NULL;
+	struct httpclient_response m = {0};
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &ok), 200);
+	assert_false(json_object_get_boolean(
+	    json_object_object_get(json_object_object_get(ok, "disk"), "below_floor")));
+	disk_set_statvfs_hook(tiny_statvfs);
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h), 200);
+	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &m, NULL), 0);
+	disk_set_statvfs_hook(NULL);
+	assert_int_equal(m.status, 200);
+	assert_string_equal(jstr(h, "status", NULL), "degraded");
+	json_object *d = json_object_object_get(h, "disk");
+	assert_true(json_object_get_boolean(json_object_object_get(d, "below_floor")));
+	const char *why = json_object_get_string(json_object_object_get(d, "reason"));
+	assert_non_null(strstr(why, "below the floor min_free_bytes"));
+	assert_null(strchr(why, '/'));
+	assert_int_equal(json_object_get_int64(json_object_object_get(d, "state_free_bytes")),
+			 1024 * 1024);
+	assert_non_null(strstr(m.body, "schedlab_disk_below_floor 1"));
+	assert_non_null(strstr(m.body, "schedlab_disk_free_bytes{fs=\"state\"} 1048576"));
+	httpclient_response_clear(&m);
 }
 
 static void test_health_auth(void **state)
@@ -865,6 +905,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_health_low_disk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_calibration_endpoint, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
