@@ -711,6 +711,56 @@ static int open_stream(struct fixture *f, const char *id, const char *token, cha
 	return fd;
 }
 
+/* GET /log is streamed (chunked, no Content-Length: nothing is built in
+ * memory first), each file's tail only, in name order, through
+ * subdirectories; a stalled reader gets what fits the socket and the rest
+ * once it reads again. */
+static void test_log_streamed(void **state)
+{
+	struct fixture *f = *state;
+	char id[33];
+	submit(f, "{\"runs\":1,\"sleep_ms\":10}", id);
+	wait_status(f, id, "done");
+	_cleanup_free_ char *dir = store_job_dir(f->store, id);
+	_cleanup_free_ char *runs = fs_path_join(dir, "runs/r1");
+	_cleanup_free_ char *big = fs_path_join(runs, "console.log");
+	assert_int_equal(fs_mkdir_p(runs, NULL), 0);
+	size_t n = 6u * 1024 * 1024;
+	char *text = malloc(n);
+	memset(text, 'a', n);
+	memcpy(text + n - 4, "END\n", 4);
+	assert_int_equal(fs_write_file_atomic(big, text, n, NULL), 0);
+	free(text);
+	int fd = raw_connect(f);
+	char rq[256];
+	int k = snprintf(rq, sizeof(rq),
+			 "GET /v1/jobs/%s/log HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+			 "%s\r\n\r\n",
+			 id, TOKEN_READ);
+	assert_int_equal(write(fd, rq, (size_t)k), k);
+	char head[4096] = "";
+	size_t len = 0;
+	raw_read(fd, head, sizeof(head), &len, 5000, "\r\n\r\n");
+	assert_non_null(strstr(head, "HTTP/1.1 200"));
+	assert_non_null(strcasestr(head, "Transfer-Encoding: chunked"));
+	assert_null(strcasestr(head, "Content-Length"));
+	close(fd);
+	struct httpclient_response r = {0};
+	char path[80];
+	snprintf(path, sizeof(path), "/v1/jobs/%s/log", id);
+	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.status, 200);
+	const char *b = strstr(r.body, "==> build.log <==\nmake: fake build\n");
+	const char *c = strstr(r.body, "==> runs/r1/console.log <== (tail: earlier bytes omitted)\n");
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_true(b < c);
+	assert_non_null(strstr(c, "aaaEND\n\n"));
+	assert_true(r.len < 4u * 1024 * 1024 + 4096);
+	assert_true(r.len > 4u * 1024 * 1024);
+	httpclient_response_clear(&r);
+}
+
 /* N open event streams cost no thread each; beyond max_streams_per_token a
  * token gets 429 with Retry-After; a status change reaches every suspended
  * stream, which then ends. */
@@ -906,6 +956,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health_low_disk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_log_streamed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_calibration_endpoint, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
