@@ -161,6 +161,14 @@ int cli_serve(int argc, char **argv)
 
 	if (store_open(state, &store, &err) < 0)
 		goto fail;
+	/* The kernel cache too is made private (0700) when the service makes
+	 * it; made now, so /v1/health watches its filesystem from the start. */
+	{
+		_cleanup_free_ char *cache =
+		    cfg->cache_dir ? strdup(cfg->cache_dir) : fs_default_cache_dir();
+		if (!cache || fs_mkdir_private(cache, &err) < 0)
+			goto fail;
+	}
 	int requeued = 0;
 	if (store_requeue_interrupted(store, &requeued, &err) < 0)
 		goto fail;

@@ -888,7 +888,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	    o->cache_dir ? strdup(o->cache_dir) : fs_default_cache_dir();
 	if (!cache_dir)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	int r = fs_mkdir_p(cache_dir, err);
+	/* 0700 when made: builds of private trees and their logs live there */
+	int r = fs_mkdir_private(cache_dir, err);
 	if (r < 0)
 		return r;
 	/* CCACHE_BASEDIR and the tree layout want a canonical path */
