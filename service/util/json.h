@@ -16,6 +16,10 @@
 struct json_limits {
 	size_t max_bytes; /* 0: JSON_DEFAULT_MAX_BYTES */
 	int max_depth;	  /* arrays/objects nested in each other; 0: JSON_DEFAULT_MAX_DEPTH */
+	/* Values (array elements, object members, containers) at most, counted
+	 * before json-c sees the text: a json-c value costs about 60 times the
+	 * 2 bytes "0," takes in the text. 0: no bound. */
+	size_t max_values;
 };
 
 /* Parses data[0..len) (need not be NUL-terminated) into *ret, which the caller
@@ -23,7 +27,8 @@ struct json_limits {
  * input in error messages, after "The ": "request body", "job file 'x.json'".
  * Returns 0 (a bare `null` gives *ret = NULL, as json-c does), or -EINVAL
  * (ERR_INVALID: not strict JSON, not strict UTF-8, too deep, NUL byte,
- * trailing bytes) or -E2BIG (ERR_TOO_LARGE) with err filled and *ret
+ * trailing bytes) or -E2BIG (ERR_TOO_LARGE: too long, too many values) with
+ * err filled and *ret
  * untouched. */
 int json_parse_strict(const char *data, size_t len, const struct json_limits *lim, const char *what,
 		      json_object **ret, struct sl_error *err);

@@ -711,6 +711,23 @@ static int open_stream(struct fixture *f, const char *id, const char *token, cha
 	return fd;
 }
 
+/* A body of more JSON values than a job can hold is refused before json-c
+ * builds an object per value (413 naming the count). */
+static void test_body_values_bounded(void **state)
+{
+	struct fixture *f = *state;
+	size_t n = HTTP_JSON_MAX_VALUES + 10;
+	char *body = malloc(2 * n + 16);
+	size_t k = (size_t)sprintf(body, "{\"x\":[");
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(body + k, i ? ",0" : "0");
+	strcpy(body + k, "]}");
+	_cleanup_json_ json_object *e = NULL;
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", body, &e), 413);
+	assert_non_null(strstr(jstr(e, "error", "message"), "JSON values"));
+	free(body);
+}
+
 /* GET /log is streamed (chunked, no Content-Length: nothing is built in
  * memory first), each file's tail only, in name order, through
  * subdirectories; a stalled reader gets what fits the socket and the rest
@@ -957,6 +974,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health_low_disk, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_log_streamed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_body_values_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_calibration_endpoint, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),
