@@ -41,13 +41,13 @@ void kbuild_failure_clear(struct kbuild_failure *f);
 #define KBUILD_CACHE_UNLIMITED (~0ULL)
 
 struct kbuild_opts {
-	const char *cache_dir;		    /* NULL: fs_default_cache_dir() */
-	int jobs;			    /* make -j; <= 0: number of online CPUs */
+	const char *cache_dir; /* NULL: fs_default_cache_dir() */
+	int jobs;	       /* make -j; <= 0: number of online CPUs */
 	/* The bound of kernels/ plus trees/ (LRU eviction after each build):
 	 * 0 is the default, KBUILD_CACHE_DEFAULT_PERCENT of the cache's
 	 * filesystem; KBUILD_CACHE_UNLIMITED: no bound. */
 	unsigned long long cache_max_bytes;
-	int log_fd;			    /* >= 0: build output is also appended here */
+	int log_fd; /* >= 0: build output is also appended here */
 	/* Called with a percent estimate and the output line, from the calling thread. */
 	void (*progress)(void *ud, double percent, const char *line);
 	int (*cancelled)(void *ud); /* polled during long steps; nonzero stops with ERR_CANCELLED */

@@ -139,10 +139,10 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 /* One evictable thing: an artifact kernels/<key>/ or a tree area
  * trees/<id>[.<n>]/, with the lock whose holder uses it. */
 struct entry {
-	char *dir;	 /* what goes */
-	char *lock;	 /* "<dir>.lock": held by a build of it */
-	bool is_kernel;	 /* a kernel also has its pin, dir/last-used (shared-locked by users) */
-	time_t used;	 /* last-used's mtime, else the directory's */
+	char *dir;	/* what goes */
+	char *lock;	/* "<dir>.lock": held by a build of it */
+	bool is_kernel; /* a kernel also has its pin, dir/last-used (shared-locked by users) */
+	time_t used;	/* last-used's mtime, else the directory's */
 	unsigned long long bytes;
 };
 

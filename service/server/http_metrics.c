@@ -27,7 +27,8 @@ static json_object *disk_json(struct http_server *srv, bool *ret_low)
 	_cleanup_free_ char *cache = c->cache_dir ? strdup(c->cache_dir) : fs_default_cache_dir();
 	const char *state = store_state_dir(srv->opts->store);
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "min_free_bytes", json_object_new_int64((int64_t)c->min_free_bytes));
+	json_object_object_add(o, "min_free_bytes",
+			       json_object_new_int64((int64_t)c->min_free_bytes));
 	/* a cache the first build has not made yet is not watched */
 	const struct disk_fs fs[] = {{"cache", cache && fs_exists(cache) ? cache : NULL},
 				     {"state", state}};

@@ -30,8 +30,8 @@
 #include "util/fs.h"
 #include "util/parse.h"
 
-#define LOG_FILE_TAIL	(4u * 1024 * 1024)
-#define LOG_TOTAL_MAX	(32u * 1024 * 1024)
+#define LOG_FILE_TAIL (4u * 1024 * 1024)
+#define LOG_TOTAL_MAX (32u * 1024 * 1024)
 /* Log files one response lists at most (their names are all it holds in
  * memory besides one file descriptor). */
 #define LOG_MAX_FILES	1024
@@ -159,7 +159,9 @@ static bool log_open_next(struct log_stream *ls)
 		ls->left = st.st_size - start;
 		int k = snprintf(ls->head, sizeof(ls->head), "==> %s <==%s\n", rel,
 				 start ? " (tail: earlier bytes omitted)" : "");
-		ls->head_len = k < 0 ? 0 : (size_t)k < sizeof(ls->head) ? (size_t)k : sizeof(ls->head) - 1;
+		ls->head_len = k < 0			      ? 0
+			       : (size_t)k < sizeof(ls->head) ? (size_t)k
+							      : sizeof(ls->head) - 1;
 		ls->head_pos = 0;
 		return true;
 	}
@@ -172,8 +174,8 @@ static ssize_t log_read(void *cls, uint64_t pos, char *out, size_t max)
 	struct log_stream *ls = cls;
 	for (;;) {
 		if (ls->head_pos < ls->head_len) {
-			size_t k = ls->head_len - ls->head_pos < max ? ls->head_len - ls->head_pos
-								     : max;
+			size_t k =
+			    ls->head_len - ls->head_pos < max ? ls->head_len - ls->head_pos : max;
 			memcpy(out, ls->head + ls->head_pos, k);
 			ls->head_pos += k;
 			return (ssize_t)k;

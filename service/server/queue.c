@@ -228,14 +228,14 @@ static int hook_cancelled(void *userdata)
 /* Tries of one store write before a job's end gives up on it, and the first
  * pause between them (doubled each time): a full disk can get room back
  * (retention, cache eviction, an operator) within seconds. */
-#define QUEUE_STORE_TRIES	  4
+#define QUEUE_STORE_TRIES	     4
 #define QUEUE_STORE_RETRY_MS_DEFAULT 250
 
 static int finish_tries(struct queue *q, const char *id, const char *status, const char *verdict,
 			json_object *error, struct sl_error *err)
 {
-	int pause_ms = q->opts.store_retry_ms > 0 ? q->opts.store_retry_ms
-						  : QUEUE_STORE_RETRY_MS_DEFAULT;
+	int pause_ms =
+	    q->opts.store_retry_ms > 0 ? q->opts.store_retry_ms : QUEUE_STORE_RETRY_MS_DEFAULT;
 	int r = 0;
 	for (int i = 0; i < QUEUE_STORE_TRIES; i++) {
 		if (i > 0) {
@@ -265,15 +265,16 @@ static int job_finish(struct queue *q, const char *id, const char *status, const
 		return 0;
 	qlog(q, "job %s: its status '%s' was not stored: %s", id, status, err.message);
 	struct sl_error why = {0};
-	error_set(&why, ERR_INTERNAL, EIO, "The job ended (%s) but its status could not be stored: %s",
-		  status, err.message);
+	error_set(&why, ERR_INTERNAL, EIO,
+		  "The job ended (%s) but its status could not be stored: %s", status, err.message);
 	_cleanup_json_ json_object *e = error_to_json(&why);
 	struct sl_error err2 = {0};
 	if (finish_tries(q, id, "failed", NULL, json_object_object_get(e, "error"), &err2) >= 0)
 		qlog(q, "job %s marked failed: its status '%s' could not be stored", id, status);
 	else
-		qlog(q, "job %s: no final status could be stored (%s); it stays running in the "
-			"store until the next start re-queues it",
+		qlog(q,
+		     "job %s: no final status could be stored (%s); it stays running in the "
+		     "store until the next start re-queues it",
 		     id, err2.message);
 	return -EIO;
 }
@@ -339,8 +340,9 @@ static void run_one(struct queue *q, struct job_ctx *c)
 		 * start re-queues at the front all the same */
 		struct sl_error rq = {0};
 		if (store_job_requeue_front(q->opts.store, c->id, &rq) < 0)
-			qlog(q, "job %s interrupted by shutdown, not re-queued in the store (%s): "
-				"the next start re-queues it",
+			qlog(q,
+			     "job %s interrupted by shutdown, not re-queued in the store (%s): "
+			     "the next start re-queues it",
 			     c->id, rq.message);
 		else
 			qlog(q, "job %s interrupted by shutdown: re-queued", c->id);

@@ -67,8 +67,8 @@ int disk_floor_wait(const struct disk_wait *w, bool *ret_waited, struct sl_error
 		if (r == 0)
 			break;
 		if (time_monotonic_s() - start >= w->max_s) {
-			r = error_set(err, ERR_INFRA, ENOSPC, "%s Waited %d s for room, then gave up.",
-				      why, w->max_s);
+			r = error_set(err, ERR_INFRA, ENOSPC,
+				      "%s Waited %d s for room, then gave up.", why, w->max_s);
 			if (err)
 				snprintf(err->code, sizeof(err->code), "disk_full");
 			return r;

@@ -98,8 +98,8 @@ int fs_fsync_dir(const char *dir, struct sl_error *err)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot sync the directory '%s': %s.", dir,
-				 strerror(errno));
+		return error_set(err, ERR_INTERNAL, errno, "Cannot sync the directory '%s': %s.",
+				 dir, strerror(errno));
 	return 0;
 }
 
@@ -116,8 +116,8 @@ int fs_mkdir_private(const char *path, struct sl_error *err)
 			return r;
 	}
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot create directory '%s': %s.", path,
-				 strerror(errno));
+		return error_set(err, ERR_INTERNAL, errno, "Cannot create directory '%s': %s.",
+				 path, strerror(errno));
 	return 0;
 }
 

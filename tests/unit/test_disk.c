@@ -82,8 +82,8 @@ static void test_wait_until_room(void **state)
 	const struct disk_fs fs[] = {{"cache", "/full/cache"}};
 	calls_until_room = 2; /* the third check finds room */
 	waits_seen = 0;
-	struct disk_wait w = {.fs = fs, .n = 1, .floor = GIB, .max_s = 30, .poll_s = 1,
-			      .waiting = on_wait};
+	struct disk_wait w = {
+	    .fs = fs, .n = 1, .floor = GIB, .max_s = 30, .poll_s = 1, .waiting = on_wait};
 	bool waited = false;
 	struct sl_error err = {0};
 	assert_int_equal(disk_floor_wait(&w, &waited, &err), 0);

@@ -253,7 +253,8 @@ static void test_health_low_disk(void **state)
 	    json_object_object_get(json_object_object_get(ok, "disk"), "below_floor")));
 	disk_set_statvfs_hook(tiny_statvfs);
 	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h), 200);
-	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &m, NULL), 0);
+	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &m, NULL),
+			 0);
 	disk_set_statvfs_hook(NULL);
 	assert_int_equal(m.status, 200);
 	assert_string_equal(jstr(h, "status", NULL), "degraded");
@@ -768,7 +769,8 @@ static void test_log_streamed(void **state)
 	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);
 	assert_int_equal(r.status, 200);
 	const char *b = strstr(r.body, "==> build.log <==\nmake: fake build\n");
-	const char *c = strstr(r.body, "==> runs/r1/console.log <== (tail: earlier bytes omitted)\n");
+	const char *c =
+	    strstr(r.body, "==> runs/r1/console.log <== (tail: earlier bytes omitted)\n");
 	assert_non_null(b);
 	assert_non_null(c);
 	assert_true(b < c);

@@ -316,7 +316,8 @@ static void store_refuse_final(struct store *s, const char *statuses)
 
 static struct queue *make_queue_fast_retry(struct store *s)
 {
-	struct queue_opts o = {.store = s, .runner = fake_runner, .workers = 1, .store_retry_ms = 1};
+	struct queue_opts o = {
+	    .store = s, .runner = fake_runner, .workers = 1, .store_retry_ms = 1};
 	struct queue *q = NULL;
 	struct sl_error err = {0};
 	if (queue_new(&o, &q, &err) < 0)
