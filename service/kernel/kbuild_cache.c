@@ -107,8 +107,6 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 	 * job is booting alone. Taken before the files are looked at: an
 	 * entry evicted meanwhile is then seen as gone. */
 	_cleanup_free_ char *stamp = fs_path_join(dir, "last-used");
-	if (!stamp)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	a->pin_fd = open(stamp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (a->pin_fd < 0)
 		return -ENOENT; /* no directory (yet), or no longer */
@@ -206,8 +204,7 @@ static int entries_add(struct entry **v, size_t *n, const char *folder, bool ker
 		if (len > 8 && strcmp(de->d_name + len - 8, ".evicted") == 0) {
 			_cleanup_free_ char *left = fs_path_join(folder, de->d_name);
 			struct sl_error ignored;
-			if (left)
-				fs_rm_rf(left, &ignored);
+			fs_rm_rf(left, &ignored);
 			continue;
 		}
 		if (!entry_name(de->d_name, kernel) || (keep && strcmp(de->d_name, keep) == 0))
@@ -215,7 +212,7 @@ static int entries_add(struct entry **v, size_t *n, const char *folder, bool ker
 		_cleanup_free_ char *dir = fs_path_join(folder, de->d_name);
 		_cleanup_free_ char *stamp = fs_path_join(dir, "last-used");
 		struct stat st;
-		if (!dir || !stamp || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		time_t used = st.st_mtim.tv_sec;
 		if (stat(stamp, &st) == 0)
@@ -306,10 +303,8 @@ void kbuild_cache_evict(const char *cache_dir, const char *keep, unsigned long l
 	_cleanup_free_ char *trees = fs_path_join(cache_dir, "trees");
 	struct entry *v = NULL;
 	size_t n = 0;
-	if (kernels && trees) {
-		entries_add(&v, &n, kernels, true, keep);
-		entries_add(&v, &n, trees, false, NULL);
-	}
+	entries_add(&v, &n, kernels, true, keep);
+	entries_add(&v, &n, trees, false, NULL);
 	unsigned long long total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += v[i].bytes;
