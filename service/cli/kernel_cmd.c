@@ -213,6 +213,18 @@ static int kernel_tree(int argc, char **argv)
 	return EXIT_PASS;
 }
 
+/* --cache-max-bytes N: 0 asks for no bound (kbuild's 0 is its default). */
+static int parse_cache_max(const char *text, unsigned long long *ret)
+{
+	if (parse_uint64(text, ULLONG_MAX - 1, ret) < 0) {
+		fprintf(stderr, "schedlab kernel: --cache-max-bytes '%s' is not a number.\n", text);
+		return -EINVAL;
+	}
+	if (*ret == 0)
+		*ret = KBUILD_CACHE_UNLIMITED;
+	return 0;
+}
+
 int cli_kernel(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -258,16 +270,8 @@ int cli_kernel(int argc, char **argv)
 			jobs = (int)n_jobs;
 			break;
 		case 'm':
-			if (parse_uint64(optarg, ULLONG_MAX - 1, &max_bytes) < 0) {
-				fprintf(stderr,
-					"schedlab kernel: --cache-max-bytes '%s' is not a "
-					"number.\n",
-					optarg);
+			if (parse_cache_max(optarg, &max_bytes) < 0)
 				return EXIT_ERROR;
-			}
-			/* 0 asks for no bound; kbuild's 0 is its default */
-			if (max_bytes == 0)
-				max_bytes = KBUILD_CACHE_UNLIMITED;
 			break;
 		case 'S':
 			no_sandbox = 1;

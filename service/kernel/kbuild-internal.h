@@ -177,7 +177,8 @@ void kbuild_area_order(const int *shared, size_t n, size_t *order);
 /* Takes the lock of an area of b's tree under trees/ (the first free one in
  * kbuild_area_order(); all busy: waits for the first), seeds it from area 0
  * when it is new, and sets b->area, b->tree and b->tree_seen; *ret_lock_fd
- * holds the lock. With one slot, area 0 as before. */
+ * holds the lock and its last-used is touched (LRU eviction). With one
+ * slot, area 0 as before. */
 int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd,
 		     struct sl_error *err);
 /* host (a path under b->tree or elsewhere) as a sandboxed step sees it

@@ -734,7 +734,6 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = fs_mkdir_p(trees, err);
 	if (r < 0 || (r = kbuild_area_take(b, trees, &lock_fd, err)) < 0)
 		return r;
-	kbuild_cache_touch(b->tree); /* the tree's LRU stamp (kbuild_cache_evict) */
 	b->src = fs_path_join(b->tree, "src");
 	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
 	 * between normal and debug builds of the tree stays incremental on both
@@ -888,7 +887,6 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	    o->cache_dir ? strdup(o->cache_dir) : fs_default_cache_dir();
 	if (!cache_dir)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	/* 0700 when made: builds of private trees and their logs live there */
 	int r = fs_mkdir_private(cache_dir, err);
 	if (r < 0)
 		return r;
@@ -951,10 +949,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	if (r != -ENOENT)
 		goto cleanup;
 
-	/* room first: a build adds a tree (about 1.5 GB) and an artifact */
-	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes);
-	r = fs_rm_rf(tmp, err);
-	if (r < 0 || (r = fs_mkdir_p(tmp, err)) < 0)
+	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes); /* room for a tree first */
+	if ((r = fs_rm_rf(tmp, err)) < 0 || (r = fs_mkdir_p(tmp, err)) < 0)
 		goto cleanup;
 	log_path = fs_path_join(tmp, "build.log");
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -1000,11 +996,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = write_text(meta_path, text, err);
-	if (r < 0)
-		goto cleanup;
-	r = move_into_place(&b, tmp, dir, k.key, err);
-	if (r < 0)
+	if ((r = write_text(meta_path, text, err)) < 0 ||
+	    (r = move_into_place(&b, tmp, dir, k.key, err)) < 0)
 		goto cleanup;
 	unlink(failed_log);
 	r = kbuild_cache_load(dir, k.key, &a, err);
