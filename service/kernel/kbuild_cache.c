@@ -108,6 +108,9 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 	 * entry evicted meanwhile is then seen as gone. */
 	_cleanup_free_ char *stamp = fs_path_join(dir, "last-used");
 	a->pin_fd = open(stamp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* a cache another user made: a read-only descriptor takes a lock too */
+	if (a->pin_fd < 0 && errno == EACCES)
+		a->pin_fd = open(stamp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (a->pin_fd < 0)
 		return -ENOENT; /* no directory (yet), or no longer */
 	a->pinned = true;
