@@ -42,7 +42,9 @@ static void kernel_usage(FILE *f)
 	      "\n"
 	      "  --cache-dir DIR        the cache (default $SCHEDLAB_CACHE or ~/.cache/schedlab)\n"
 	      "  --jobs N               make -jN (default: all CPUs)\n"
-	      "  --cache-max-bytes N    evict least recently used kernels above N bytes\n"
+	      "  --cache-max-bytes N    evict least recently used kernels and source trees\n"
+	      "                         above N bytes (default: half the cache's\n"
+	      "                         filesystem; 0: no bound)\n"
 	      "  --no-sandbox           patch and make without the bubblewrap sandbox\n"
 	      "                         (trusted trees only; docs/kernel-builds.md)\n"
 	      "  --build-timeout S      a build step's time limit (default 3600 s for make)\n"
@@ -211,6 +213,18 @@ static int kernel_tree(int argc, char **argv)
 	return EXIT_PASS;
 }
 
+/* --cache-max-bytes N: 0 asks for no bound (kbuild's 0 is its default). */
+static int parse_cache_max(const char *text, unsigned long long *ret)
+{
+	if (parse_uint64(text, ULLONG_MAX - 1, ret) < 0) {
+		fprintf(stderr, "schedlab kernel: --cache-max-bytes '%s' is not a number.\n", text);
+		return -EINVAL;
+	}
+	if (*ret == 0)
+		*ret = KBUILD_CACHE_UNLIMITED;
+	return 0;
+}
+
 int cli_kernel(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -256,13 +270,8 @@ int cli_kernel(int argc, char **argv)
 			jobs = (int)n_jobs;
 			break;
 		case 'm':
-			if (parse_uint64(optarg, ULLONG_MAX, &max_bytes) < 0) {
-				fprintf(stderr,
-					"schedlab kernel: --cache-max-bytes '%s' is not a "
-					"number.\n",
-					optarg);
+			if (parse_cache_max(optarg, &max_bytes) < 0)
 				return EXIT_ERROR;
-			}
 			break;
 		case 'S':
 			no_sandbox = 1;

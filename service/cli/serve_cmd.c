@@ -77,6 +77,35 @@ static void cleanup_leftover_domains(const struct service_config *cfg)
 	guest_host_free(h);
 }
 
+/* The kernel cache is made private (0700) when the service makes it, and
+ * made at start, so /v1/health watches its filesystem from the first. */
+static int cache_prepare(const struct service_config *cfg, struct sl_error *err)
+{
+	_cleanup_free_ char *cache =
+	    cfg->cache_dir ? strdup(cfg->cache_dir) : fs_default_cache_dir();
+	if (!cache)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	return fs_mkdir_private(cache, err);
+}
+
+/* What every worker's runner gets from the config (strings borrowed). */
+static struct runner_config runner_config_of(const struct service_config *cfg)
+{
+	return (struct runner_config){
+	    .cache_dir = cfg->cache_dir,
+	    .libvirt_uri = cfg->libvirt_uri,
+	    .accel = cfg->accelerator,
+	    .build_slots = cfg->build_slots,
+	    .build_no_sandbox = !cfg->build_sandbox,
+	    .build_timeout_s = cfg->build_timeout_s,
+	    .guest_slots = cfg->guest_slots,
+	    .hostpool = cfg->hostpool,
+	    .cache_max_bytes = cfg->cache_max_bytes,
+	    .min_free_bytes = cfg->min_free_bytes,
+	    .disk_wait_max_s = cfg->disk_wait_max_s,
+	};
+}
+
 int cli_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -159,7 +188,7 @@ int cli_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (store_open(state, &store, &err) < 0)
+	if (store_open(state, &store, &err) < 0 || cache_prepare(cfg, &err) < 0)
 		goto fail;
 	int requeued = 0;
 	if (store_requeue_interrupted(store, &requeued, &err) < 0)
@@ -191,17 +220,7 @@ int cli_serve(int argc, char **argv)
 	    .store = store,
 	    /* runner_run_job, then a bisection when the job asks for one */
 	    .runner = run_job_and_bisect,
-	    .runner_cfg =
-		{
-		    .cache_dir = cfg->cache_dir,
-		    .libvirt_uri = cfg->libvirt_uri,
-		    .accel = cfg->accelerator,
-		    .build_slots = cfg->build_slots,
-		    .build_no_sandbox = !cfg->build_sandbox,
-		    .build_timeout_s = cfg->build_timeout_s,
-		    .guest_slots = cfg->guest_slots,
-		    .hostpool = cfg->hostpool,
-		},
+	    .runner_cfg = runner_config_of(cfg),
 	    .workers = cfg->workers,
 	    .log = serve_log,
 	    .ended = webhooks_job_ended,

@@ -206,7 +206,8 @@ void kbuild_area_order(const int *shared, size_t n, size_t *order);
 /* Takes the lock of an area of b's tree under trees/ (the first free one in
  * kbuild_area_order(); all busy: waits for the first), seeds it from area 0
  * when it is new, and sets b->area, b->tree and b->tree_seen; *ret_lock_fd
- * holds the lock. With one slot, area 0 as before. */
+ * holds the lock and its last-used is touched (LRU eviction). With one
+ * slot, area 0 as before. */
 int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd,
 		     struct sl_error *err);
 /* host (a path under b->tree or elsewhere) as a sandboxed step sees it
@@ -227,9 +228,19 @@ int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact *
 		      struct sl_error *err);
 /* Stamps dir as just used, for LRU eviction. */
 void kbuild_cache_touch(const char *dir);
-/* Evicts the least recently used artifacts of kernels/ beyond max bytes
- * (0: no bound), never keep and never a locked one. Best effort. */
-void kbuild_cache_evict(const char *kernels, const char *keep, unsigned long long max);
+/* Evicts least recently used entries of the cache until kernels/ plus
+ * trees/ fit in max bytes (kbuild_opts.cache_max_bytes: 0 the default,
+ * KBUILD_CACHE_UNLIMITED none): kernel artifacts and source tree areas in
+ * one order of their last-used stamps. Never the kernel keep (a key, may
+ * be NULL), never one whose build lock is held, never a kernel a loaded
+ * artifact pins. Best effort: the cache is only a cache. */
+void kbuild_cache_evict(const char *cache_dir, const char *keep, unsigned long long max);
+/* KBUILD_CACHE_DEFAULT_PERCENT of the size of cache_dir's filesystem; 0
+ * when it cannot be read. */
+unsigned long long kbuild_cache_default_max(const char *cache_dir);
+/* Tests: the filesystem size kbuild_cache_default_max() uses, instead of
+ * statvfs(); NULL restores statvfs(). */
+void kbuild_cache_set_size_hook(unsigned long long (*fn)(const char *path));
 
 /* ---- kernel_tree.c: the shared source tree ---- */
 

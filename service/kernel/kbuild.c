@@ -858,7 +858,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	    o->cache_dir ? strdup(o->cache_dir) : fs_default_cache_dir();
 	if (!cache_dir)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	int r = fs_mkdir_p(cache_dir, err);
+	int r = fs_mkdir_private(cache_dir, err);
 	if (r < 0)
 		return r;
 	/* CCACHE_BASEDIR and the tree layout want a canonical path */
@@ -920,8 +920,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	if (r != -ENOENT)
 		goto cleanup;
 
-	r = fs_rm_rf(tmp, err);
-	if (r < 0 || (r = fs_mkdir_p(tmp, err)) < 0)
+	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes); /* room for a tree first */
+	if ((r = fs_rm_rf(tmp, err)) < 0 || (r = fs_mkdir_p(tmp, err)) < 0)
 		goto cleanup;
 	log_path = fs_path_join(tmp, "build.log");
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -967,11 +967,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = write_text(meta_path, text, err);
-	if (r < 0)
-		goto cleanup;
-	r = move_into_place(&b, tmp, dir, k.key, err);
-	if (r < 0)
+	if ((r = write_text(meta_path, text, err)) < 0 ||
+	    (r = move_into_place(&b, tmp, dir, k.key, err)) < 0)
 		goto cleanup;
 	unlink(failed_log);
 	r = kbuild_cache_load(dir, k.key, &a, err);
@@ -983,7 +980,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	}
 	a->cached = false;
 	kbuild_cache_touch(dir);
-	kbuild_cache_evict(kernels, k.key, o->cache_max_bytes);
+	kbuild_cache_evict(cache_dir, k.key, o->cache_max_bytes);
 	*ret = TAKE_PTR(a);
 	r = 0;
 	goto cleanup;

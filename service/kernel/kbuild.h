@@ -35,11 +35,19 @@ struct kbuild_failure {
 /* Frees f's excerpt and zeroes f; NULL is fine. */
 void kbuild_failure_clear(struct kbuild_failure *f);
 
+/* The default bound of the cache, in percent of its filesystem's size. */
+#define KBUILD_CACHE_DEFAULT_PERCENT 50
+/* kbuild_opts.cache_max_bytes: no bound at all. */
+#define KBUILD_CACHE_UNLIMITED (~0ULL)
+
 struct kbuild_opts {
-	const char *cache_dir;		    /* NULL: fs_default_cache_dir() */
-	int jobs;			    /* make -j; <= 0: number of online CPUs */
-	unsigned long long cache_max_bytes; /* 0: no bound */
-	int log_fd;			    /* >= 0: build output is also appended here */
+	const char *cache_dir; /* NULL: fs_default_cache_dir() */
+	int jobs;	       /* make -j; <= 0: number of online CPUs */
+	/* The bound of kernels/ plus trees/ (LRU eviction after each build):
+	 * 0 is the default, KBUILD_CACHE_DEFAULT_PERCENT of the cache's
+	 * filesystem; KBUILD_CACHE_UNLIMITED: no bound. */
+	unsigned long long cache_max_bytes;
+	int log_fd; /* >= 0: build output is also appended here */
 	/* Called with a percent estimate and the output line, from the calling thread. */
 	void (*progress)(void *ud, double percent, const char *line);
 	int (*cancelled)(void *ud); /* polled during long steps; nonzero stops with ERR_CANCELLED */
@@ -78,6 +86,10 @@ struct kbuild_artifact {
 	json_object *meta; /* owned: {key, source, source_version, patches, config_sha256, compiler,
 			      build_seconds} */
 	bool cached;	   /* true when it came from the cache without building */
+	/* The shared lock on <dir>/last-used that keeps eviction away while
+	 * the artifact is loaded (kbuild_cache.c); closed by _free(). */
+	bool pinned;
+	int pin_fd;
 };
 
 /* Computes the cache key of s without building anything (hashes the patches

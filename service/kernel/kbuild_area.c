@@ -189,6 +189,7 @@ out:
 			close(fd);
 		return r;
 	}
+	kbuild_cache_touch(b->tree); /* the area's LRU stamp (kbuild_cache_evict) */
 	*ret_lock_fd = fd;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "run/runner.h"
+#include "run/runner-internal.h"
 #include "compare/noise.h"
 #include "compare/sequential.h"
 #include "compare/calibration.h"
@@ -25,21 +26,9 @@
 #include "run/run_plan.h"
 #include "run/run_record.h"
 #include "run/run_skip.h"
+#include "util/disk.h"
 #include "util/fs.h"
 #include "util/time.h"
-
-struct runner {
-	const struct runner_config *cfg;
-	const struct runner_hooks *hooks;
-	struct job *job; /* run_job's; choose_noise_limit() sets its noise limit */
-	const char *job_dir;
-	const char *cache_dir;
-	const char *data_dir;
-	int run_index, run_total;
-	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
-	struct run_skip *skip; /* which runs still run: not-built variants, fail fast */
-	double noise_aa_wait;  /* the calibration's p90 vCPU wait the limit came from, or NAN */
-};
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -53,182 +42,6 @@ static const char *get_str(json_object *o, const char *k)
 	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-_printf_(4, 5) static void progress(struct runner *r, const char *phase, double pct,
-				    const char *fmt, ...)
-{
-	if (!r->hooks || !r->hooks->progress)
-		return;
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	struct runner_progress p = {
-	    .phase = phase,
-	    .percent = pct,
-	    .run_index = r->run_index,
-	    .run_total = r->run_total,
-	    .message = msg,
-	};
-	r->hooks->progress(r->hooks->userdata, &p);
-}
-
-static int cancelled_cb(void *userdata)
-{
-	struct runner *r = userdata;
-	return r->hooks && r->hooks->cancelled && r->hooks->cancelled(r->hooks->userdata);
-}
-
-static void build_progress_cb(void *userdata, double pct, const char *line)
-{
-	struct runner *r = userdata;
-	progress(r, "building", pct, "%s", line);
-}
-
-struct built_kernel {
-	char *name;
-	struct kbuild_artifact *art;
-	bool scx; /* art's config enables SCHED_CLASS_EXT (read once) */
-	/* per variant (job->n_variants entries; NULL without one): the host path
-	 * of the loader of a variant's own sched_ext scheduler built against art */
-	char **user_loaders;
-};
-
-/* Builds (or takes from the cache) the own sched_ext scheduler of every
- * variant of kernel bk (kernel/scx_user_build.h); a program that does not
- * build fails the job before any boot, naming the variant's source field. */
-static int build_user_schedulers(struct runner *r, const struct kbuild_opts *o,
-				 const struct kernel_spec *spec, struct built_kernel *bk,
-				 struct sl_error *err)
-{
-	for (size_t v = 0; v < r->job->n_variants; v++) {
-		const struct job_variant *var = &r->job->variants[v];
-		if (!var->scx_bpf || strcmp(var->kernel->name, bk->name) != 0 || !bk->scx)
-			continue;
-		if (!bk->user_loaders &&
-		    !(bk->user_loaders = calloc(r->job->n_variants, sizeof(char *))))
-			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-		progress(r, "building", -1, "variant '%s': building the sched_ext scheduler '%s'",
-			 var->name, var->scx_scheduler);
-		struct scx_user_source src = {var->scx_scheduler, var->scx_bpf, var->scx_loader};
-		enum sched_ext_source_file file = SCHED_EXT_FILE_NONE;
-		int rc = scx_user_build(o, spec, bk->art, &src, &bk->user_loaders[v], &file, err);
-		/* the compiler's first error in one of the user's files is the
-		 * job's error; any other failure (clang missing, the tree
-		 * busy, the time limit, the skeleton) stays the build's */
-		if (rc < 0 && file != SCHED_EXT_FILE_NONE) {
-			snprintf(err->path, sizeof(err->path), "$.variants.%s.sched_ext.source.%s",
-				 var->name, file == SCHED_EXT_FILE_BPF ? "bpf" : "loader");
-			err->kind = ERR_INVALID;
-		}
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-static int build_kernels(struct runner *r, json_object *result, struct built_kernel **ret,
-			 size_t *ret_n, struct sl_error *err)
-{
-	size_t n = r->job->n_kernels;
-	struct built_kernel *built = calloc(n ? n : 1, sizeof(*built));
-	if (!built)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	*ret = built;
-	*ret_n = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *kname = r->job->kernels[i].name;
-		struct kernel_spec *spec = NULL;
-		int rc =
-		    materialize_kernel(&r->job->kernels[i], r->job_dir, r->data_dir, &spec, err);
-		if (rc < 0)
-			return rc;
-		_cleanup_free_ char *logname = NULL;
-		if (asprintf(&logname, "build-%s.log", kname) < 0)
-			abort();
-		_cleanup_free_ char *logpath = fs_path_join(r->job_dir, logname);
-		_cleanup_close_ int log_fd =
-		    open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		struct kbuild_opts o = {
-		    .cache_dir = r->cache_dir,
-		    .jobs = r->cfg->build_jobs,
-		    .no_sandbox = r->cfg->build_no_sandbox,
-		    .timeout_s = r->cfg->build_timeout_s,
-		    .tree_slots = r->cfg->build_slots,
-		    .log_fd = log_fd,
-		    .progress = build_progress_cb,
-		    .cancelled = cancelled_cb,
-		    .userdata = r,
-		};
-		struct kbuild_failure failure = {0};
-		o.failure = &failure;
-		progress(r, "building", 0, "kernel '%s': building or taking from the cache", kname);
-		placement_slot_acquire(PLACEMENT_SLOT_BUILD, r->cfg->build_slots);
-		struct kbuild_artifact *art = NULL;
-		rc = kbuild_build(&o, spec, &art, err);
-		placement_slot_release(PLACEMENT_SLOT_BUILD);
-		/* A candidate's kernel that does not build is the job's answer
-		 * (contract A): its variants do not run and the verdict fails.
-		 * The baseline's is an error: there is nothing to compare with. */
-		bool baseline_kernel = strcmp(r->job->baseline->kernel->name, kname) == 0;
-		if (rc < 0 && err && err->kind == ERR_BUILD && !baseline_kernel) {
-			result_add_kernel_failed(result, kname, r->job->kernels[i].source, err,
-						 &failure);
-			run_skip_kernel_not_built(r->skip, kname);
-			progress(r, "building", 100,
-				 "kernel '%s' did not build (%s): %s Its variants will not run.",
-				 kname, err->code, err->message);
-			kbuild_failure_clear(&failure);
-			kernel_spec_free(spec);
-			continue;
-		}
-		kbuild_failure_clear(&failure);
-		if (rc < 0) {
-			kernel_spec_free(spec);
-			return error_prefix(err, "Kernel '%s' was not built", kname);
-		}
-		built[*ret_n].name = strdup(kname);
-		built[*ret_n].art = art;
-		built[*ret_n].scx = kbuild_config_has_scx(art->config);
-		(*ret_n)++;
-		rc = build_user_schedulers(r, &o, spec, &built[*ret_n - 1], err);
-		kernel_spec_free(spec);
-		if (rc < 0)
-			return rc;
-		/* names that kernel does not have would fail every boot: say which */
-		for (size_t v = 0; v < r->job->n_variants; v++)
-			if (strcmp(r->job->variants[v].kernel->name, kname) == 0 &&
-			    (rc = sched_names_check(art->meta, &r->job->variants[v], kname, err)) <
-				0)
-				return rc;
-		result_add_kernel(result, kname, art);
-		progress(r, "building", 100, "kernel '%s' ready (%s, key %.12s)", kname,
-			 art->cached ? "cache hit" : "built", art->key);
-	}
-	return 0;
-}
-
-static void built_free(struct built_kernel *b, size_t n, size_t n_variants)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(b[i].name);
-		kbuild_artifact_free(b[i].art);
-		for (size_t v = 0; b[i].user_loaders && v < n_variants; v++)
-			free(b[i].user_loaders[v]);
-		free(b[i].user_loaders);
-	}
-	free(b);
-}
-
-static const struct built_kernel *built_find(const struct built_kernel *b, size_t n,
-					     const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(b[i].name, name) == 0)
-			return &b[i];
-	return NULL;
-}
-
 /* A guest run's cancel check: the job's, or its host dropping, which ends
  * the run at once (it is retried elsewhere, never reported as a result). */
 struct run_ctx {
@@ -239,7 +52,7 @@ struct run_ctx {
 static int run_cancelled_cb(void *userdata)
 {
 	struct run_ctx *c = userdata;
-	return cancelled_cb(c->r) || !hostpool_is_up(c->r->pool, c->host);
+	return runner_cancelled(c->r) || !hostpool_is_up(c->r->pool, c->host);
 }
 
 /* Boots one run of key on host hidx of the pool: its plan in an initrd,
@@ -269,7 +82,10 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	virConnectPtr conn = NULL;
 	struct volume_ref kv = {0}, iv = {0};
 	struct guest_outcome *out = NULL;
-	int rc = plan_build(r->job, k->variant, run_id, &plan, err);
+	/* the floor before the run writes its initrd, console and record */
+	int rc = runner_wait_for_room(r, err);
+	if (rc >= 0)
+		rc = plan_build(r->job, k->variant, run_id, &plan, err);
 	if (rc >= 0)
 		rc = fs_mkdir_p(run_dir, err);
 	if (rc >= 0)
@@ -301,9 +117,9 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	    .cancelled = run_cancelled_cb,
 	    .userdata = &ctx,
 	};
-	progress(r, "booting", -1, "run %d/%d: %s (%s) on '%s'", r->run_index, r->run_total, key,
-		 k->variant, uri);
-	rc = hostpool_acquire(r->pool, hidx, cancelled_cb, r);
+	runner_progress(r, "booting", -1, "run %d/%d: %s (%s) on '%s'", r->run_index, r->run_total,
+			key, k->variant, uri);
+	rc = hostpool_acquire(r->pool, hidx, runner_cancelled, r);
 	if (rc == -ECANCELED) {
 		error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
 		goto cleanup;
@@ -346,7 +162,7 @@ static json_object *run_one(struct runner *r, size_t hidx, const struct run_key 
 	}
 	/* A host that dropped during the run makes whatever came back (a broken
 	 * stream, a cancel) an infrastructure failure, not a kernel's result. */
-	if (!cancelled_cb(r) && !hostpool_is_up(r->pool, hidx)) {
+	if (!runner_cancelled(r) && !hostpool_is_up(r->pool, hidx)) {
 		*ret_dropped = true;
 		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
 			       "The hypervisor host '%s' dropped during run '%s'.", uri, key);
@@ -400,9 +216,9 @@ static void placed_retrying_cb(void *userdata, const struct sl_error *err)
 {
 	struct placed_run *p = userdata;
 	char key[RUN_KEY_STRLEN];
-	progress(p->r, "running", -1, "run %d/%d: %s: %s Retrying on another host.",
-		 p->r->run_index, p->r->run_total, run_key_format(p->key, key),
-		 err ? err->message : "");
+	runner_progress(p->r, "running", -1, "run %d/%d: %s: %s Retrying on another host.",
+			p->r->run_index, p->r->run_total, run_key_format(p->key, key),
+			err ? err->message : "");
 }
 
 /* Fail fast (run_skip.h): a run that fails its variant skips the rest of
@@ -414,11 +230,11 @@ static void fail_fast(struct runner *r, const struct run_key *k, json_object *ru
 	char key[RUN_KEY_STRLEN];
 	run_key_format(k, key);
 	if (!was && run_skip_is_skipped(r->skip, k))
-		progress(r, "running", -1,
-			 "run %s %s: the rest of variant '%s' is skipped (fail fast)%s", key,
-			 json_object_get_string(get(run, "status")), k->variant,
-			 job_stopped ? "; no other variant is left to compare, so the job stops"
-				     : "");
+		runner_progress(
+		    r, "running", -1,
+		    "run %s %s: the rest of variant '%s' is skipped (fail fast)%s", key,
+		    json_object_get_string(get(run, "status")), k->variant,
+		    job_stopped ? "; no other variant is left to compare, so the job stops" : "");
 }
 
 /* The runs of rounds [from, to) in placement order, each reused from an
@@ -449,7 +265,7 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		r->run_index++;
 		if (r->run_index > r->run_total)
 			r->run_total = r->run_index;
-		if (cancelled_cb(r)) {
+		if (runner_cancelled(r)) {
 			rc = error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
 			break;
 		}
@@ -457,15 +273,16 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 				       ? r->hooks->lookup_run(r->hooks->userdata, key)
 				       : NULL;
 		if (run) {
-			progress(r, "running", -1, "run %d/%d: %s done in an earlier attempt",
-				 r->run_index, r->run_total, key);
+			runner_progress(r, "running", -1,
+					"run %d/%d: %s done in an earlier attempt", r->run_index,
+					r->run_total, key);
 			fail_fast(r, k, run);
 			result_add_run(result, k, run);
 			continue;
 		}
 		const struct job_variant *v = job_find_variant(r->job, k->variant);
 		const struct built_kernel *bk =
-		    v ? built_find(built, n_built, v->kernel->name) : NULL;
+		    v ? runner_built_find(built, n_built, v->kernel->name) : NULL;
 		struct placed_run pr = {
 		    .r = r,
 		    .key = k,
@@ -489,11 +306,11 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		 * kernel's and is never retried. */
 		const char *st = json_object_get_string(get(run, "status"));
 		if (st && (strcmp(st, "error") == 0 || strcmp(st, "crashed") == 0) &&
-		    !cancelled_cb(r)) {
-			progress(r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
-				 r->run_index, r->run_total, key,
-				 get(run, "reason") ? json_object_get_string(get(run, "reason"))
-						    : "");
+		    !runner_cancelled(r)) {
+			runner_progress(
+			    r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
+			    r->run_index, r->run_total, key,
+			    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
 			json_object *again = placement_run(pl, k, &ops, err);
 			if (!again) {
 				json_object_put(run);
@@ -510,9 +327,10 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			run = again;
 			st = json_object_get_string(get(run, "status"));
 		}
-		progress(r, "running", 100.0 * r->run_index / r->run_total, "run %d/%d: %s %s%s%s",
-			 r->run_index, r->run_total, key, st, get(run, "reason") ? ": " : "",
-			 get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+		runner_progress(
+		    r, "running", 100.0 * r->run_index / r->run_total, "run %d/%d: %s %s%s%s",
+		    r->run_index, r->run_total, key, st, get(run, "reason") ? ": " : "",
+		    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
 		if (r->hooks && r->hooks->run_done)
 			r->hooks->run_done(r->hooks->userdata, key, run);
 		fail_fast(r, k, run);
@@ -609,15 +427,16 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 				want = rerun_budget - reruns;
 			if (want > 0) {
 				reruns += want;
-				progress(r, "running", -1,
-					 "%d noisy run(s): the host starved the vCPUs; running %d "
-					 "more round(s)",
-					 noisy_runs(result, from, rounds), want);
+				runner_progress(
+				    r, "running", -1,
+				    "%d noisy run(s): the host starved the vCPUs; running %d "
+				    "more round(s)",
+				    noisy_runs(result, from, rounds), want);
 			}
 		}
 		if (rc < 0)
 			break;
-		progress(r, "comparing", -1, "comparing every variant with the baseline");
+		runner_progress(r, "comparing", -1, "comparing every variant with the baseline");
 		run_skip_describe(r->skip, result);
 		rc = result_compare(result, r->job, err);
 		if (rc < 0)
@@ -647,9 +466,9 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			stopped =
 			    "the largest repeat count was reached with a gated metric undecided";
 		else
-			progress(r, "running", -1,
-				 "a gated metric is undecided at %d repeats: going on to %d",
-				 looks[li], looks[li + 1]);
+			runner_progress(r, "running", -1,
+					"a gated metric is undecided at %d repeats: going on to %d",
+					looks[li], looks[li + 1]);
 	}
 	json_object_object_add(rep, "rounds_run", json_object_new_int(rounds));
 	json_object_object_add(rep, "noisy_reruns", json_object_new_int(reruns));
@@ -676,11 +495,12 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 	}
 	for (size_t i = 0; i < json_object_array_length(cal); i++) {
 		json_object *e = json_object_array_get_idx(cal, i);
-		progress(r, "booting", -1,
-			 "workload '%s': default thresholds from the A/A calibration of %s (%d "
-			 "boots)",
-			 get_str(e, "workload"), get_str(e, "made_at"),
-			 json_object_get_int(get(e, "boots")));
+		runner_progress(
+		    r, "booting", -1,
+		    "workload '%s': default thresholds from the A/A calibration of %s (%d "
+		    "boots)",
+		    get_str(e, "workload"), get_str(e, "made_at"),
+		    json_object_get_int(get(e, "boots")));
 	}
 	json_object_object_add(result, "calibration", cal);
 }
@@ -698,10 +518,10 @@ static void choose_noise_limit(struct runner *r, json_object *result)
 					     JOB_NOISE_LIMIT_DEFAULT_PCT, &r->noise_aa_wait);
 	r->job->noise_limit_pct = lim;
 	if (isfinite(r->noise_aa_wait))
-		progress(r, "booting", -1,
-			 "noise limit %.3g %% of a run's vCPU time: 9 in 10 of the A/A "
-			 "calibration's runs waited at most %.3g %%",
-			 lim, r->noise_aa_wait);
+		runner_progress(r, "booting", -1,
+				"noise limit %.3g %% of a run's vCPU time: 9 in 10 of the A/A "
+				"calibration's runs waited at most %.3g %%",
+				lim, r->noise_aa_wait);
 }
 
 /* The sched_ext loaders the job's variants start (docs/sched-ext.md): each
@@ -716,7 +536,7 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 	size_t n = 0;
 	for (size_t i = 0; i < job->n_variants; i++) {
 		const struct job_variant *v = &job->variants[i];
-		const struct built_kernel *bk = built_find(built, n_built, v->kernel->name);
+		const struct built_kernel *bk = runner_built_find(built, n_built, v->kernel->name);
 		if (!v->scx_scheduler || !bk)
 			continue;
 		const struct kbuild_artifact *art = bk->art;
@@ -790,7 +610,7 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	struct initramfs_inputs in = {
 	    .agent = agent, .tools = tools, .workloads_dir = wl, .files = scx, .n_files = n_scx};
 	_cleanup_free_ char *base_initrd = NULL;
-	progress(r, "booting", -1, "assembling the guest initramfs");
+	runner_progress(r, "booting", -1, "assembling the guest initramfs");
 	if (rc >= 0)
 		rc = initramfs_base(r->cache_dir, &in, &base_initrd, err);
 	for (size_t i = 0; i < ELEMENTSOF(scx_paths); i++)
@@ -816,10 +636,10 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
 	struct guest_host *host = NULL;
 	rc = hostpool_connect(r->pool, probe_host >= 0 ? (size_t)probe_host : 0, &host, NULL, err);
 	if (rc >= 0 && probe_host >= 0) {
-		progress(r, "booting", -1, "choosing the accelerator (%s)", want);
+		runner_progress(r, "booting", -1, "choosing the accelerator (%s)", want);
 		/* the baseline's kernel: always built when the job gets here */
 		const struct built_kernel *probe =
-		    built_find(built, n_built, r->job->baseline->kernel->name);
+		    runner_built_find(built, n_built, r->job->baseline->kernel->name);
 		rc = accel_resolve(host, r->cache_dir, want,
 				   (probe ? probe : &built[0])->art->bzimage, base_initrd, accel,
 				   err);
@@ -847,8 +667,8 @@ static int measure(struct runner *r, json_object *result, struct built_kernel *b
  * first-look runs as skipped, the build reasons, verdict fail. */
 static int nothing_to_compare(struct runner *r, json_object *result, struct sl_error *err)
 {
-	progress(r, "comparing", -1,
-		 "no non-baseline variant was built: no guest boots, the verdict is fail");
+	runner_progress(r, "comparing", -1,
+			"no non-baseline variant was built: no guest boots, the verdict is fail");
 	result_set_environment(result, NULL, NULL);
 	result_begin_runs(result, r->job, NULL, 0);
 	_cleanup_free_ struct run_key *order = NULL;
@@ -895,7 +715,7 @@ static int run_job(const struct runner_config *cfg, json_object *spec, const cha
 
 	struct built_kernel *built = NULL;
 	size_t n_built = 0;
-	rc = build_kernels(&r, result, &built, &n_built, err);
+	rc = runner_build_kernels(&r, result, &built, &n_built, err);
 	if (build_only) {
 		int fresh = 0;
 		for (size_t i = 0; i < n_built; i++)
@@ -905,7 +725,7 @@ static int run_job(const struct runner_config *cfg, json_object *spec, const cha
 		rc = nothing_to_compare(&r, result, err);
 	else if (rc >= 0)
 		rc = measure(&r, result, built, n_built, err);
-	built_free(built, n_built, job->n_variants);
+	runner_built_free(built, n_built, job->n_variants);
 	run_skip_free(r.skip);
 	if (rc < 0 || build_only)
 		return rc < 0 ? rc : 0;

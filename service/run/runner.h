@@ -27,6 +27,17 @@ struct runner_config {
 	 * one host libvirt_uri. guest_slots bounds the guests on local hosts. */
 	struct hostpool *hostpool;
 	json_object *hypervisors;
+	/* Kernel builds: the cache bound (kbuild_opts.cache_max_bytes: 0 the
+	 * default, KBUILD_CACHE_UNLIMITED none). */
+	unsigned long long cache_max_bytes;
+	/* The free-space floor (util/disk.h) on the cache's and job_dir's
+	 * filesystems: below it a kernel build or a guest run waits, its
+	 * progress saying why, re-checking every disk_poll_s (<= 0: 10 s), for
+	 * at most disk_wait_max_s, then fails the job (ERR_INFRA "disk_full").
+	 * 0: no floor. */
+	unsigned long long min_free_bytes;
+	int disk_wait_max_s;
+	int disk_poll_s;
 };
 
 struct runner_progress {

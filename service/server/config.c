@@ -9,6 +9,7 @@
 
 #include "server/config.h"
 #include "guest/hostpool.h"
+#include "kernel/kbuild.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/parse.h"
@@ -23,6 +24,11 @@
 #define QUOTA_DEFAULT_BYTES_PER_TOKEN	    (1024LL * 1024 * 1024)
 #define QUOTA_DEFAULT_RETRY_AFTER_S	    60
 #define RETENTION_DEFAULT_MAX_AGE_S	    (30LL * 24 * 3600)
+/* ---- disk (docs/service.md "Disk and memory budgets") ---- */
+/* A kernel build takes about 1.5 GB of tree and 1 GB of objects; below
+ * this much free space a build could run the disk full half-way. */
+#define DISK_DEFAULT_MIN_FREE_BYTES (2ULL << 30)
+#define DISK_DEFAULT_WAIT_MAX_S	    3600
 /* ---- retention timer (retention_timer.c; docs/service.md) ---- */
 #define RETENTION_DEFAULT_INTERVAL_S 3600
 #define RETENTION_MAX_INTERVAL_S     (7L * 24 * 3600)
@@ -40,6 +46,8 @@ int service_config_new(struct service_config **ret_config, struct sl_error *err)
 	c->build_sandbox = true;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	c->guest_slots = cores >= 4 ? (int)(cores / 2) : 1;
+	c->min_free_bytes = DISK_DEFAULT_MIN_FREE_BYTES;
+	c->disk_wait_max_s = DISK_DEFAULT_WAIT_MAX_S;
 	c->max_connections = 512;
 	c->max_connections_per_ip = 32;
 	c->request_deadline_s = 30;
@@ -355,6 +363,28 @@ static int get_pem(json_object *v, const char *key, char **ret, struct sl_error 
 	return 0;
 }
 
+/* The disk settings; *ret_known false for any other key. */
+static int apply_disk_key(struct service_config *c, const char *key, json_object *v,
+			  bool *ret_known, struct sl_error *err)
+{
+	long n = 0;
+	int r = 0;
+	*ret_known = true;
+	if (strcmp(key, "cache_max_bytes") == 0) {
+		/* 0 turns the bound off; unset, kbuild's default applies */
+		if ((r = get_int(v, key, 0, 1L << 62, &n, err)) >= 0)
+			c->cache_max_bytes = n ? (unsigned long long)n : KBUILD_CACHE_UNLIMITED;
+	} else if (strcmp(key, "min_free_bytes") == 0) {
+		if ((r = get_int(v, key, 0, 1L << 62, &n, err)) >= 0)
+			c->min_free_bytes = (unsigned long long)n;
+	} else if (strcmp(key, "disk_wait_max_s") == 0) {
+		if ((r = get_int(v, key, 0, 7L * 86400, &n, err)) >= 0)
+			c->disk_wait_max_s = (int)n;
+	} else
+		*ret_known = false;
+	return r;
+}
+
 /* The connection settings; *ret_known false for any other key. */
 static int apply_connection_key(struct service_config *c, const char *key, json_object *v,
 				bool *ret_known, struct sl_error *err)
@@ -458,6 +488,8 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			r = config_nightly_apply(c, key, v, &known, err);
 			if (r >= 0 && !known)
 				r = apply_connection_key(c, key, v, &known, err);
+			if (r >= 0 && !known)
+				r = apply_disk_key(c, key, v, &known, err);
 			if (r >= 0 && !known)
 				r = error_set_path(err, ERR_INVALID, key, "Unknown setting '%s'.",
 						   key);

@@ -92,6 +92,15 @@ struct service_config {
 	/* Kernel builds (issue 21, sandboxed builds; docs/kernel-builds.md). */
 	bool build_sandbox;  /* "build_sandbox", default true: patch and make in bubblewrap */
 	int build_timeout_s; /* "build_timeout_s", default 0: kbuild's (3600 s for make) */
+	/* Disk budgets (docs/service.md "Disk and memory budgets"):
+	 * "cache_max_bytes" bounds the kernel cache (unset: 0, kbuild's
+	 * default, half the cache's filesystem; set to 0: KBUILD_CACHE_UNLIMITED);
+	 * "min_free_bytes" is the free-space floor on the cache and state
+	 * filesystems (default 2 GiB, 0: none), below which builds and runs
+	 * wait up to "disk_wait_max_s" (default 3600). */
+	unsigned long long cache_max_bytes;
+	unsigned long long min_free_bytes;
+	int disk_wait_max_s;
 
 	/* ---- connections and TLS (docs/service.md "Connections") ---- */
 	int max_connections;	    /* open connections in all, default 512 */

@@ -66,9 +66,14 @@ void http_route_get(size_t i, const char **ret_method, const char **ret_path);
  * starting with '.'; so never a path. */
 bool http_patch_name_valid(const char *name);
 
+/* What a request body or a form's job part may hold in JSON values
+ * (json_limits.max_values): a job's spec holds a few hundred. */
+#define HTTP_JSON_MAX_VALUES 20000
+
 /* json_parse_strict() of len bytes of untrusted text (a request body, a
  * multipart part, a stored result) with no size limit of its own (the caller
- * bounded it) and the default depth; a bare `null` is an error too. Returns
- * a new reference, or NULL with err naming what ("request body") and the
- * offset. */
-json_object *http_parse_json(const char *text, size_t len, const char *what, struct sl_error *err);
+ * bounded it), the default depth and at most max_values values (0: no
+ * bound); a bare `null` is an error too. Returns a new reference, or NULL
+ * with err naming what ("request body") and the offset. */
+json_object *http_parse_json(const char *text, size_t len, const char *what, size_t max_values,
+			     struct sl_error *err);

@@ -285,8 +285,8 @@ static int spec_from_multipart(struct http_server *srv, struct request *req, jso
 		return error_set_path(err, ERR_INVALID, "patches",
 				      "The form has %zu patches, over the limit of %d.", patches,
 				      lim->max_patches);
-	_cleanup_json_ json_object *spec =
-	    http_parse_json(job->data ? job->data : "", job->len, "job part", err);
+	_cleanup_json_ json_object *spec = http_parse_json(job->data ? job->data : "", job->len,
+							   "job part", HTTP_JSON_MAX_VALUES, err);
 	if (!spec)
 		return -EINVAL;
 	if (!json_object_is_type(spec, json_type_object))
@@ -402,7 +402,7 @@ enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection 
 			return http_respond_error(conn, req, &err);
 	} else {
 		spec = http_parse_json(req->body ? req->body : "", req->body_len, "request body",
-				       &err);
+				       HTTP_JSON_MAX_VALUES, &err);
 		if (!spec)
 			return http_respond_error(conn, req, &err);
 		if (!json_object_is_type(spec, json_type_object))
@@ -570,7 +570,7 @@ enum MHD_Result http_jobs_report(struct http_server *srv, struct MHD_Connection 
 		return http_respond_error(conn, req, &err);
 	/* The stored result is the service's own: a result the report cannot
 	 * use is a 500, not the client's 400. */
-	_cleanup_json_ json_object *result = http_parse_json(text, len, "stored result", &err);
+	_cleanup_json_ json_object *result = http_parse_json(text, len, "stored result", 0, &err);
 	char *html = NULL;
 	if (!result || report(result, &html, &err) < 0) {
 		http_log(srv, "job %s: report: %s", req->id, err.message);

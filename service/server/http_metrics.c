@@ -10,16 +10,53 @@
 #include "server/counters.h"
 #include "guest/hostpool.h"
 #include "report/trend.h"
+#include "util/disk.h"
+#include "util/fs.h"
 #include "util/parse.h"
 #include "util/version.h"
 
 /* ---- health and metrics ---- */
 
+/* The free space of the cache's and the state's filesystems against the
+ * floor (util/disk.h), read now: {"min_free_bytes", "cache_free_bytes",
+ * "state_free_bytes", "below_floor", "reason"}. No paths: health is served
+ * without a token. */
+static json_object *disk_json(struct http_server *srv, bool *ret_low)
+{
+	const struct service_config *c = srv->opts->config;
+	_cleanup_free_ char *cache = c->cache_dir ? strdup(c->cache_dir) : fs_default_cache_dir();
+	const char *state = store_state_dir(srv->opts->store);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "min_free_bytes",
+			       json_object_new_int64((int64_t)c->min_free_bytes));
+	/* a cache the first build has not made yet is not watched */
+	const struct disk_fs fs[] = {{"cache", cache && fs_exists(cache) ? cache : NULL},
+				     {"state", state}};
+	for (size_t i = 0; i < ELEMENTSOF(fs); i++) {
+		unsigned long long avail = 0, size = 0;
+		char key[32];
+		snprintf(key, sizeof(key), "%s_free_bytes", fs[i].label);
+		if (fs[i].path && disk_space(fs[i].path, &avail, &size, NULL) == 0)
+			json_object_object_add(o, key, json_object_new_int64((int64_t)avail));
+	}
+	char why[256] = "";
+	int low = disk_floor_check(fs, ELEMENTSOF(fs), c->min_free_bytes, why, sizeof(why), NULL);
+	*ret_low = low > 0;
+	json_object_object_add(o, "below_floor", json_object_new_boolean(low > 0));
+	if (low > 0)
+		json_object_object_add(o, "reason", json_object_new_string(why));
+	return o;
+}
+
 enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req)
 {
 	_cleanup_json_ json_object *o = json_object_new_object();
-	json_object_object_add(o, "status", json_object_new_string("ok"));
+	bool low = false;
+	json_object *disk = disk_json(srv, &low);
+	/* "degraded": up and answering, but new builds and runs wait for room */
+	json_object_object_add(o, "status", json_object_new_string(low ? "degraded" : "ok"));
+	json_object_object_add(o, "disk", disk);
 	json_object_object_add(o, "version", json_object_new_string(SCHEDLAB_VERSION));
 	json_object_object_add(o, "queue_depth",
 			       json_object_new_int64((int64_t)queue_depth(srv->opts->queue)));
@@ -54,6 +91,26 @@ enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Conn
 		"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.3f\n",
 		srv->started_unix);
 	counters_write(store_counters(srv->opts->store), f);
+	{
+		bool low = false;
+		_cleanup_json_ json_object *d = disk_json(srv, &low);
+		fprintf(f,
+			"# HELP schedlab_disk_free_bytes Free bytes of the cache's and the state's "
+			"filesystems.\n# TYPE schedlab_disk_free_bytes gauge\n");
+		json_object_object_foreach(d, k, v)
+		{
+			size_t n = strlen(k);
+			if (n > 11 && strcmp(k + n - 11, "_free_bytes") == 0 &&
+			    strcmp(k, "min_free_bytes") != 0)
+				fprintf(f, "schedlab_disk_free_bytes{fs=\"%.*s\"} %" PRId64 "\n",
+					(int)(n - 11), k, json_object_get_int64(v));
+		}
+		fprintf(f,
+			"# HELP schedlab_disk_below_floor 1 while a filesystem is below "
+			"min_free_bytes: new builds and runs wait.\n"
+			"# TYPE schedlab_disk_below_floor gauge\nschedlab_disk_below_floor %d\n",
+			low);
+	}
 	fprintf(f,
 		"# HELP schedlab_queue_depth Jobs waiting for a worker.\n"
 		"# TYPE schedlab_queue_depth gauge\nschedlab_queue_depth %zu\n",

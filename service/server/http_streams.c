@@ -1,5 +1,5 @@
 /* The streaming endpoints: GET /v1/jobs/{id}/log (every *.log under the
- * job directory, each tail-bounded) and GET /v1/jobs/{id}/events
+ * job directory, each tail-bounded, read as the client takes it) and GET /v1/jobs/{id}/events
  * (Server-Sent Events from the store's event log, resumed with
  * Last-Event-ID).
  *
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/time.h"
 
@@ -29,24 +30,59 @@
 #include "util/fs.h"
 #include "util/parse.h"
 
-#define LOG_FILE_TAIL	(4u * 1024 * 1024)
-#define LOG_TOTAL_MAX	(32u * 1024 * 1024)
+#define LOG_FILE_TAIL (4u * 1024 * 1024)
+#define LOG_TOTAL_MAX (32u * 1024 * 1024)
+/* Log files one response lists at most (their names are all it holds in
+ * memory besides one file descriptor). */
+#define LOG_MAX_FILES	1024
+#define LOG_BLOCK	(64u * 1024)
 #define EVENTS_BATCH	64
 #define SSE_KEEPALIVE_S 15
 
-/* ---- GET /v1/jobs/{id}/log ---- */
+/* ---- GET /v1/jobs/{id}/log ----
+ *
+ * Streamed: the response holds the list of the job's *.log files and reads
+ * the current one in blocks as the client takes them, so a slow or stalled
+ * reader costs a file descriptor and a few KiB, not the whole text (up to
+ * LOG_TOTAL_MAX). Each file is sent as "==> REL <==\n", its last
+ * LOG_FILE_TAIL bytes as they were when the stream reached it, and "\n". */
+
+struct log_stream {
+	char *root;
+	char **files; /* relative paths, in order */
+	size_t n, next;
+	int fd;	    /* the file being sent, or -1 */
+	off_t left; /* its bytes still to send */
+	char head[PATH_MAX + 64];
+	size_t head_len, head_pos;
+	size_t total; /* file bytes sent, at most LOG_TOTAL_MAX */
+};
+
+static void log_stream_free(void *cls)
+{
+	struct log_stream *ls = cls;
+	if (!ls)
+		return;
+	if (ls->fd >= 0)
+		close(ls->fd);
+	for (size_t i = 0; i < ls->n; i++)
+		free(ls->files[i]);
+	free(ls->files);
+	free(ls->root);
+	free(ls);
+}
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Appends the *.log files under dir (depth <= 2, no symlinks followed) to f,
- * each with a header, the tail of each at most LOG_FILE_TAIL bytes. */
-static void append_logs(FILE *f, const char *root, const char *rel, int depth, size_t *total)
+/* Adds the *.log files under root/rel (depth <= 2, no symlinks followed, in
+ * name order) to ls->files, at most LOG_MAX_FILES. */
+static void log_collect(struct log_stream *ls, const char *rel, int depth)
 {
-	_cleanup_free_ char *dir = rel[0] ? fs_path_join(root, rel) : strdup(root);
-	DIR *d = opendir(dir);
+	_cleanup_free_ char *dir = rel[0] ? fs_path_join(ls->root, rel) : strdup(ls->root);
+	DIR *d = dir ? opendir(dir) : NULL;
 	if (!d)
 		return;
 	char **names = NULL;
@@ -62,50 +98,113 @@ static void append_logs(FILE *f, const char *root, const char *rel, int depth, s
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && ls->n < LOG_MAX_FILES; i++) {
 		if (!names[i])
 			continue;
 		_cleanup_free_ char *path = fs_path_join(dir, names[i]);
-		_cleanup_free_ char *relpath =
-		    rel[0] ? fs_path_join(rel, names[i]) : strdup(names[i]);
+		char *relpath = rel[0] ? fs_path_join(rel, names[i]) : strdup(names[i]);
 		struct stat st;
-		if (lstat(path, &st) < 0)
-			continue;
-		/* kernels/ holds the job's inputs (materialize.c writes inline
-		 * patches there by their submitted names): a patch named
-		 * "evil.log" is not a log and must not fake a section. */
-		if (S_ISDIR(st.st_mode) && depth == 0 && strcmp(names[i], "kernels") == 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 2) {
-			append_logs(f, root, relpath, depth + 1, total);
-			continue;
-		}
 		size_t nl = strlen(names[i]);
-		if (!S_ISREG(st.st_mode) || nl < 5 || strcmp(names[i] + nl - 4, ".log") != 0)
-			continue;
-		if (*total >= LOG_TOTAL_MAX)
-			break;
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		off_t start =
-		    st.st_size > (off_t)LOG_FILE_TAIL ? st.st_size - (off_t)LOG_FILE_TAIL : 0;
-		fprintf(f, "==> %s <==%s\n", relpath,
-			start ? " (tail: earlier bytes omitted)" : "");
-		if (lseek(fd, start, SEEK_SET) < 0)
-			continue;
-		char buf[65536];
-		ssize_t k;
-		while ((k = read(fd, buf, sizeof(buf))) > 0 && *total < LOG_TOTAL_MAX) {
-			fwrite(buf, 1, (size_t)k, f);
-			*total += (size_t)k;
+		bool keep = false;
+		if (relpath && lstat(path, &st) == 0) {
+			/* kernels/ holds the job's inputs (materialize.c writes
+			 * inline patches there by their submitted names): a
+			 * patch named "evil.log" is not a log and must not fake
+			 * a section. */
+			if (S_ISDIR(st.st_mode) && depth < 2 &&
+			    !(depth == 0 && strcmp(names[i], "kernels") == 0))
+				log_collect(ls, relpath, depth + 1);
+			else if (S_ISREG(st.st_mode) && nl >= 5 &&
+				 strcmp(names[i] + nl - 4, ".log") == 0) {
+				char **nf = realloc(ls->files, (ls->n + 1) * sizeof(*nf));
+				if (nf) {
+					ls->files = nf;
+					ls->files[ls->n++] = relpath;
+					keep = true;
+				}
+			}
 		}
-		fputc('\n', f);
+		if (!keep)
+			free(relpath);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* Opens the next listed file that is still a regular file and sets its
+ * header; false when none is left. */
+static bool log_open_next(struct log_stream *ls)
+{
+	while (ls->next < ls->n) {
+		const char *rel = ls->files[ls->next++];
+		_cleanup_free_ char *path = fs_path_join(ls->root, rel);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		struct stat st;
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		off_t start =
+		    st.st_size > (off_t)LOG_FILE_TAIL ? st.st_size - (off_t)LOG_FILE_TAIL : 0;
+		if (lseek(fd, start, SEEK_SET) < 0) {
+			close(fd);
+			continue;
+		}
+		ls->fd = fd;
+		ls->left = st.st_size - start;
+		int k = snprintf(ls->head, sizeof(ls->head), "==> %s <==%s\n", rel,
+				 start ? " (tail: earlier bytes omitted)" : "");
+		ls->head_len = k < 0			      ? 0
+			       : (size_t)k < sizeof(ls->head) ? (size_t)k
+							      : sizeof(ls->head) - 1;
+		ls->head_pos = 0;
+		return true;
+	}
+	return false;
+}
+
+static ssize_t log_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	(void)pos;
+	struct log_stream *ls = cls;
+	for (;;) {
+		if (ls->head_pos < ls->head_len) {
+			size_t k =
+			    ls->head_len - ls->head_pos < max ? ls->head_len - ls->head_pos : max;
+			memcpy(out, ls->head + ls->head_pos, k);
+			ls->head_pos += k;
+			return (ssize_t)k;
+		}
+		if (ls->fd >= 0) {
+			size_t want = max;
+			if ((off_t)want > ls->left)
+				want = (size_t)ls->left;
+			if (want > LOG_TOTAL_MAX - ls->total)
+				want = LOG_TOTAL_MAX - ls->total;
+			ssize_t k = want ? read(ls->fd, out, want) : 0;
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k > 0) {
+				ls->left -= k;
+				ls->total += (size_t)k;
+				return k;
+			}
+			/* the file's end (or it shrank, or the total is spent) */
+			close(ls->fd);
+			ls->fd = -1;
+			ls->head[0] = '\n';
+			ls->head_len = 1;
+			ls->head_pos = 0;
+			continue;
+		}
+		if (ls->total >= LOG_TOTAL_MAX || !log_open_next(ls))
+			return MHD_CONTENT_READER_END_OF_STREAM;
+	}
 }
 
 enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection *conn,
@@ -115,16 +214,25 @@ enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection 
 	_cleanup_json_ json_object *job = NULL;
 	if (store_job_get(srv->opts->store, req->id, &job, &err) < 0)
 		return http_respond_error(conn, req, &err);
-	_cleanup_free_ char *dir = store_job_dir(srv->opts->store, req->id);
-	char *text = NULL;
-	size_t len = 0, total = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
+	struct log_stream *ls = calloc(1, sizeof(*ls));
+	if (!ls || !(ls->root = store_job_dir(srv->opts->store, req->id))) {
+		free(ls);
 		return http_respond_errorf(conn, req, ERR_INTERNAL, NULL, "Out of memory.");
-	append_logs(f, dir, "", 0, &total);
-	fclose(f);
-	return http_respond_buf(conn, req, MHD_HTTP_OK, "text/plain; charset=utf-8", text, len,
-				MHD_RESPMEM_MUST_FREE);
+	}
+	ls->fd = -1;
+	log_collect(ls, "", 0);
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+	    MHD_SIZE_UNKNOWN, LOG_BLOCK, log_read, ls, log_stream_free);
+	if (!resp) {
+		log_stream_free(ls);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	http_request_answered(req, MHD_HTTP_OK);
+	enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return r;
 }
 
 /* ---- GET /v1/jobs/{id}/events: Server-Sent Events ---- */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/queue.h"
 #include "util/fs.h"
@@ -188,8 +189,15 @@ static json_object *hook_lookup_run(void *userdata, const char *run_key)
 {
 	struct job_ctx *c = userdata;
 	json_object *run = NULL;
-	if (store_run_get(c->q->opts.store, c->id, run_key, &run, NULL) < 0)
+	struct sl_error err = {0};
+	if (store_run_get(c->q->opts.store, c->id, run_key, &run, &err) < 0) {
+		/* not stored before is the usual answer; anything else is said,
+		 * and the run is done again rather than the job failed */
+		if (err.kind != ERR_NOT_FOUND)
+			qlog(c->q, "job %s: run '%s' is done again: %s", c->id, run_key,
+			     err.message);
 		return NULL;
+	}
 	qlog(c->q, "job %s: run '%s' was finished before, reusing it", c->id, run_key);
 	return run;
 }
@@ -217,6 +225,60 @@ static int hook_cancelled(void *userdata)
 	return atomic_load(&c->cancel);
 }
 
+/* Tries of one store write before a job's end gives up on it, and the first
+ * pause between them (doubled each time): a full disk can get room back
+ * (retention, cache eviction, an operator) within seconds. */
+#define QUEUE_STORE_TRIES	     4
+#define QUEUE_STORE_RETRY_MS_DEFAULT 250
+
+static int finish_tries(struct queue *q, const char *id, const char *status, const char *verdict,
+			json_object *error, struct sl_error *err)
+{
+	int pause_ms =
+	    q->opts.store_retry_ms > 0 ? q->opts.store_retry_ms : QUEUE_STORE_RETRY_MS_DEFAULT;
+	int r = 0;
+	for (int i = 0; i < QUEUE_STORE_TRIES; i++) {
+		if (i > 0) {
+			struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+			nanosleep(&ts, NULL);
+			pause_ms *= 2;
+		}
+		r = store_job_finish(q->opts.store, id, status, verdict, error, err);
+		/* already final (a cancel won the race): nothing left to write */
+		if (r >= 0 || (err && err->kind == ERR_CONFLICT))
+			return 0;
+	}
+	return r;
+}
+
+/* Writes a job's final status; a store error is never dropped. The write is
+ * retried a few times; when it still fails the job is marked failed with the
+ * store's reason (a smaller write, retried too). Only when that fails as well
+ * does the job stay running in the store, said loudly in the log: the next
+ * start re-queues it (store_requeue_interrupted). Returns 0 when the status
+ * that was asked for was stored. */
+static int job_finish(struct queue *q, const char *id, const char *status, const char *verdict,
+		      json_object *error)
+{
+	struct sl_error err = {0};
+	if (finish_tries(q, id, status, verdict, error, &err) >= 0)
+		return 0;
+	qlog(q, "job %s: its status '%s' was not stored: %s", id, status, err.message);
+	struct sl_error why = {0};
+	error_set(&why, ERR_INTERNAL, EIO,
+		  "The job ended (%s) but its status could not be stored: %s", status, err.message);
+	_cleanup_json_ json_object *e = error_to_json(&why);
+	struct sl_error err2 = {0};
+	if (finish_tries(q, id, "failed", NULL, json_object_object_get(e, "error"), &err2) >= 0)
+		qlog(q, "job %s marked failed: its status '%s' could not be stored", id, status);
+	else
+		qlog(q,
+		     "job %s: no final status could be stored (%s); it stays running in the "
+		     "store until the next start re-queues it",
+		     id, err2.message);
+	return -EIO;
+}
+
 /* Result file, comparisons index and final status of a finished job. */
 static void job_succeeded(struct job_ctx *c, const char *job_dir, json_object *result)
 {
@@ -226,9 +288,8 @@ static void job_succeeded(struct job_ctx *c, const char *job_dir, json_object *r
 	    result, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (fs_write_file_atomic(path, text, strlen(text), &err) < 0) {
 		_cleanup_json_ json_object *e = error_to_json(&err);
-		store_job_finish(c->q->opts.store, c->id, "failed", NULL,
-				 json_object_object_get(e, "error"), NULL);
 		qlog(c->q, "job %s failed: %s", c->id, err.message);
+		job_finish(c->q, c->id, "failed", NULL, json_object_object_get(e, "error"));
 		return;
 	}
 	if (store_result_index(c->q->opts.store, c->id, result, &err) < 0)
@@ -238,9 +299,8 @@ static void job_succeeded(struct job_ctx *c, const char *job_dir, json_object *r
 				      json_object_is_type(v, json_type_string)
 				  ? json_object_get_string(v)
 				  : "inconclusive";
-	if (store_job_finish(c->q->opts.store, c->id, "done", verdict, NULL, &err) < 0)
-		qlog(c->q, "job %s: %s", c->id, err.message);
-	qlog(c->q, "job %s done: verdict %s", c->id, verdict);
+	if (job_finish(c->q, c->id, "done", verdict, NULL) >= 0)
+		qlog(c->q, "job %s done: verdict %s", c->id, verdict);
 }
 
 static void run_one(struct queue *q, struct job_ctx *c)
@@ -253,9 +313,8 @@ static void run_one(struct queue *q, struct job_ctx *c)
 		r = fs_mkdir_p(job_dir, &err);
 	if (r < 0) {
 		_cleanup_json_ json_object *e = error_to_json(&err);
-		store_job_finish(q->opts.store, c->id, "failed", NULL,
-				 json_object_object_get(e, "error"), NULL);
 		qlog(q, "job %s failed: %s", c->id, err.message);
+		job_finish(q, c->id, "failed", NULL, json_object_object_get(e, "error"));
 		return;
 	}
 	snprintf(c->status, sizeof(c->status), "queued");
@@ -277,16 +336,23 @@ static void run_one(struct queue *q, struct job_ctx *c)
 	if (r >= 0)
 		error_set(&err, ERR_INTERNAL, EIO, "The runner returned no result.");
 	if (atomic_load(&c->shutdown)) {
-		store_job_requeue_front(q->opts.store, c->id, NULL);
-		qlog(q, "job %s interrupted by shutdown: re-queued", c->id);
+		/* not stored: it is still running in the store, which the next
+		 * start re-queues at the front all the same */
+		struct sl_error rq = {0};
+		if (store_job_requeue_front(q->opts.store, c->id, &rq) < 0)
+			qlog(q,
+			     "job %s interrupted by shutdown, not re-queued in the store (%s): "
+			     "the next start re-queues it",
+			     c->id, rq.message);
+		else
+			qlog(q, "job %s interrupted by shutdown: re-queued", c->id);
 	} else if (atomic_load(&c->cancel) || err.kind == ERR_CANCELLED) {
-		store_job_finish(q->opts.store, c->id, "cancelled", NULL, NULL, NULL);
-		qlog(q, "job %s cancelled", c->id);
+		if (job_finish(q, c->id, "cancelled", NULL, NULL) >= 0)
+			qlog(q, "job %s cancelled", c->id);
 	} else {
 		_cleanup_json_ json_object *e = error_to_json(&err);
-		store_job_finish(q->opts.store, c->id, "failed", NULL,
-				 json_object_object_get(e, "error"), NULL);
 		qlog(q, "job %s failed: %s", c->id, err.message);
+		job_finish(q, c->id, "failed", NULL, json_object_object_get(e, "error"));
 	}
 }
 

@@ -33,6 +33,9 @@ struct queue_opts {
 	 * block (webhook.c hands the id to its own thread). */
 	void (*ended)(void *cls, const char *job_id);
 	void *ended_cls;
+	/* The first pause before a failed store write of a job's end is tried
+	 * again (doubled each try, 4 tries); <= 0: 250 ms. Tests shorten it. */
+	int store_retry_ms;
 };
 
 enum queue_cancel_outcome {

@@ -419,11 +419,24 @@ int store_job_finish(struct store *s, const char *id, const char *status, const 
 	}
 	bind_json(st, 4, shown ? shown : error);
 	bind_text(st, 5, now);
+	/* The status and its event in one transaction: a write that fails half
+	 * way (a full disk) leaves the job as it was, so the caller's retry
+	 * finds it unfinished rather than "already done" with no event. */
+	if ((r = store_db_exec(s, "BEGIN IMMEDIATE;", err)) < 0)
+		return r;
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return store_db_error(s, err, "finish a job");
+		r = store_db_error(s, err, "finish a job");
+	else
+		r = status_event_locked(s, id, status, verdict, err);
+	if (r >= 0)
+		r = store_db_exec(s, "COMMIT;", err);
+	if (r < 0) {
+		store_db_exec(s, "ROLLBACK;", NULL);
+		return r;
+	}
 	counters_job_status(s->counters, old, status);
 	counters_job_finished(s->counters, status, verdict, 1);
-	return status_event_locked(s, id, status, verdict, err);
+	return 0;
 }
 
 int store_job_requeue_front(struct store *s, const char *id, struct sl_error *err)

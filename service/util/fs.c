@@ -87,6 +87,43 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		return error_set(err, ERR_INTERNAL, e, "Cannot replace '%s': %s.", path,
 				 strerror(e));
 	}
+	/* the rename itself survives a power loss once its directory is synced */
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	_cleanup_close_ int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* EINVAL: a filesystem that cannot sync a directory (nothing to do) */
+	if (dfd < 0 || (fsync(dfd) < 0 && errno != EINVAL))
+		return error_set(err, ERR_INTERNAL, errno, "Cannot sync the directory of '%s': %s.",
+				 path, strerror(errno));
+	return 0;
+}
+
+int fs_fsync_dir(const char *dir, struct sl_error *err)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot sync the directory '%s': %s.",
+				 dir, strerror(errno));
+	return 0;
+}
+
+int fs_mkdir_private(const char *path, struct sl_error *err)
+{
+	_cleanup_free_ char *parent = strdup(path);
+	if (!parent)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		int r = fs_mkdir_p(parent, err);
+		if (r < 0)
+			return r;
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return error_set(err, ERR_INTERNAL, errno, "Cannot create directory '%s': %s.",
+				 path, strerror(errno));
 	return 0;
 }
 

@@ -8,10 +8,18 @@
  * A file longer than max is an ERR_TOO_LARGE error. ret_len may be NULL. */
 int fs_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len,
 		 struct sl_error *err);
-/* Writes data to path atomically (temp file in the same directory, fsync, rename). */
+/* Writes data to path atomically (temp file in the same directory, fsync,
+ * rename, fsync of the directory: the new file survives a power loss once
+ * this returns). */
 int fs_write_file_atomic(const char *path, const void *data, size_t len, struct sl_error *err);
 /* mkdir -p with mode 0755. */
 int fs_mkdir_p(const char *path, struct sl_error *err);
+/* mkdir -p whose last directory, when it is created, has mode 0700 (the
+ * parents 0755); an existing one is left as it is. */
+int fs_mkdir_private(const char *path, struct sl_error *err);
+/* fsync() of a directory: what was created, renamed or removed in it is on
+ * disk. */
+int fs_fsync_dir(const char *dir, struct sl_error *err);
 /* rm -rf; a missing path is not an error. Refuses "/" and "". */
 int fs_rm_rf(const char *path, struct sl_error *err);
 /* malloc'd "a/b" joined with exactly one '/'. Never NULL (aborts on OOM). */

@@ -33,9 +33,10 @@ static void json_line_col(const char *data, size_t len, size_t off, size_t *ret_
 
 /* What json-c lets through even in strict mode: NUL bytes, UTF-8 that is
  * overlong, a surrogate or past U+10FFFF, and single-quoted strings. */
-static int json_prescan(const char *data, size_t len, const char *what, struct sl_error *err)
+static int json_prescan(const char *data, size_t len, size_t max_values, const char *what,
+			struct sl_error *err)
 {
-	size_t bad = 0;
+	size_t bad = 0, values = 1;
 	bool in_string = false;
 
 	const char *nul = memchr(data, '\0', len);
@@ -52,7 +53,13 @@ static int json_prescan(const char *data, size_t len, const char *what, struct s
 			i++;
 		else if (data[i] == '"')
 			in_string = !in_string;
-		else if (!in_string && data[i] == '\'') {
+		else if (!in_string && (data[i] == ',' || data[i] == '[' || data[i] == '{')) {
+			if (max_values && ++values > max_values)
+				return error_set_path(err, ERR_TOO_LARGE, "$",
+						      "The %s holds more than %zu JSON values "
+						      "(arrays, objects and their members).",
+						      what, max_values);
+		} else if (!in_string && data[i] == '\'') {
 			size_t line, col;
 			json_line_col(data, len, i, &line, &col);
 			return error_set_path(err, ERR_INVALID, "$",
@@ -125,17 +132,9 @@ int json_parse_strict(const char *data, size_t len, const struct json_limits *li
 		return error_set_path(err, ERR_TOO_LARGE, "$",
 				      "The %s is %zu bytes, over the limit of %zu bytes.", what,
 				      len, max_bytes);
-	int r = json_prescan(data, len, what, err);
+	int r = json_prescan(data, len, lim ? lim->max_values : 0, what, err);
 	if (r < 0)
 		return r;
-	if (lim && lim->max_values) {
-		size_t values = json_value_count(data, len);
-		if (values > lim->max_values)
-			return error_set_path(err, ERR_TOO_LARGE, "$",
-					      "The %s holds about %zu JSON values, over the limit "
-					      "of %zu.",
-					      what, values, lim->max_values);
-	}
 
 	_cleanup_(tokener_freep) json_tokener *tok = json_tokener_new_ex(max_depth + 1);
 	if (!tok)

@@ -14,9 +14,12 @@
 #define JSON_DEFAULT_MAX_DEPTH 64
 
 struct json_limits {
-	size_t max_bytes;  /* 0: JSON_DEFAULT_MAX_BYTES */
-	int max_depth;	   /* arrays/objects nested in each other; 0: JSON_DEFAULT_MAX_DEPTH */
-	size_t max_values; /* json_value_count() before parsing; 0: no bound but max_bytes */
+	size_t max_bytes; /* 0: JSON_DEFAULT_MAX_BYTES */
+	int max_depth;	  /* arrays/objects nested in each other; 0: JSON_DEFAULT_MAX_DEPTH */
+	/* Values (array elements, object members, containers) at most, counted
+	 * before json-c sees the text: a json-c value costs about 60 times the
+	 * 2 bytes "0," takes in the text. 0: no bound. */
+	size_t max_values;
 };
 
 /* An upper bound on the JSON values (objects, arrays, scalars) in

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 256 * 1024)
 		return 0;
 	struct sl_error err = {0};
-	json_object *spec = http_parse_json((const char *)data, size, "request body", &err);
+	json_object *spec =
+	    http_parse_json((const char *)data, size, "request body", HTTP_JSON_MAX_VALUES, &err);
 	if (!spec) {
 		assert(err.message[0] != '\0');
 		return 0;

@@ -26,6 +26,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "cli/httpclient.h"
+#include "util/disk.h"
 #include "util/fs.h"
 
 #define TOKEN_ALL  "test-token-all-roles-0123456789"
@@ -227,6 +228,46 @@ static void wait_status(struct fixture *f, const char *id, const char *status)
 		sleep_ms(20);
 	}
 	fail_msg("job %s never became %s", id, status);
+}
+
+/* Every filesystem has 1 MiB free. */
+static int tiny_statvfs(const char *path, struct statvfs *st)
+{
+	(void)path;
+	memset(st, 0, sizeof(*st));
+	st->f_frsize = 4096;
+	st->f_blocks = 1 << 20;
+	st->f_bavail = 256;
+	return 0;
+}
+
+/* Below the free-space floor the service says so without a token, with
+ * the reason and without a path, and /metrics carries the gauge. */
+static void test_health_low_disk(void **state)
+{
+	struct fixture *f = *state;
+	_cleanup_json_ json_object *h = NULL, *ok = NULL;
+	struct httpclient_response m = {0};
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &ok), 200);
+	assert_false(json_object_get_boolean(
+	    json_object_object_get(json_object_object_get(ok, "disk"), "below_floor")));
+	disk_set_statvfs_hook(tiny_statvfs);
+	assert_int_equal(req(f->anon, "GET", "/v1/health", NULL, NULL, &h), 200);
+	assert_int_equal(httpclient_request(f->read, "GET", "/metrics", NULL, NULL, 0, &m, NULL),
+			 0);
+	disk_set_statvfs_hook(NULL);
+	assert_int_equal(m.status, 200);
+	assert_string_equal(jstr(h, "status", NULL), "degraded");
+	json_object *d = json_object_object_get(h, "disk");
+	assert_true(json_object_get_boolean(json_object_object_get(d, "below_floor")));
+	const char *why = json_object_get_string(json_object_object_get(d, "reason"));
+	assert_non_null(strstr(why, "below the floor min_free_bytes"));
+	assert_null(strchr(why, '/'));
+	assert_int_equal(json_object_get_int64(json_object_object_get(d, "state_free_bytes")),
+			 1024 * 1024);
+	assert_non_null(strstr(m.body, "schedlab_disk_below_floor 1"));
+	assert_non_null(strstr(m.body, "schedlab_disk_free_bytes{fs=\"state\"} 1048576"));
+	httpclient_response_clear(&m);
 }
 
 static void test_health_auth(void **state)
@@ -671,6 +712,74 @@ static int open_stream(struct fixture *f, const char *id, const char *token, cha
 	return fd;
 }
 
+/* A body of more JSON values than a job can hold is refused before json-c
+ * builds an object per value (413 naming the count). */
+static void test_body_values_bounded(void **state)
+{
+	struct fixture *f = *state;
+	size_t n = HTTP_JSON_MAX_VALUES + 10;
+	char *body = malloc(2 * n + 16);
+	size_t k = (size_t)sprintf(body, "{\"x\":[");
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(body + k, i ? ",0" : "0");
+	strcpy(body + k, "]}");
+	_cleanup_json_ json_object *e = NULL;
+	assert_int_equal(req(f->all, "POST", "/v1/jobs", "application/json", body, &e), 413);
+	assert_non_null(strstr(jstr(e, "error", "message"), "JSON values"));
+	free(body);
+}
+
+/* GET /log is streamed (chunked, no Content-Length: nothing is built in
+ * memory first), each file's tail only, in name order, through
+ * subdirectories; a stalled reader gets what fits the socket and the rest
+ * once it reads again. */
+static void test_log_streamed(void **state)
+{
+	struct fixture *f = *state;
+	char id[33];
+	submit(f, "{\"runs\":1,\"sleep_ms\":10}", id);
+	wait_status(f, id, "done");
+	_cleanup_free_ char *dir = store_job_dir(f->store, id);
+	_cleanup_free_ char *runs = fs_path_join(dir, "runs/r1");
+	_cleanup_free_ char *big = fs_path_join(runs, "console.log");
+	assert_int_equal(fs_mkdir_p(runs, NULL), 0);
+	size_t n = 6u * 1024 * 1024;
+	char *text = malloc(n);
+	memset(text, 'a', n);
+	memcpy(text + n - 4, "END\n", 4);
+	assert_int_equal(fs_write_file_atomic(big, text, n, NULL), 0);
+	free(text);
+	int fd = raw_connect(f);
+	char rq[256];
+	int k = snprintf(rq, sizeof(rq),
+			 "GET /v1/jobs/%s/log HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+			 "%s\r\n\r\n",
+			 id, TOKEN_READ);
+	assert_int_equal(write(fd, rq, (size_t)k), k);
+	char head[4096] = "";
+	size_t len = 0;
+	raw_read(fd, head, sizeof(head), &len, 5000, "\r\n\r\n");
+	assert_non_null(strstr(head, "HTTP/1.1 200"));
+	assert_non_null(strcasestr(head, "Transfer-Encoding: chunked"));
+	assert_null(strcasestr(head, "Content-Length"));
+	close(fd);
+	struct httpclient_response r = {0};
+	char path[80];
+	snprintf(path, sizeof(path), "/v1/jobs/%s/log", id);
+	assert_int_equal(httpclient_request(f->read, "GET", path, NULL, NULL, 0, &r, NULL), 0);
+	assert_int_equal(r.status, 200);
+	const char *b = strstr(r.body, "==> build.log <==\nmake: fake build\n");
+	const char *c =
+	    strstr(r.body, "==> runs/r1/console.log <== (tail: earlier bytes omitted)\n");
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_true(b < c);
+	assert_non_null(strstr(c, "aaaEND\n\n"));
+	assert_true(r.len < 4u * 1024 * 1024 + 4096);
+	assert_true(r.len > 4u * 1024 * 1024);
+	httpclient_response_clear(&r);
+}
+
 /* N open event streams cost no thread each; beyond max_streams_per_token a
  * token gets 429 with Retry-After; a status change reaches every suspended
  * stream, which then ends. */
@@ -865,6 +974,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_health_auth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_health_low_disk, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_log_streamed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_body_values_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_calibration_endpoint, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_submit_follow_result, setup, teardown),

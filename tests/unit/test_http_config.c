@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernel/kbuild.h"
 #include "server/config.h"
 #include "util/fs.h"
 
@@ -125,6 +126,36 @@ static void test_build_keys(void **state)
 	assert_false(c->build_sandbox);
 	assert_int_equal(c->build_timeout_s, 900);
 	service_config_free(c);
+}
+
+/* The disk budgets: unset, kbuild's default bound and a 2 GiB floor; a
+ * cache_max_bytes of 0 is no bound, said explicitly. */
+static void test_disk_keys(void **state)
+{
+	(void)state;
+	struct service_config *c = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(service_config_new(&c, NULL), 0);
+	assert_int_equal(c->cache_max_bytes, 0);
+	assert_int_equal(c->min_free_bytes, 2ULL << 30);
+	assert_int_equal(c->disk_wait_max_s, 3600);
+	service_config_free(c);
+	assert_int_equal(load("{\"cache_max_bytes\":0,\"min_free_bytes\":0,"
+			      "\"disk_wait_max_s\":60}",
+			      &c, &err),
+			 0);
+	assert_true(c->cache_max_bytes == KBUILD_CACHE_UNLIMITED);
+	assert_int_equal(c->min_free_bytes, 0);
+	assert_int_equal(c->disk_wait_max_s, 60);
+	service_config_free(c);
+	assert_int_equal(load("{\"cache_max_bytes\":1000000000}", &c, &err), 0);
+	assert_int_equal(c->cache_max_bytes, 1000000000);
+	service_config_free(c);
+	c = NULL;
+	assert_true(load("{\"min_free_bytes\":-1}", &c, &err) < 0);
+	assert_non_null(strstr(err.message, "'min_free_bytes'"));
+	assert_true(load("{\"cache_max_bytes\":\"50%\"}", &c, &err) < 0);
+	assert_non_null(strstr(err.message, "must be an integer"));
 }
 
 /* issue 21: tokens carry a name (jobs record it as their owner) and may
@@ -260,6 +291,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_build_keys, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_disk_keys, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
 	    cmocka_unit_test(test_token_names_and_admin),

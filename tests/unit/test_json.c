@@ -127,6 +127,32 @@ static void test_oversized(void **state)
 	json_object_put(o);
 }
 
+/* A body of small values is refused by its value count before json-c
+ * builds an object per value; commas and brackets inside strings do not
+ * count. */
+static void test_too_many_values(void **state)
+{
+	(void)state;
+	/* the array and its five numbers: six */
+	const struct json_limits lim = {.max_values = 6};
+	json_object *o = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(json_parse_strict("[1,2,3,4,5]", 11, &lim, "body", &o, &err), 0);
+	json_object_put(o);
+	o = NULL;
+	assert_int_equal(json_parse_strict("[1,2,3,4,5,6]", 13, &lim, "body", &o, &err), -E2BIG);
+	assert_null(o);
+	assert_int_equal(err.kind, ERR_TOO_LARGE);
+	assert_non_null(strstr(err.message, "more than 6 JSON values"));
+	const char *s = "{\"a\":\"[,,,{,,,[,,,\"}";
+	assert_int_equal(json_parse_strict(s, strlen(s), &lim, "body", &o, &err), 0);
+	json_object_put(o);
+	/* no bound by default */
+	o = NULL;
+	assert_int_equal(json_parse_strict("[1,2,3,4,5,6]", 13, NULL, "body", &o, &err), 0);
+	json_object_put(o);
+}
+
 static void test_trailing_garbage(void **state)
 {
 	(void)state;
@@ -231,7 +257,7 @@ int main(void)
 	    cmocka_unit_test(test_oversized),	cmocka_unit_test(test_trailing_garbage),
 	    cmocka_unit_test(test_nul_byte),	cmocka_unit_test(test_offset_and_line),
 	    cmocka_unit_test(test_read_file),	cmocka_unit_test(test_nonfinite_numbers),
-	    cmocka_unit_test(test_value_bound),
+	    cmocka_unit_test(test_value_bound), cmocka_unit_test(test_too_many_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

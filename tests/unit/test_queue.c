@@ -1,7 +1,10 @@
 /* The queue: ordering (re-queued first, then priority, then FIFO), workers
  * running jobs through a fake runner, resume from stored runs without
  * redoing them, cancel of a queued and of a running job, and shutdown
- * re-queueing a running job instead of cancelling it. */
+ * re-queueing a running job instead of cancelling it; a store that cannot
+ * write a job's end (a full disk, played by a trigger) never leaves the job
+ * running: it is marked failed with the reason, or re-queued at the next
+ * start when nothing at all can be written. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -12,6 +15,7 @@
 #include <cmocka.h>
 
 #include "server/queue.h"
+#include "server/store-internal.h"
 #include "util/fs.h"
 
 static atomic_int runs_executed;
@@ -297,6 +301,79 @@ static void test_shutdown_resume(void **state)
 	assert_int_equal(n, 4);
 }
 
+/* Every store write of a final status in the given set fails as a full
+ * disk would (a temporary trigger on the store's own connection). */
+static void store_refuse_final(struct store *s, const char *statuses)
+{
+	char sql[512];
+	snprintf(sql, sizeof(sql),
+		 "CREATE TEMP TRIGGER refuse_final BEFORE UPDATE OF status ON jobs "
+		 "WHEN NEW.status IN (%s) BEGIN SELECT RAISE(ABORT, 'database or disk is full'); "
+		 "END;",
+		 statuses);
+	assert_int_equal(store_db_exec(s, sql, NULL), 0);
+}
+
+static struct queue *make_queue_fast_retry(struct store *s)
+{
+	struct queue_opts o = {
+	    .store = s, .runner = fake_runner, .workers = 1, .store_retry_ms = 1};
+	struct queue *q = NULL;
+	struct sl_error err = {0};
+	if (queue_new(&o, &q, &err) < 0)
+		fail_msg("queue_new: %s", err.message);
+	return q;
+}
+
+static void test_finish_store_fails(void **state)
+{
+	struct fixture *f = *state;
+	char id[33];
+	add_job(f->s, id, 0, "{\"runs\":1}");
+	store_refuse_final(f->s, "'done'");
+	struct queue *q = make_queue_fast_retry(f->s);
+	assert_int_equal(queue_start(q, NULL), 0);
+	wait_status(f->s, id, "failed");
+	for (int i = 0; i < 500 && queue_running(q); i++)
+		sleep_ms(10);
+	assert_int_equal(queue_running(q), 0);
+	queue_free(q);
+	_cleanup_json_ json_object *job = NULL;
+	assert_int_equal(store_job_get(f->s, id, &job, NULL), 0);
+	const char *msg = json_object_get_string(
+	    json_object_object_get(json_object_object_get(job, "error"), "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "could not be stored"));
+	assert_non_null(strstr(msg, "disk is full"));
+}
+
+/* Nothing final can be written: the worker gives up after bounded tries,
+ * leaves its running list, and the next start re-queues the job. */
+static void test_finish_store_fails_all(void **state)
+{
+	struct fixture *f = *state;
+	char id[33];
+	add_job(f->s, id, 0, "{\"runs\":1}");
+	store_refuse_final(f->s, "'done', 'failed', 'cancelled'");
+	struct queue *q = make_queue_fast_retry(f->s);
+	assert_int_equal(queue_start(q, NULL), 0);
+	int stored = 0;
+	for (int i = 0; i < 500 && stored < 1; i++) {
+		sleep_ms(10);
+		assert_int_equal(store_run_count(f->s, id, &stored, NULL), 0);
+	}
+	for (int i = 0; i < 500 && (queue_running(q) || queue_depth(q)); i++)
+		sleep_ms(10);
+	assert_int_equal(queue_running(q), 0);
+	queue_free(q);
+	assert_false(store_status_is_final(job_status(f->s, id)));
+	assert_int_equal(store_db_exec(f->s, "DROP TRIGGER temp.refuse_final;", NULL), 0);
+	int requeued = 0;
+	assert_int_equal(store_requeue_interrupted(f->s, &requeued, NULL), 0);
+	assert_int_equal(requeued, 1);
+	assert_string_equal(job_status(f->s, id), "queued");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +382,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel_just_ended, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_shutdown_resume, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_finish_store_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_finish_store_fails_all, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,61 @@
+/* What the runner's files share (runner.c: the job, its runs and its
+ * result; runner_build.c: its kernels and the free-space floor). Not a
+ * public interface; runner.h is. Like store-internal.h, it does not include
+ * runner.h, so the include graph stays acyclic. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "util/error.h"
+#include "util/macro.h"
+
+struct job;
+struct run_skip;
+struct hostpool;
+struct runner_config;
+struct runner_hooks;
+struct kbuild_artifact;
+
+struct runner {
+	const struct runner_config *cfg;
+	const struct runner_hooks *hooks;
+	struct job *job; /* run_job's; choose_noise_limit() sets its noise limit */
+	const char *job_dir;
+	const char *cache_dir;
+	const char *data_dir;
+	int run_index, run_total;
+	struct hostpool *pool; /* the job's hypervisor hosts, while measuring */
+	struct run_skip *skip; /* which runs still run: not-built variants, fail fast */
+	double noise_aa_wait;  /* the calibration's p90 vCPU wait the limit came from, or NAN */
+};
+
+/* A progress line to the hooks (r->hooks->progress), if any. */
+_printf_(4, 5) void runner_progress(struct runner *r, const char *phase, double pct,
+				    const char *fmt, ...);
+/* The job's cancel hook; userdata is the runner. */
+int runner_cancelled(void *userdata);
+
+struct built_kernel {
+	char *name;
+	struct kbuild_artifact *art;
+	bool scx; /* art's config enables SCHED_CLASS_EXT (read once) */
+	/* per variant (job->n_variants entries; NULL without one): the host path
+	 * of the loader of a variant's own sched_ext scheduler built against art */
+	char **user_loaders;
+};
+
+/* Builds (or takes from the cache) every kernel of r's job: *ret holds
+ * *ret_n of them (a candidate's kernel that did not build is recorded in
+ * result and left out); the caller frees them with runner_built_free(). */
+int runner_build_kernels(struct runner *r, json_object *result, struct built_kernel **ret,
+			 size_t *ret_n, struct sl_error *err);
+void runner_built_free(struct built_kernel *b, size_t n, size_t n_variants);
+/* The built kernel named name, or NULL. */
+const struct built_kernel *runner_built_find(const struct built_kernel *b, size_t n,
+					     const char *name);
+/* Waits while the cache's or the job directory's filesystem is below
+ * r->cfg->min_free_bytes (util/disk.h), the reason in the job's progress;
+ * ERR_INFRA "disk_full" past disk_wait_max_s, ERR_CANCELLED on a cancel. */
+int runner_wait_for_room(struct runner *r, struct sl_error *err);
