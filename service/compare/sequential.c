@@ -32,9 +32,12 @@ double compare_alpha_per_look(double alpha, int min, int max)
 	for (size_t k = 1; k <= n; k++) {
 		double level = alpha / (double)k;
 		size_t able = 0;
+		/* A look spends when it can decide anything: a change (min_p
+		 * <= level) or equivalence, whose interval at 1 - 2 x level is
+		 * bounded once 1 / C(2n, n) = min_p / 2 <= level. */
 		for (size_t i = 0; i < n; i++)
-			able +=
-			    stats_mann_whitney_min_p((size_t)looks[i], (size_t)looks[i]) <= level;
+			able += stats_mann_whitney_min_p((size_t)looks[i], (size_t)looks[i]) / 2 <=
+				level;
 		if (able <= k)
 			return level;
 	}
