@@ -181,8 +181,11 @@ static void test_sequential_looks(void **state)
 	assert_close(compare_alpha_per_look(0.05, 3, 20), 0.01, 1e-12);
 	/* One look: alpha itself. */
 	assert_close(compare_alpha_per_look(0.05, 5, 5), 0.05, 0);
-	/* 3..4: only the look at 4 can reject (0.029 <= 0.05): K = 1. */
-	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.05, 0);
+	/* 3..4: only the look at 4 can reject (0.029 <= 0.05), but the look
+	 * at 3 can show equivalence at 0.05 (its 90 % interval is bounded:
+	 * 1/20 <= 0.05), so K = 1 is not enough; at K = 2 (0.025) the look at
+	 * 3 can do neither and the look at 4 can bound one (1/70 <= 0.025). */
+	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.025, 1e-15);
 	/* The job's alpha over its looks: 0.1 over 3..20 is 0.1 / 5. */
 	struct job job = {.alpha = 0.1, .repeat_min = 3, .repeat = 20};
 	assert_close(compare_alpha(&job), 0.02, 1e-12);
