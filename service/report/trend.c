@@ -481,6 +481,13 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 	html_buf_printf(o, "<figure id=\"trend-%d\">\n", ++*chart_id);
 	svg_plot_render_to(p, o);
 	html_buf_printf(o, "<figcaption>%zu comparisons", g->n);
+	/* A point the runs could not decide is not "no change": say how many. */
+	size_t undecided = 0;
+	for (size_t i = 0; i < g->n; i++)
+		undecided += strcmp(g->pts[i].verdict, "undecided") == 0 ||
+			     strcmp(g->pts[i].verdict, "inconclusive") == 0;
+	if (undecided)
+		html_buf_printf(o, "; %zu undecided (the runs could not tell)", undecided);
 	if (g->regressions)
 		html_buf_printf(o, "; %zu regression%s first seen (\xe2\x96\xb2)", g->regressions,
 				g->regressions == 1 ? "" : "s");
