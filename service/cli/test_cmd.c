@@ -17,6 +17,7 @@
 #include "job/patchset.h"
 #include "job/suite.h"
 #include "kernel/kernel_spec.h"
+#include "compare/sequential.h"
 #include "util/cmd.h"
 #include "util/fs.h"
 #include "util/json.h"
@@ -497,6 +498,11 @@ int cli_test(int argc, char **argv)
 			err.path[0] ? ": " : "", err.message);
 		return EXIT_ERROR;
 	}
+	_cleanup_job_ struct job *job = NULL;
+	char warn[400];
+	if (job_from_expanded(expanded, &job, &err) == 0 &&
+	    compare_repeat_warning(job, warn, sizeof(warn)))
+		fprintf(stderr, "schedlab test: warning: %s\n", warn);
 	if (dry_run) {
 		printf("%s\n",
 		       json_object_to_json_string_ext(

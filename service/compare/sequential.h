@@ -5,6 +5,7 @@
  * (docs/statistics.md, "Decisions and their error rate"). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "job/job.h"
@@ -30,3 +31,19 @@ double compare_alpha_per_look(double alpha, int min, int max);
 /* The level a comparison in this job must reach: job->alpha divided over the
  * looks of job->repeat_min..job->repeat (adaptive repeats). */
 double compare_alpha(const struct job *job);
+
+#define COMPARE_REPEATS_SEARCH_MAX 100
+
+/* The smallest largest-repeat n >= max (and >= 2) at which a job of
+ * alpha can decide a change: Mann-Whitney's smallest p at n against n
+ * reaches the per-look level of min..n (of n alone for a plain repeat
+ * count, min >= max). -1 above COMPARE_REPEATS_SEARCH_MAX. */
+int compare_repeats_needed(double alpha, int min, int max);
+
+/* Whether job's repeats can never decide a gate (its largest repeat count
+ * cannot reach its per-look level): then buf gets one sentence saying so
+ * and naming the fewest runs a side that can, for `schedlab validate`,
+ * `schedlab test --dry-run`, the service's answer to a submit and the
+ * job's first progress line. The job stays valid: such a job can still
+ * pass (equivalence needs fewer runs) and a user may want only that. */
+bool compare_repeat_warning(const struct job *job, char *buf, size_t sz);

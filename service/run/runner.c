@@ -591,6 +591,9 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 	json_object_object_add(rep, "looks", jlooks);
 	json_object_object_add(result, "repeats", rep);
 	const char *stopped = "the repeat count was reached";
+	char warn[400];
+	if (compare_repeat_warning(r->job, warn, sizeof(warn)))
+		progress(r, "running", -1, "warning: %s", warn);
 	int rc = 0;
 	for (size_t li = 0; li < n_looks && rc >= 0; li++) {
 		int want = looks[li] - clean_target;

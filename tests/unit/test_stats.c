@@ -199,6 +199,22 @@ static void test_sequential_looks(void **state)
 	assert_non_null(plain);
 	assert_close(plain->alpha, 0.05, 0);
 	assert_close(compare_alpha(plain), 0.05, 0);
+
+	/* Told before the run: 3 a side at 0.05 can never decide a gate (min_p
+	 * 0.1); a plain 4 can (0.029), adaptive 3..4 cannot (0.025 per look),
+	 * 3..5 can (0.0079 <= 0.025). A job without gates is not warned. */
+	assert_int_equal(compare_repeats_needed(0.05, 3, 3), 4);
+	assert_int_equal(compare_repeats_needed(0.05, 3, 4), 5);
+	assert_int_equal(compare_repeats_needed(0.01, 5, 5), 6);
+	char warn[400];
+	struct job three = {.alpha = 0.05, .repeat_min = 3, .repeat = 3, .n_gates = 1};
+	assert_true(compare_repeat_warning(&three, warn, sizeof(warn)));
+	assert_non_null(strstr(warn, "the smallest Mann-Whitney p at 3 against 3 is 0.1"));
+	assert_non_null(strstr(warn, "4 runs a side is the fewest that can (\"repeat\": 4)"));
+	struct job five = {.alpha = 0.05, .repeat_min = 5, .repeat = 20, .n_gates = 1};
+	assert_false(compare_repeat_warning(&five, warn, sizeof(warn)));
+	three.n_gates = 0;
+	assert_false(compare_repeat_warning(&three, warn, sizeof(warn)));
 }
 
 /* The Hodges-Lehmann shift and its interval, worked by hand. */
