@@ -205,7 +205,7 @@ static void test_sequential_looks(void **state)
 	 * 3..5 can (0.0079 <= 0.025). A job without gates is not warned. */
 	assert_int_equal(compare_repeats_needed(0.05, 3, 3), 4);
 	assert_int_equal(compare_repeats_needed(0.05, 3, 4), 5);
-	assert_int_equal(compare_repeats_needed(0.01, 5, 5), 6);
+	assert_int_equal(compare_repeats_needed(0.005, 5, 5), 6); /* 0.0079, then 0.0022 */
 	char warn[400];
 	struct job three = {.alpha = 0.05, .repeat_min = 3, .repeat = 3, .n_gates = 1};
 	assert_true(compare_repeat_warning(&three, warn, sizeof(warn)));
