@@ -267,6 +267,43 @@ static void test_three_a_side_unchanged_only_when_shown(void **state)
 	gsl_rng_free(rng);
 }
 
+/* The host's A/A calibration widens a default latency threshold, but never
+ * past 20 % of the baseline median: a spread of 50 on a median of 100 gives
+ * a threshold of 20, not 50, the comparison records what was asked, and
+ * the reasons say so; a +30 % regression then still fails. */
+static void test_calibration_cap(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *cal = json_object_new_array();
+	json_object *e = json_object_new_object(), *sp = json_object_new_object();
+	json_object_object_add(e, "workload", json_object_new_string("w"));
+	json_object_object_add(e, "multiple", json_object_new_double(1.0));
+	json_object_object_add(sp, "latency_us.avg", json_object_new_double(50));
+	json_object_object_add(sp, "latency_us.min", json_object_new_double(50));
+	json_object_object_add(e, "spreads", sp);
+	json_object_array_add(cal, e);
+	const double base[] = {100, 102, 98, 101, 99}, cand[] = {130, 132, 128, 131, 129};
+	_cleanup_job_ struct job *job = job_of("cyclictest", NULL, "5");
+	_cleanup_json_ json_object *vs =
+	    variants_of("w", "cyclictest", "latency_us.avg", base, 5, cand, 5);
+	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_int_equal(
+	    compare_result_calibrated(job, vs, cal, &cmps, verdict, &reasons, &err), 0);
+	json_object *c = json_object_array_get_idx(cmps, 0);
+	assert_string_equal(json_object_get_string(get(c, "threshold_source")), "calibration");
+	assert_true(fabs(json_object_get_double(get(c, "threshold")) - 20) < 1e-9);
+	assert_true(fabs(json_object_get_double(get(c, "threshold_capped_from")) - 50) < 1e-9);
+	assert_string_equal(verdict_word(c), "regressed");
+	assert_string_equal(verdict, "fail");
+	bool named = false;
+	for (size_t i = 0; i < json_object_array_length(reasons); i++)
+		named |= strstr(json_object_get_string(json_object_array_get_idx(reasons, i)),
+				"it is capped at 20 % of the baseline median") != NULL;
+	assert_true(named);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +313,7 @@ int main(void)
 	    cmocka_unit_test(test_issue_aa_is_not_a_pass),
 	    cmocka_unit_test(test_issue_rows),
 	    cmocka_unit_test(test_three_a_side_unchanged_only_when_shown),
+	    cmocka_unit_test(test_calibration_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
