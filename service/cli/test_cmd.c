@@ -349,6 +349,24 @@ static int parse_repeat(const char *s, json_object **ret)
 	return 0;
 }
 
+/* Says before anything runs when the job's repeats can never decide a gate
+ * (compare/sequential.h); with dry_run prints the expanded job and returns
+ * true: nothing is to run. */
+static bool warn_or_dry_run(json_object *expanded, bool dry_run)
+{
+	_cleanup_job_ struct job *job = NULL;
+	struct sl_error err = {0};
+	char warn[400];
+	if (job_from_expanded(expanded, &job, &err) == 0 &&
+	    compare_repeat_warning(job, warn, sizeof(warn)))
+		fprintf(stderr, "schedlab test: warning: %s\n", warn);
+	if (dry_run)
+		printf("%s\n",
+		       json_object_to_json_string_ext(
+			   expanded, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	return dry_run;
+}
+
 int cli_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -498,17 +516,8 @@ int cli_test(int argc, char **argv)
 			err.path[0] ? ": " : "", err.message);
 		return EXIT_ERROR;
 	}
-	_cleanup_job_ struct job *job = NULL;
-	char warn[400];
-	if (job_from_expanded(expanded, &job, &err) == 0 &&
-	    compare_repeat_warning(job, warn, sizeof(warn)))
-		fprintf(stderr, "schedlab test: warning: %s\n", warn);
-	if (dry_run) {
-		printf("%s\n",
-		       json_object_to_json_string_ext(
-			   expanded, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (warn_or_dry_run(expanded, dry_run))
 		return EXIT_PASS;
-	}
 	struct bisect_input bi = {.spec = spec,
 				  .cwd = cwd,
 				  .enabled = bisect,
