@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "compare/sequential.h"
 #include "job/job.h"
 #include "job/jsonschema.h"
 #include "job/schema_files.h"
@@ -111,5 +112,12 @@ int cli_validate(int argc, char **argv)
 		return err.kind == ERR_INVALID ? EXIT_FAIL : EXIT_ERROR;
 	}
 	printf("valid\n");
+	/* Valid, but told before it runs when its repeats can never decide a
+	 * gate (compare/sequential.h). */
+	_cleanup_job_ struct job *job = NULL;
+	char warn[400];
+	if (expanded && job_from_expanded(expanded, &job, &err) == 0 &&
+	    compare_repeat_warning(job, warn, sizeof(warn)))
+		fprintf(stderr, "schedlab validate: warning: %s\n", warn);
 	return EXIT_PASS;
 }

@@ -1,18 +1,20 @@
-/* Comparisons and verdicts. The rules (docs/statistics.md):
+/* Comparisons and verdicts. The rules (docs/statistics.md sections 2-4):
  *
  *  - values: one per ok run whose workload is ok and reported the metric;
- *  - change = median(candidate) - median(baseline); ci95 = bootstrap CI of it;
- *  - thr = the gate's threshold, or the metric's default (below); relative
+ *  - change = median(candidate) - median(baseline), for reading; decisions use
+ *    the Hodges-Lehmann shift (the median of the pairwise differences) and
+ *    its distribution-free interval at 1 - 2 x alpha, which inverts the
+ *    Mann-Whitney test and so covers at least that often at every n (stored
+ *    as "ci95" for older readers, its level in "ci_level");
+ *  - thr = the gate's threshold, or the metric's default (below), widened by
+ *    the host's A/A calibration (latency gates: at most to 20 %); relative
  *    thresholds are multiplied by |median(baseline)|;
- *  - with fewer than 2 values on either side: inconclusive;
- *  - regressed / improved: the whole CI lies beyond thr on the worse / better
- *    side (so the CI excludes 0 and the change exceeds thr) and the
- *    Mann-Whitney p is at most alpha; for metrics with no better direction
- *    either side is "changed"; beyond thr without p <= alpha is undecided:
- *    inconclusive when gated, else unchanged;
- *  - inconclusive: a gated metric whose CI's worse end lies beyond thr (a
- *    regression larger than thr is not ruled out);
- *  - otherwise unchanged.
+ *  - the verdict (compare/decide.c): regressed / improved / changed when the
+ *    Mann-Whitney p <= alpha and the shift lies beyond thr; unchanged when
+ *    the whole interval lies within +-thr (equivalence at alpha); otherwise
+ *    undecided with a reason. A gate fails on regressed, passes when the
+ *    interval's worse end is within thr (or improved), and is otherwise
+ *    inconclusive, which is also the gated comparison's verdict.
  *
  * Overall: fail if a candidate run is not ok or a gated metric regressed;
  * inconclusive if a gated metric is inconclusive or has no values; else pass. */
@@ -25,6 +27,7 @@
 
 #include "compare/calibration.h"
 #include "compare/compare.h"
+#include "compare/decide.h"
 #include "metrics/metrics.h"
 #include "compare/noise.h"
 #include "compare/run_view.h"
@@ -82,15 +85,38 @@ static json_object *jnum(double v)
 	return json_object_new_double_s(v, buf);
 }
 
-static void fmt(char *buf, size_t sz, double v)
+/* The practical thresholds of the default gates' latency metrics: a
+ * fraction of the baseline median. Scheduler developers quote 10 to 40 %
+ * latency changes as a patch's effect, so a gate that fails only on a
+ * doubling (the 50 % these had until December 2026) is blind to them. The
+ * central ones (an average, a median, a mean overrun) take 10 %: a +20 %
+ * shift then has to be shown beyond half its size, which at 20 runs a side
+ * happens in nearly every job on a quiet host; the p99 takes 15 %, as a
+ * tail percentile moves more between boots of one kernel. The host's A/A
+ * calibration may widen each, but never past COMPARE_LATENCY_CAP. */
+static const struct {
+	const char *metric;
+	double rel;
+} latency_gates[] = {
+    {"latency_us.avg", 0.10},
+    {"latency_us.p99", 0.15},
+    {"wakeup_latency_us.p50", 0.10},
+    {"slice_overrun_us.mean", 0.10},
+};
+
+static bool latency_gate_metric(const char *metric)
 {
-	snprintf(buf, sz, "%.6g", v);
+	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
+		if (strcmp(latency_gates[i].metric, metric) == 0)
+			return true;
+	return false;
 }
 
 /* The default threshold of a metric with no gate (or a gate without one):
  * max(floor, rel x |baseline median|). Chosen from the A/A spread under TCG
  * in DESIGN.md: minimum and average latencies vary by about 20 to 50 % between
- * boots of one kernel, the maximum by 2.5x (docs/statistics.md). */
+ * boots of one kernel, the maximum by 2.5x (docs/statistics.md); the default
+ * gates' latency metrics have their own (above). */
 static void default_threshold(const char *metric, double *floor_abs, double *rel)
 {
 	size_t len = strlen(metric);
@@ -103,6 +129,9 @@ static void default_threshold(const char *metric, double *floor_abs, double *rel
 	 * metric cannot improve by more than its whole value. */
 	*floor_abs = 0;
 	*rel = is_max || is_p99 ? 0.5 : 0.25;
+	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
+		if (strcmp(latency_gates[i].metric, metric) == 0)
+			*rel = latency_gates[i].rel;
 	if (strcmp(metric, "inversions") == 0) {
 		/* One inversion: a gate on counts with a margin of 0 could never
 		 * pass a noisy A/A ([0,0,0,0] against [0,0,0,1] allows +1). */
@@ -181,71 +210,149 @@ static json_object *sample_json(const double *v, size_t n)
 	return o;
 }
 
-/* The evidence one comparison is decided on. */
-struct decision_input {
-	const char *better;
-	size_t na, nb;
-	double ci[2], thr;
-	double p, alpha; /* the Mann-Whitney p (NAN: none) and the level it must reach */
-	bool gated;
+/* The threshold of one comparison: the gate's, or the metric's default
+ * widened by the host's A/A calibration (compare/calibration.h) so a default
+ * never sits inside this host's noise; a gate's own threshold is the user's
+ * word. A latency gate's is widened to COMPARE_LATENCY_CAP of the baseline
+ * median at most, so a noisy host cannot make it blind: *ret_capped gets
+ * the calibrated threshold it would have had (NAN when not capped). */
+struct threshold {
+	double abs, spread, capped_from;
+	bool relative;
+	const char *source;
 };
 
-/* Decides one comparison; see the rules at the top. *ret_undecided is set
- * when the interval lies beyond the threshold but the test did not reach
- * alpha (at this n it may not be able to). */
-static const char *decide(const struct decision_input *in, bool *ret_undecided)
+static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const char *workload,
+			 const char *metric, double base_median, struct threshold *t)
 {
-	*ret_undecided = false;
-	if (in->na < 2 || in->nb < 2)
-		return "inconclusive";
-	double lo = in->ci[0], hi = in->ci[1], thr = in->thr;
-	bool above = lo > thr, below = hi < -thr;
-	const char *shown = NULL;
-	if (strcmp(in->better, "none") == 0) {
-		if (above || below)
-			shown = "changed";
-	} else if (strcmp(in->better, "lower") == 0) {
-		shown = below ? "improved" : above ? "regressed" : NULL;
-	} else {
-		shown = above ? "improved" : below ? "regressed" : NULL;
+	double floor_abs, rel;
+	default_threshold(metric, &floor_abs, &rel);
+	if (gate && gate->has_threshold) {
+		floor_abs = gate->relative ? 0 : gate->threshold;
+		rel = gate->relative ? gate->threshold : 0;
 	}
-	if (shown) {
-		if (isfinite(in->p) && in->p <= in->alpha)
-			return shown;
-		/* The interval alone is not a test: with 3 runs a side it excludes 0
-		 * whenever the samples separate, which two identical variants do
-		 * one time in ten. Undecided is not unchanged where a decision is
-		 * asked for. */
-		*ret_undecided = true;
-		return in->gated ? "inconclusive" : "unchanged";
+	t->relative = rel > 0;
+	t->abs = fmax(floor_abs, rel * fabs(base_median));
+	t->spread = t->capped_from = NAN;
+	t->source = gate && gate->has_threshold ? "gate" : "default";
+	if (gate && gate->has_threshold)
+		return;
+	double cal = calibration_threshold(c->calibration, workload, metric, t->abs, &t->spread);
+	if (!(cal > t->abs))
+		return;
+	double cap = latency_gate_metric(metric) ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
+	if (cal > cap) {
+		t->capped_from = cal;
+		cal = fmax(cap, t->abs);
 	}
-	/* A gate asks "did it get worse by more than thr?". It passes only when
-	 * the interval rules that out: its worse end within thr. An interval
-	 * that still allows a larger regression is inconclusive, however much
-	 * of it lies on the better side (a busy host once let a planted
-	 * regression, inversions [1,0,0,0] -> [3,3,0,5], CI [0, 5], pass as
-	 * unchanged under a rule that only looked at intervals straddling both
-	 * thresholds). An ungated metric without a shown change is simply
-	 * unchanged: nothing was asked. */
-	if (in->gated) {
-		double worse = strcmp(in->better, "lower") == 0	   ? hi
-			       : strcmp(in->better, "higher") == 0 ? -lo
-								   : fmax(hi, -lo);
-		if (worse > thr)
-			return "inconclusive";
-	}
-	return "unchanged";
+	t->abs = cal;
+	t->source = "calibration";
+	t->relative = false;
 }
 
-/* The whole interval on the worse side of no change (better = none: on
- * either side). */
-static bool worse_side(const char *better, const double ci[2])
+/* The smallest n a side at which Mann-Whitney can reach alpha. */
+static size_t runs_needed(double alpha)
 {
-	if (strcmp(better, "lower") == 0)
-		return ci[0] > 0;
-	if (strcmp(better, "higher") == 0)
-		return ci[1] < 0;
-	return ci[0] > 0 || ci[1] < 0;
+	size_t n = 2;
+	while (n < STATS_MAX_VALUES && stats_mann_whitney_min_p(n, n) > alpha)
+		n++;
+	return n;
+}
+
+/* The verdict's sentence about one gated comparison. */
+static void gate_reason(struct cmp_ctx *c, const char *vname, const char *workload,
+			const char *metric, const struct decision_input *in,
+			const struct decision *d, double m0, double m1)
+{
+	char ev[400];
+	const struct stats_shift *s = &in->shift;
+	if (in->na >= 2 && in->nb >= 2)
+		snprintf(ev, sizeof(ev),
+			 "median %.6g against %.6g in '%s', shift %.6g, %.3g %% interval "
+			 "[%.6g, %.6g], threshold %.6g, Mann-Whitney p %.3g at level %.3g",
+			 m1, m0, c->baseline, s->estimate, 100 * s->level, s->lo, s->hi, in->thr,
+			 in->p, in->alpha);
+	else
+		snprintf(ev, sizeof(ev), "%zu value(s) against %zu in '%s', at least 2 a side "
+					 "are needed",
+			 in->nb, in->na, c->baseline);
+	if (strcmp(d->verdict, "regressed") == 0) {
+		c->fail = true;
+		reason(c, "Gated metric '%s' of workload '%s' regressed in variant '%s' (%s).",
+		       metric, workload, vname, ev);
+	} else if (strcmp(d->verdict, "improved") == 0) {
+		reason(c, "Gated metric '%s' of workload '%s' improved in variant '%s' (%s).",
+		       metric, workload, vname, ev);
+	} else if (strcmp(d->verdict, "inconclusive") == 0) {
+		c->inconclusive = true;
+		char more[160] = "; more repeats would decide it";
+		if (in->min_p > in->alpha)
+			snprintf(more, sizeof(more),
+				 "; no change can be shown below %zu runs a side at this level",
+				 runs_needed(in->alpha));
+		reason(c,
+		       "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: %s "
+		       "(%s)%s.",
+		       metric, workload, vname, d->reason, ev, more);
+	}
+}
+
+static json_object *interval_json(const struct stats_shift *s)
+{
+	if (!s->bounded)
+		return NULL;
+	json_object *jci = json_object_new_array_ext(2);
+	json_object_array_add(jci, jnum(s->lo));
+	json_object_array_add(jci, jnum(s->hi));
+	return jci;
+}
+
+static void add_comparison(struct cmp_ctx *c, const char *vname, const char *workload,
+			   const char *metric, const double *a, size_t na, const double *b,
+			   size_t nb, const struct decision_input *in, const struct threshold *t,
+			   const struct decision *d)
+{
+	struct stats_summary sa, sb;
+	stats_summarize(a, na, &sa);
+	stats_summarize(b, nb, &sb);
+	double change = sb.median - sa.median, delta = NAN;
+	bool have_delta = stats_cliffs_delta(a, na, b, nb, &delta) == 0;
+	bool have = na >= 2 && nb >= 2;
+	const struct stats_shift *s = &in->shift;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "variant", json_object_new_string(vname));
+	json_object_object_add(o, "workload", json_object_new_string(workload));
+	json_object_object_add(o, "metric", json_object_new_string(metric));
+	json_object_object_add(o, "baseline", sample_json(a, na));
+	json_object_object_add(o, "candidate", sample_json(b, nb));
+	json_object_object_add(o, "change", jnum(change));
+	json_object_object_add(o, "change_pct",
+			       sa.median != 0 ? jnum(100.0 * change / fabs(sa.median)) : NULL);
+	json_object_object_add(o, "estimate", have ? jnum(s->estimate) : NULL);
+	json_object_object_add(o, "ci95", have ? interval_json(s) : NULL);
+	json_object_object_add(o, "ci_level", have ? jnum(s->level) : NULL);
+	json_object_object_add(o, "ci_method", json_object_new_string("hodges-lehmann"));
+	json_object_object_add(o, "p_value", isfinite(in->p) ? jnum(in->p) : NULL);
+	json_object_object_add(o, "better", json_object_new_string(in->better));
+	json_object_object_add(o, "gated", json_object_new_boolean(in->gated));
+	json_object_object_add(o, "threshold", jnum(t->abs));
+	json_object_object_add(o, "relative", json_object_new_boolean(t->relative));
+	json_object_object_add(o, "threshold_source", json_object_new_string(t->source));
+	if (isfinite(t->spread))
+		json_object_object_add(o, "aa_spread", jnum(t->spread));
+	if (isfinite(t->capped_from))
+		json_object_object_add(o, "threshold_capped_from", jnum(t->capped_from));
+	json_object_object_add(o, "alpha", jnum(c->alpha));
+	json_object_object_add(o, "min_p", jnum(in->min_p));
+	json_object_object_add(o, "cliffs_delta", have_delta ? jnum(delta) : NULL);
+	/* The smallest change this comparison could have shown: the threshold,
+	 * or half the interval's width when the noise is wider than that. */
+	json_object_object_add(o, "detectable_change",
+			       have && s->bounded ? jnum(fmax(t->abs, (s->hi - s->lo) / 2)) : NULL);
+	json_object_object_add(o, "verdict", json_object_new_string(d->verdict));
+	if (d->reason[0])
+		json_object_object_add(o, "undecided_reason", json_object_new_string(d->reason));
+	json_object_array_add(c->comparisons, o);
 }
 
 static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *cand,
@@ -259,156 +366,41 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 		return 0;
 
 	const struct job_gate *gate = find_gate(c, workload, metric);
-	double floor_abs, rel;
-	default_threshold(metric, &floor_abs, &rel);
-	if (gate && gate->has_threshold) {
-		floor_abs = gate->relative ? 0 : gate->threshold;
-		rel = gate->relative ? gate->threshold : 0;
-	}
-	bool relative = rel > 0;
 	struct stats_summary sa, sb;
 	stats_summarize(a, na, &sa);
 	stats_summarize(b, nb, &sb);
-	double abs_thr = fmax(floor_abs, rel * fabs(sa.median)), spread = NAN;
-	const char *thr_source = gate && gate->has_threshold ? "gate" : "default";
-	/* A gate's own threshold is the user's word; a default never sits
-	 * inside this host's A/A noise (compare/calibration.h). */
-	if (!(gate && gate->has_threshold)) {
-		double cal =
-		    calibration_threshold(c->calibration, workload, metric, abs_thr, &spread);
-		if (cal > abs_thr) {
-			abs_thr = cal;
-			thr_source = "calibration";
-			relative = false;
-		}
-	}
-	double change = sb.median - sa.median;
+	struct threshold t;
+	threshold_of(c, gate, workload, metric, sa.median, &t);
 
-	char key[512];
-	snprintf(key, sizeof(key), "%s/%s/%s", vname, workload, metric);
-	double ci[2] = {NAN, NAN}, p = NAN;
-	bool have_ci =
-	    na >= 2 && nb >= 2 &&
-	    stats_bootstrap_median_diff_ci(a, na, b, nb, stats_seed_from_string(key), ci) == 0;
-	bool have_p = na >= 2 && nb >= 2 && stats_mann_whitney(a, na, b, nb, &p) == 0;
-	const char *better = metrics_better(tool, metric);
-	struct decision_input in = {.better = better,
+	struct decision_input in = {.better = metrics_better(tool, metric),
 				    .na = na,
 				    .nb = nb,
-				    .ci = {ci[0], ci[1]},
-				    .thr = abs_thr,
-				    .p = have_p ? p : NAN,
+				    .thr = t.abs,
+				    .p = NAN,
 				    .alpha = c->alpha,
+				    .min_p = stats_mann_whitney_min_p(na, nb),
 				    .gated = gate != NULL};
-	bool undecided = false;
-	const char *verdict = have_ci ? decide(&in, &undecided) : "inconclusive";
-	double min_p = stats_mann_whitney_min_p(na, nb), delta = NAN;
-	bool have_delta = stats_cliffs_delta(a, na, b, nb, &delta) == 0;
-
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "variant", json_object_new_string(vname));
-	json_object_object_add(o, "workload", json_object_new_string(workload));
-	json_object_object_add(o, "metric", json_object_new_string(metric));
-	json_object_object_add(o, "baseline", sample_json(a, na));
-	json_object_object_add(o, "candidate", sample_json(b, nb));
-	json_object_object_add(o, "change", jnum(change));
-	json_object_object_add(o, "change_pct",
-			       sa.median != 0 ? jnum(100.0 * change / fabs(sa.median)) : NULL);
-	if (have_ci) {
-		json_object *jci = json_object_new_array_ext(2);
-		json_object_array_add(jci, jnum(ci[0]));
-		json_object_array_add(jci, jnum(ci[1]));
-		json_object_object_add(o, "ci95", jci);
-	} else
-		json_object_object_add(o, "ci95", NULL);
-	json_object_object_add(o, "p_value", have_p ? jnum(p) : NULL);
-	json_object_object_add(o, "better", json_object_new_string(better));
-	json_object_object_add(o, "gated", json_object_new_boolean(gate != NULL));
-	json_object_object_add(o, "threshold", jnum(abs_thr));
-	json_object_object_add(o, "relative", json_object_new_boolean(relative));
-	json_object_object_add(o, "threshold_source", json_object_new_string(thr_source));
-	if (isfinite(spread))
-		json_object_object_add(o, "aa_spread", jnum(spread));
-	json_object_object_add(o, "alpha", jnum(c->alpha));
-	json_object_object_add(o, "min_p", jnum(min_p));
-	json_object_object_add(o, "cliffs_delta", have_delta ? jnum(delta) : NULL);
-	/* The smallest change this comparison could have shown: the threshold,
-	 * or half the interval's width when the noise is wider than that. */
-	json_object_object_add(o, "detectable_change",
-			       have_ci ? jnum(fmax(abs_thr, (ci[1] - ci[0]) / 2)) : NULL);
-	json_object_object_add(o, "verdict", json_object_new_string(verdict));
-	json_object_array_add(c->comparisons, o);
-
+	if (na >= 2 && nb >= 2) {
+		double p;
+		if (stats_mann_whitney(a, na, b, nb, &p) == 0)
+			in.p = p;
+		/* alpha is two-sided; the interval's tails take alpha each, the
+		 * two one-sided tests of equivalence at alpha. */
+		if (stats_hl_shift(a, na, b, nb, fmin(c->alpha, 0.49), &in.shift) != 0)
+			return -ENOMEM;
+	}
+	struct decision d;
+	compare_decide(&in, &d);
+	add_comparison(c, vname, workload, metric, a, na, b, nb, &in, &t, &d);
 	if (!gate)
 		return 0;
-	char m0[32], m1[32], lo[32], hi[32], t[32];
-	fmt(m0, sizeof(m0), sa.median);
-	fmt(m1, sizeof(m1), sb.median);
-	fmt(lo, sizeof(lo), ci[0]);
-	fmt(hi, sizeof(hi), ci[1]);
-	fmt(t, sizeof(t), abs_thr);
-	if (strcmp(verdict, "regressed") == 0) {
-		c->fail = true;
+	if (isfinite(t.capped_from))
 		reason(c,
-		       "Gated metric '%s' of workload '%s' regressed in variant '%s': median %s "
-		       "against %s in '%s' (95%% CI of the change [%s, %s], threshold %s, "
-		       "Mann-Whitney p %.3g at level %.3g).",
-		       metric, workload, vname, m1, m0, c->baseline, lo, hi, t, p, c->alpha);
-	} else if (strcmp(verdict, "inconclusive") == 0 && undecided) {
-		c->inconclusive = true;
-		char ps[32], as[32], mps[32];
-		fmt(ps, sizeof(ps), p);
-		fmt(as, sizeof(as), c->alpha);
-		fmt(mps, sizeof(mps), min_p);
-		if (min_p > c->alpha)
-			reason(
-			    c,
-			    "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
-			    "95%% CI of the change [%s, %s] lies beyond the threshold %s, but %zu "
-			    "run(s) against %zu cannot reach the level %s (the smallest possible "
-			    "Mann-Whitney p is %s, this one %s); more repeats are needed.",
-			    metric, workload, vname, lo, hi, t, nb, na, as, mps, ps);
-		else
-			reason(
-			    c,
-			    "Gated metric '%s' of workload '%s' in variant '%s' is undecided: the "
-			    "95%% CI of the change [%s, %s] lies beyond the threshold %s, but the "
-			    "Mann-Whitney p %s does not reach the level %s; more repeats would "
-			    "decide it.",
-			    metric, workload, vname, lo, hi, t, ps, as);
-	} else if (strcmp(verdict, "inconclusive") == 0) {
-		c->inconclusive = true;
-		if (!have_ci)
-			reason(
-			    c,
-			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
-			    "it has %zu value(s) against %zu in '%s', and at least 2 on each "
-			    "side are needed.",
-			    metric, workload, vname, nb, na, c->baseline);
-		else if (have_p && p <= c->alpha && worse_side(better, ci))
-			/* worse at the level asked, but by how much is not yet
-			 * clear: the better end does not clear the threshold */
-			reason(
-			    c,
-			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
-			    "it got worse (median %s against %s, Mann-Whitney p %.3g at level "
-			    "%.3g), but the 95%% CI of the change [%s, %s] does not clear the "
-			    "threshold %s, so a change no larger than the threshold is not ruled "
-			    "out; more repeats would narrow it.",
-			    metric, workload, vname, m1, m0, p, c->alpha, lo, hi, t);
-		else
-			reason(
-			    c,
-			    "Gated metric '%s' of workload '%s' in variant '%s' is inconclusive: "
-			    "the 95%% CI of the change [%s, %s] still allows a regression larger "
-			    "than the threshold %s; more repeats would narrow it.",
-			    metric, workload, vname, lo, hi, t);
-	} else if (strcmp(verdict, "improved") == 0) {
-		reason(c,
-		       "Gated metric '%s' of workload '%s' improved in variant '%s': median %s "
-		       "against %s in '%s' (95%% CI of the change [%s, %s]).",
-		       metric, workload, vname, m1, m0, c->baseline, lo, hi);
-	}
+		       "This host's A/A calibration would widen the threshold of gated metric "
+		       "'%s' of workload '%s' to %.6g; it is capped at %.0f %% of the baseline "
+		       "median, %.6g, so the gate can still see a regression of that size.",
+		       metric, workload, t.capped_from, 100 * COMPARE_LATENCY_CAP, t.abs);
+	gate_reason(c, vname, workload, metric, &in, &d, sa.median, sb.median);
 	return 0;
 }
 

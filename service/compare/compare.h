@@ -8,6 +8,10 @@
 
 /* Default thresholds when no gate names a metric. */
 #define COMPARE_DEFAULT_RELATIVE 0.10 /* latencies and the like: 10% of the baseline median */
+/* The most the A/A calibration may widen a default latency gate's threshold,
+ * as a fraction of the baseline median: beyond it a gate could not see a
+ * regression developers call one (docs/statistics.md section 3). */
+#define COMPARE_LATENCY_CAP 0.20
 
 /* job: the job as run (borrowed): baseline, gates, workloads, alpha, noise
  *   policy and limit.

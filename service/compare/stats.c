@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -201,5 +202,79 @@ int stats_cliffs_delta(const double *a, size_t na, const double *b, size_t nb, d
 			less += b[i] < a[j];
 		}
 	*ret_delta = (more - less) / ((double)na * (double)nb);
+	return 0;
+}
+
+/* C(na + nb, na) in floating point (see stats_mann_whitney_min_p). */
+static double choose(size_t na, size_t nb)
+{
+	size_t k = na < nb ? na : nb, n = na + nb;
+	double c = 1.0;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c;
+}
+
+size_t stats_mw_shift_rank(size_t na, size_t nb, double tail)
+{
+	if (na == 0 || nb == 0 || !(tail > 0) || tail >= 0.5)
+		return 0;
+	size_t m = na < nb ? na : nb, n = na < nb ? nb : na, deg = m * n;
+	if (na + nb > STATS_HL_EXACT_MAX) {
+		/* The normal approximation of U (mean mn/2, variance
+		 * mn(m+n+1)/12), rounded down so the coverage errs high. */
+		double mu = (double)deg / 2.0;
+		double sd = sqrt((double)deg * (double)(m + n + 1) / 12.0);
+		double k = floor(mu - gsl_cdf_ugaussian_Qinv(tail) * sd);
+		return k < 1 ? 0 : (size_t)k;
+	}
+	/* The exact null distribution of U: the number of splits with U = u
+	 * is the coefficient of q^u in the Gaussian binomial [m+n choose m]_q
+	 * = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i). The lower tail is what
+	 * is needed, and its coefficients are small integers that doubles hold
+	 * exactly. */
+	_cleanup_free_ double *c = calloc(deg + 1, sizeof(*c));
+	if (!c)
+		return 0;
+	c[0] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		for (size_t j = deg; j >= n + i; j--)
+			c[j] -= c[j - n - i];
+		for (size_t j = i; j <= deg; j++)
+			c[j] += c[j - i];
+	}
+	double total = choose(na, nb), cum = 0;
+	size_t k = 0; /* the largest k with P(U <= k - 1) <= tail */
+	for (size_t u = 0; u <= deg; u++) {
+		cum += c[u];
+		if (cum / total > tail * (1 + 1e-12))
+			break;
+		k = u + 1;
+	}
+	return k;
+}
+
+int stats_hl_shift(const double *a, size_t na, const double *b, size_t nb, double tail,
+		   struct stats_shift *ret)
+{
+	if (!a || !b || na == 0 || nb == 0 || na > STATS_MAX_VALUES || nb > STATS_MAX_VALUES ||
+	    !all_finite(a, na) || !all_finite(b, nb) || !(tail > 0) || tail >= 0.5)
+		return -EINVAL;
+	size_t total = na * nb;
+	_cleanup_free_ double *d = malloc(total * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t j = 0, x = 0; j < nb; j++)
+		for (size_t i = 0; i < na; i++)
+			d[x++] = b[j] - a[i];
+	gsl_sort(d, 1, total);
+	size_t k = stats_mw_shift_rank(na, nb, tail);
+	ret->estimate = gsl_stats_median_from_sorted_data(d, 1, total);
+	ret->rank = k;
+	ret->level = 1.0 - 2.0 * tail;
+	ret->bounded = k >= 1 && k <= total - k + 1;
+	/* d is 0-based: the k-th smallest is d[k - 1], the k-th largest d[total - k]. */
+	ret->lo = ret->bounded ? d[k - 1] : -INFINITY;
+	ret->hi = ret->bounded ? d[total - k] : INFINITY;
 	return 0;
 }

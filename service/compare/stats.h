@@ -2,11 +2,13 @@
  * handful of repeats. Definitions and references: docs/statistics.md. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define STATS_MAX_VALUES 1000  /* per sample */
 #define STATS_BOOTSTRAP	 10000 /* resamples */
+#define STATS_HL_EXACT_MAX 80 /* na + nb up to which the shift interval uses the exact U */
 
 struct stats_summary {
 	size_t n;
@@ -46,3 +48,31 @@ double stats_mann_whitney_min_p(size_t na, size_t nb);
 /* Cliff's delta of b against a: (#{b > a} - #{b < a}) / (na * nb), in
  * [-1, 1]; 0 when the samples overlap evenly. Returns 0 or -EINVAL. */
 int stats_cliffs_delta(const double *a, size_t na, const double *b, size_t nb, double *ret_delta);
+
+/* The shift of b against a (candidate minus baseline) with the
+ * distribution-free interval that inverts the Mann-Whitney test
+ * (Hodges-Lehmann; docs/statistics.md section 2). */
+struct stats_shift {
+	double estimate; /* the median of the na * nb differences b_j - a_i */
+	double lo, hi;	 /* the k-th smallest and k-th largest of them */
+	double level;	 /* 1 - 2 * tail: the interval's coverage, at least */
+	size_t rank;	 /* k; 0 when no k reaches the level (then lo, hi infinite) */
+	bool bounded;	 /* lo and hi finite */
+};
+
+/* k for samples of na and nb values and a one-sided tail: the largest k with
+ * P(U <= k - 1) <= tail under the null hypothesis, from U's exact
+ * distribution when na + nb <= STATS_HL_EXACT_MAX, else its normal
+ * approximation. 0 when even P(U = 0) = 1 / C(na + nb, na) exceeds tail: at
+ * that n no interval at the level 1 - 2 * tail is bounded (2 against 2, or
+ * 3 against 3 at tail 0.025). */
+size_t stats_mw_shift_rank(size_t na, size_t nb, double tail);
+
+/* The Hodges-Lehmann estimate and the interval [d_(k), d_(N+1-k)] of the
+ * sorted pairwise differences d = b_j - a_i (N = na * nb, k from
+ * stats_mw_shift_rank), whose coverage of a pure shift is at least 1 - 2 *
+ * tail at every n for continuous data; with ties the closed interval is
+ * kept, which errs on the side of covering. 0 < tail < 0.5. Returns 0,
+ * -EINVAL or -ENOMEM. */
+int stats_hl_shift(const double *a, size_t na, const double *b, size_t nb, double tail,
+		   struct stats_shift *ret);

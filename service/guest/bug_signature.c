@@ -530,9 +530,32 @@ static void hang_cpu_end(struct bug_signature *s)
 	memset(&s->cpu, 0, sizeof(s->cpu));
 }
 
+/* Inside <NMI>: the detector's own frames up to the NMI's entry, then (after
+ * end_repeat_nmi, or asm_exc_nmi on kernels without the repeat path) the
+ * code it interrupted, printed before the <TASK> or <IRQ> section that
+ * starts at that code's caller. The interrupted frame is the CPU's innermost
+ * function, as syzkaller titles lockups: a loop planted in push_rt_tasks
+ * otherwise read as "hang in ttwu_do_wakeup", its caller. */
+static void hang_nmi_frame(struct bug_signature *s, const char *p)
+{
+	char f[BUG_SIG_FUNC_MAX];
+	bool unreliable;
+	if (!bug_signature_frame(p, f, &unreliable))
+		return;
+	if (strcmp(f, "end_repeat_nmi") == 0 || strcmp(f, "asm_exc_nmi") == 0) {
+		s->cpu.past_nmi_entry = true;
+		return;
+	}
+	if (!s->cpu.past_nmi_entry || s->cpu.first[0] || bug_signature_skipped(s->kind, f))
+		return;
+	snprintf(s->cpu.first, sizeof(s->cpu.first), "%s", f);
+	s->cpu.from_nmi = true;
+	s->cpu.first_in_task = true; /* until an <IRQ> section says otherwise */
+}
+
 /* A hang's line: each CPU's backtrace is read from its RIP: line on, every
- * context but <NMI> (the detector's own); a lock's holder may spin in an
- * interrupt too (an irq_work push, a wake-up from a timer). */
+ * context but the detector's own part of <NMI>; a lock's holder may spin in
+ * an interrupt too (an irq_work push, a wake-up from a timer). */
 static void hang_line(struct bug_signature *s, const char *p)
 {
 	if (starts(p, "NMI backtrace for cpu")) {
@@ -541,15 +564,26 @@ static void hang_line(struct bug_signature *s, const char *p)
 	}
 	if (starts(p, "<NMI>") || starts(p, "</NMI>")) {
 		s->cpu.in_nmi = starts(p, "<NMI>");
+		s->cpu.past_nmi_entry = false;
 		return;
+	}
+	if (starts(p, "<IRQ>") || starts(p, "<TASK>")) {
+		/* The section after </NMI> is where the interrupted frame ran. */
+		if (s->cpu.from_nmi && !s->cpu.ctx_known)
+			s->cpu.first_in_task = starts(p, "<TASK>");
+		s->cpu.ctx_known = true;
 	}
 	if (starts(p, "<IRQ>") || starts(p, "</IRQ>")) {
 		s->in_irq = starts(p, "<IRQ>");
 		return;
 	}
+	if (s->cpu.in_nmi) {
+		hang_nmi_frame(s, p);
+		return;
+	}
 	char f[BUG_SIG_FUNC_MAX];
 	bool unreliable;
-	if (s->cpu.in_nmi || !bug_signature_frame(p, f, &unreliable))
+	if (!bug_signature_frame(p, f, &unreliable))
 		return;
 	bool rip = starts(p, "RIP: ");
 	if (!rip && !s->in_trace)

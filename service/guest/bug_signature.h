@@ -39,9 +39,13 @@ struct bug_signature {
 	 * housekeeping; and the best CPU's function so far, by rank (1: task
 	 * context, 2: another interrupt, 3 and 4: the scheduler's common
 	 * lock-taking paths and its housekeeping; docs/kernel-bugs.md). */
+	/* past_nmi_entry: inside <NMI>, past end_repeat_nmi, where the frames
+	 * are the code the NMI interrupted; from_nmi: first was found there,
+	 * and its context is the section after </NMI> (ctx_known once read). */
 	struct {
 		char first[BUG_SIG_FUNC_MAX];
 		bool first_in_task, housekeeping, in_nmi;
+		bool past_nmi_entry, from_nmi, ctx_known;
 	} cpu;
 	char best[BUG_SIG_FUNC_MAX];
 	int best_rank; /* 0: none yet */

@@ -134,13 +134,14 @@ static bool cyclictest_has_histogram(json_object *args)
  * the gate's own threshold (a fraction of the baseline median, as JSON
  * text); NULL leaves the metric's default (compare/compare.c).
  *
- * latency_us.avg gates at 50 %, not the metric's 25 %: under TCG two boots
- * of one kernel averaged 169 to 257 us on a quiet host and 329 to 549 us on
- * a loaded one, and at 25 % the gate was inconclusive in 3 of the 4 A/A jobs
- * in docs/statistics.md ("Measured error rates"). An A/A (a comment-only
- * patch) must pass; a wakeup-latency regression worth the name doubles it.
- * cyclicdeadline's average gets the same 50 %. pi_stress, pip_stress and
- * stress-ng have none: a pi_stress deadlock fails the run (and so the job),
+ * The latency gates carry no threshold of their own: they take the metric's
+ * default (compare/compare.c: 10 % for averages, medians and mean overruns,
+ * 15 % for the p99), which the host's A/A calibration may widen up to 20 %
+ * and no further. Until December 2026 latency_us.avg gated at 50 % so that
+ * A/A jobs of 3 to 5 boots could pass on a noisy TCG host; that hid a +39 %
+ * regression. An A/A that cannot show equivalence is now inconclusive and
+ * adaptive repeats go on, rather than a blind gate passing. pi_stress,
+ * pip_stress and stress-ng have none: a pi_stress deadlock fails the run (and so the job),
  * and which stress-ng metrics exist depends on the stressors a job picks.
  * perf-bench-sched gates on time_s, which both of its benchmarks report
  * (pipe's usec_per_op and ops_per_s are the same figure restated). */
@@ -151,11 +152,11 @@ static const struct {
 } default_gates[] = {
     {"rt-migrate-test", "inversions", false, NULL},
     {"cyclictest", "latency_us.p99", true, NULL},
-    {"cyclictest", "latency_us.avg", false, "0.5"},
+    {"cyclictest", "latency_us.avg", false, NULL},
     {"share", "share_error", false, NULL},
     {"slice", "slice_overrun_us.mean", false, NULL},
     {"hackbench", "time_s", false, NULL},
-    {"cyclicdeadline", "latency_us.avg", false, "0.5"},
+    {"cyclicdeadline", "latency_us.avg", false, NULL},
     {"wakeup", "wakeup_latency_us.p50", false, NULL},
     {"wakeup", "requests_per_s", false, NULL},
     {"perf-bench-sched", "time_s", false, NULL},

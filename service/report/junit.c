@@ -118,7 +118,7 @@ static void write_comparisons(FILE *f, json_object *cmps, const char *vname, str
 		testcase_open(f, vname, str(c, "workload") ? str(c, "workload") : "?",
 			      str(c, "metric") ? str(c, "metric") : "?");
 		fputs(">\n", f);
-		char thr[48], ci[80], pct[48] = "", summary[640];
+		char thr[48], ci[80], pct[48] = "", summary[840];
 		if (member(c, "change_pct") &&
 		    !json_object_is_type(member(c, "change_pct"), json_type_null))
 			snprintf(pct, sizeof(pct), " (%+.1f%%)", num(c, "change_pct", 0));
@@ -136,11 +136,18 @@ static void write_comparisons(FILE *f, json_object *cmps, const char *vname, str
 		property(f, "threshold", thr);
 		property(f, "relative", flag(c, "relative") ? "true" : "false");
 		fputs("      </properties>\n", f);
+		/* An undecided row says why, as the summary table does, so a
+		 * CI page never reads "no change" where the data said "don't
+		 * know". */
+		char why[200] = "";
+		if (str(c, "undecided_reason"))
+			snprintf(why, sizeof(why), " (%.180s)", str(c, "undecided_reason"));
 		snprintf(summary, sizeof(summary),
-			 "%s%s: baseline median %g, candidate median %g, change %+g%s, "
-			 "95%% CI %s, threshold \u00b1%s, p=%.3g",
-			 verdict, gated ? "" : " (not gated)", num(b, "median", 0),
-			 num(k, "median", 0), num(c, "change", 0), pct, ci, thr,
+			 "%s%s%s: baseline median %g, candidate median %g, change %+g%s, "
+			 "%s %s, threshold \u00b1%s, p=%.3g",
+			 verdict, why, gated ? "" : " (not gated)", num(b, "median", 0),
+			 num(k, "median", 0), num(c, "change", 0), pct,
+			 member(c, "ci_method") ? "interval" : "95% CI", ci, thr,
 			 num(c, "p_value", 1));
 		if (gated && strcmp(verdict, "regressed") == 0) {
 			n->failures++;

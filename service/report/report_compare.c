@@ -69,9 +69,9 @@ static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
 	report_num(report_get(cmp, "baseline"), "n", &nb);
 	report_num(report_get(cmp, "candidate"), "n", &nc);
 	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td class=\"num\"", nb, nc);
-	/* The threshold the verdict used, and why a larger change is still
-	 * unchanged: without it such a row reads as a bug. */
-	char thr[HTML_NUM_MAX], note[160];
+	/* The threshold the verdict used, and why an undecided row is
+	 * undecided: without it such a row reads as a bug. */
+	char thr[HTML_NUM_MAX], note[208];
 	double t;
 	bool have_thr = report_num(cmp, "threshold", &t);
 	if (have_thr && json_object_get_boolean(report_get(cmp, "relative")))
@@ -104,15 +104,17 @@ static bool per_thread_metric(const char *metric)
 static const char comparison_head[] =
     "<table>\n<tr><th>variant</th><th>workload</th><th>metric</th>"
     "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
-    "<th class=\"num\">change</th><th class=\"num\">95% CI</th>"
+    "<th class=\"num\">change</th>"
+    "<th class=\"num\" title=\"the distribution-free interval of the shift the verdict used, "
+    "at 1 - 2 alpha\">interval</th>"
     "<th class=\"num\">p</th><th class=\"num\">n</th>"
     "<th class=\"num\" title=\"the smallest change that counts\">threshold</th>"
     "<th>verdict</th></tr>\n";
 
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 {
-	static const char *const verdicts[] = {"regressed", "improved", "changed", "inconclusive",
-					       "unchanged"};
+	static const char *const verdicts[] = {"regressed", "improved",  "changed",
+					       "inconclusive", "undecided", "unchanged"};
 	json_object *cmps = report_get_array(c->result, "comparisons");
 	size_t n = cmps ? json_object_array_length(cmps) : 0, folded = 0;
 	size_t counts[ELEMENTSOF(verdicts)] = {0};
@@ -152,11 +154,13 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 		report_badge(o, verdicts[k]);
 	}
 	html_buf_puts(o, "</p>\n<p class=\"muted\">Medians over the ok runs; change = candidate "
-			 "\xe2\x88\x92 baseline; 95% CI of the change; p from a two-sided "
-			 "Mann\xe2\x80\x93Whitney U test; n = ok runs of baseline/candidate. A "
-			 "change counts only when its whole interval lies beyond \xc2\xb1threshold "
-			 "and p reaches alpha. Rows marked <span class=\"tag\">gate</span> decide "
-			 "the verdict.</p>\n");
+			 "\xe2\x88\x92 baseline; interval: the distribution-free interval of the "
+			 "shift (Hodges\xe2\x80\x93Lehmann) at 1 \xe2\x88\x92 2 alpha; p from a "
+			 "two-sided Mann\xe2\x80\x93Whitney U test; n = ok runs of "
+			 "baseline/candidate. A change counts when p reaches alpha and the shift "
+			 "lies beyond \xc2\xb1threshold; unchanged only when the whole interval "
+			 "lies within it; anything else is undecided, with its reason. Rows marked "
+			 "<span class=\"tag\">gate</span> decide the verdict.</p>\n");
 	if (schedstat)
 		html_buf_printf(o,
 				"<p class=\"muted\">%zu schedstat rows are in \u201cWhat moved: "

@@ -31,6 +31,8 @@ static const char page_css[] =
     "{background:#A33F00}"
     ".v-inconclusive,.v-changed{background:#F0E442;color:#1d1d1d}"
     ".v-unchanged{background:#e2e2e2;color:#1d1d1d}"
+    /* undecided is not unchanged: hollow, so it never reads as "no change" */
+    ".v-undecided{background:#fff;color:#1d1d1d;border:2px dashed #E69F00}"
     ".tag{display:inline-block;margin-left:6px;padding:0 5px;border:1px solid #005A8C;"
     "border-radius:4px;color:#005A8C;font-size:11px;font-weight:700}"
     ".note{background:#fff7df;border-left:4px solid #E69F00;padding:6px 12px;margin:10px 0}"
@@ -83,6 +85,7 @@ void report_badge(struct html_buf *o, const char *verdict)
 	    {"unchanged", "="},
 	    {"changed", "\xe2\x89\xa0"},
 	    {"inconclusive", "?"},
+	    {"undecided", "~"},
 	    {"patch_does_not_apply", "\xe2\x9c\x97"},
 	    {"config_option_dropped", "\xe2\x9c\x97"},
 	    {"build_failed", "\xe2\x9c\x97"},

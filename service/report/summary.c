@@ -315,6 +315,17 @@ static bool number(json_object *v, double *out)
 void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz)
 {
 	buf[0] = '\0';
+	/* The rule names its own reason (compare/decide.c): an undecided or
+	 * inconclusive row says why, e.g. "interval crosses ±28.75". */
+	const char *why = str(c, "undecided_reason", "");
+	if (*why) {
+		snprintf(buf, sz, " (%s)", why);
+		return;
+	}
+	/* A result from before December 2026 called "unchanged" what it could
+	 * not tell; say so from its numbers. */
+	if (get(c, "ci_method"))
+		return;
 	double change, thr, lo, hi, p, alpha;
 	json_object *ci = get(c, "ci95");
 	if (strcmp(str(c, "verdict", ""), "unchanged") != 0 || !number(get(c, "change"), &change) ||
@@ -348,11 +359,11 @@ static void print_comparison(FILE *f, json_object *c)
 	else
 		snprintf(p, sizeof(p), "-");
 	fmt_num(thr, sizeof(thr), get(c, "threshold"));
-	char metric[80], note[96];
+	char metric[80], note[208];
 	snprintf(metric, sizeof(metric), "%s%s", str(c, "metric", "?"),
 		 get(c, "gated") && json_object_get_boolean(get(c, "gated")) ? " *" : "");
-	/* The threshold beside the verdict, and why a change larger than it is
-	 * still "unchanged", so that reads as the rule, not as a bug. */
+	/* The threshold beside the verdict, and why an undecided row is
+	 * undecided, so that reads as the rule, not as a bug. */
 	summary_unchanged_note(c, thr, note, sizeof(note));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
 		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p,
@@ -455,10 +466,12 @@ void summary_print(FILE *f, json_object *result)
 	print_runs(f, result);
 	json_object *cmp = get(result, "comparisons");
 	size_t n = cmp ? json_object_array_length(cmp) : 0;
-	fprintf(f, "\nComparisons against baseline '%s' (medians; * = gated)\n",
+	fprintf(f,
+		"\nComparisons against baseline '%s' (medians; * = gated; interval: of the "
+		"shift, at 1 - 2 alpha)\n",
 		str(get(result, "job"), "baseline", "?"));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  %s %6s  %-9s %s\n", "variant", "workload",
-		"metric", "baseline", "candidate", "change", "[95% CI]", "p", "threshold",
+		"metric", "baseline", "candidate", "change", "[interval]", "p", "threshold",
 		"verdict");
 	if (n == 0)
 		fprintf(f, "  (none: no metric was measured in both the baseline and another "

@@ -10,12 +10,12 @@
  * first) and the verdict with its reasons. result is borrowed. */
 void summary_print(FILE *f, json_object *result);
 
-/* Why comparison c (borrowed), "unchanged" although its change is larger
- * than its threshold, is not a change (docs/statistics.md section 3):
- * " (CI reaches within ±T)" when its interval does not clear the threshold,
- * T being thr_text, or " (p P above alpha A)" when it does but the test did
- * not reach alpha. "" for every other comparison. Shared by the summary and
- * the HTML report. */
+/* The note beside comparison c's verdict (borrowed; docs/statistics.md
+ * section 3): " (REASON)" from its undecided_reason, e.g. " (interval
+ * crosses ±28.75)"; for a result from before December 2026 (no ci_method)
+ * whose "unchanged" row had a change larger than its threshold, " (CI
+ * reaches within ±T)", T being thr_text, or " (p P above alpha A)". ""
+ * otherwise. Shared by the summary and the HTML report. */
 void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz);
 
 /* Whether metric is a schedstat counter (docs/workloads.md "schedstat"):

@@ -43,7 +43,7 @@ struct series_group {
 	char job_name[TEXT_MAX], workload[TEXT_MAX], metric[TEXT_MAX];
 	struct point *pts;
 	size_t n, cap;
-	size_t regressions;
+	size_t regressions, undecided; /* points first regressed; undecided or inconclusive */
 	struct trend_cp cps[TREND_MAX_CPS];
 	size_t n_cps;
 };
@@ -130,7 +130,6 @@ int trend_parse_time(const char *s, time_t *ret)
 static void copy_text(char *dst, size_t size, const unsigned char *src)
 {
 	size_t n = src ? strnlen((const char *)src, size - 1) : 0;
-
 	/* Do not cut a UTF-8 sequence in half. */
 	while (n > 0 && n == size - 1 && (src[n] & 0xc0) == 0x80)
 		n--;
@@ -166,8 +165,7 @@ static bool column_time(sqlite3_stmt *st, int i, time_t *ret)
 static struct series_group *group_for(struct trend *t, const char *job, const char *wl,
 				      const char *metric)
 {
-	/* Rows arrive ordered by these keys, so the last group is the only
-	 * candidate. */
+	/* Rows arrive ordered by these keys: the last group is the only candidate. */
 	if (t->n > 0) {
 		struct series_group *g = &t->g[t->n - 1];
 		if (strcmp(g->job_name, job) == 0 && strcmp(g->workload, wl) == 0 &&
@@ -481,6 +479,8 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 	html_buf_printf(o, "<figure id=\"trend-%d\">\n", ++*chart_id);
 	svg_plot_render_to(p, o);
 	html_buf_printf(o, "<figcaption>%zu comparisons", g->n);
+	if (g->undecided) /* a point the runs could not decide is not "no change" */
+		html_buf_printf(o, "; %zu undecided (the runs could not tell)", g->undecided);
 	if (g->regressions)
 		html_buf_printf(o, "; %zu regression%s first seen (\xe2\x96\xb2)", g->regressions,
 				g->regressions == 1 ? "" : "s");
@@ -636,18 +636,18 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 
 static void render(struct html_buf *o, struct trend *t, long since_seconds, time_t now)
 {
-	size_t total_cps = 0;
-	size_t total_regressions = 0, charts = 0;
+	size_t total_cps = 0, total_regressions = 0, charts = 0;
 	int chart_id = 0;
 	time_t since = now - since_seconds;
 
 	for (size_t i = 0; i < t->n; i++) {
-		/* SQLite orders integer times before text ones; order by the
-		 * parsed time here. */
+		/* SQLite orders integer times before text ones: sort by parsed time. */
 		qsort(t->g[i].pts, t->g[i].n, sizeof(struct point), cmp_point);
-		for (size_t j = 0; j < t->g[i].n; j++)
-			if (first_regressed(&t->g[i], j))
-				t->g[i].regressions++;
+		for (size_t j = 0; j < t->g[i].n; j++) {
+			t->g[i].regressions += first_regressed(&t->g[i], j);
+			t->g[i].undecided += strcmp(t->g[i].pts[j].verdict, "undecided") == 0 ||
+					     strcmp(t->g[i].pts[j].verdict, "inconclusive") == 0;
+		}
 		total_regressions += t->g[i].regressions;
 		detect_change_points(&t->g[i]);
 		total_cps += t->g[i].n_cps;

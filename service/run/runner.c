@@ -360,7 +360,7 @@ static int noisy_runs(json_object *result, int from, int to)
 	return most;
 }
 
-/* Whether a look left a gated comparison undecided, so more runs may help. */
+/* Whether a look left a gate neither failed nor passed (inconclusive): more runs may help. */
 static bool gated_undecided(json_object *result)
 {
 	json_object *cmps = get(result, "comparisons");
@@ -373,11 +373,10 @@ static bool gated_undecided(json_object *result)
 	return false;
 }
 
-/* Every run of the job: the rounds up to each look of the repeat schedule
- * (compare/sequential.h; one look for a plain repeat count), noisy rounds
- * rerun while the policy excludes them and the budget lasts, and after each
- * look a comparison that decides whether the next look is needed. Records
- * the looks in result.repeats. */
+/* Every run of the job: the rounds up to each look of the repeat schedule (compare/sequential.h;
+ * one look for a plain repeat count), noisy rounds rerun while the policy excludes them and the
+ * budget lasts, and after each look a comparison that decides whether the next look is needed.
+ * Records the looks in result.repeats. */
 static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		   struct built_kernel *built, size_t n_built, const char *base_initrd,
 		   const char *accel, struct sl_error *err)
@@ -409,6 +408,9 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 	json_object_object_add(rep, "looks", jlooks);
 	json_object_object_add(result, "repeats", rep);
 	const char *stopped = "the repeat count was reached";
+	char warn[400]; /* repeats that can never decide a gate: said as the job starts */
+	if (compare_repeat_warning(r->job, warn, sizeof(warn)))
+		progress(r, "running", -1, "warning: %s", warn);
 	int rc = 0;
 	for (size_t li = 0; li < n_looks && rc >= 0; li++) {
 		int want = looks[li] - clean_target;
@@ -593,8 +595,7 @@ static int sched_ext_files(const struct job *job, struct built_kernel *built, si
 	return 0;
 }
 
-/* Everything after the kernels are built: initramfs, accelerator, runs,
- * comparisons. Fills result. */
+/* After the kernels are built: initramfs, accelerator, runs, comparisons into result. */
 static int measure(struct runner *r, json_object *result, struct built_kernel *built,
 		   size_t n_built, struct sl_error *err)
 {
@@ -681,8 +682,7 @@ static int nothing_to_compare(struct runner *r, json_object *result, struct sl_e
 	return result_compare(result, r->job, err);
 }
 
-/* runner_run_job, or with build_only runner_build_job: the kernels only,
- * *ret_built counting those built. */
+/* runner_run_job, or with build_only runner_build_job (*ret_built: how many were built). */
 static int run_job(const struct runner_config *cfg, json_object *spec, const char *job_dir,
 		   const struct runner_hooks *hooks, bool build_only, json_object **ret_result,
 		   int *ret_built, struct sl_error *err)

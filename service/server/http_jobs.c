@@ -9,6 +9,7 @@
 #include "server/http.h"
 #include "server/http-internal.h"
 #include "server/admission.h"
+#include "compare/sequential.h"
 #include "server/submit_checks.h"
 #include "job/patchset.h"
 #include "report/report.h"
@@ -445,6 +446,15 @@ enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection 
 	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "status", json_object_new_string("queued"));
 	json_object_object_add(o, "links", job_links(id));
+	/* Accepted, but told now when its repeats can never decide a gate. */
+	_cleanup_job_ struct job *job = NULL;
+	char warn[400];
+	if (job_from_expanded(expanded, &job, &err) == 0 &&
+	    compare_repeat_warning(job, warn, sizeof(warn))) {
+		json_object *w = json_object_new_array();
+		json_object_array_add(w, json_object_new_string(warn));
+		json_object_object_add(o, "warnings", w);
+	}
 	return http_respond_json(conn, req, MHD_HTTP_ACCEPTED, o);
 }
 

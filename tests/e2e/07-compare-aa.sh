@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Comparisons checked two ways on real data:
 #  1. an independent re-computation in Python (medians, type-7 IQR, means,
-#     changes, the exact/normal Mann-Whitney p, the CI's bounds and the verdict
-#     rule of docs/statistics.md) of every comparison in a result;
+#     changes, the exact/normal Mann-Whitney p, the Hodges-Lehmann shift and
+#     its interval from U's exact distribution (counted here by recursion, not
+#     by the service's Gaussian binomial), and the verdict rule of
+#     docs/statistics.md section 3) of every comparison in a result;
 #  2. a real A/A job: one kernel, two variants with identical settings, repeat
 #     3, rt-migrate-test and cyclictest in TCG guests. No comparison may show
 #     a change and the verdict may not be fail; a gated metric may be
@@ -20,7 +22,38 @@ e2e_need_schedlab
 
 e2e_tmpdir
 cat >"$E2E_TMP/recompute.py" <<'PYEOF'
-import itertools, json, math, sys
+import functools, itertools, json, math, statistics, sys
+
+@functools.lru_cache(maxsize=None)
+def n_splits(m, n, u):
+    # splits of m baseline and n candidate values with U = u: the largest
+    # value is a candidate one (U counts it against all m) or not
+    if u < 0:
+        return 0
+    if m == 0 or n == 0:
+        return 1 if u == 0 else 0
+    return n_splits(m, n - 1, u - m) + n_splits(m - 1, n, u)
+
+def shift_rank(m, n, tail):
+    if m + n > 80:
+        mu, sd = m * n / 2, math.sqrt(m * n * (m + n + 1) / 12)
+        k = math.floor(mu - statistics.NormalDist().inv_cdf(1 - tail) * sd)
+        return max(k, 0)
+    total, cum, k = math.comb(m + n, m), 0, 0
+    for u in range(m * n + 1):
+        cum += n_splits(m, n, u)
+        if cum / total > tail * (1 + 1e-12):
+            break
+        k = u + 1
+    return k
+
+def hl_shift(a, b, tail):
+    d = sorted(j - i for j in b for i in a)
+    k = shift_rank(len(a), len(b), tail)
+    est = quantile7(d, 0.5)
+    if k >= 1 and k <= len(d) - k + 1:
+        return est, d[k - 1], d[len(d) - k]
+    return est, None, None
 
 def quantile7(s, p):
     h = (len(s) - 1) * p
@@ -94,39 +127,40 @@ for c in r["comparisons"]:
         p = mw_p(a, b)
         if not close(c["p_value"], p, 1e-8):
             problems.append(f"p_value {c['p_value']} != {p}")
-        # Every bootstrap median difference lies between these two.
-        lo_b, hi_b = min(b) - max(a), max(b) - min(a)
-        lo, hi = c["ci95"]
-        # Results carry 10 significant digits (metrics.c): allow for that rounding.
-        eps = 1e-7 * max(1.0, abs(lo_b), abs(hi_b))
-        if not (lo_b - eps <= lo <= hi <= hi_b + eps):
-            problems.append(f"ci95 {c['ci95']} outside [{lo_b}, {hi_b}]")
-        thr, better = c["threshold"], c["better"]
-        above, below = lo > thr, hi < -thr
-        if better == "none":
-            want = "changed" if above or below else None
-        elif better == "lower":
-            want = "improved" if below else "regressed" if above else None
-        else:
-            want = "improved" if above else "regressed" if below else None
-        # A change counts only when the test reaches alpha too; at 3 runs a
-        # side it cannot (the smallest p is 0.1), so the interval alone never
-        # decides: gated it is undecided (inconclusive), ungated unchanged.
+        thr, better, alpha = c["threshold"], c["better"], c["alpha"]
         min_p = 2 / math.comb(len(a) + len(b), len(a))
         if not close(c["min_p"], min(1.0, min_p)):
             problems.append(f"min_p {c['min_p']} != {min_p}")
-        alpha = c["alpha"]
-        if want is not None and not p <= alpha:
-            want = "inconclusive" if c["gated"] else "unchanged"
-        if want in ("improved", "regressed", "changed") and not p <= alpha:
-            problems.append(f"{want} at p {p} above alpha {alpha}")
-        if want is None:
-            # A gate passes only when the interval rules out a regression
-            # larger than the threshold: its worse end within thr.
-            worse = hi if better == "lower" else -lo if better == "higher" else max(hi, -lo)
-            want = "inconclusive" if c["gated"] and worse > thr else "unchanged"
+        est, lo, hi = hl_shift(a, b, min(alpha, 0.49))
+        # Results carry 10 significant digits (metrics.c): allow for that rounding.
+        if not close(c["estimate"], est, 1e-8):
+            problems.append(f"estimate {c['estimate']} != {est}")
+        if lo is None:
+            if c["ci95"] is not None:
+                problems.append(f"ci95 {c['ci95']}, but no interval is bounded here")
+        elif c["ci95"] is None or not (close(c["ci95"][0], lo, 1e-8) and close(c["ci95"][1], hi, 1e-8)):
+            problems.append(f"ci95 {c['ci95']} != [{lo}, {hi}]")
+        if not close(c["ci_level"], 1 - 2 * min(alpha, 0.49)):
+            problems.append(f"ci_level {c['ci_level']}")
+        sign = 1 if better == "lower" else -1 if better == "higher" else 0
+        # A change: p within alpha and the shift beyond the threshold.
+        # Unchanged: the whole interval within it. A gate passes when the
+        # interval's worse end is within it (then undecided unless
+        # unchanged); else it is inconclusive. Anything else is undecided.
+        if p <= alpha and abs(est) > thr:
+            direction = 1 if est > 0 else -1
+            want = "changed" if sign == 0 else "regressed" if direction == sign else "improved"
+        elif lo is not None and lo >= -thr and hi <= thr:
+            want = "unchanged"
+        elif c["gated"]:
+            worse = None if lo is None else hi if sign > 0 else -lo if sign < 0 else max(hi, -lo)
+            want = "undecided" if worse is not None and worse <= thr else "inconclusive"
+        else:
+            want = "undecided"
+        if want in ("undecided", "inconclusive") and not c.get("undecided_reason"):
+            problems.append(f"{want} without an undecided_reason")
     else:
-        want = "inconclusive"
+        want = "inconclusive" if c["gated"] else "undecided"
     if c["verdict"] != want:
         problems.append(f"verdict {c['verdict']}, the rule gives {want}")
     if problems:
@@ -204,10 +238,11 @@ for c in r["comparisons"]:
           f'ci95={c["ci95"]} thr={c["threshold"]:.4g} {c["verdict"]}')
 assert len(r["comparisons"]) >= 20, "expected comparisons for both workloads"
 # An A/A job never shows a change and never fails. A gated metric may be
-# inconclusive when the host is noisy (a CI wider than +-threshold is the
-# honest answer at repeat 3); ungated metrics are then still unchanged.
+# inconclusive when the host is noisy (an interval wider than +-threshold is
+# the honest answer at repeat 3); an ungated one is then undecided (since
+# December 2026 the word for "could not tell", which said unchanged before).
 odd = [c for c in r["comparisons"]
-       if c["verdict"] not in ("unchanged", "inconclusive")
+       if c["verdict"] not in ("unchanged", "undecided", "inconclusive")
        or (c["verdict"] == "inconclusive" and not c["gated"])]
 assert not odd, "A/A came out changed: " + ", ".join(f'{c["metric"]} {c["verdict"]}' for c in odd)
 assert r["verdict"] in ("pass", "inconclusive"), r["verdict"]

@@ -22,8 +22,8 @@
 # with this test (run/prefix_step.c). Builds two kernels (incremental;
 # cached after the first run) and boots 15 guests: base and HEAD 5 each,
 # commit 1 five (the base's runs reused); more rounds of a step whose gate
-# is still undecided after 5 (the default adaptive repeats, 5:12, looks at
-# 5, 8 and 12). The planted kernel shows 0 or 1 inversions in some runs
+# is still undecided after 5 (the default adaptive repeats, 5:20, looks at
+# 5, 8, 12, 18 and 20). The planted kernel shows 0 or 1 inversions in some runs
 # under TCG, so its interval's better end can sit on the threshold 1: a
 # fixed 5 once gave HEAD 0 -> 6 inversions, CI [1, 10], inconclusive, and
 # so did 5:8 in CI on 2026-12-05 (0 -> 6.5, CI [1, 10], p 0.0016 after 8

@@ -319,9 +319,23 @@ static void test_hang_signatures(void **state)
 		free(data);
 	}
 
-	/* Only the tick's victim (the holder's backtrace cut off). */
+	/* The holder interrupted by the NMI itself (hang-nmi-pushloop-6.1.txt:
+	 * a loop planted in push_rt_tasks): its frame is in the <NMI> section,
+	 * after end_repeat_nmi, and the <TASK> section starts at its caller.
+	 * The interrupted frame names the hang, as syzkaller titles lockups. */
 	size_t len;
-	char *data = load("hang-nmi-irq-6.1.txt", &len);
+	char *data = load("hang-nmi-pushloop-6.1.txt", &len);
+	for (size_t chunk = 1; chunk <= (1 << 20); chunk = chunk == 1 ? 13 : 1 << 20) {
+		json_object *pl = scan_hang(data, len, chunk);
+		assert_string_equal(sig(pl, 0, "title"), "hang in push_rt_tasks");
+		json_object_put(pl);
+		if (chunk == 1 << 20)
+			break;
+	}
+	free(data);
+
+	/* Only the tick's victim (the holder's backtrace cut off). */
+	data = load("hang-nmi-irq-6.1.txt", &len);
 	char *cut = strstr(data, "NMI backtrace for cpu 0");
 	assert_non_null(cut);
 	json_object *ev = scan_hang(data, (size_t)(cut - data), 1 << 20);

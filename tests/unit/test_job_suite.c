@@ -229,13 +229,11 @@ static void test_suites_expand(void **state)
 		for (size_t g = 0; g < job->n_gates; g++) {
 			const struct job_gate *gate = &job->gates[g];
 			assert_true(gate->is_default);
-			/* The metric's default threshold, but for cyclictest's
-			 * average: 50 % of the baseline median (suite.c). */
-			if (strcmp(gate->metric, "latency_us.avg") == 0) {
-				assert_true(gate->has_threshold && gate->relative);
-				assert_true(gate->threshold == 0.5);
-			} else
-				assert_false(gate->has_threshold);
+			/* Every default gate takes the metric's default threshold
+			 * (compare.c), latency_us.avg's 10 % included: until
+			 * December 2026 it carried its own 50 %, which no host
+			 * calibration could then narrow or cap. */
+			assert_false(gate->has_threshold);
 		}
 		json_object *again = NULL;
 		if (job_expand_json(out, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err) < 0)

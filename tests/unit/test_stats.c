@@ -8,6 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "compare/sequential.h"
 #include "compare/stats.h"
 #include "helpers/job_fixture.h"
@@ -181,8 +184,11 @@ static void test_sequential_looks(void **state)
 	assert_close(compare_alpha_per_look(0.05, 3, 20), 0.01, 1e-12);
 	/* One look: alpha itself. */
 	assert_close(compare_alpha_per_look(0.05, 5, 5), 0.05, 0);
-	/* 3..4: only the look at 4 can reject (0.029 <= 0.05): K = 1. */
-	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.05, 0);
+	/* 3..4: only the look at 4 can reject (0.029 <= 0.05), but the look
+	 * at 3 can show equivalence at 0.05 (its 90 % interval is bounded:
+	 * 1/20 <= 0.05), so K = 1 is not enough; at K = 2 (0.025) the look at
+	 * 3 can do neither and the look at 4 can bound one (1/70 <= 0.025). */
+	assert_close(compare_alpha_per_look(0.05, 3, 4), 0.025, 1e-15);
 	/* The job's alpha over its looks: 0.1 over 3..20 is 0.1 / 5. */
 	struct job job = {.alpha = 0.1, .repeat_min = 3, .repeat = 20};
 	assert_close(compare_alpha(&job), 0.02, 1e-12);
@@ -193,6 +199,108 @@ static void test_sequential_looks(void **state)
 	assert_non_null(plain);
 	assert_close(plain->alpha, 0.05, 0);
 	assert_close(compare_alpha(plain), 0.05, 0);
+
+	/* Told before the run: 3 a side at 0.05 can never decide a gate (min_p
+	 * 0.1); a plain 4 can (0.029), adaptive 3..4 cannot (0.025 per look),
+	 * 3..5 can (0.0079 <= 0.025). A job without gates is not warned. */
+	assert_int_equal(compare_repeats_needed(0.05, 3, 3), 4);
+	assert_int_equal(compare_repeats_needed(0.05, 3, 4), 5);
+	assert_int_equal(compare_repeats_needed(0.005, 5, 5), 6); /* 0.0079, then 0.0022 */
+	char warn[400];
+	struct job three = {.alpha = 0.05, .repeat_min = 3, .repeat = 3, .n_gates = 1};
+	assert_true(compare_repeat_warning(&three, warn, sizeof(warn)));
+	assert_non_null(strstr(warn, "the smallest Mann-Whitney p at 3 against 3 is 0.1"));
+	assert_non_null(strstr(warn, "4 runs a side is the fewest that can (\"repeat\": 4)"));
+	struct job five = {.alpha = 0.05, .repeat_min = 5, .repeat = 20, .n_gates = 1};
+	assert_false(compare_repeat_warning(&five, warn, sizeof(warn)));
+	three.n_gates = 0;
+	assert_false(compare_repeat_warning(&three, warn, sizeof(warn)));
+}
+
+/* The Hodges-Lehmann shift and its interval, worked by hand. */
+static void test_hl_shift_by_hand(void **state)
+{
+	(void)state;
+	struct stats_shift sh;
+	/* 3 v 3: the nine differences b_j - a_i of {1, 2, 3} and {5, 7, 10} are
+	 * 2 3 4 4 5 6 7 8 9; the estimate is the 5th, 5. U's null distribution
+	 * at 3 v 3 puts 1/20 on U = 0, so at tail 0.05 k = 1 (P(U <= 0) = 0.05)
+	 * and the 90 % interval is [d_(1), d_(9)] = [2, 9]; at tail 0.025 no k
+	 * reaches the level: unbounded. */
+	const double a3[] = {1, 2, 3}, b3[] = {5, 7, 10};
+	assert_int_equal(stats_mw_shift_rank(3, 3, 0.05), 1);
+	assert_int_equal(stats_mw_shift_rank(3, 3, 0.025), 0);
+	assert_int_equal(stats_hl_shift(a3, 3, b3, 3, 0.05, &sh), 0);
+	assert_close(sh.estimate, 5, 0);
+	assert_true(sh.bounded);
+	assert_close(sh.lo, 2, 0);
+	assert_close(sh.hi, 9, 0);
+	assert_close(sh.level, 0.9, 1e-12);
+	assert_int_equal(stats_hl_shift(a3, 3, b3, 3, 0.025, &sh), 0);
+	assert_false(sh.bounded);
+	assert_true(isinf(sh.lo) && isinf(sh.hi));
+	/* 5 v 5: the counts of U = 0, 1, 2, 3, 4, 5 are 1, 1, 2, 3, 5, 7 of
+	 * C(10, 5) = 252 (partitions of u into at most 5 parts of at most 5),
+	 * so P(U <= 4) = 12/252 = 0.048 <= 0.05 < P(U <= 5) = 19/252: k = 5.
+	 * At tail 0.01: P(U <= 1) = 2/252 = 0.0079, P(U <= 2) = 0.016: k = 2.
+	 * With a = {0, 1, 2, 3, 4} and b = a + 10 the 25 differences are
+	 * 10 + j - i: 6 once, 7 twice, 8 three times, 9 four, 10 five, 11
+	 * four, 12 three, 13 twice, 14 once; d_(5) = 8, d_(21) = 12. */
+	const double a5[] = {0, 1, 2, 3, 4}, b5[] = {10, 11, 12, 13, 14};
+	assert_int_equal(stats_mw_shift_rank(5, 5, 0.05), 5);
+	assert_int_equal(stats_mw_shift_rank(5, 5, 0.01), 2);
+	assert_int_equal(stats_hl_shift(a5, 5, b5, 5, 0.05, &sh), 0);
+	assert_close(sh.estimate, 10, 0);
+	assert_close(sh.lo, 8, 0);
+	assert_close(sh.hi, 12, 0);
+	/* Unequal sizes are symmetric; the normal approximation above
+	 * STATS_HL_EXACT_MAX agrees with the exact k near the switch. */
+	assert_int_equal(stats_mw_shift_rank(3, 5, 0.05), stats_mw_shift_rank(5, 3, 0.05));
+	size_t exact = stats_mw_shift_rank(40, 40, 0.05);
+	size_t approx = stats_mw_shift_rank(41, 40, 0.05);
+	assert_true(approx + 25 >= exact && approx <= exact + 60);
+	assert_int_equal(stats_hl_shift(a5, 0, b5, 5, 0.05, &sh), -EINVAL);
+	assert_int_equal(stats_hl_shift(a5, 5, b5, 5, 0.5, &sh), -EINVAL);
+}
+
+/* Coverage by simulation: a shift of 3 between two normal samples, 4000
+ * times per n; the 90 % interval (tail 0.05) must cover it at least 90 %
+ * of the time, less three standard errors of the simulation (0.014). The
+ * exact coverage is 1 - 2 P(U <= k - 1): 0.900 at 3 v 3, 0.905 at 5 v 5. The
+ * percentile bootstrap of the median difference it replaced covers far
+ * less at 3 v 3 (printed for the record). */
+static void test_hl_shift_coverage(void **state)
+{
+	(void)state;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 20261206);
+	static const size_t ns[] = {3, 5, 8};
+	for (size_t t = 0; t < ELEMENTSOF(ns); t++) {
+		size_t n = ns[t], covered = 0, boot_covered = 0, trials = 4000;
+		for (size_t i = 0; i < trials; i++) {
+			double a[8], b[8];
+			for (size_t j = 0; j < n; j++) {
+				a[j] = gsl_ran_gaussian(rng, 1.0);
+				b[j] = 3.0 + gsl_ran_gaussian(rng, 1.0);
+			}
+			struct stats_shift sh;
+			assert_int_equal(stats_hl_shift(a, n, b, n, 0.05, &sh), 0);
+			covered += sh.bounded && sh.lo <= 3.0 && 3.0 <= sh.hi;
+			if (n == 3 && i < 400) {
+				double ci[2];
+				assert_int_equal(
+				    stats_bootstrap_median_diff_ci(a, n, b, n, i, ci), 0);
+				boot_covered += ci[0] <= 3.0 && 3.0 <= ci[1];
+			}
+		}
+		double cov = (double)covered / (double)trials;
+		print_message("n = %zu: coverage %.3f (nominal 0.90)\n", n, cov);
+		if (n == 3)
+			print_message("n = 3: the 95 %% bootstrap covered %.3f\n",
+				      (double)boot_covered / 400.0);
+		assert_true(cov >= 0.90 - 0.014);
+	}
+	gsl_rng_free(rng);
 }
 
 int main(void)
@@ -204,6 +312,8 @@ int main(void)
 	    cmocka_unit_test(test_mann_whitney_exact),
 	    cmocka_unit_test(test_mann_whitney_normal),
 	    cmocka_unit_test(test_bootstrap),
+	    cmocka_unit_test(test_hl_shift_by_hand),
+	    cmocka_unit_test(test_hl_shift_coverage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
