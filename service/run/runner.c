@@ -410,7 +410,7 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 	const char *stopped = "the repeat count was reached";
 	char warn[400]; /* repeats that can never decide a gate: said as the job starts */
 	if (compare_repeat_warning(r->job, warn, sizeof(warn)))
-		progress(r, "running", -1, "warning: %s", warn);
+		runner_progress(r, "running", -1, "warning: %s", warn);
 	int rc = 0;
 	for (size_t li = 0; li < n_looks && rc >= 0; li++) {
 		int want = looks[li] - clean_target;
