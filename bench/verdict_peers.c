@@ -37,7 +37,6 @@
 #include "compare/resample.h"
 #include "compare/sequential.h"
 #include "job/job.h"
-#include "job/suite.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/parse.h"
@@ -59,7 +58,7 @@ enum rule {
 };
 
 static const char *const rule_names[N_RULES] = {
-    "schedlab, 5 a side", "schedlab, adaptive", "lkp-tests", "mmtests",
+    "schedlab, 5 a side", "schedlab, adaptive", "lkp-tests",   "mmtests",
     "Pinpoint",		  "PerfCompare",	"Firecracker",
 };
 
@@ -101,8 +100,7 @@ static void draw_free(struct draw *d)
 }
 
 static int draw_job(const struct sim *s, const struct resample_pool *base,
-		    const struct resample_pool *cand,
-		    struct draw *d)
+		    const struct resample_pool *cand, struct draw *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (int i = 0; i < MAX_DRAW; i++) {
@@ -152,8 +150,7 @@ static size_t values_of(json_object *const *runs, int n, const struct metric *m,
 
 /* Multiplies the metric in every candidate run by f (f = 1 restores it
  * only if the caller kept the originals: it saves and puts them back). */
-static void shift_candidates(struct draw *d, const struct metric *m, const double *orig,
-			     double f)
+static void shift_candidates(struct draw *d, const struct metric *m, const double *orig, double f)
 {
 	for (int i = 0; i < MAX_DRAW; i++) {
 		const char *key;
@@ -168,8 +165,8 @@ static void save_candidates(struct draw *d, const struct metric *m, double *orig
 	for (int i = 0; i < MAX_DRAW; i++) {
 		const char *key;
 		json_object *metrics = metric_slot(d->cand[i], m, &key);
-		orig[i] = metrics ? json_object_get_double(json_object_object_get(metrics, key))
-				  : NAN;
+		orig[i] =
+		    metrics ? json_object_get_double(json_object_object_get(metrics, key)) : NAN;
 	}
 }
 
@@ -255,8 +252,8 @@ static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **
 			     int *ret_runs)
 {
 	int looks[COMPARE_MAX_LOOKS];
-	size_t n_looks = compare_look_schedule(s->jobA->repeat_min, s->jobA->repeat, looks,
-					       COMPARE_MAX_LOOKS);
+	size_t n_looks =
+	    compare_look_schedule(s->jobA->repeat_min, s->jobA->repeat, looks, COMPARE_MAX_LOOKS);
 	for (size_t li = 0; li < n_looks; li++) {
 		json_object *cmps = NULL;
 		if (schedlab_look(s, s->jobA, d, looks[li], &cmps) < 0)
@@ -266,9 +263,9 @@ static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **
 			json_object *c = json_object_array_get_idx(cmps, i);
 			bool worse;
 			if (json_object_get_boolean(json_object_object_get(c, "gated")) &&
-			    schedlab_answer(json_object_get_string(
-						json_object_object_get(c, "verdict")),
-					    &worse) == PEER_UNDECIDED)
+			    schedlab_answer(
+				json_object_get_string(json_object_object_get(c, "verdict")),
+				&worse) == PEER_UNDECIDED)
 				undecided = true;
 		}
 		if (!undecided || li + 1 == n_looks) {
@@ -353,8 +350,8 @@ static int power_on(struct sim *s, struct draw *d)
 	return 0;
 }
 
-static int simulate(struct sim *s, const struct resample_pool *aa,
-		    const struct resample_pool *base, const struct resample_pool *planted, int jobs)
+static int simulate(struct sim *s, const struct resample_pool *aa, const struct resample_pool *base,
+		    const struct resample_pool *planted, int jobs)
 {
 	struct tally *rows[MAX_METRICS];
 	for (int j = 0; j < jobs; j++) {
@@ -401,8 +398,9 @@ static void print_rates(const struct sim *s, bool have_planted)
 			int fp = a->worse + a->better;
 			resample_cp95(fp, a->jobs, ca);
 			resample_cp95(p->worse, p->jobs, cp);
-			printf("%-20s %-24s %6.1f %% [%5.1f, %5.1f]      %7.1f %% %5.1f", rule_names[r],
-			       m->name, pct(fp, a->jobs), ca[0], ca[1], pct(a->undecided, a->jobs),
+			printf("%-20s %-24s %6.1f %% [%5.1f, %5.1f]      %7.1f %% %5.1f",
+			       rule_names[r], m->name, pct(fp, a->jobs), ca[0], ca[1],
+			       pct(a->undecided, a->jobs),
 			       a->jobs ? (double)a->runs / a->jobs : 0.0);
 			if (have_planted)
 				printf(" | %6.1f %% [%5.1f, %5.1f]      %7.1f %% %5.1f",
@@ -418,10 +416,11 @@ static void print_power(const struct sim *s)
 {
 	for (int i = 0; i < s->n_metrics && s->n_shifts; i++) {
 		const struct metric *m = &s->m[i];
-		printf("\npower, %s (%s is better): A/A jobs with the candidate's values x (1 %s s);"
-		       "\n  detected = called a change for the worse, false pass = called "
-		       "unchanged (schedlab) or same (a peer)\n",
-		       m->name, m->better, strcmp(m->better, "higher") == 0 ? "-" : "+");
+		printf(
+		    "\npower, %s (%s is better): A/A jobs with the candidate's values x (1 %s s);"
+		    "\n  detected = called a change for the worse, false pass = called "
+		    "unchanged (schedlab) or same (a peer)\n",
+		    m->name, m->better, strcmp(m->better, "higher") == 0 ? "-" : "+");
 		printf("  %-7s", "s");
 		for (int r = 0; r < N_RULES; r++)
 			printf(" %19s", rule_names[r]);
@@ -452,45 +451,6 @@ static void print_power(const struct sim *s)
 
 /* ---- input -------------------------------------------------------------- */
 
-/* The stored job (borrowed) as a new expanded job: cut to workload (NULL:
- * all), its default gates rebuilt from today's suite table, at repeat. */
-static json_object *job_json_for(json_object *stored, const char *workload, int min, int max)
-{
-	json_object *job = NULL;
-	if (json_object_deep_copy(stored, &job, NULL) < 0)
-		return NULL;
-	json_object *wls = json_object_new_array(), *gates = json_object_new_array();
-	json_object *old_wls = json_object_object_get(job, "workloads");
-	json_object *old_gates = json_object_object_get(job, "gates");
-	bool defaults = false;
-	for (size_t i = 0; old_gates && i < json_object_array_length(old_gates); i++) {
-		json_object *g = json_object_array_get_idx(old_gates, i);
-		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
-		if (json_object_get_boolean(json_object_object_get(g, "default"))) {
-			defaults = true;
-			continue;
-		}
-		if (!workload || (gw && strcmp(gw, workload) == 0))
-			json_object_array_add(gates, json_object_get(g));
-	}
-	for (size_t i = 0; old_wls && i < json_object_array_length(old_wls); i++) {
-		json_object *w = json_object_array_get_idx(old_wls, i);
-		const char *name = json_object_get_string(json_object_object_get(w, "name"));
-		if (workload && (!name || strcmp(name, workload) != 0))
-			continue;
-		json_object_array_add(wls, json_object_get(w));
-		if (defaults)
-			suite_add_default_gates(w, gates);
-	}
-	json_object_object_add(job, "workloads", wls);
-	json_object_object_add(job, "gates", gates);
-	json_object *rep = json_object_new_object();
-	json_object_object_add(rep, "min", json_object_new_int(min));
-	json_object_object_add(rep, "max", json_object_new_int(max));
-	json_object_object_add(job, "repeat", rep);
-	return job;
-}
-
 /* The metrics the prepared job gates. */
 static void metrics_from_gates(struct sim *s, json_object *job)
 {
@@ -503,7 +463,8 @@ static void metrics_from_gates(struct sim *s, json_object *job)
 		const char *tool = NULL;
 		for (size_t k = 0; gw && wls && k < json_object_array_length(wls); k++) {
 			json_object *w = json_object_array_get_idx(wls, k);
-			const char *name = json_object_get_string(json_object_object_get(w, "name"));
+			const char *name =
+			    json_object_get_string(json_object_object_get(w, "name"));
 			if (name && strcmp(name, gw) == 0)
 				tool = json_object_get_string(json_object_object_get(w, "tool"));
 		}
@@ -521,22 +482,22 @@ static void metrics_from_gates(struct sim *s, json_object *job)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: verdict-peers [--jobs N] [--seed S] [--hogs H] [--workload W]\n"
-		"                     [--adaptive MIN:MAX] [--shifts LIST] [--planted-dir D] DIR\n\n"
-		"Replays N simulated A/A and planted jobs, drawn from the runs that\n"
-		"bench/verdict-accuracy.sh stored in DIR, through schedlab's rule (5 a side and\n"
-		"adaptive) and the peers' (compare/peer_rules.h), and prints per rule and gated\n"
-		"metric the false-change and detection rates with 95 %% Clopper-Pearson\n"
-		"intervals, the runs a side and the undecided share; then the power table.\n\n"
-		"  --jobs N         simulated jobs of each kind (default 300, at most 100000)\n"
-		"  --seed S         the random seed (default 1)\n"
-		"  --hogs H         the host load pass: busy loops beside the jobs (default 0)\n"
-		"  --workload W     keep only workload W and its gates (as --suite latency or rt)\n"
-		"  --adaptive A:B   schedlab's adaptive repeats (default 5:12, schedlab test's)\n"
-		"  --shifts LIST    power: candidate shifts in percent (default 5,10,15,20,30,50;\n"
-		"                   \"none\" skips the power replay)\n"
-		"  --planted-dir D  take the planted jobs from D instead of DIR\n");
+	fprintf(
+	    f, "Usage: verdict-peers [--jobs N] [--seed S] [--hogs H] [--workload W]\n"
+	       "                     [--adaptive MIN:MAX] [--shifts LIST] [--planted-dir D] DIR\n\n"
+	       "Replays N simulated A/A and planted jobs, drawn from the runs that\n"
+	       "bench/verdict-accuracy.sh stored in DIR, through schedlab's rule (5 a side and\n"
+	       "adaptive) and the peers' (compare/peer_rules.h), and prints per rule and gated\n"
+	       "metric the false-change and detection rates with 95 %% Clopper-Pearson\n"
+	       "intervals, the runs a side and the undecided share; then the power table.\n\n"
+	       "  --jobs N         simulated jobs of each kind (default 300, at most 100000)\n"
+	       "  --seed S         the random seed (default 1)\n"
+	       "  --hogs H         the host load pass: busy loops beside the jobs (default 0)\n"
+	       "  --workload W     keep only workload W and its gates (as --suite latency or rt)\n"
+	       "  --adaptive A:B   schedlab's adaptive repeats (default 5:12, schedlab test's)\n"
+	       "  --shifts LIST    power: candidate shifts in percent (default 5,10,15,20,30,50;\n"
+	       "                   \"none\" skips the power replay)\n"
+	       "  --planted-dir D  take the planted jobs from D instead of DIR\n");
 }
 
 static int parse_shifts(const char *arg, struct sim *s)
@@ -546,7 +507,8 @@ static int parse_shifts(const char *arg, struct sim *s)
 		return 0;
 	_cleanup_free_ char *copy = strdup(arg);
 	char *save = NULL;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
 		long v;
 		if (s->n_shifts == MAX_SHIFTS || parse_int(t, 1, 500, &v) < 0)
 			return -1;
@@ -558,11 +520,12 @@ static int parse_shifts(const char *arg, struct sim *s)
 static struct job *job_for(json_object *stored, const char *workload, int min, int max,
 			   json_object **ret_json)
 {
-	_cleanup_json_ json_object *j = job_json_for(stored, workload, min, max);
+	_cleanup_json_ json_object *j = resample_job_json(stored, workload, min, max);
 	struct job *job = NULL;
 	struct sl_error err = {0};
 	if (!j || job_from_expanded(j, &job, &err) < 0) {
-		fprintf(stderr, "verdict-peers: the stored job: %s\n", j ? err.message : "no memory");
+		fprintf(stderr, "verdict-peers: the stored job: %s\n",
+			j ? err.message : "no memory");
 		return NULL;
 	}
 	if (ret_json)
@@ -577,12 +540,15 @@ int main(int argc, char **argv)
 	unsigned long seed = 1;
 	const char *workload = NULL, *pdir = NULL;
 	parse_shifts("5,10,15,20,30,50", &s);
-	static const struct option opts[] = {
-	    {"jobs", required_argument, NULL, 'j'},	{"seed", required_argument, NULL, 's'},
-	    {"hogs", required_argument, NULL, 'g'},	{"workload", required_argument, NULL, 'w'},
-	    {"adaptive", required_argument, NULL, 'a'}, {"shifts", required_argument, NULL, 'S'},
-	    {"planted-dir", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"jobs", required_argument, NULL, 'j'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"hogs", required_argument, NULL, 'g'},
+					     {"workload", required_argument, NULL, 'w'},
+					     {"adaptive", required_argument, NULL, 'a'},
+					     {"shifts", required_argument, NULL, 'S'},
+					     {"planted-dir", required_argument, NULL, 'p'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	int c, li = 0;
 	long v, v2;
 	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
@@ -590,12 +556,27 @@ int main(int argc, char **argv)
 		char head[16];
 		bool ok = true;
 		switch (c) {
-		case 'j': ok = parse_int(optarg, 1, 100000, &v) == 0; jobs = (int)v; break;
-		case 's': ok = parse_int(optarg, 0, LONG_MAX, &v) == 0; seed = (unsigned long)v; break;
-		case 'g': ok = parse_int(optarg, 0, 1024, &v) == 0; hogs = (int)v; break;
-		case 'w': workload = optarg; break;
-		case 'p': pdir = optarg; break;
-		case 'S': ok = parse_shifts(optarg, &s) == 0; break;
+		case 'j':
+			ok = parse_int(optarg, 1, 100000, &v) == 0;
+			jobs = (int)v;
+			break;
+		case 's':
+			ok = parse_int(optarg, 0, LONG_MAX, &v) == 0;
+			seed = (unsigned long)v;
+			break;
+		case 'g':
+			ok = parse_int(optarg, 0, 1024, &v) == 0;
+			hogs = (int)v;
+			break;
+		case 'w':
+			workload = optarg;
+			break;
+		case 'p':
+			pdir = optarg;
+			break;
+		case 'S':
+			ok = parse_shifts(optarg, &s) == 0;
+			break;
 		case 'a':
 			ok = colon && colon - optarg < (long)sizeof(head);
 			if (ok) {
@@ -606,12 +587,16 @@ int main(int argc, char **argv)
 				amax = (int)v2;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 		if (!ok) {
-			fprintf(stderr, "verdict-peers: bad --%s '%s' (see --help)\n", opts[li].name,
-				optarg);
+			fprintf(stderr, "verdict-peers: bad --%s '%s' (see --help)\n",
+				opts[li].name, optarg);
 			return 2;
 		}
 	}
@@ -629,8 +614,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (n_aa == 0) {
-		fprintf(stderr, "verdict-peers: no A/A results with %d hog(s) in '%s' "
-				"(bench/verdict-accuracy.sh --out DIR makes them)\n", hogs, dir);
+		fprintf(stderr,
+			"verdict-peers: no A/A results with %d hog(s) in '%s' "
+			"(bench/verdict-accuracy.sh --out DIR makes them)\n",
+			hogs, dir);
 		return 2;
 	}
 	json_object *stored = json_object_object_get(aa[0], "job");

@@ -133,8 +133,7 @@ static double mmtests_half_width(const double *v, size_t n)
 	return gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) * s / sqrt((double)n);
 }
 
-int peer_mmtests(const double *a, size_t na, const double *b, size_t nb,
-		 struct peer_verdict *ret)
+int peer_mmtests(const double *a, size_t na, const double *b, size_t nb, struct peer_verdict *ret)
 {
 	if (check(a, na, b, nb, ret) < 0)
 		return -EINVAL;
@@ -167,8 +166,8 @@ static double kolmogorov_q(double lambda)
 	return 1.0;
 }
 
-int peer_kolmogorov_smirnov(const double *a, size_t na, const double *b, size_t nb,
-			    double *ret_d, double *ret_p)
+int peer_kolmogorov_smirnov(const double *a, size_t na, const double *b, size_t nb, double *ret_d,
+			    double *ret_p)
 {
 	if (!ret_d || !ret_p || !sample_ok(a, na) || !sample_ok(b, nb))
 		return -EINVAL;
@@ -243,7 +242,8 @@ int peer_perfcompare(const double *a, size_t na, const double *b, size_t nb,
 	if (check(a, na, b, nb, ret) < 0)
 		return -EINVAL;
 	double p, delta;
-	if (stats_mann_whitney(a, na, b, nb, &p) < 0 || stats_cliffs_delta(a, na, b, nb, &delta) < 0)
+	if (stats_mann_whitney(a, na, b, nb, &p) < 0 ||
+	    stats_cliffs_delta(a, na, b, nb, &delta) < 0)
 		return -EINVAL;
 	struct peer_verdict v = {.answer = PEER_SAME, .sign = sign_of(delta), .p = p};
 	if (p <= 0.05 && fabs(delta) >= 0.2)

@@ -22,8 +22,8 @@ enum peer_answer {
 
 struct peer_verdict {
 	enum peer_answer answer;
-	int sign;	/* +1 when the candidate is larger, -1 smaller, 0 neither */
-	double p;	/* the rule's p-value; NAN for a rule without one */
+	int sign; /* +1 when the candidate is larger, -1 smaller, 0 neither */
+	double p; /* the rule's p-value; NAN for a rule without one */
 };
 
 /* lkp-tests (the kernel test robot; lib/stats.rb): each side summarized by
@@ -40,8 +40,7 @@ int peer_lkp(const double *a, size_t na, const double *b, size_t nb, bool key,
  * Student-t confidence half-width t(0.975, n - 1) * s / sqrt(n); changed
  * when the means lie further apart than the two half-widths summed. A side
  * of 1 value has no interval (same). No undecided answer. */
-int peer_mmtests(const double *a, size_t na, const double *b, size_t nb,
-		 struct peer_verdict *ret);
+int peer_mmtests(const double *a, size_t na, const double *b, size_t nb, struct peer_verdict *ret);
 
 /* Chromium Pinpoint (dashboard/pinpoint/models/compare): p = min(Mann-Whitney,
  * Kolmogorov-Smirnov); different when p <= 0.01; same when p is above the
@@ -74,8 +73,8 @@ int peer_firecracker(const double *a, size_t na, const double *b, size_t nb,
  * at lambda = (e + 0.12 + 0.11 / e) D, e = sqrt(na nb / (na + nb))
  * (Stephens' small-sample correction, as Numerical Recipes' probks and
  * Pinpoint use). Returns 0 or -EINVAL. */
-int peer_kolmogorov_smirnov(const double *a, size_t na, const double *b, size_t nb,
-			    double *ret_d, double *ret_p);
+int peer_kolmogorov_smirnov(const double *a, size_t na, const double *b, size_t nb, double *ret_d,
+			    double *ret_p);
 
 /* The name of an answer: "same", "changed" or "undecided". */
 const char *peer_answer_name(enum peer_answer a);

@@ -9,6 +9,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "compare/resample.h"
+#include "job/suite.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -107,8 +108,7 @@ json_object *resample_draw(const struct resample_pool *p, gsl_rng *rng, const ch
 	return copy;
 }
 
-int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out,
-			  int cap)
+int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -135,6 +135,70 @@ int resample_load_results(const char *dir, const char *kind, int hogs, json_obje
 	}
 	closedir(d);
 	return n;
+}
+
+static bool has_gate(json_object *gates, const char *w, const char *m)
+{
+	for (size_t i = 0; i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		if (gw && gm && strcmp(gw, w) == 0 && strcmp(gm, m) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Today's default gates of workload w, except on a metric a gate the job
+ * names itself already covers (that one wins, as at expansion). */
+static void add_defaults(json_object *w, json_object *gates)
+{
+	_cleanup_json_ json_object *fresh = json_object_new_array();
+	suite_add_default_gates(w, fresh);
+	for (size_t i = 0; i < json_object_array_length(fresh); i++) {
+		json_object *g = json_object_array_get_idx(fresh, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		if (gw && gm && !has_gate(gates, gw, gm))
+			json_object_array_add(gates, json_object_get(g));
+	}
+}
+
+json_object *resample_job_json(json_object *stored, const char *workload, int min, int max)
+{
+	json_object *job = NULL;
+	if (json_object_deep_copy(stored, &job, NULL) < 0)
+		return NULL;
+	json_object *wls = json_object_new_array(), *gates = json_object_new_array();
+	json_object *old_wls = json_object_object_get(job, "workloads");
+	json_object *old_gates = json_object_object_get(job, "gates");
+	bool defaults = false;
+	for (size_t i = 0; old_gates && i < json_object_array_length(old_gates); i++) {
+		json_object *g = json_object_array_get_idx(old_gates, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		if (json_object_get_boolean(json_object_object_get(g, "default"))) {
+			defaults = true;
+			continue;
+		}
+		if (!workload || (gw && strcmp(gw, workload) == 0))
+			json_object_array_add(gates, json_object_get(g));
+	}
+	for (size_t i = 0; old_wls && i < json_object_array_length(old_wls); i++) {
+		json_object *w = json_object_array_get_idx(old_wls, i);
+		const char *name = json_object_get_string(json_object_object_get(w, "name"));
+		if (workload && (!name || strcmp(name, workload) != 0))
+			continue;
+		json_object_array_add(wls, json_object_get(w));
+		if (defaults)
+			add_defaults(w, gates);
+	}
+	json_object_object_add(job, "workloads", wls);
+	json_object_object_add(job, "gates", gates);
+	json_object *rep = json_object_new_object();
+	json_object_object_add(rep, "min", json_object_new_int(min));
+	json_object_object_add(rep, "max", json_object_new_int(max));
+	json_object_object_add(job, "repeat", rep);
+	return job;
 }
 
 /* The p in [0, 1] where f(p) crosses level, f monotone, by bisection: GSL's

@@ -41,8 +41,14 @@ json_object *resample_draw(const struct resample_pool *p, gsl_rng *rng, const ch
  * into out[0..cap): new references, the caller puts them. A file that does
  * not parse is named on stderr and left out. Returns the count or -errno
  * when dir cannot be read. */
-int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out,
-			  int cap);
+int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap);
+
+/* The stored expanded job (borrowed) as a new one to replay: cut to
+ * workload (NULL: all) and its gates, the gates the suite added by default
+ * ("default": true) rebuilt from today's table (suite_add_default_gates),
+ * so a change of the defaults shows in a replay of old runs, and repeat
+ * min..max. New reference, or NULL without memory. */
+json_object *resample_job_json(json_object *stored, const char *workload, int min, int max);
 
 /* The two-sided 95 % Clopper-Pearson interval of a rate of x in n, in
  * percent ([0, 100] when n is 0). */

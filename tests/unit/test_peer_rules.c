@@ -124,9 +124,9 @@ static void test_pinpoint(void **state)
 	double a[10], far[10], near[10], mid[10];
 	for (int i = 0; i < 10; i++) {
 		a[i] = i + 1;
-		far[i] = i + 11;    /* 11..20: no overlap */
-		near[i] = i + 1.5;  /* each just above its a */
-		mid[i] = i + 4;	    /* 4..13 */
+		far[i] = i + 11;   /* 11..20: no overlap */
+		near[i] = i + 1.5; /* each just above its a */
+		mid[i] = i + 4;	   /* 4..13 */
 	}
 	/* 1..10 against 11..20: Mann-Whitney exact p = 2 / C(20, 10) =
 	 * 1.08e-5 (KS: D = 1, lambda = 2.40526, p = 1.9e-5); min <= 0.01:
@@ -218,9 +218,12 @@ static void test_answer_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lkp),		    cmocka_unit_test(test_mmtests),
-	    cmocka_unit_test(test_kolmogorov_smirnov), cmocka_unit_test(test_pinpoint),
-	    cmocka_unit_test(test_perfcompare),	    cmocka_unit_test(test_firecracker),
+	    cmocka_unit_test(test_lkp),
+	    cmocka_unit_test(test_mmtests),
+	    cmocka_unit_test(test_kolmogorov_smirnov),
+	    cmocka_unit_test(test_pinpoint),
+	    cmocka_unit_test(test_perfcompare),
+	    cmocka_unit_test(test_firecracker),
 	    cmocka_unit_test(test_answer_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

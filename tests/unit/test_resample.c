@@ -41,11 +41,13 @@ static void test_clopper_pearson(void **state)
 
 static const char result_json[] =
     "{\"job\": {\"baseline\": \"base\"}, \"variants\": {"
-    " \"base\": {\"runs\": [{\"key\": \"base#0\", \"repeat\": 0, \"status\": \"ok\", \"workloads\": ["
+    " \"base\": {\"runs\": [{\"key\": \"base#0\", \"repeat\": 0, \"status\": \"ok\", "
+    "\"workloads\": ["
     "  {\"name\": \"cyclictest\", \"status\": \"ok\", \"details\": {\"big\": 1},"
     "   \"metrics\": {\"latency_us.avg\": 120.5, \"latency_us.max\": 900}},"
     "  {\"name\": \"rt-migrate-test\", \"status\": \"ok\", \"metrics\": {\"inversions\": 3}}]}]},"
-    " \"cand\": {\"runs\": [{\"key\": \"cand#0\", \"repeat\": 0, \"status\": \"ok\", \"workloads\": []},"
+    " \"cand\": {\"runs\": [{\"key\": \"cand#0\", \"repeat\": 0, \"status\": \"ok\", "
+    "\"workloads\": []},"
     "  {\"key\": \"cand#1\", \"repeat\": 1, \"status\": \"ok\", \"workloads\": []}]}}}";
 
 static void test_pool(void **state)
@@ -86,11 +88,57 @@ static void test_pool(void **state)
 	json_object_put(r);
 }
 
+static void test_job_json(void **state)
+{
+	(void)state;
+	/* A stored job whose cyclictest gates were added by default with a
+	 * threshold (0.9) today's table does not give, and an explicit gate on
+	 * the other workload. */
+	json_object *stored = json_tokener_parse(
+	    "{\"baseline\": \"base\", \"repeat\": 6, \"workloads\": ["
+	    " {\"name\": \"cyclictest\", \"tool\": \"cyclictest\", \"args\": [\"-h20000\"]},"
+	    " {\"name\": \"rt-migrate-test\", \"tool\": \"rt-migrate-test\"}],"
+	    " \"gates\": ["
+	    "  {\"workload\": \"cyclictest\", \"metric\": \"latency_us.avg\", \"threshold\": 0.9,"
+	    "   \"relative\": true, \"default\": true},"
+	    "  {\"workload\": \"rt-migrate-test\", \"metric\": \"inversions\", \"threshold\": "
+	    "1}]}");
+	assert_non_null(stored);
+	json_object *j = resample_job_json(stored, "cyclictest", 5, 12);
+	assert_non_null(j);
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "workloads")), 1);
+	json_object *gates = json_object_object_get(j, "gates");
+	/* The rt-migrate-test gate went with its workload; cyclictest's are
+	 * today's defaults (p99, as the args ask for a histogram, and avg). */
+	assert_int_equal(json_object_array_length(gates), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		assert_string_equal(json_object_get_string(json_object_object_get(g, "workload")),
+				    "cyclictest");
+		json_object *t = json_object_object_get(g, "threshold");
+		assert_true(!t || json_object_get_double(t) != 0.9);
+	}
+	json_object *rep = json_object_object_get(j, "repeat");
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "min")), 5);
+	assert_int_equal(json_object_get_int(json_object_object_get(rep, "max")), 12);
+	/* The stored job is not changed. */
+	assert_int_equal(json_object_array_length(json_object_object_get(stored, "gates")), 2);
+	json_object_put(j);
+	/* No workload named: both stay, the explicit inversions gate with them,
+	 * and rt-migrate-test's default gate on the same metric gives way. */
+	j = resample_job_json(stored, NULL, 5, 5);
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "workloads")), 2);
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "gates")), 3);
+	json_object_put(j);
+	json_object_put(stored);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clopper_pearson),
 	    cmocka_unit_test(test_pool),
+	    cmocka_unit_test(test_job_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
