@@ -11,6 +11,7 @@
 #include "compare/resample.h"
 #include "job/suite.h"
 #include "util/error.h"
+#include "util/macro.h"
 #include "util/json.h"
 
 static int pool_add(struct resample_pool *p, json_object *run)
