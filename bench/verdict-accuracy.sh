@@ -13,6 +13,8 @@
 # Usage: bench/verdict-accuracy.sh [-k K] [--repeat R|MIN:MAX] [--hogs LIST]
 #                                  [--planted NAME] [--suite S] [--out DIR]
 #   -k K        jobs of each kind per load (default 5)
+#   --aa-jobs K A/A jobs per load, when not K (0: planted jobs only, to add a
+#               second planted regression's runs beside an earlier pass's A/A)
 #   --repeat    repeats per variant, or MIN:MAX for adaptive repeats (default 4)
 #   --hogs LIST busy loops on the host beside the jobs, one pass per item,
 #               comma separated (default "0,2xcores": quiet, then 2 per core,
@@ -31,21 +33,24 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 schedlab=${SCHEDLAB:-$root/build/schedlab}
-k=5 repeat=4 hogs="0,$((2 * $(nproc)))" out="" planted=rt-placement suite=rt summary=0
+k=5 aa_k='' repeat=4 hogs="0,$((2 * $(nproc)))" out="" planted=rt-placement suite=rt summary=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k) k=$2; shift 2 ;;
+	--aa-jobs) aa_k=$2; shift 2 ;;
 	--repeat) repeat=$2; shift 2 ;;
 	--hog | --hogs) hogs=$2; shift 2 ;;
 	--planted) planted=$2; shift 2 ;;
 	--suite) suite=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--summary) summary=1; shift ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
 	*) echo "verdict-accuracy.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [[ "$k" =~ ^[0-9]+$ && "$k" -ge 1 ]] || { echo "verdict-accuracy.sh: -k needs a positive integer" >&2; exit 2; }
+aa_k=${aa_k:-$k}
+[[ "$aa_k" =~ ^[0-9]+$ ]] || { echo "verdict-accuracy.sh: --aa-jobs needs a count" >&2; exit 2; }
 [[ "$hogs" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "verdict-accuracy.sh: --hogs needs counts, comma separated" >&2; exit 2; }
 [[ "$planted" =~ ^[a-z0-9-]+$ && -f "$root/tests/planted/$planted.patch" ]] || { echo "verdict-accuracy.sh: no planted patch '$planted'" >&2; exit 2; }
 [[ "$suite" =~ ^(rt|latency|fair|all)$ ]] || { echo "verdict-accuracy.sh: --suite must be rt, latency, fair or all" >&2; exit 2; }
@@ -103,7 +108,9 @@ for hog in "${hog_list[@]}"; do
 		# after the jobs an earlier pass left in --out DIR
 		first=1
 		while [ -e "$work/$kind-$first-hog$hog.json" ]; do first=$((first + 1)); done
-		for ((i = first; i < first + k; i++)); do
+		n=$k
+		[ "$kind" = planted ] || n=$aa_k
+		for ((i = first; i < first + n; i++)); do
 			name=$kind-$i-hog$hog
 			if [ "$kind" = aa ]; then
 				job "$name" '[]' >"$work/$name.json"

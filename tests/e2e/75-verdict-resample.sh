@@ -5,7 +5,10 @@
 # every A/A job must come out unchanged), a planted pass whose candidate runs
 # count 6 to 9 (every job must be detected at the first look of 5), and a
 # "planted" pass whose candidate is the baseline again (nothing may be
-# detected, nothing may fail). Runs in seconds, no guest.
+# detected, nothing may fail). Then bench/verdict-peers.sh replays the peers'
+# rules on the same pools, and on an A/A pool of constant cyclictest
+# averages whose shifted candidates have known answers. Runs in seconds, no
+# guest.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need python3
@@ -37,6 +40,18 @@ for d, aa, planted in (("real", [0] * 6, [6, 7, 8, 9, 6, 8]), ("null", [0] * 6, 
     os.makedirs(d)
     json.dump(result(aa, aa), open(d + "/aa-1-hog0.result.json", "w"))
     json.dump(result(aa, planted), open(d + "/planted-1-hog0.result.json", "w"))
+# Every cyclictest average exactly 100 us, gated: a shift of s makes every
+# candidate 100 (1 + s) against a baseline of 100s.
+flat = copy.deepcopy(result([0] * 6, [0] * 6))
+flat["job"]["gates"] = [{"workload": "cyclictest", "metric": "latency_us.avg", "threshold": 0.1,
+                         "relative": True}]
+for side in ("baseline", "patched"):
+    for r in flat["variants"][side]["runs"]:
+        for w in r["workloads"]:
+            if w["name"] == "cyclictest":
+                w["metrics"]["latency_us.avg"] = 100.0
+os.makedirs("flat")
+json.dump(flat, open("flat/aa-1-hog0.result.json", "w"))
 PY
 "$E2E_ROOT/bench/verdict-resample.sh" --jobs 60 --out real >real.txt
 cat real.txt
@@ -56,4 +71,29 @@ rc=0
 rc=0
 "$E2E_ROOT/bench/verdict-resample.sh" --hogs 4 --out real 2>err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "no A/A results with 4 hog" err.txt || e2e_fail "an empty pass was not refused (exit $rc)"
+# The peers on the same pools: zero inversions on both sides can never be a
+# change, 6 to 9 against 0 is one for every rule (lkp: min 6 above the
+# middle 0; mmtests: zero-width intervals; Pinpoint: p 1e-5 at 10 a side;
+# PerfCompare: p 0.008, delta 1; Firecracker: p 2/252 and far over 20 %).
+"$E2E_ROOT/bench/verdict-peers.sh" --jobs 40 --workload rt-migrate-test --shifts none --out real >peers.txt
+cat peers.txt
+for rule in "lkp-tests" "mmtests" "Pinpoint" "PerfCompare" "Firecracker" "schedlab, 5 a side" "schedlab, adaptive"; do
+	grep -Eq "^$rule +inversions +0\.0 % \[ +0\.0, +8\.8\] .*\| +100\.0 % \[ *91\.2, 100\.0\]" peers.txt ||
+		e2e_fail "$rule: not 0 false changes and every planted job detected"
+done
+grep -Eq "^Pinpoint +inversions .* 10\.0 \| .* 10\.0$" peers.txt || e2e_fail "Pinpoint did not decide at its first 10 runs a side"
+"$E2E_ROOT/bench/verdict-peers.sh" --jobs 40 --workload rt-migrate-test --shifts none --out null >peers-null.txt
+grep -Eq "^mmtests +inversions .*\| +0\.0 % " peers-null.txt || e2e_fail "mmtests 'detected' a candidate equal to its baseline"
+# Shifted constants: every rule with a significance test sees a +20 % shift
+# of identical values, except Firecracker, whose change must exceed 20 % of
+# the baseline mean (20 is not more than 20; 30 is).
+"$E2E_ROOT/bench/verdict-peers.sh" --jobs 20 --workload cyclictest --shifts 20,30 --out flat >flat.txt
+cat flat.txt
+grep -Eq "^  +20 % +[0-9.]+ % \(pass +[0-9.]+\) +[0-9.]+ % \(pass +[0-9.]+\) +100\.0 % \(pass +0\.0\) +100\.0 % \(pass +0\.0\) +100\.0 % \(pass +0\.0\) +100\.0 % \(pass +0\.0\) +0\.0 % \(pass 100\.0\)$" flat.txt ||
+	e2e_fail "at +20 % the peers' answers on constant values are not lkp/mmtests/Pinpoint/PerfCompare changed, Firecracker same"
+grep -Eq "^  +30 % .* 100\.0 % \(pass +0\.0\)$" flat.txt || e2e_fail "Firecracker missed a +30 % change of constant values"
+grep -Eq "^schedlab, 5 a side +latency_us\.avg +0\.0 % " flat.txt || e2e_fail "schedlab called identical values changed"
+rc=0
+"$E2E_ROOT/bench/verdict-peers.sh" --shifts 0 --out real 2>err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "bad --shifts '0'" err.txt || e2e_fail "--shifts 0 was not refused (exit $rc)"
 echo "ok"

@@ -1,0 +1,234 @@
+/* Pools of stored runs, draws from them and the Clopper-Pearson interval
+ * (resample.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "compare/resample.h"
+#include "job/suite.h"
+#include "util/error.h"
+#include "util/macro.h"
+#include "util/json.h"
+
+static int pool_add(struct resample_pool *p, json_object *run)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		json_object **n = realloc(p->runs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->runs = n;
+		p->cap = cap;
+	}
+	p->runs[p->n++] = run;
+	return 0;
+}
+
+static bool kept(const struct resample_keep *keep, size_t n, const char *w, const char *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(keep[i].workload, w) == 0 && (!m || strcmp(keep[i].metric, m) == 0))
+			return true;
+	return false;
+}
+
+/* Drops the details, and with keep the workloads and metrics it does not
+ * name, from one run's workloads. */
+static void prune(json_object *run, const struct resample_keep *keep, size_t n_keep)
+{
+	json_object *wls = json_object_object_get(run, "workloads");
+	for (size_t w = wls ? json_object_array_length(wls) : 0; w-- > 0;) {
+		json_object *wl = json_object_array_get_idx(wls, w);
+		const char *name = json_object_get_string(json_object_object_get(wl, "name"));
+		json_object_object_del(wl, "details");
+		if (!n_keep)
+			continue;
+		if (!name || !kept(keep, n_keep, name, NULL)) {
+			json_object_array_del_idx(wls, w, 1);
+			continue;
+		}
+		json_object *metrics = json_object_object_get(wl, "metrics");
+		if (!json_object_is_type(metrics, json_type_object))
+			continue;
+		/* Collect first: deleting while iterating a json-c object is not safe. */
+		const char *drop[256];
+		size_t n_drop = 0;
+		json_object_object_foreach(metrics, key, val)
+		{
+			(void)val;
+			if (!kept(keep, n_keep, name, key) && n_drop < 256)
+				drop[n_drop++] = key;
+		}
+		for (size_t i = 0; i < n_drop; i++)
+			json_object_object_del(metrics, drop[i]);
+	}
+}
+
+int resample_pool_add(struct resample_pool *p, json_object *result, bool baseline,
+		      const struct resample_keep *keep, size_t n_keep)
+{
+	const char *bname = json_object_get_string(
+	    json_object_object_get(json_object_object_get(result, "job"), "baseline"));
+	json_object *variants = json_object_object_get(result, "variants");
+	if (!bname || !json_object_is_type(variants, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(variants, vname, v)
+	{
+		if ((strcmp(vname, bname) == 0) != baseline)
+			continue;
+		json_object *runs = json_object_object_get(v, "runs");
+		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+			json_object *run = json_object_array_get_idx(runs, i);
+			prune(run, keep, n_keep);
+			if (pool_add(p, run) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void resample_pool_free(struct resample_pool *p)
+{
+	free(p->runs);
+	*p = (struct resample_pool){0};
+}
+
+json_object *resample_draw(const struct resample_pool *p, gsl_rng *rng, const char *vname, int r)
+{
+	json_object *copy = NULL;
+	if (json_object_deep_copy(p->runs[gsl_rng_uniform_int(rng, p->n)], &copy, NULL) < 0)
+		return NULL;
+	char key[64];
+	snprintf(key, sizeof(key), "%s#%d", vname, r);
+	json_object_object_add(copy, "key", json_object_new_string(key));
+	json_object_object_add(copy, "repeat", json_object_new_int(r));
+	return copy;
+}
+
+int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	char suffix[32];
+	snprintf(suffix, sizeof(suffix), "-hog%d.result.json", hogs);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < cap) {
+		size_t len = strlen(e->d_name), sl = strlen(suffix), kl = strlen(kind);
+		if (len <= sl + kl || strncmp(e->d_name, kind, kl) != 0 ||
+		    strcmp(e->d_name + len - sl, suffix) != 0)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		json_object *r = NULL;
+		struct sl_error err = {0};
+		if (json_read_file_strict(path, 0, "result file", &r, &err) < 0)
+			fprintf(stderr, "%s (left out)\n", err.message);
+		else if (json_object_object_get(r, "variants") && json_object_object_get(r, "job"))
+			out[n++] = r;
+		else
+			json_object_put(r);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool has_gate(json_object *gates, const char *w, const char *m)
+{
+	for (size_t i = 0; i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		if (gw && gm && strcmp(gw, w) == 0 && strcmp(gm, m) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Today's default gates of workload w, except on a metric a gate the job
+ * names itself already covers (that one wins, as at expansion). */
+static void add_defaults(json_object *w, json_object *gates)
+{
+	_cleanup_json_ json_object *fresh = json_object_new_array();
+	suite_add_default_gates(w, fresh);
+	for (size_t i = 0; i < json_object_array_length(fresh); i++) {
+		json_object *g = json_object_array_get_idx(fresh, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		if (gw && gm && !has_gate(gates, gw, gm))
+			json_object_array_add(gates, json_object_get(g));
+	}
+}
+
+json_object *resample_job_json(json_object *stored, const char *workload, int min, int max)
+{
+	json_object *job = NULL;
+	if (json_object_deep_copy(stored, &job, NULL) < 0)
+		return NULL;
+	json_object *wls = json_object_new_array(), *gates = json_object_new_array();
+	json_object *old_wls = json_object_object_get(job, "workloads");
+	json_object *old_gates = json_object_object_get(job, "gates");
+	bool defaults = false;
+	for (size_t i = 0; old_gates && i < json_object_array_length(old_gates); i++) {
+		json_object *g = json_object_array_get_idx(old_gates, i);
+		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
+		if (json_object_get_boolean(json_object_object_get(g, "default"))) {
+			defaults = true;
+			continue;
+		}
+		if (!workload || (gw && strcmp(gw, workload) == 0))
+			json_object_array_add(gates, json_object_get(g));
+	}
+	for (size_t i = 0; old_wls && i < json_object_array_length(old_wls); i++) {
+		json_object *w = json_object_array_get_idx(old_wls, i);
+		const char *name = json_object_get_string(json_object_object_get(w, "name"));
+		if (workload && (!name || strcmp(name, workload) != 0))
+			continue;
+		json_object_array_add(wls, json_object_get(w));
+		if (defaults)
+			add_defaults(w, gates);
+	}
+	json_object_object_add(job, "workloads", wls);
+	json_object_object_add(job, "gates", gates);
+	json_object *rep = json_object_new_object();
+	json_object_object_add(rep, "min", json_object_new_int(min));
+	json_object_object_add(rep, "max", json_object_new_int(max));
+	json_object_object_add(job, "repeat", rep);
+	return job;
+}
+
+/* The p in [0, 1] where f(p) crosses level, f monotone, by bisection: GSL's
+ * inverse beta does not converge for x close to n. */
+static double bisect(double (*f)(int, int, double), int x, int n, double level, bool increasing)
+{
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+		if ((f(x, n, mid) < level) == increasing)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static double binom_le(int x, int n, double p) /* P(X <= x) */
+{
+	return gsl_cdf_binomial_P((unsigned)x, p, (unsigned)n);
+}
+
+static double binom_ge(int x, int n, double p) /* P(X >= x) */
+{
+	return x <= 0 ? 1.0 : gsl_cdf_binomial_Q((unsigned)(x - 1), p, (unsigned)n);
+}
+
+void resample_cp95(int x, int n, double ret[2])
+{
+	ret[0] = x <= 0 || n <= 0 ? 0.0 : 100 * bisect(binom_ge, x, n, 0.025, true);
+	ret[1] = x >= n || n <= 0 ? 100.0 : 100 * bisect(binom_le, x, n, 0.025, false);
+}
