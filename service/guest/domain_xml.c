@@ -31,6 +31,43 @@ static void no_range(int lo, int hi, void *userdata)
 	(void)lo, (void)hi, (void)userdata; /* only the list's syntax is checked */
 }
 
+/* The two serial ports and the console (an alias of serial0) into out:
+ * ptys, or unix sockets QEMU connects to (no <console>: libvirt adds the
+ * alias of serial0 itself, with serial0's source). */
+static int serial_devices(const char *const *sock, char *out, size_t size, struct sl_error *err)
+{
+	if (!sock) {
+		snprintf(out, size,
+			 "    <serial type='pty'>\n"
+			 "      <target port='0'/>\n"
+			 "    </serial>\n"
+			 "    <serial type='pty'>\n"
+			 "      <target port='1'/>\n"
+			 "    </serial>\n"
+			 "    <console type='pty'>\n"
+			 "      <target type='serial' port='0'/>\n"
+			 "    </console>\n");
+		return 0;
+	}
+	size_t n = 0;
+	for (int i = 0; i < 2; i++) {
+		/* A sockaddr_un path is at most 107 bytes. */
+		if (!sock[i] || sock[i][0] != '/' || strlen(sock[i]) > 107 || has_control(sock[i]))
+			return error_set_path(err, ERR_INVALID, "serial_socket",
+					      "The socket of serial%d must be an absolute path of at "
+					      "most 107 bytes.",
+					      i);
+		_cleanup_free_ char *path = escape_xml_dup(sock[i], 0);
+		n += (size_t)snprintf(out + n, size - n,
+				      "    <serial type='unix'>\n"
+				      "      <source mode='connect' path='%s'/>\n"
+				      "      <target port='%d'/>\n"
+				      "    </serial>\n",
+				      path ? path : "", i);
+	}
+	return 0;
+}
+
 int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_error *err)
 {
 	const char *type;
@@ -106,6 +143,9 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 				 "The kernel and initrd must be absolute paths and the command "
 				 "line must be one line of text.");
 
+	char serial[2 * 4096 + 256];
+	if (serial_devices(p->serial_socket, serial, sizeof(serial), err) < 0)
+		return -EINVAL;
 	_cleanup_free_ char *kernel = escape_xml_dup(p->kernel, 0);
 	_cleanup_free_ char *initrd = escape_xml_dup(p->initrd, 0);
 	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
@@ -164,19 +204,12 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 		     "  <on_crash>destroy</on_crash>\n"
 		     "  <devices>\n"
 		     "    <controller type='usb' model='none'/>\n"
-		     "    <serial type='pty'>\n"
-		     "      <target port='0'/>\n"
-		     "    </serial>\n"
-		     "    <serial type='pty'>\n"
-		     "      <target port='1'/>\n"
-		     "    </serial>\n"
-		     "    <console type='pty'>\n"
-		     "      <target type='serial' port='0'/>\n"
-		     "    </console>\n"
+		     "%s"
 		     "    <memballoon model='none'/>\n"
 		     "  </devices>\n"
 		     "</domain>\n",
-		     type, p->name, p->memory_mb, p->vcpus, cputune, kernel, initrd, cmdline, cpu);
+		     type, p->name, p->memory_mb, p->vcpus, cputune, kernel, initrd, cmdline, cpu,
+		     serial);
 	if (n < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	*ret_xml = xml;

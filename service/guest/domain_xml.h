@@ -44,6 +44,11 @@ struct guest_xml_params {
 	 * ("0-1,4") of QEMU's other threads. */
 	const int *vcpu_pin;
 	const char *emulator_pin;
+	/* The serial ports: NULL for two pty ports (read through libvirt
+	 * console streams, any URI), else the absolute paths of the unix
+	 * sockets schedlab listens on, serial0 then serial1 (QEMU connects to
+	 * them: mode='connect'; a local daemon only, docs/guests.md). */
+	const char *const *serial_socket;
 };
 
 /* The base kernel command line every guest gets: the console on ttyS0 at

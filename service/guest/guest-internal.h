@@ -2,8 +2,11 @@
  *
  *   guest_host.c     the libvirt connection and the one process-wide event
  *                    loop thread (with its barrier)
- *   guest_streams.c  the event loop's side of a run: the two console streams
- *                    (console bytes, frames) and the lifecycle events
+ *   guest_streams.c  the event loop's side of a run: the two serial ports'
+ *                    bytes (console, frames) and the lifecycle events, and
+ *                    the ports read as libvirt console streams (remote)
+ *   guest_ports.c    the ports as unix sockets schedlab listens on and QEMU
+ *                    connects to (a local daemon: no libvirt stream at all)
  *   guest_run.c      guest_run(): stage, create paused, attach, resume, wait
  *   guest_reaper.c   a finished run's console streams, ended once its domain
  *                    is gone (the libvirt 9.0 teardown deadlock)
@@ -20,6 +23,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <libvirt/libvirt.h>
@@ -42,6 +46,7 @@
 #define GUEST_FRAMES_MAX_BYTES	 (32u << 20) /* payload bytes kept per run */
 #define GUEST_PAYLOAD_MAX_VALUES 4096	     /* JSON values in one payload */
 #define GUEST_FRAMES_MAX_VALUES	 65536	     /* JSON values kept per run */
+#define GUEST_READ_ROUNDS   16	/* reads per callback, so one chatty guest cannot starve others */
 
 struct guest_spec;
 struct guest_outcome;
@@ -92,6 +97,12 @@ struct guest_state {
 	bool heartbeat;
 	char line_start[16]; /* first bytes of the current console line, for "Linux version" */
 	size_t line_start_len;
+
+	/* guest_ports.c (a local daemon): each port's listening socket until
+	 * QEMU has connected, then the connection and its event-loop watch.
+	 * -1 when unused; the fds close in guest_state_free, after the
+	 * barrier, so the loop never polls a closed (or reused) number. */
+	int listen_fd[GUEST_N_STREAMS], port_fd[GUEST_N_STREAMS], port_watch[GUEST_N_STREAMS];
 };
 
 /* guest_host.c */
@@ -142,6 +153,11 @@ void guest_reaper_free(struct guest_reaper *g);
 
 /* guest_streams.c */
 
+/* n bytes that arrived on port which (GUEST_STREAM_CONSOLE: the console
+ * tail, log and scanner; else the frame parser), or with n <= 0 that port's
+ * end. Takes s->lock; wakes guest_run(). */
+void guest_state_feed(struct guest_state *s, int which, const char *buf, ssize_t n);
+
 /* A new state whose console goes to log_path (NULL: no log). NULL on
  * failure, with err filled. */
 struct guest_state *guest_state_new(const char *log_path, struct sl_error *err);
@@ -162,6 +178,22 @@ int guest_stream_open(virConnectPtr conn, virDomainPtr dom, struct guest_state *
 void guest_stream_close(virStreamPtr st, bool eof);
 /* The domain lifecycle callback; opaque is the struct guest_state. */
 int guest_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque);
+
+/* guest_ports.c */
+
+#define GUEST_PORT_ACCEPT_S 10.0 /* after the create returns, for QEMU's connections */
+
+/* Listens on dir/serial0.sock and dir/serial1.sock (mode 0600: libvirt's
+ * DAC driver hands them to QEMU's user) and sets paths[i] (malloc'd). */
+int guest_ports_listen(struct guest_state *s, const char *dir, char *paths[GUEST_N_STREAMS],
+		       struct sl_error *err);
+/* Takes QEMU's connection on each port (it connected while the domain was
+ * created, before its first instruction), waiting at most timeout_s, and
+ * watches it on the event loop. */
+int guest_ports_attach(struct guest_state *s, const char *name, double timeout_s,
+		       struct sl_error *err);
+/* Removes the watches; the fds close with the state, after the barrier. */
+void guest_ports_detach(struct guest_state *s);
 
 /* guest.c */
 

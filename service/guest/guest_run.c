@@ -1,8 +1,9 @@
 /* guest_run() (guest.h): checks the spec, stages the kernel and initrd,
  * creates the domain paused, attaches both consoles and the lifecycle
  * callback, resumes it and waits, bounded, for its end: power-off, halt,
- * stop, deadline (hung) or cancel. The callbacks are in guest_streams.c; the
- * finished run's streams end in guest_reaper.c.
+ * stop, deadline (hung) or cancel. The callbacks are in guest_streams.c; a
+ * local run's serial sockets in guest_ports.c; a remote run's finished
+ * streams end in guest_reaper.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "guest/domain_xml.h"
 #include "guest/guest-internal.h"
 #include "guest/guest.h"
+#include "guest/hostpool.h"
 #include "guest/interference.h"
 #include "guest/pinning.h"
 #include "util/fs.h"
@@ -90,6 +92,26 @@ static int stage_files(const struct guest_spec *s, char **ret_dir, char **ret_ke
 	return 0;
 }
 
+/* A 0711 directory for the serial ports' sockets (guest_ports.c): its own,
+ * since a socket path has at most 107 bytes and the staging directory's
+ * name carries the run id. QEMU's user needs to pass through it, no more. */
+static int ports_dir_new(char **ret, struct sl_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = NULL;
+	if (asprintf(&dir, "%s/schedlab-ports-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	if (!mkdtemp(dir) || chmod(dir, 0711) < 0) {
+		int e = errno;
+		free(dir);
+		return error_set(err, ERR_INTERNAL, e,
+				 "Cannot create a directory for the guest's serial sockets: %s.",
+				 strerror(e));
+	}
+	*ret = dir;
+	return 0;
+}
+
 /* A failed NMI leaves the run to the deadline; it is worth a line. */
 static void guest_log_nmi_failure(const char *name)
 {
@@ -128,7 +150,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	int cb_id = -1, rc = 0;
 	bool hung = false, cancelled = false, powered_off = false, lost = false;
 	_cleanup_free_ char *stage = NULL, *kernel = NULL, *initrd = NULL, *cmdline = NULL,
-			    *xml = NULL;
+			    *xml = NULL, *ports_dir = NULL;
+	char *port_path[GUEST_N_STREAMS] = {NULL, NULL};
 	char name[128];
 
 	if (!valid_run_id(s->run_id))
@@ -156,6 +179,24 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		if (rc < 0)
 			return rc;
 	}
+	/* A local daemon's guest writes its ports to sockets schedlab listens
+	 * on; only a remote one's are read through libvirt console streams
+	 * (guest_ports.c says why). */
+	const char *uri = guest_host_uri(h);
+	bool local_ports = !s->files_on_host && hostpool_uri_is_local(uri);
+	r = guest_state_new(s->console_log_path, err);
+	if (!r) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (local_ports) {
+		rc = ports_dir_new(&ports_dir, err);
+		if (rc >= 0)
+			rc = guest_ports_listen(r, ports_dir, port_path, err);
+		if (rc < 0)
+			goto out;
+	}
+	const char *const sockets[GUEST_N_STREAMS] = {port_path[0], port_path[1]};
 	struct guest_xml_params xp = {
 	    .name = name,
 	    .accel = s->accel,
@@ -171,15 +212,11 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	    .n_numa = s->n_numa,
 	    .vcpu_pin = s->vcpu_pin,
 	    .emulator_pin = s->emulator_pin,
+	    .serial_socket = local_ports ? sockets : NULL,
 	};
 	rc = guest_xml_build(&xp, &xml, err);
 	if (rc < 0)
 		goto out;
-	r = guest_state_new(s->console_log_path, err);
-	if (!r) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
 		rc = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
@@ -198,6 +235,11 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 	o->create_s = time_monotonic_s() - t_create;
+	if (local_ports) {
+		rc = guest_ports_attach(r, name, GUEST_PORT_ACCEPT_S, err);
+		if (rc < 0)
+			goto out;
+	}
 	if (s->vcpu_pin)
 		o->vcpu_pin_applied = vcpu_pin_read_back(dom, s->vcpus);
 
@@ -210,7 +252,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 	/* Both consoles before the first instruction, or the start is lost. */
-	for (int i = 0; i < GUEST_N_STREAMS && rc >= 0; i++)
+	for (int i = 0; i < GUEST_N_STREAMS && rc >= 0 && !local_ports; i++)
 		rc = guest_stream_open(h->conn, dom, r, i, &st[i], err);
 	if (rc < 0)
 		goto out;
@@ -223,7 +265,6 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 
 	/* The host's part in what the guest measures (interference.h); a URI
 	 * without a host name is this machine. */
-	const char *uri = guest_host_uri(h);
 	struct interference itf;
 	interference_begin(&itf, dom, !uri || strstr(uri, ":///") != NULL);
 	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
@@ -317,14 +358,18 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		virDomainDestroy(dom); /* hung, cancelled or probe done */
 		virResetLastError();
 	}
-	/* The streams end once the domain is gone (guest_reaper.c): finishing
-	 * one during libvirt's teardown can deadlock the daemon. */
-	bool eof[GUEST_N_STREAMS];
-	pthread_mutex_lock(&r->lock);
-	for (int i = 0; i < GUEST_N_STREAMS; i++)
-		eof[i] = r->eof[i];
-	pthread_mutex_unlock(&r->lock);
-	guest_reaper_park(h->reaper, dom, st, eof);
+	/* Remote streams end once the domain is gone (guest_reaper.c):
+	 * finishing one during libvirt's teardown can deadlock the daemon. A
+	 * local run's sockets are schedlab's alone and close with its state. */
+	if (!local_ports) {
+		bool eof[GUEST_N_STREAMS];
+		pthread_mutex_lock(&r->lock);
+		for (int i = 0; i < GUEST_N_STREAMS; i++)
+			eof[i] = r->eof[i];
+		pthread_mutex_unlock(&r->lock);
+		guest_reaper_park(h->reaper, dom, st, eof);
+	}
+	guest_ports_detach(r);
 	virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	cb_id = -1;
 	o->total_s = time_monotonic_s() - t_create;
@@ -347,6 +392,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 out:
 	for (int i = 0; i < GUEST_N_STREAMS; i++)
 		guest_stream_close(st[i], false);
+	if (r)
+		guest_ports_detach(r);
 	if (cb_id >= 0)
 		virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	if (dom) {
@@ -361,5 +408,9 @@ out:
 	guest_outcome_free(o);
 	if (stage)
 		fs_rm_rf(stage, NULL);
+	if (ports_dir)
+		fs_rm_rf(ports_dir, NULL);
+	for (int i = 0; i < GUEST_N_STREAMS; i++)
+		free(port_path[i]);
 	return rc;
 }

@@ -1,6 +1,7 @@
-/* The event loop's side of a run (guest-internal.h): the guest's two serial
- * consoles read as libvirt streams, serial0 into the console tail, log and
- * event scanner and serial1 into frames, and the domain's lifecycle events.
+/* The event loop's side of a run (guest-internal.h): the bytes of the
+ * guest's two serial ports, serial0 into the console tail, log and event
+ * scanner and serial1 into frames (from guest_ports.c's sockets or from the
+ * libvirt console streams here), and the domain's lifecycle events.
  * Everything here that touches a struct guest_state does so under its lock.
  */
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include "guest/guest.h"
 #include "util/json.h"
 
-#define STREAM_READ_ROUNDS 16 /* reads per callback, so one chatty guest cannot starve others */
 
 void guest_state_free(struct guest_state *r)
 {
@@ -24,6 +24,12 @@ void guest_state_free(struct guest_state *r)
 		return;
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
+	for (int i = 0; i < GUEST_N_STREAMS; i++) {
+		if (r->listen_fd[i] >= 0)
+			close(r->listen_fd[i]);
+		if (r->port_fd[i] >= 0)
+			close(r->port_fd[i]);
+	}
 	free(r->tail);
 	if (r->log_fd >= 0)
 		close(r->log_fd);
@@ -43,8 +49,10 @@ struct guest_state *guest_state_new(const char *log_path, struct sl_error *err)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->log_fd = -1;
-	for (int i = 0; i < GUEST_N_STREAMS; i++)
+	for (int i = 0; i < GUEST_N_STREAMS; i++) {
 		r->sref[i] = (struct guest_stream_ref){.state = r, .which = i};
+		r->listen_fd[i] = r->port_fd[i] = r->port_watch[i] = -1;
+	}
 	r->tail = malloc(GUEST_CONSOLE_TAIL_MAX);
 	r->ce = console_events_new();
 	r->fp = frame_parser_new(FRAME_MAX_PAYLOAD);
@@ -190,34 +198,38 @@ void guest_state_pop_frames(struct guest_state *r)
 	}
 }
 
+void guest_state_feed(struct guest_state *r, int which, const char *buf, ssize_t n)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->closed) {
+		/* The outcome was taken; drop what still arrives. */
+	} else if (n > 0) {
+		r->t_activity = time_monotonic_s();
+		if (which == GUEST_STREAM_CONSOLE) {
+			console_bytes(r, buf, (size_t)n);
+		} else {
+			frame_parser_feed(r->fp, buf, (size_t)n);
+			guest_state_pop_frames(r);
+		}
+	} else {
+		/* 0: end of stream; -1: the domain went away under it. */
+		r->eof[which] = true;
+	}
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void stream_cb(virStreamPtr st, int events, void *opaque)
 {
 	struct guest_stream_ref *sr = opaque;
-	struct guest_state *r = sr->state;
 	char buf[16384];
 	(void)events;
 
-	for (int round = 0; round < STREAM_READ_ROUNDS; round++) {
+	for (int round = 0; round < GUEST_READ_ROUNDS; round++) {
 		int n = virStreamRecv(st, buf, sizeof(buf));
 		if (n == -2)
 			return; /* nothing more for now */
-		pthread_mutex_lock(&r->lock);
-		if (r->closed) {
-			/* The outcome was taken; drop what still arrives. */
-		} else if (n > 0) {
-			r->t_activity = time_monotonic_s();
-			if (sr->which == GUEST_STREAM_CONSOLE) {
-				console_bytes(r, buf, (size_t)n);
-			} else {
-				frame_parser_feed(r->fp, buf, (size_t)n);
-				guest_state_pop_frames(r);
-			}
-		} else {
-			/* 0: end of stream; -1: the domain went away under it. */
-			r->eof[sr->which] = true;
-		}
-		pthread_cond_broadcast(&r->cond);
-		pthread_mutex_unlock(&r->lock);
+		guest_state_feed(sr->state, sr->which, buf, n);
 		if (n <= 0) {
 			/* Quiet the stream; guest_run() removes the callback. */
 			virStreamEventUpdateCallback(st, 0);

@@ -59,6 +59,10 @@ struct http_server {
 	 * process_start_time_seconds: counters kept since service start
 	 * restart from 0 with it, and Prometheus sees when. */
 	double started_unix;
+	/* http_metrics.c: a bounded probe of each libvirt daemon the service
+	 * runs guests on, for /v1/health (guest/libvirt_probe.h). */
+	struct libvirt_probe **probes;
+	size_t n_probes;
 };
 
 struct request;
@@ -211,6 +215,10 @@ enum MHD_Result http_change_point_bisect(struct http_server *srv, struct MHD_Con
 enum MHD_Result http_calibration_list(struct http_server *srv, struct MHD_Connection *conn,
 				      struct request *req);
 json_object *http_calibration_summary(struct http_server *srv);
+/* One libvirt probe per hypervisor host of the config (or its one
+ * libvirt_uri): -ENOMEM on failure. fini: NULL-safe parts. */
+int http_health_init(struct http_server *srv);
+void http_health_fini(struct http_server *srv);
 enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
 enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,

@@ -445,6 +445,10 @@ int http_server_new(const struct http_server_opts *opts, struct http_server **re
 	clock_gettime(CLOCK_REALTIME, &now);
 	srv->started_unix = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	*srv->opts = *opts;
+	if (http_health_init(srv) < 0) {
+		http_server_free(srv);
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
 	if (opts->config->n_tokens == 0) {
 		if (!loopback) {
 			http_server_free(srv);
@@ -524,6 +528,8 @@ void http_server_free(struct http_server *srv)
 	if (srv->daemon)
 		MHD_stop_daemon(srv->daemon);
 	http_streams_fini(srv);
+	if (srv->opts)
+		http_health_fini(srv);
 	pthread_mutex_destroy(&srv->conns_lock);
 	free(srv->opts);
 	free(srv);

@@ -2,13 +2,16 @@
  * format 0.0.4, from the counters the store keeps as rows change, the
  * queue, the connections and the host pool) and GET /v1/trend (the nightly trend page over this
  * store). */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/http.h"
 #include "server/http-internal.h"
 #include "server/counters.h"
 #include "guest/hostpool.h"
+#include "guest/libvirt_probe.h"
 #include "report/trend.h"
 #include "util/disk.h"
 #include "util/fs.h"
@@ -48,14 +51,56 @@ static json_object *disk_json(struct http_server *srv, bool *ret_low)
 	return o;
 }
 
+int http_health_init(struct http_server *srv)
+{
+	const struct service_config *cfg = srv->opts->config;
+	size_t n = cfg->hostpool ? hostpool_size(cfg->hostpool) : 1;
+	srv->probes = calloc(n, sizeof(*srv->probes));
+	if (!srv->probes)
+		return -ENOMEM;
+	srv->n_probes = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *uri = cfg->hostpool ? hostpool_uri(cfg->hostpool, i)
+			: cfg->libvirt_uri ? cfg->libvirt_uri
+					   : "qemu:///system";
+		if (!(srv->probes[i] = libvirt_probe_new(uri)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void http_health_fini(struct http_server *srv)
+{
+	for (size_t i = 0; i < srv->n_probes; i++)
+		libvirt_probe_free(srv->probes[i]);
+	free(srv->probes);
+	srv->probes = NULL;
+	srv->n_probes = 0;
+}
+
+/* "libvirt": each daemon's probe. A daemon that does not answer within the
+ * bound makes the service "degraded" (still 200: the service itself
+ * answers; docs/guests.md says what to do about the daemon). */
 enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req)
 {
 	_cleanup_json_ json_object *o = json_object_new_object();
 	bool low = false;
 	json_object *disk = disk_json(srv, &low);
-	/* "degraded": up and answering, but new builds and runs wait for room */
-	json_object_object_add(o, "status", json_object_new_string(low ? "degraded" : "ok"));
+	json_object *lv = json_object_new_array();
+	bool wedged = false;
+	double bound = libvirt_probe_timeout_s();
+	for (size_t i = 0; i < srv->n_probes; i++) {
+		json_object *p = libvirt_probe_check(srv->probes[i], bound, LIBVIRT_PROBE_AGE_S);
+		json_object *st = json_object_object_get(p, "state");
+		if (strcmp(json_object_get_string(st), "no_answer") == 0)
+			wedged = true;
+		json_object_array_add(lv, p);
+	}
+	/* "degraded": up and answering, but new builds and runs wait for room,
+	 * or a libvirt daemon does not answer */
+	json_object_object_add(o, "status",
+			       json_object_new_string(low || wedged ? "degraded" : "ok"));
 	json_object_object_add(o, "disk", disk);
 	json_object_object_add(o, "version", json_object_new_string(SCHEDLAB_VERSION));
 	json_object_object_add(o, "queue_depth",
@@ -64,6 +109,7 @@ enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connecti
 			       json_object_new_int64((int64_t)queue_running(srv->opts->queue)));
 	json_object_object_add(o, "workers", json_object_new_int(srv->opts->config->workers));
 	json_object_object_add(o, "calibration", http_calibration_summary(srv));
+	json_object_object_add(o, "libvirt", lv);
 	return http_respond_json(conn, req, MHD_HTTP_OK, o);
 }
 

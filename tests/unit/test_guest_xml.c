@@ -189,6 +189,39 @@ static void test_cputune(void **state)
 	free(xml);
 }
 
+/* A local daemon's guest: both ports are unix sockets QEMU connects to
+ * (guest_ports.c), so no libvirt console stream is ever opened. */
+static void test_serial_sockets(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	const char *socks[2] = {"/tmp/schedlab-ports-x/serial0.sock",
+				"/tmp/schedlab-ports-x/serial1.sock"};
+	struct guest_xml_params p = base();
+	p.serial_socket = socks;
+	char *xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
+	assert_golden(xml, "tcg-2cpu-sockets.xml");
+	assert_null(strstr(xml, "pty"));
+	assert_non_null(strstr(xml, "<source mode='connect' path='/tmp/schedlab-ports-x/serial1.sock'/>"));
+	free(xml);
+	/* A path a sockaddr_un cannot hold, or a relative one, is refused. */
+	char long_path[160];
+	memset(long_path, 'a', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
+	const char *bad[2] = {socks[0], long_path};
+	p.serial_socket = bad;
+	xml = NULL;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_string_equal(err.path, "serial_socket");
+	assert_non_null(strstr(err.message, "serial1"));
+	const char *rel[2] = {"serial0.sock", socks[1]};
+	p.serial_socket = rel;
+	assert_int_equal(guest_xml_build(&p, &xml, &err), -EINVAL);
+	assert_null(xml);
+}
+
 static void test_rejects(void **state)
 {
 	(void)state;
@@ -225,7 +258,7 @@ int main(void)
 	    cmocka_unit_test(test_tcg_golden), cmocka_unit_test(test_kvm_golden),
 	    cmocka_unit_test(test_numa),       cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_rejects),    cmocka_unit_test(test_topology),
-	    cmocka_unit_test(test_cputune),
+	    cmocka_unit_test(test_cputune),    cmocka_unit_test(test_serial_sockets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
