@@ -24,7 +24,7 @@ remote_libvirtd_start "$T/remote"
 t1=$(date +%s.%N)
 # The start waits for a first connect, which probes QEMU's capabilities
 # into the fresh daemon's empty cache; this is a later connect.
-virsh -c "$REMOTE_URI" version >/dev/null
+virsh_bounded "$REMOTE_URI" version >/dev/null
 t2=$(date +%s.%N)
 
 python3 - "$ROOT/examples/seed-reproduction-short.json" "$T/job.json" "$ROUNDS" <<'PY'

@@ -5,11 +5,15 @@
 # Usage: tests/run.sh [--unit|--e2e|--all] [NAME-FILTER]
 #   e2e scripts: tests/e2e/NN-name.sh; exit 0 = pass, 77 = skip, else fail.
 #   Their logs go to build/test-logs/NAME.log; a failing log's tail is printed.
+#   Each e2e script runs under a time limit: E2E_TIMEOUT_S (default 1200),
+#   or its own "# timeout: SECONDS" line in its first 20 lines. On expiry its
+#   whole process group is killed and it fails "(timed out after N s)", so
+#   no test (a wedged libvirtd, docs/guests.md) can hold CI to its limit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:---all}
 filter=${2:-}
-case "$mode" in --unit|--e2e|--all) ;; -h|--help) sed -n '2,6p' "$0"; exit 0 ;; *) echo "run.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in --unit|--e2e|--all) ;; -h|--help) sed -n '2,10p' "$0"; exit 0 ;; *) echo "run.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 BUILD=${BUILD:-build}
 logs=$BUILD/test-logs
 mkdir -p "$logs"
@@ -40,18 +44,35 @@ run_unit() {
 	done
 }
 
+E2E_TIMEOUT_S=${E2E_TIMEOUT_S:-1200}
+
+# The time limit of e2e script $1: its "# timeout: N" header, else the default.
+e2e_limit() {
+	local n
+	n=$(head -n 20 "$1" | sed -n 's/^# timeout: *\([0-9]\+\) *$/\1/p' | head -n 1)
+	echo "${n:-$E2E_TIMEOUT_S}"
+}
+
 run_e2e() {
-	local t name rc start
+	local t name rc start limit
 	for t in tests/e2e/[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
 		start=$(date +%s)
-		echo "...  e2e/$name" >&2
-		bash "$t" >"$logs/$name.log" 2>&1 </dev/null
+		limit=$(e2e_limit "$t")
+		echo "...  e2e/$name (limit ${limit}s)" >&2
+		# timeout runs the script in a process group of its own and, on
+		# expiry, signals the whole group (TERM, then KILL 15 s later):
+		# the script's EXIT traps get their chance, its children go too.
+		timeout -k 15 "$limit" bash "$t" >"$logs/$name.log" 2>&1 </dev/null
 		rc=$?
 		local secs=$(( $(date +%s) - start ))
-		if [ $rc -eq 0 ]; then
+		if { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && [ "$secs" -ge "$limit" ]; then
+			failed=$((failed + 1)); failures+=("e2e/$name")
+			echo "FAIL e2e/$name (timed out after $limit s); last lines of $logs/$name.log:"
+			tail -n 30 "$logs/$name.log" | sed 's/^/    /'
+		elif [ $rc -eq 0 ]; then
 			passed=$((passed + 1)); echo "ok   e2e/$name (${secs}s)"
 		elif [ $rc -eq 77 ]; then
 			skipped=$((skipped + 1)); echo "skip e2e/$name: $(tail -n 1 "$logs/$name.log")"

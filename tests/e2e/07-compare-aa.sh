@@ -173,7 +173,7 @@ PYEOF
 "$PY" "$E2E_TMP/recompute.py" tests/data/result-example.json
 
 # The real A/A job.
-virsh -c qemu:///system version >/dev/null 2>&1 || e2e_skip "libvirtd is not reachable (run scripts/setup.sh)"
+e2e_virsh version >/dev/null 2>&1 || e2e_skip "libvirtd is not reachable (run scripts/setup.sh)"
 cat >"$E2E_TMP/aa.json" <<'JSON'
 {
   "name": "aa-check",

@@ -91,7 +91,7 @@ PY
 cat warn.txt
 grep -q "warning: kernel 'base': the compiler differs: the result has 'gcc (Debian 8.3.0-6) 8.3.0'" warn.txt ||
 	e2e_fail "no compiler warning for the edited result"
-if virsh -c qemu:///system version >/dev/null 2>&1; then
+if e2e_virsh version >/dev/null 2>&1; then
 	grep -q "warning: the QEMU version differs: the result has '1.0.0'" warn.txt ||
 		e2e_fail "no QEMU warning for the edited result"
 else

@@ -54,9 +54,9 @@ job b - 5
 a_pid=$!
 found=""
 for _ in $(seq 1 600); do
-	for d in $(virsh -c qemu:///system list --name 2>/dev/null | grep '^schedlab-' || true); do
+	for d in $(e2e_virsh list --name 2>/dev/null | grep '^schedlab-' || true); do
 		# a pinned vCPU shows one CPU in vcpupin's table (" 0      1")
-		if virsh -c qemu:///system vcpupin "$d" 2>/dev/null | grep -Eq "^ *0 +[0-9]+ *$"; then
+		if e2e_virsh vcpupin "$d" 2>/dev/null | grep -Eq "^ *0 +[0-9]+ *$"; then
 			found=$d
 		fi
 	done
@@ -70,8 +70,8 @@ if [ -z "$found" ]; then
 	e2e_fail "no pinned schedlab guest of job A was seen running"
 fi
 echo "job A's guest $found is running pinned:"
-virsh -c qemu:///system vcpupin "$found"
-virsh -c qemu:///system emulatorpin "$found"
+e2e_virsh vcpupin "$found"
+e2e_virsh emulatorpin "$found"
 set +e
 "$SCHEDLAB" run b.json -o b-result.json --job-dir b >b.out 2>&1
 b_rc=$?

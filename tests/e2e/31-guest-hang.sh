@@ -34,8 +34,8 @@ assert "running workload 0 'crashme'" in o["console_excerpt"], o["console_excerp
 PY
 # After a power-off libvirt finishes tearing QEMU down on its own (1-2 s).
 for _ in $(seq 1 50); do
-	virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || break
+	e2e_virsh list --name | grep -qx "schedlab-$id" || break
 	sleep 0.2
 done
-! virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
+! e2e_virsh list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
 echo "ok"

@@ -36,8 +36,8 @@ PY
 grep -q "Kernel panic - not syncing" console.log || e2e_fail "the console log misses the panic"
 # After a power-off libvirt finishes tearing QEMU down on its own (1-2 s).
 for _ in $(seq 1 50); do
-	virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || break
+	e2e_virsh list --name | grep -qx "schedlab-$id" || break
 	sleep 0.2
 done
-! virsh -c qemu:///system list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
+! e2e_virsh list --name | grep -qx "schedlab-$id" || e2e_fail "domain schedlab-$id was left running"
 echo "ok"

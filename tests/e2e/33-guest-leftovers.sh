@@ -5,10 +5,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_schedlab
 e2e_need virsh
-virsh -c qemu:///system version >/dev/null 2>&1 || e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
+e2e_virsh version >/dev/null 2>&1 || e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
 e2e_tmpdir
 cd "$E2E_TMP"
-v() { virsh -q -c qemu:///system "$@"; }
+v() { e2e_virsh -q "$@"; }
 stale="schedlab-stale-$$"
 other="e2e-other-$$"
 cleanup() { v destroy "$other" >/dev/null 2>&1 || true; v destroy "$stale" >/dev/null 2>&1 || true; }

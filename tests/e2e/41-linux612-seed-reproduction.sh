@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # The Linux 6.12 base end to end: builds guest-kernel/linux-6.12 (cold in CI)
 # and runs the seed reproduction on it in short form
 # (examples/seed-reproduction-6.12.json with rt-migrate-test -l 60, 6

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # schedlab test bisects a failing series on its verdict (docs/testing-your-patch.md
 # "Which patch did it"), submitted as a user would from outside the repository
 # with `--suite rt --repeat 5:8`: a series of three patches, the planted

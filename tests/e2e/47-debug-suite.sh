@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # The debug suite as a user runs it (README, docs/testing-your-patch.md,
 # docs/kernel-bugs.md "The debug variant"): from a directory outside the
 # repository, `schedlab test --suite debug --repeat 1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # The HTTP API end to end with the real service, runner, kernel and guests:
 # start `schedlab serve` on a free loopback port, submit the short seed
 # reproduction, follow its Server-Sent Events to the end, fetch status,

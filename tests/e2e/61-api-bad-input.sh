@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # The HTTP API against bad input, with the real service: malformed JSON,
 # wrong types, unknown fields, a huge body, a wrong content type, missing and
 # bad tokens, a token without the role, unknown job ids, path traversal in
@@ -95,7 +96,7 @@ for i in $(seq 1 600); do
 done
 [ ${#ours[@]} -gt 0 ] || e2e_fail "no run of job $id started within 60 s"
 sleep 1
-virsh -c qemu:///system list --name | grep -x "${ours[0]}" || echo "(domain ${ours[0]} not up yet)"
+e2e_virsh list --name | grep -x "${ours[0]}" || echo "(domain ${ours[0]} not up yet)"
 api_expect 202 DELETE "/v1/jobs/$id"
 [ "$(api_json 'j["cancel_requested"]')" = True ] || e2e_fail "cancel was not requested"
 api_wait_status "$id" cancelled 120
@@ -104,7 +105,7 @@ api_expect 409 GET "/v1/jobs/$id/result"
 # The run ids of this job name its domains: none may still run.
 # (captured before the cancel: the runner may remove a cancelled run's directory)
 for dom in "${ours[@]}"; do
-	virsh -c qemu:///system list --name | grep -qx "$dom" && e2e_fail "domain $dom still runs"
+	e2e_virsh list --name | grep -qx "$dom" && e2e_fail "domain $dom still runs"
 	echo "domain $dom is gone"
 done
 grep -q "job $id cancelled" "$API_LOG" || e2e_fail "the log does not show the cancel"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # Crash and restart: kill -9 the service while a job is between runs, start
 # it again on the same state directory. The interrupted job is re-queued at
 # the front (ahead of a job that was queued before it), goes on from its
@@ -43,7 +44,7 @@ while :; do
 	sleep 0.5
 done
 [ "$n" -lt "$nruns" ] || e2e_fail "all $nruns runs finished before the kill; nothing to test"
-doms=$(virsh -c qemu:///system list --name | grep '^schedlab-' || true)
+doms=$(e2e_virsh list --name | grep '^schedlab-' || true)
 ours=()
 for d in "$state"/jobs/"$a"/runs/*/; do
 	[ -d "$d" ] && ours+=("schedlab-$(basename "$d")")
@@ -61,7 +62,7 @@ stored_before=$(sql "SELECT group_concat(run_key) FROM runs WHERE job_id='$a';")
 # connection close; on a loaded host that can take a few seconds.
 for dom in "${ours[@]}"; do
 	gone_by=$((SECONDS + 30))
-	while virsh -c qemu:///system list --name | grep -qx "$dom"; do
+	while e2e_virsh list --name | grep -qx "$dom"; do
 		[ $SECONDS -lt $gone_by ] || e2e_fail "domain $dom outlived the killed service by 30 s"
 		sleep 0.5
 	done

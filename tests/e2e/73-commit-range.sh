@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # schedlab test --range on a real local git tree, with --per-patch: what each
 # commit did (docs/testing-your-patch.md "A commit range" and "What each
 # patch did"). `schedlab kernel tree` writes the linux-6.1 tree patches apply

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # From change point to culprit (issue 22 item 4; docs/service.md "From change
 # point to culprit") with the real service, HTTP, SQLite store, git and
 # headless Chromium, but no kernel build and no guest: the schedule's git

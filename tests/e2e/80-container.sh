@@ -78,7 +78,8 @@ podman run --rm "${CONTAINER_PRIVS[@]}" -v "$work/domain.xml:/tmp/domain.xml:ro"
 	"$image" bash -c '
 	set -e
 	# As the service user: libvirtd socket access through group libvirt.
-	virsh() { setpriv --reuid=schedlab --regid=schedlab --init-groups virsh -q -c qemu:///system "$@"; }
+	# Bounded: a wedged daemon must fail the test, not hang it (docs/guests.md).
+	virsh() { timeout -k 5 30 setpriv --reuid=schedlab --regid=schedlab --init-groups virsh -q -c qemu:///system "$@"; }
 	virsh version
 	s=$(date +%s.%N)
 	virsh create /tmp/domain.xml

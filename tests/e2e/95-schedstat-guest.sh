@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # schedstat, opt-in (docs/workloads.md "schedstat"): examples/topology-schedstat.json
 # in short form: a kernel with "schedstat": true (the built-in 6.1 fragment
 # plus CONFIG_SCHEDSTATS=y, and NUMA for the guest's two nodes: a cache key of

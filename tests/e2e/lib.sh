@@ -43,6 +43,31 @@ e2e_fail() {
 	exit 1
 }
 
+# virsh on qemu:///system, bounded (tests/lib/virsh.sh). A daemon that does
+# not answer fails the test naming the call, also from a pipe or a command
+# substitution: the message goes to the test's own stderr (saved below, so a
+# caller's 2>/dev/null does not hide it) and the test shell gets SIGTERM,
+# which runs its EXIT traps.
+. "$E2E_ROOT/tests/lib/virsh.sh"
+exec {_e2e_stderr}>&2
+e2e_virsh() {
+	local rc=0
+	virsh_bounded qemu:///system "$@" || rc=$?
+	if [ "$rc" -eq 124 ]; then
+		echo "FAIL: libvirtd did not answer \`virsh $*\` within $VIRSH_TIMEOUT_S s: wedged?" >&$_e2e_stderr
+		kill -TERM $$
+		exit 1
+	fi
+	return "$rc"
+}
+
+# True while libvirt lists the domain $1 as running.
+e2e_domain_running() {
+	local doms
+	doms=$(e2e_virsh list --name) || e2e_fail "virsh list failed"
+	grep -qx -- "$1" <<<"$doms"
+}
+
 e2e_need() {
 	local c
 	for c in "$@"; do
@@ -87,7 +112,7 @@ e2e_need_guest() {
 	e2e_need virsh
 	[ -x "$E2E_ROOT/build/agent" ] || e2e_skip "build/agent is not built (run make)"
 	[ -x "$E2E_ROOT/build/workloads/crashme" ] || e2e_skip "build/workloads/crashme is not built (run make)"
-	virsh -c qemu:///system version >/dev/null 2>&1 ||
+	e2e_virsh version >/dev/null 2>&1 ||
 		e2e_skip "libvirtd is not running (scripts/setup.sh starts it)"
 	E2E_KERNEL=$(e2e_kernel) && [ -f "$E2E_KERNEL" ] || e2e_fail "the schedlab kernel could not be built"
 }

@@ -6,6 +6,7 @@
 #   libvirt_daemons_start   (needs root, as libvirtd does; exit 2 when the
 #                            daemon does not answer within about 10 s)
 #   libvirt_daemons_stop    (call it from the script's EXIT trap)
+. "$(dirname "${BASH_SOURCE[0]}")/virsh.sh"
 _libvirt_started=()
 
 libvirt_daemons_start() {
@@ -21,7 +22,7 @@ libvirt_daemons_start() {
 	# The socket file alone proves nothing (a killed daemon leaves it):
 	# wait until the daemon answers.
 	for ((i = 0; i < 20; i++)); do
-		timeout 5 virsh -c qemu:///system version >/dev/null 2>&1 && return 0
+		VIRSH_TIMEOUT_S=5 virsh_bounded qemu:///system version >/dev/null 2>&1 && return 0
 		sleep 0.5
 	done
 	echo "libvirtd did not answer on qemu:///system within about 10 s" >&2
@@ -31,5 +32,6 @@ libvirt_daemons_start() {
 libvirt_daemons_stop() {
 	local d
 	for d in "${_libvirt_started[@]}"; do pkill -x "$d" || true; done
-	_libvirt_started=()
+	. "$(dirname "${BASH_SOURCE[0]}")/virsh.sh"
+_libvirt_started=()
 }

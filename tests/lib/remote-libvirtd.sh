@@ -16,6 +16,7 @@
 # The caller traps remote_libvirtd_stop on EXIT. Needs root, ip and unshare.
 # shellcheck shell=bash
 
+. "$(dirname "${BASH_SOURCE[0]}")/virsh.sh"
 REMOTE_NS= REMOTE_ADDR= REMOTE_URI= REMOTE_DIR= _remote_veth=
 
 remote_libvirtd_start() {
@@ -64,7 +65,7 @@ CONF
 	REMOTE_URI="qemu+tcp://$REMOTE_ADDR/system"
 	local i
 	for i in $(seq 1 100); do
-		virsh -c "$REMOTE_URI" version >/dev/null 2>&1 && return 0
+		VIRSH_TIMEOUT_S=5 virsh_bounded "$REMOTE_URI" version >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
 	echo "remote_libvirtd_start: the daemon at '$REMOTE_URI' did not answer" >&2
