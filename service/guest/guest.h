@@ -1,7 +1,9 @@
 /* Guests through the libvirt C API: one transient domain per run, booted
- * from a kernel and an initrd, whose two serial consoles are read through
- * virDomainOpenConsole streams (so a remote hypervisor works the same way)
- * on libvirt's event loop, with a lifecycle callback for power-off and crash.
+ * from a kernel and an initrd, whose two serial consoles are read on
+ * libvirt's event loop (from unix sockets schedlab listens on for a local
+ * daemon, so no libvirt stream exists that a dying schedlab could leave the
+ * daemon to deadlock on; through virDomainOpenConsole streams for a remote
+ * one), with a lifecycle callback for power-off and crash.
  *
  * Failures of the guest are results, not errors: guest_run() returns 0 with
  * an outcome whose status is one of

@@ -71,6 +71,12 @@ echo "domains before kill: $(echo $doms); ours gone"
 
 api_start "$state" config.json
 grep -q "re-queued 1 interrupted job" "$API_LOG" || e2e_fail "no re-queue logged"
+# The killed service's guests read their serial ports from sockets of its
+# own, not libvirt console streams (docs/guests.md): its death left the
+# daemon serving, and health says so with its bounded probe.
+TOKEN= api_expect 200 GET /v1/health
+[ "$(api_json 'j["libvirt"][0]["state"]')" = answers ] ||
+	e2e_fail "health does not say libvirt answers: $(cat "$API_BODY")"
 # a is ahead of b (priority 5) because it was interrupted.
 api_wait_status "$a" building booting running comparing done 120
 [ "$(sql "SELECT status FROM jobs WHERE id='$b';")" = queued ] || e2e_fail "job $b started before the interrupted job"
