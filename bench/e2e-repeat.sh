@@ -8,6 +8,8 @@
 # at the first failure unless --keep-going. The last line is
 # "N of N passed in a row (M asserted in full)".
 #
+# Each run has the time limit tests/run.sh gives the script.
+#
 # Usage: bench/e2e-repeat.sh [-n N] [--keep-going] [--logs DIR] NAME
 #   NAME        a test under tests/e2e/, with or without .sh (07-compare-aa)
 #   -n N        runs (default 20)
@@ -36,6 +38,8 @@ keep_logs=1
 [ -n "$logs" ] || { logs=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-e2e-repeat.XXXXXX"); keep_logs=0; }
 mkdir -p "$logs"
 source "$root/tests/lib/libvirt-daemons.sh"
+source "$root/tests/lib/e2e-limit.sh"
+limit=$(e2e_limit "$root/tests/e2e/$name.sh")
 cleanup() {
 	libvirt_daemons_stop
 	[ "$keep_logs" = 1 ] || rm -rf "$logs"
@@ -50,8 +54,11 @@ while [ "$i" -lt "$n" ]; do
 	before=$(cut -d' ' -f1 /proc/loadavg)
 	start=$(date +%s)
 	rc=0
-	bash "$root/tests/e2e/$name.sh" >"$log" 2>&1 </dev/null || rc=$?
+	# The runner's limit (tests/lib/e2e-limit.sh): its process group goes.
+	timeout -k 15 "$limit" bash "$root/tests/e2e/$name.sh" >"$log" 2>&1 </dev/null || rc=$?
 	secs=$(( $(date +%s) - start ))
+	{ [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$secs" -ge "$limit" ] &&
+		echo "timed out after $limit s" >>"$log"
 	after=$(cut -d' ' -f1 /proc/loadavg)
 	busy=""
 	grep -q "the host was busy" "$log" && busy="  (host busy: asserted less)"

@@ -44,14 +44,7 @@ run_unit() {
 	done
 }
 
-E2E_TIMEOUT_S=${E2E_TIMEOUT_S:-1200}
-
-# The time limit of e2e script $1: its "# timeout: N" header, else the default.
-e2e_limit() {
-	local n
-	n=$(head -n 20 "$1" | sed -n 's/^# timeout: *\([0-9]\+\) *$/\1/p' | head -n 1)
-	echo "${n:-$E2E_TIMEOUT_S}"
-}
+. tests/lib/e2e-limit.sh
 
 run_e2e() {
 	local t name rc start limit
