@@ -53,10 +53,11 @@ static int serial_devices(const char *const *sock, char *out, size_t size, struc
 	for (int i = 0; i < 2; i++) {
 		/* A sockaddr_un path is at most 107 bytes. */
 		if (!sock[i] || sock[i][0] != '/' || strlen(sock[i]) > 107 || has_control(sock[i]))
-			return error_set_path(err, ERR_INVALID, "serial_socket",
-					      "The socket of serial%d must be an absolute path of at "
-					      "most 107 bytes.",
-					      i);
+			return error_set_path(
+			    err, ERR_INVALID, "serial_socket",
+			    "The socket of serial%d must be an absolute path of at "
+			    "most 107 bytes.",
+			    i);
 		_cleanup_free_ char *path = escape_xml_dup(sock[i], 0);
 		n += (size_t)snprintf(out + n, size - n,
 				      "    <serial type='unix'>\n"
@@ -181,35 +182,34 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 	/* No <emulator>: libvirt picks QEMU. A 'pc' machine without USB,
 	 * balloon or graphics keeps TCG boots short. on_reboot=destroy makes
 	 * libvirt run QEMU with -no-reboot, so a panic (panic=-1) ends it. */
-	int n =
-	    asprintf(&xml,
-		     "<domain type='%s'>\n"
-		     "  <name>%s</name>\n"
-		     "  <memory unit='MiB'>%d</memory>\n"
-		     "  <vcpu placement='static'>%d</vcpu>\n"
-		     "%s"
-		     "  <os>\n"
-		     "    <type arch='x86_64' machine='pc'>hvm</type>\n"
-		     "    <kernel>%s</kernel>\n"
-		     "    <initrd>%s</initrd>\n"
-		     "    <cmdline>%s</cmdline>\n"
-		     "  </os>\n"
-		     "  <features>\n"
-		     "    <acpi/>\n"
-		     "  </features>\n"
-		     "%s"
-		     "  <clock offset='utc'/>\n"
-		     "  <on_poweroff>destroy</on_poweroff>\n"
-		     "  <on_reboot>destroy</on_reboot>\n"
-		     "  <on_crash>destroy</on_crash>\n"
-		     "  <devices>\n"
-		     "    <controller type='usb' model='none'/>\n"
-		     "%s"
-		     "    <memballoon model='none'/>\n"
-		     "  </devices>\n"
-		     "</domain>\n",
-		     type, p->name, p->memory_mb, p->vcpus, cputune, kernel, initrd, cmdline, cpu,
-		     serial);
+	int n = asprintf(&xml,
+			 "<domain type='%s'>\n"
+			 "  <name>%s</name>\n"
+			 "  <memory unit='MiB'>%d</memory>\n"
+			 "  <vcpu placement='static'>%d</vcpu>\n"
+			 "%s"
+			 "  <os>\n"
+			 "    <type arch='x86_64' machine='pc'>hvm</type>\n"
+			 "    <kernel>%s</kernel>\n"
+			 "    <initrd>%s</initrd>\n"
+			 "    <cmdline>%s</cmdline>\n"
+			 "  </os>\n"
+			 "  <features>\n"
+			 "    <acpi/>\n"
+			 "  </features>\n"
+			 "%s"
+			 "  <clock offset='utc'/>\n"
+			 "  <on_poweroff>destroy</on_poweroff>\n"
+			 "  <on_reboot>destroy</on_reboot>\n"
+			 "  <on_crash>destroy</on_crash>\n"
+			 "  <devices>\n"
+			 "    <controller type='usb' model='none'/>\n"
+			 "%s"
+			 "    <memballoon model='none'/>\n"
+			 "  </devices>\n"
+			 "</domain>\n",
+			 type, p->name, p->memory_mb, p->vcpus, cputune, kernel, initrd, cmdline,
+			 cpu, serial);
 	if (n < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	*ret_xml = xml;

@@ -118,10 +118,10 @@ int guest_ports_attach(struct guest_state *r, const char *name, double timeout_s
 		/* One connection per port: the listener goes at once. */
 		close(r->listen_fd[i]);
 		r->listen_fd[i] = -1;
-		r->port_watch[i] =
-		    virEventAddHandle(fd, VIR_EVENT_HANDLE_READABLE | VIR_EVENT_HANDLE_ERROR |
-					      VIR_EVENT_HANDLE_HANGUP,
-				      port_cb, &r->sref[i], NULL);
+		r->port_watch[i] = virEventAddHandle(
+		    fd,
+		    VIR_EVENT_HANDLE_READABLE | VIR_EVENT_HANDLE_ERROR | VIR_EVENT_HANDLE_HANGUP,
+		    port_cb, &r->sref[i], NULL);
 		if (r->port_watch[i] < 0)
 			return error_set(err, ERR_INFRA, EIO,
 					 "Cannot watch serial%d of the guest '%s' on libvirt's "

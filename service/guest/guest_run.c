@@ -140,6 +140,99 @@ static json_object *vcpu_pin_read_back(virDomainPtr dom, int vcpus)
 	return a;
 }
 
+/* How the wait for a guest's end came out (wait_for_end). */
+struct run_end {
+	bool hung, cancelled, powered_off, lost, stopped;
+	double t_nmi; /* when the silence rule sent its NMI; 0: never */
+	int silent_s; /* the silence that made it send one */
+};
+
+/* Waits, bounded, for the resumed guest's end: its stop (and the ports'
+ * ends), the probe's answer, a power-off after the summary, a halt, the
+ * deadline or the silence rule (hung), a cancel, or a daemon that stopped
+ * answering (lost). */
+static void wait_for_end(const struct guest_spec *s, struct guest_state *r, virDomainPtr dom,
+			 const char *name, double t_resume, struct interference *itf,
+			 struct run_end *e)
+{
+	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
+	int silence = s->silence_s > 0 ? s->silence_s : GUEST_SILENCE_DEFAULT_S;
+	if (silence > s->deadline_s)
+		silence = s->deadline_s;
+	pthread_mutex_lock(&r->lock);
+	r->t_activity = t_resume;
+	for (;;) {
+		double t = time_monotonic_s();
+		if (r->stopped) {
+			if (!t_stop)
+				t_stop = t;
+			/* Wait for the streams' ends, which carry the last output. */
+			if ((r->eof[0] && r->eof[1]) || t - t_stop > DRAIN_S)
+				break;
+		} else if (s->probe && (r->saw_linux || r->hello)) {
+			break;
+		} else if (r->shutdown && r->summary) {
+			/* The guest powered off after its summary, so everything it
+			 * had to say has arrived. libvirt's teardown of QEMU takes
+			 * another 1-2 s (on_poweroff=destroy); the domain is paused
+			 * meanwhile and goes away on its own. */
+			e->powered_off = true;
+			break;
+		} else if (console_events_saw_halt(r->ce) && !t_halt) {
+			t_halt = t;
+		} else if (t_halt && t - t_halt > HALT_GRACE_S) {
+			/* A halted guest never stops by itself: end it like a power-off. */
+			pthread_mutex_unlock(&r->lock);
+			virDomainDestroy(dom);
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			r->stopped = true;
+			continue;
+		} else if (t >= deadline || (e->t_nmi && t - e->t_nmi > GUEST_NMI_GRACE_S)) {
+			e->hung = true;
+			break;
+		} else if (!e->t_nmi && !s->probe && r->heartbeat && t - r->t_activity >= silence) {
+			/* The silence rule: the kernel is stuck. Ask every CPU for
+			 * its backtrace before the guest goes (unknown_nmi_panic
+			 * on the command line: the kernel dumps the interrupted
+			 * stack and panics), and mark the console for the hang's
+			 * signature. */
+			e->t_nmi = t;
+			e->silent_s = (int)(t - r->t_activity + 0.5);
+			console_events_begin_hang(r->ce, e->silent_s);
+			pthread_mutex_unlock(&r->lock);
+			if (virDomainInjectNMI(dom, 0) < 0)
+				guest_log_nmi_failure(name);
+			virResetLastError();
+			pthread_mutex_lock(&r->lock);
+			continue;
+		} else if (s->cancelled && s->cancelled(s->userdata)) {
+			e->cancelled = true;
+			break;
+		} else if (t - last_poll >= 1.0) {
+			/* In case a lifecycle event was missed (daemon restart). */
+			last_poll = t;
+			pthread_mutex_unlock(&r->lock);
+			interference_poll(itf, dom);
+			enum guest_domain_state ds = guest_domain_state(dom);
+			pthread_mutex_lock(&r->lock);
+			/* A daemon that stopped answering: the keepalive closed the
+			 * connection. Waiting for the deadline would only report
+			 * the guest hung. */
+			e->lost = ds == GUEST_DOMAIN_UNREACHABLE;
+			if (e->lost)
+				break;
+			if (ds == GUEST_DOMAIN_INACTIVE || ds == GUEST_DOMAIN_GONE)
+				r->stopped = true;
+			continue;
+		}
+		struct timespec ts = time_deadline(CLOCK_REALTIME, POLL_MS / 1000.0);
+		pthread_cond_timedwait(&r->cond, &r->lock, &ts);
+	}
+	e->stopped = r->stopped;
+	pthread_mutex_unlock(&r->lock);
+}
+
 int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_outcome **ret,
 	      struct sl_error *err)
 {
@@ -148,7 +241,6 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	virDomainPtr dom = NULL;
 	virStreamPtr st[GUEST_N_STREAMS] = {NULL, NULL};
 	int cb_id = -1, rc = 0;
-	bool hung = false, cancelled = false, powered_off = false, lost = false;
 	_cleanup_free_ char *stage = NULL, *kernel = NULL, *initrd = NULL, *cmdline = NULL,
 			    *xml = NULL, *ports_dir = NULL;
 	char *port_path[GUEST_N_STREAMS] = {NULL, NULL};
@@ -267,85 +359,9 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	 * without a host name is this machine. */
 	struct interference itf;
 	interference_begin(&itf, dom, !uri || strstr(uri, ":///") != NULL);
-	double deadline = t_resume + s->deadline_s, t_stop = 0, t_halt = 0, last_poll = t_resume;
-	int silence = s->silence_s > 0 ? s->silence_s : GUEST_SILENCE_DEFAULT_S;
-	if (silence > s->deadline_s)
-		silence = s->deadline_s;
-	double t_nmi = 0;
-	int silent_s = 0;
-	pthread_mutex_lock(&r->lock);
-	r->t_activity = t_resume;
-	for (;;) {
-		double t = time_monotonic_s();
-		if (r->stopped) {
-			if (!t_stop)
-				t_stop = t;
-			/* Wait for the streams' ends, which carry the last output. */
-			if ((r->eof[0] && r->eof[1]) || t - t_stop > DRAIN_S)
-				break;
-		} else if (s->probe && (r->saw_linux || r->hello)) {
-			break;
-		} else if (r->shutdown && r->summary) {
-			/* The guest powered off after its summary, so everything it
-			 * had to say has arrived. libvirt's teardown of QEMU takes
-			 * another 1-2 s (on_poweroff=destroy); the domain is paused
-			 * meanwhile and goes away on its own. */
-			powered_off = true;
-			break;
-		} else if (console_events_saw_halt(r->ce) && !t_halt) {
-			t_halt = t;
-		} else if (t_halt && t - t_halt > HALT_GRACE_S) {
-			/* A halted guest never stops by itself: end it like a power-off. */
-			pthread_mutex_unlock(&r->lock);
-			virDomainDestroy(dom);
-			virResetLastError();
-			pthread_mutex_lock(&r->lock);
-			r->stopped = true;
-			continue;
-		} else if (t >= deadline || (t_nmi && t - t_nmi > GUEST_NMI_GRACE_S)) {
-			hung = true;
-			break;
-		} else if (!t_nmi && !s->probe && r->heartbeat && t - r->t_activity >= silence) {
-			/* The silence rule: the kernel is stuck. Ask every CPU for
-			 * its backtrace before the guest goes (unknown_nmi_panic
-			 * on the command line: the kernel dumps the interrupted
-			 * stack and panics), and mark the console for the hang's
-			 * signature. */
-			t_nmi = t;
-			silent_s = (int)(t - r->t_activity + 0.5);
-			console_events_begin_hang(r->ce, silent_s);
-			pthread_mutex_unlock(&r->lock);
-			if (virDomainInjectNMI(dom, 0) < 0)
-				guest_log_nmi_failure(name);
-			virResetLastError();
-			pthread_mutex_lock(&r->lock);
-			continue;
-		} else if (s->cancelled && s->cancelled(s->userdata)) {
-			cancelled = true;
-			break;
-		} else if (t - last_poll >= 1.0) {
-			/* In case a lifecycle event was missed (daemon restart). */
-			last_poll = t;
-			pthread_mutex_unlock(&r->lock);
-			interference_poll(&itf, dom);
-			enum guest_domain_state ds = guest_domain_state(dom);
-			pthread_mutex_lock(&r->lock);
-			/* A daemon that stopped answering: the keepalive closed the
-			 * connection. Waiting for the deadline would only report
-			 * the guest hung. */
-			lost = ds == GUEST_DOMAIN_UNREACHABLE;
-			if (lost)
-				break;
-			if (ds == GUEST_DOMAIN_INACTIVE || ds == GUEST_DOMAIN_GONE)
-				r->stopped = true;
-			continue;
-		}
-		struct timespec ts = time_deadline(CLOCK_REALTIME, POLL_MS / 1000.0);
-		pthread_cond_timedwait(&r->cond, &r->lock, &ts);
-	}
-	bool stopped = r->stopped;
-	pthread_mutex_unlock(&r->lock);
-	if (lost) {
+	struct run_end e = {0};
+	wait_for_end(s, r, dom, name, t_resume, &itf, &e);
+	if (e.lost) {
 		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
 			       "The connection to libvirt at '%s' was lost while the guest '%s' "
 			       "ran: the daemon stopped answering (docs/guests.md). The run says "
@@ -354,7 +370,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		goto out;
 	}
 
-	if (!stopped && !powered_off) {
+	if (!e.stopped && !e.powered_off) {
 		virDomainDestroy(dom); /* hung, cancelled or probe done */
 		virResetLastError();
 	}
@@ -375,7 +391,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	o->total_s = time_monotonic_s() - t_create;
 	o->interference = interference_to_json(&itf);
 
-	if (cancelled) {
+	if (e.cancelled) {
 		rc = error_set(err, ERR_CANCELLED, ECANCELED,
 			       "The guest '%s' was destroyed because its run was cancelled.", name);
 		goto out;
@@ -385,7 +401,7 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		o->boot_s = r->t_hello - t_create;
 		o->agent_start_s = r->t_hello - t_resume;
 	}
-	guest_outcome_fill(r, o, hung || t_nmi, s->deadline_s, s->probe, silent_s);
+	guest_outcome_fill(r, o, e.hung || e.t_nmi, s->deadline_s, s->probe, e.silent_s);
 	pthread_mutex_unlock(&r->lock);
 	*ret = TAKE_PTR(o);
 	rc = 0;

@@ -17,7 +17,6 @@
 #include "guest/guest.h"
 #include "util/json.h"
 
-
 void guest_state_free(struct guest_state *r)
 {
 	if (!r)

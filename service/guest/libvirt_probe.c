@@ -17,7 +17,7 @@
 struct libvirt_probe {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int refs;	  /* the owner's and a running probe thread's */
+	int refs; /* the owner's and a running probe thread's */
 	char *uri;
 	bool in_flight;	  /* a probe thread runs (or is stuck in the daemon) */
 	double t_started; /* monotonic, of the probe in flight */
@@ -143,8 +143,8 @@ json_object *libvirt_probe_check(struct libvirt_probe *p, double timeout_s, doub
 		json_object_object_add(o, "seconds", json_object_new_double(now - p->t_started));
 		json_object_object_add(o, "message", json_object_new_string(m));
 	} else if (p->have) {
-		json_object_object_add(o, "state", json_object_new_string(p->answered ? "answers"
-										     : "error"));
+		json_object_object_add(o, "state",
+				       json_object_new_string(p->answered ? "answers" : "error"));
 		json_object_object_add(o, "seconds", json_object_new_double(p->seconds));
 		json_object_object_add(o, "age_seconds", json_object_new_double(now - p->t_done));
 		if (p->answered)

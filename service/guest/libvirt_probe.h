@@ -14,8 +14,8 @@
 
 #include <json-c/json.h>
 
-#define LIBVIRT_PROBE_MAX_S   5.0  /* the longest a check waits */
-#define LIBVIRT_PROBE_AGE_S   10.0 /* an answer this old is asked again */
+#define LIBVIRT_PROBE_MAX_S 5.0	 /* the longest a check waits */
+#define LIBVIRT_PROBE_AGE_S 10.0 /* an answer this old is asked again */
 
 struct libvirt_probe;
 

@@ -60,9 +60,9 @@ int http_health_init(struct http_server *srv)
 		return -ENOMEM;
 	srv->n_probes = n;
 	for (size_t i = 0; i < n; i++) {
-		const char *uri = cfg->hostpool ? hostpool_uri(cfg->hostpool, i)
-			: cfg->libvirt_uri ? cfg->libvirt_uri
-					   : "qemu:///system";
+		const char *uri = cfg->hostpool	     ? hostpool_uri(cfg->hostpool, i)
+				  : cfg->libvirt_uri ? cfg->libvirt_uri
+						     : "qemu:///system";
 		if (!(srv->probes[i] = libvirt_probe_new(uri)))
 			return -ENOMEM;
 	}

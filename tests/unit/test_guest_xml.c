@@ -203,7 +203,8 @@ static void test_serial_sockets(void **state)
 	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
 	assert_golden(xml, "tcg-2cpu-sockets.xml");
 	assert_null(strstr(xml, "pty"));
-	assert_non_null(strstr(xml, "<source mode='connect' path='/tmp/schedlab-ports-x/serial1.sock'/>"));
+	assert_non_null(
+	    strstr(xml, "<source mode='connect' path='/tmp/schedlab-ports-x/serial1.sock'/>"));
 	free(xml);
 	/* A path a sockaddr_un cannot hold, or a relative one, is refused. */
 	char long_path[160];
