@@ -2,8 +2,9 @@
  * they end only once libvirt no longer knows the domain, or at the timeout,
  * and freeing the reaper waits for them. And a bounded connect
  * (guest_connect, guest_host_open) against a socket that accepts and never answers, as a hung
- * libvirtd does. The real streams of real guests go through the reaper in
- * every guest e2e test (30-35 and every job). */
+ * libvirtd does. The real streams of a remote hypervisor's guests go
+ * through the reaper in e2e 90; a local daemon's guests have no streams
+ * (guest_ports.c, test_guest_ports). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
