@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# timeout: 2700
 # Comparisons checked two ways on real data:
 #  1. an independent re-computation in Python (medians, type-7 IQR, means,
 #     changes, the exact/normal Mann-Whitney p, the Hodges-Lehmann shift and
