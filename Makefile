@@ -5,6 +5,7 @@
 #   make demo       set up the machine and run the seed reproduction
 #   make check      set up the machine and run every test
 #   make check-unit the fast inner loop: unit tests only
+#   make check-host every test that boots no guest (unit + host-tier e2e)
 #   make check-container  the Dockerfile, built and run with podman
 #   make fuzz       build the libFuzzer targets (clang) and run each briefly
 #   make SANITIZER=address   an ASan/UBSan build of everything
@@ -109,6 +110,15 @@ check-unit:
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@tests/tools/check-layers.py
 	@tests/run.sh --unit
+
+# Every test that boots no guest: the unit programs and the e2e scripts
+# marked "# tier: host" (docs/testing.md).
+.PHONY: check-host
+check-host:
+	@scripts/setup.sh --with-tests
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/tools/check-layers.py
+	@tests/run.sh --host
 
 check-e2e: all
 	@tests/run.sh --e2e

@@ -2,8 +2,12 @@
 # The suite driver: runs cmocka unit programs (TAP output) and end-to-end
 # scripts, prints one line per test, then "N skipped" when any were, and ends with
 # "N passed, N failed" alone on the last line (what CI reads).
-# Usage: tests/run.sh [--unit|--e2e|--all] [NAME-FILTER]
+# Usage: tests/run.sh [--unit|--host|--e2e|--all] [NAME-FILTER]
+#   --host: the unit programs and the e2e scripts that boot no guest (those
+#   with a "# tier: host" line in their first 20 lines; docs/testing.md).
 #   e2e scripts: tests/e2e/NN-name.sh; exit 0 = pass, 77 = skip, else fail.
+#   Each test's time goes to build/test-logs/times.tsv; the run ends with the
+#   ten slowest and the total, before the summary line.
 #   Their logs go to build/test-logs/NAME.log; a failing log's tail is printed.
 #   Each e2e script runs under a time limit: E2E_TIMEOUT_S (default 1200),
 #   or its own "# timeout: SECONDS" line in its first 20 lines. On expiry its
@@ -13,10 +17,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:---all}
 filter=${2:-}
-case "$mode" in --unit|--e2e|--all) ;; -h|--help) sed -n '2,10p' "$0"; exit 0 ;; *) echo "run.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in --unit|--host|--e2e|--all) ;; -h|--help) sed -n '2,14p' "$0"; exit 0 ;; *) echo "run.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 BUILD=${BUILD:-build}
 logs=$BUILD/test-logs
 mkdir -p "$logs"
+times=$logs/times.tsv
+: >"$times"
+run_start=$(date +%s)
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -26,9 +33,11 @@ run_unit() {
 		[ -x "$bin" ] || continue
 		name=$(basename "$bin")
 		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+		local ustart=$(date +%s)
 		out=$(cd tests && CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "../$bin" 2>&1)
 		local rc=$?
 		printf '%s\n' "$out" >"$logs/$name.log"
+		printf '%s\tunit/%s\n' "$(( $(date +%s) - ustart ))" "$name" >>"$times"
 		local ok nok
 		ok=$(printf '%s\n' "$out" | grep -cE '^ok [0-9]+')
 		nok=$(printf '%s\n' "$out" | grep -cE '^not ok [0-9]+')
@@ -52,6 +61,7 @@ run_e2e() {
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+		[ "$mode" = --host ] && ! head -n 20 "$t" | grep -qx '# tier: host' && continue
 		start=$(date +%s)
 		limit=$(e2e_limit "$t")
 		echo "...  e2e/$name (limit ${limit}s)" >&2
@@ -61,6 +71,7 @@ run_e2e() {
 		timeout -k 15 "$limit" bash "$t" >"$logs/$name.log" 2>&1 </dev/null
 		rc=$?
 		local secs=$(( $(date +%s) - start ))
+		printf '%s\te2e/%s\n' "$secs" "$name" >>"$times"
 		if { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && [ "$secs" -ge "$limit" ]; then
 			failed=$((failed + 1)); failures+=("e2e/$name")
 			echo "FAIL e2e/$name (timed out after $limit s); last lines of $logs/$name.log:"
@@ -79,6 +90,10 @@ run_e2e() {
 
 [ "$mode" = --e2e ] || run_unit
 [ "$mode" = --unit ] || run_e2e
+if [ -s "$times" ]; then
+	echo "slowest: $(sort -rn "$times" | head -n 10 | awk -F'\t' '{printf "%s%s %ss", NR > 1 ? ", " : "", $2, $1}')"
+	echo "total: $(( $(date +%s) - run_start ))s for $(wc -l <"$times") test programs and scripts ($times)"
+fi
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
 [ "$skipped" -gt 0 ] && echo "$skipped skipped"
 echo "$passed passed, $failed failed"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # "--help on every command": every schedlab command and subcommand, every
 # benchmark script under bench/, the test driver and the setup script answer
 # --help with a usage text on stdout and exit 0, quickly and without doing

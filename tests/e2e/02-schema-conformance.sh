@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # `schedlab validate --schema SCHEMA FILE` driven from outside, as a user
 # checks a file against a schema of their own: the ECMA-262 pattern cases
 # issue #23 names (\d is a digit class, 'é*' matches characters, not bytes),

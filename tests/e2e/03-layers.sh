@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The include arrows of service/ follow service/LAYERS (docs/architecture.md):
 # the tree passes, and the checker does fail on a planted upward include, on a
 # planted cycle and on a file left directly in service/.

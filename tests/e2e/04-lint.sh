@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # Static analysis stays clean: cppcheck over service/ and workloads/ with the
 # flags of `make lint`. A new finding fails the check; a false positive is
 # suppressed at the spot (// cppcheck-suppress ID) or in the Makefile, with

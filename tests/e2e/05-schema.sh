@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The C validator (schedlab validate) against Debian's python3-jsonschema
 # (Draft202012Validator) on the examples, the example result, hand-written
 # invalid documents and a few hundred seeded random mutations of the examples:

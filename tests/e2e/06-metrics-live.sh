@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The metric parsers on output the real rt-tests produce right now on this
 # host (the golden files in tests/data/rt-tests are from the same tools, but
 # this catches a changed rt-tests package): rt-migrate-test and cyclictest

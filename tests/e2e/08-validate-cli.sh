@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # schedlab validate as a user meets it: exit codes (0 valid, 1 invalid,
 # 2 usage), the error's sentence and JSON path, --help, and hostile files
 # (not JSON, trailing data, NUL bytes, invalid UTF-8, deep nesting, 64 MiB+).

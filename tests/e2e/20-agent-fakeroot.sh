@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The guest agent in host mode against a fake root: features written and read
 # back, an unknown feature and a feature that does not read back reported,
 # tunables, per-uid groups and weights, uid switching, a workload killed at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # schedlab's own workloads on the host kernel (real scheduling, no guest):
 #   - share: 1 hog for uid 1000 against 3 for uid 1001 on one CPU, no groups,
 #     must split about 0.25 / 0.75 (equal per-task shares), run by the agent

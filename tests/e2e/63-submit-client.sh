@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The CI client against the real service (`schedlab serve` on a free loopback
 # port, a temporary state directory):
 #  - a listener that accepts and never answers: `submit status`, `submit JOB`

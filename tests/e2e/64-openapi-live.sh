@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # Live OpenAPI conformance: the real `schedlab serve`, driven by
 # tests/api/openapi_live.py from results-schema/openapi.yaml (every
 # operation, wrong methods, malformed ids, bad parameters and bodies), in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # TLS with the real service: a self-signed certificate for 127.0.0.1 made at
 # test time (openssl), `tls_cert`/`tls_key` in the config. Over https://
 # health, metrics and the job list answer (curl --cacert); plain http and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # Connection exhaustion against the real service, without a token: from
 # 127.0.0.2, 300 slowloris connections (a partial header, one more byte every
 # 2 s, so the idle timeout never fires) and 500 idle sockets, while

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # Quotas, ownership, submit-time checks and bounded storage with the real
 # service (issue 21), which runs no job here ("workers": 0 holds them all
 # in the queue), so no guest or build is started:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The per-job report in a real browser: render the golden result
 # (tests/data/report/result.json) with `schedlab report`, load it in headless
 # Chromium (and a real result of the runner), and check that

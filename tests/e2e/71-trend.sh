@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The nightly trend report from a store: build a schedlab.db with the
 # store's comparisons table and 20 synthetic nights (a p99 regression that
 # starts on night 12 and lasts three nights, one row older than the window),

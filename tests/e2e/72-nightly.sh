@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # Nightly schedules, git source allow-list and change-point webhooks with the
 # real service, real HTTP and the real SQLite store (issue 22). No kernel is
 # built and no guest boots: the scheduled job's kernel source is an

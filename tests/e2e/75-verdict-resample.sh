@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # bench/verdict-resample.sh replays simulated jobs through the production
 # decision rule from stored results. Built here from the example result: an
 # A/A pass whose runs all count 0 inversions (no false positive is possible:

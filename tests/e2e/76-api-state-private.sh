@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: host
 # The service's state and cache are private: a fresh `schedlab serve` under
 # umask 022 makes its state directory and jobs/ 0700, the SQLite database
 # and its -wal and -shm files 0600, and the kernel cache it is configured
