@@ -352,29 +352,6 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 		       NULL};
 	if (b->o->timeout_s > 0 && b->o->timeout_s < timeout_s)
 		timeout_s = b->o->timeout_s;
-	_cleanup_strv_free_ char **wrapped = NULL;
-	if (sandboxed) {
-		_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
-		struct sandbox_bind binds[3];
-		struct sandbox_spec sp = {
-		    .binds = binds,
-		    .n_binds = sandbox_binds(b, where, applied, ccache_dir, binds),
-		    .chdir = cwd,
-		    .env = env,
-		    .as_root = b->as_root,
-		    .cpu_s = (unsigned long)timeout_s,
-		    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
-		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
-		    .nproc = KBUILD_SANDBOX_NPROC,
-		};
-		/* the source is where the sandbox binds it */
-		if (cwd && b->src && strcmp(cwd, b->src) == 0)
-			sp.chdir = kbuild_src_seen(b);
-		int r = sandbox_argv(&sp, argv, &wrapped, err);
-		if (r < 0)
-			return r;
-		cwd = NULL;
-	}
 	struct cmd_opts co = {
 	    .cwd = cwd,
 	    .env_extra = env,
@@ -388,7 +365,38 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 	b->tail_len = 0;
 	b->first_error[0] = '\0';
 	b->first_error_lines = 0;
-	int r = cmd_run(wrapped ? wrapped : argv, &co, ret_exit, ret_output, err);
+	int r;
+	if (sandboxed) {
+		_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+		struct sandbox_bind binds[3];
+		int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+		struct sandbox_spec sp = {
+		    .binds = binds,
+		    .n_binds = sandbox_binds(b, where, applied, ccache_dir, binds),
+		    .chdir = cwd,
+		    .env = env,
+		    .as_root = b->as_root,
+		    .cpu_s = (unsigned long)timeout_s,
+		    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
+		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
+		    .nproc = KBUILD_SANDBOX_NPROC,
+		    .mem_bytes = KBUILD_SANDBOX_MEM_BYTES,
+		    .cpus = jobs > 0 ? (unsigned long)jobs : 1,
+		};
+		/* the source is where the sandbox binds it */
+		if (cwd && b->src && strcmp(cwd, b->src) == 0)
+			sp.chdir = kbuild_src_seen(b);
+		co.cwd = NULL;
+		struct sandbox_report rep = {0};
+		r = sandbox_run(&sp, argv, &co, ret_exit, ret_output, &rep, err);
+		if (r >= 0 && !b->sandbox_report.ran)
+			kbuild_log(b, "sandbox: uid %d in a user namespace, seccomp %s, cgroup %s",
+				   b->as_root ? SANDBOX_UID : (int)geteuid(),
+				   rep.seccomp ? "deny-list" : "none", rep.cgroup);
+		if (r >= 0)
+			b->sandbox_report = rep;
+	} else
+		r = cmd_run(argv, &co, ret_exit, ret_output, err);
 	if (r < 0 && err && err->kind == ERR_TIMEOUT) {
 		/* the build's own doing, not the host's: a build failure */
 		kbuild_log(b, "'%s' did not finish within %d s and was stopped", argv[0],
@@ -959,6 +967,10 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	}
 	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
 	meta = meta_new(&k, s, b.source_version, time_monotonic_s() - t0);
+	/* what held the sandboxed steps: the last one's (make bzImage) */
+	if (b.sandbox_report.ran)
+		json_object_object_add(meta, "sandbox",
+				       sandbox_report_json(&b.sandbox_report, b.as_root));
 	/* the names a variant's features and sched_tunables are checked against */
 	struct sl_error names_err = {0};
 	if (sched_names_from_tree(b.src, meta, &names_err) < 0)
