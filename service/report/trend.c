@@ -38,9 +38,12 @@ struct trend_cp {
 
 #define TREND_MAX_CPS 16 /* per chart */
 
-/* One chart: all points of one (job name, workload, metric). */
+/* One chart: all points of one (series, workload, metric); job_name is the
+ * series (trend_series_id: the job name, or "NAME@OWNER"). */
 struct series_group {
 	char job_name[TEXT_MAX], workload[TEXT_MAX], metric[TEXT_MAX];
+	char name[TEXT_MAX], owner[TEXT_MAX]; /* the jobs' name and owner */
+	bool legacy;			      /* a store without owners */
 	struct point *pts;
 	size_t n, cap;
 	size_t regressions;
@@ -88,6 +91,25 @@ void trend_change_point_key(const char *series, const char *variant, const char 
 		hash_update_str(h, "\x1f"); /* a separator no name holds */
 	}
 	hash_final_hex(h, ret);
+}
+
+void trend_series_id(const char *owner, const char *job_name, char *ret, size_t len)
+{
+	/* the schedule of the same name: the nightly series, known by its
+	 * name alone (its keys, alerts and bisections from before owners
+	 * were kept stay valid) */
+	if (owner && strncmp(owner, "schedule:", 9) == 0 && strcmp(owner + 9, job_name) == 0)
+		snprintf(ret, len, "%s", job_name);
+	else
+		snprintf(ret, len, "%s@%s", job_name, owner && *owner ? owner : "-");
+}
+
+/* What the page shows of g's series: its id, or the jobs' name alone when
+ * no owner tells series of that name apart (a schedule's own, a store from
+ * before owners, jobs without one). */
+static const char *shown(const struct series_group *g)
+{
+	return g->legacy || !g->owner[0] || !strchr(g->job_name, '@') ? g->name : g->job_name;
 }
 
 static void cp_key(const struct series_group *g, const struct trend_cp *c, char ret[65])
@@ -164,7 +186,7 @@ static bool column_time(sqlite3_stmt *st, int i, time_t *ret)
 }
 
 static struct series_group *group_for(struct trend *t, const char *job, const char *wl,
-				      const char *metric)
+				      const char *metric, const char *name, const char *owner)
 {
 	/* Rows arrive ordered by these keys, so the last group is the only
 	 * candidate. */
@@ -185,6 +207,9 @@ static struct series_group *group_for(struct trend *t, const char *job, const ch
 	struct series_group *g = &t->g[t->n++];
 	memset(g, 0, sizeof(*g));
 	snprintf(g->job_name, sizeof(g->job_name), "%s", job);
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	snprintf(g->owner, sizeof(g->owner), "%s", owner ? owner : "");
+	g->legacy = !owner;
 	snprintf(g->workload, sizeof(g->workload), "%s", wl);
 	snprintf(g->metric, sizeof(g->metric), "%s", metric);
 	return g;
@@ -227,16 +252,24 @@ static void load_bisections(struct trend *t, sqlite3 *db)
 	sqlite3_finalize(st);
 }
 
-/* Loads the comparisons since `since`; only_job (NULL: all) keeps one job
- * name's. A store from before the source_commit column reads as if every
- * commit were unknown. */
-static int trend_load(struct trend *t, const char *db_path, time_t since, const char *only_job,
+/* Loads the comparisons since `since`; only_series (NULL: all) keeps one
+ * series' (trend_series_id). A store from before the source_commit column
+ * reads as if every commit were unknown; one from before the owner column
+ * (schema 5) groups by job name alone, as it did then. */
+static int trend_load(struct trend *t, const char *db_path, time_t since, const char *only_series,
 		      struct sl_error *err)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int r = 0, rc;
-	char sql[512];
+	char sql[640];
+	/* the job name part of only_series, which the query filters on */
+	char only_job[TEXT_MAX] = "";
+	if (only_series)
+		snprintf(only_job, sizeof(only_job), "%.*s", (int)strcspn(only_series, "@"),
+			 only_series);
+	static const char *const cols[][2] = {
+	    {"source_commit", "owner"}, {"source_commit", "NULL"}, {"NULL", "NULL"}};
 
 	rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
@@ -245,14 +278,14 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, const 
 		goto cleanup;
 	}
 	sqlite3_busy_timeout(db, 5000);
-	for (int with_commit = 1; with_commit >= 0; with_commit--) {
+	for (size_t k = 0; k < ELEMENTSOF(cols); k++) {
 		snprintf(sql, sizeof(sql),
 			 "SELECT job_id, job_name, finished_at, variant, workload, metric, "
 			 "baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, "
-			 "verdict, %s FROM comparisons %s"
-			 "ORDER BY job_name, workload, metric, finished_at, variant LIMIT ?1",
-			 with_commit ? "source_commit" : "NULL",
-			 only_job ? "WHERE job_name = ?2 " : "");
+			 "verdict, %s, %s FROM comparisons %s"
+			 "ORDER BY %s, job_name, workload, metric, finished_at, variant LIMIT ?1",
+			 cols[k][0], cols[k][1], only_series ? "WHERE job_name = ?2 " : "",
+			 cols[k][1]);
 		rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 		if (rc == SQLITE_OK)
 			break;
@@ -264,10 +297,11 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, const 
 		goto cleanup;
 	}
 	sqlite3_bind_int(st, 1, TREND_MAX_ROWS);
-	if (only_job)
+	if (only_series)
 		sqlite3_bind_text(st, 2, only_job, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX];
+		char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX], owner[TEXT_MAX],
+		    series[TEXT_MAX];
 		struct point p = {0};
 
 		if (!column_time(st, 2, &p.t) || p.t < since)
@@ -285,8 +319,16 @@ static int trend_load(struct trend *t, const char *db_path, time_t since, const 
 		p.p = column_num(st, 11);
 		copy_text(p.verdict, sizeof(p.verdict), sqlite3_column_text(st, 12));
 		copy_text(p.commit, sizeof(p.commit), sqlite3_column_text(st, 13));
+		bool legacy = sqlite3_column_type(st, 14) == SQLITE_NULL;
+		copy_text(owner, sizeof(owner), sqlite3_column_text(st, 14));
+		if (legacy)
+			memcpy(series, job, sizeof(series));
+		else
+			trend_series_id(owner, job, series, sizeof(series));
+		if (only_series && strcmp(series, only_series) != 0)
+			continue;
 
-		struct series_group *g = group_for(t, job, wl, metric);
+		struct series_group *g = group_for(t, series, wl, metric, job, legacy ? NULL : owner);
 		if (g->n == g->cap) {
 			size_t cap = g->cap ? g->cap * 2 : 16;
 			struct point *pts = realloc(g->pts, cap * sizeof(*pts));
@@ -414,7 +456,7 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 		if (!seen && n_var < TREND_MAX_VARIANTS)
 			strcpy(variants[n_var++], g->pts[i].variant);
 	}
-	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", g->job_name, g->workload,
+	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", shown(g), g->workload,
 		     g->metric) < 0)
 		abort();
 	svg_plot_title(p, title);
@@ -600,7 +642,7 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			html_buf_puts(o, "</td><td>");
 			put_date(o, c->after->t);
 			html_buf_puts(o, "</td><td>");
-			html_buf_escape(o, g->job_name);
+			html_buf_escape(o, shown(g));
 			html_buf_puts(o, "</td><td>");
 			if (c->variant)
 				html_buf_escape(o, c->variant);
@@ -690,7 +732,7 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 				html_buf_puts(o, "<tr><td>");
 				put_date(o, pt->t);
 				html_buf_puts(o, "</td><td>");
-				html_buf_escape(o, g->job_name);
+				html_buf_escape(o, shown(g));
 				html_buf_puts(o, "</td><td>");
 				html_buf_escape(o, pt->variant);
 				html_buf_puts(o, "</td><td>");
@@ -720,7 +762,7 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 				html_buf_puts(o, "</section>\n");
 			job = g->job_name;
 			html_buf_puts(o, "<section class=\"job\">\n<h2>");
-			html_buf_escape(o, job);
+			html_buf_escape(o, shown(g));
 			html_buf_puts(o, "</h2>\n");
 		}
 		if (charts >= TREND_MAX_CHARTS)
@@ -820,6 +862,8 @@ static json_object *cp_json(const struct trend *t, const struct series_group *g,
 	cp_key(g, c, key);
 	json_object_object_add(o, "key", json_object_new_string(key));
 	json_object_object_add(o, "series", json_object_new_string(g->job_name));
+	json_object_object_add(o, "name", json_object_new_string(g->name));
+	json_object_object_add(o, "owner", g->legacy ? NULL : json_object_new_string(g->owner));
 	json_object_object_add(o, "variant",
 			       c->variant ? json_object_new_string(c->variant) : NULL);
 	json_object_object_add(o, "baseline", json_object_new_boolean(c->variant == NULL));
@@ -850,7 +894,7 @@ static json_object *cp_json(const struct trend *t, const struct series_group *g,
 	return o;
 }
 
-int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
+int trend_change_points_json(const char *state_dir, const char *series, long since_seconds,
 			     time_t now, json_object **ret, struct sl_error *err)
 {
 	_cleanup_free_ char *db_path = NULL;
@@ -862,7 +906,7 @@ int trend_change_points_json(const char *state_dir, const char *job_name, long s
 	if (!fs_exists(db_path))
 		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
 				 db_path);
-	int r = trend_load(&t, db_path, now - since_seconds, job_name, err);
+	int r = trend_load(&t, db_path, now - since_seconds, series, err);
 	if (r < 0) {
 		trend_free(&t);
 		return r;
