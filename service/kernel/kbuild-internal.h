@@ -148,6 +148,15 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
 		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
 		    struct sl_error *err);
+struct cmd_opts;
+/* kbuild_run_step()'s sandboxed step (kernel/kbuild_sandbox.c): argv run
+ * under util/sandbox.h with where's binds, cwd as the sandbox sees it and
+ * opts (its env_extra the step's environment); the first step logs what
+ * held it, and b->sandbox_report keeps the last one's for meta.json.
+ * Returns and errors as sandbox_run(). */
+int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *const argv[],
+			 const char *cwd, int timeout_s, const struct cmd_opts *opts,
+			 int *ret_exit, char **ret_output, struct sl_error *err);
 /* As root with the sandbox on, hands path (recursively, never following a
  * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
 int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);

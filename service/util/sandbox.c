@@ -132,8 +132,9 @@ static void push_namespaces(struct vec *a, const struct sandbox_spec *sp)
  * capabilities, no_new_privs), then a second bwrap makes the user
  * namespace, mapping SANDBOX_UID to itself (bwrap as root would map it to
  * the host's 0, whom RLIMIT_NPROC does not hold), forbids further user
- * namespaces and loads the filter; its root is the outer sandbox's (--bind
- * / /, with /proc, /dev and /tmp below). The outer bwrap runs as root
+ * namespaces and loads the filter; its root is the outer sandbox's
+ * (--dev-bind / /, with /proc, /dev and /tmp below: a plain --bind would
+ * remount /dev nodev, and /dev/null would refuse writes). The outer bwrap runs as root
  * because only root reaches a cache below root's 0700 home: bwrap 0.8
  * resolves even --bind-fd's source by its path. */
 static void push_inner(struct vec *a, const struct sandbox_spec *sp)
@@ -158,7 +159,7 @@ static void push_inner(struct vec *a, const struct sandbox_spec *sp)
 		push(a, "--seccomp");
 		push_num(a, "", SANDBOX_SECCOMP_FD);
 	}
-	push(a, "--bind");
+	push(a, "--dev-bind");
 	push(a, "/");
 	push(a, "/");
 	push(a, "--chdir");

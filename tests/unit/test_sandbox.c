@@ -148,7 +148,7 @@ static void test_root(void **state)
 	assert_true(find(v, "--gid", uid) > inner);
 	assert_true(find(v, "--disable-userns", NULL) > inner);
 	assert_true(find(v, "--seccomp", "3") > inner);
-	assert_true(find(v, "--bind", "/") > inner);
+	assert_true(find(v, "--dev-bind", "/") > inner);
 	assert_true(find(v, "make", NULL) > inner);
 	strv_free(v);
 }
@@ -250,7 +250,8 @@ static void test_run_holds(void **state)
 	    "l.syscall(250, 0, 0, 0, 0, 0); print(\"keyctl errno\", ctypes.get_errno())';"
 	    "python3 -c 'import socket\ntry:\n socket.socket(); print(\"inet ok\")\n"
 	    "except OSError as e: print(\"inet errno\", e.errno)';"
-	    "echo usrlocal=$(ls -A /usr/local | wc -l); echo x >written";
+	    "echo usrlocal=$(ls -A /usr/local | wc -l); echo x >written;"
+	    "echo x >/dev/null && echo devnull=ok; echo x >/tmp/t && echo tmp=ok";
 	struct sandbox_report rep = {0};
 	if (as_root)
 		assert_int_equal(chmod(top, 0700), 0);
@@ -263,6 +264,9 @@ static void test_run_holds(void **state)
 	assert_non_null(strstr(out, "keyctl errno 1\n"));
 	assert_non_null(strstr(out, "inet errno 1\n"));
 	assert_non_null(strstr(out, "usrlocal=0"));
+	/* what a build needs still works: /dev/null, the private /tmp */
+	assert_non_null(strstr(out, "devnull=ok"));
+	assert_non_null(strstr(out, "tmp=ok"));
 	assert_true(rep.ran && rep.seccomp);
 	/* the cgroup: a limit only where it was written, else the reason */
 	assert_true(rep.cgroup_held ? strncmp(rep.cgroup, "memory.max=", 11) == 0
