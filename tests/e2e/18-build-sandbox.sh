@@ -89,7 +89,7 @@ EOF
 	# write rule prints an escape sequence)
 	jq -e '.kernels.patched.build.message | startswith("'"'"'make tinyconfig'"'"' failed (exit 2): ") or
 		startswith("The kernel build step '"'"'make'"'"' did not finish")' "$name.json" >/dev/null ||
-		e2e_fail "$name: the message does not name the failed step"
+		e2e_fail "$name: the message does not name the failed step: $(jq -r .kernels.patched.build.message "$name.json" | cut -c1-300)"
 	jq -e '[.kernels.patched.build.message, .kernels.patched.build.log_excerpt] |
 		all(test("[\u0001-\u0008\u000b-\u001f\u007f]") | not)' "$name.json" >/dev/null ||
 		e2e_fail "$name: a control byte in the message or the excerpt"
