@@ -499,6 +499,58 @@ static void test_trend_tenancy(void **state)
 	assert_string_equal(id, "s@bob");
 }
 
+/* Schema 5 on a store from before it: each comparison takes its job's
+ * owner, one whose job is gone gets ''. The store is made at schema 4 by
+ * taking schema 5 off a new one (the column, its index and the version). */
+static void test_owner_migration(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], db_path[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/migration", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
+	struct store_new_job nj = {.name = "s", .owner = "schedule:s", .spec = spec, .expanded = spec};
+	char night[48], token[48];
+	snprintf(night, sizeof(night), "%032x", 1);
+	snprintf(token, sizeof(token), "%032x", 2);
+	assert_int_equal(store_job_submit(st, night, &nj, &err), 0);
+	nj.owner = "alice";
+	assert_int_equal(store_job_submit(st, token, &nj, &err), 0);
+	store_free(st);
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	char sql[1024];
+	snprintf(sql, sizeof(sql),
+		 "DROP INDEX comparisons_owner_series;"
+		 "ALTER TABLE comparisons DROP COLUMN owner;"
+		 "DELETE FROM schema_version WHERE version >= 5;"
+		 "INSERT INTO comparisons(job_id, job_name, finished_at, variant, workload, metric)"
+		 " VALUES ('%s', 's', '2026-11-01T02:30:00Z', 'patched', 'w', 'm'),"
+		 " ('%s', 's', '2026-11-01T03:30:00Z', 'patched', 'w', 'm'),"
+		 " ('%032x', 's', '2026-11-01T04:30:00Z', 'patched', 'w', 'm');",
+		 night, token, 3);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s", msg);
+	sqlite3_close(db);
+	assert_int_equal(store_open(dir, &st, &err), 0); /* migrates to 5 */
+	store_free(st);
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *q = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT group_concat(owner, ',') FROM (SELECT owner FROM "
+					    "comparisons ORDER BY finished_at)",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "schedule:s,alice,");
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +560,7 @@ int main(void)
 	    cmocka_unit_test(test_webhook_payload),
 	    cmocka_unit_test(test_trend_commit_range),
 	    cmocka_unit_test(test_trend_tenancy),
+	    cmocka_unit_test(test_owner_migration),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
