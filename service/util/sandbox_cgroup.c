@@ -237,8 +237,8 @@ int sandbox_run(const struct sandbox_spec *sp, char *const argv[], const struct 
 json_object *sandbox_report_json(const struct sandbox_report *r, bool as_root)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "uid", as_root ? json_object_new_int64(SANDBOX_UID)
-						 : json_object_new_string("the service's"));
+	/* as root the dedicated uid, else the service's own (bwrap maps it) */
+	json_object_object_add(o, "uid", json_object_new_int64(as_root ? SANDBOX_UID : geteuid()));
 	json_object_object_add(o, "user_namespace", json_object_new_boolean(true));
 	json_object_object_add(o, "seccomp",
 			       json_object_new_string(r->seccomp ? "deny-list" : "none"));
