@@ -12,7 +12,7 @@
 
 BUILD    ?= build
 CC       ?= cc
-PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto libcurl libpcre2-8
+PKGS     := json-c libvirt libmicrohttpd sqlite3 libarchive gsl libcrypto libcurl libpcre2-8 libseccomp
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
 GUEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -Iservice -Iworkloads

@@ -35,6 +35,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ "$packages_only" = 1 ] && exit 0
 
+# The build sandbox's uid (SANDBOX_UID, service/util/sandbox.h) gets a name,
+# so that ps and ls show it and no later useradd hands it to someone else.
+# Only when the id is free; nothing depends on the entry.
+sandbox_id=1900000000
+if [ "$(id -u)" = 0 ] && ! getent passwd "$sandbox_id" >/dev/null &&
+	! getent passwd schedlab-build >/dev/null; then
+	getent group "$sandbox_id" >/dev/null || groupadd --system --gid "$sandbox_id" schedlab-build
+	useradd --system --uid "$sandbox_id" --gid "$sandbox_id" --no-create-home \
+		--home-dir /nonexistent --shell /usr/sbin/nologin schedlab-build
+fi
+
 # /dev/kvm as root:root 0600 makes libvirt re-probe QEMU on every domain start
 # (about 44 s each); group kvm with mode 0660 lets its capability cache hold.
 if [ -e /dev/kvm ] && getent group kvm >/dev/null; then

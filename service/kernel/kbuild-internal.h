@@ -14,6 +14,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/macro.h"
+#include "util/sandbox.h"
 
 struct kbuild_opts;
 struct kbuild_artifact;
@@ -46,6 +47,9 @@ struct kbuild_artifact;
 #define KBUILD_SANDBOX_AS_BYTES	   (4ULL << 30)
 #define KBUILD_SANDBOX_FSIZE_BYTES (1ULL << 30)
 #define KBUILD_SANDBOX_NPROC	   512
+/* memory.max of a sandboxed step's cgroup, where there is one: the build's
+ * processes together (RLIMIT_AS holds each alone) */
+#define KBUILD_SANDBOX_MEM_BYTES (8ULL << 30)
 /* Raw bytes of a step's output kept for a failure's excerpt (which keeps at
  * most KBUILD_EXCERPT_MAX of them, sanitized). */
 #define KBUILD_TAIL_MAX 16384
@@ -120,6 +124,8 @@ struct build_ctx {
 	char failed_option[128]; /* set by kernel_config_apply() when Kconfig drops one */
 	bool sandbox;		 /* patch and make run sandboxed (not o->no_sandbox) */
 	bool as_root;		 /* ...by root: the tree is handed to SANDBOX_UID */
+	/* what held the last sandboxed step (written into meta.json) */
+	struct sandbox_report sandbox_report;
 };
 
 /* Where a step runs: on the host (extracting the source: schedlab's own
@@ -142,6 +148,15 @@ void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
 		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
 		    struct sl_error *err);
+struct cmd_opts;
+/* kbuild_run_step()'s sandboxed step (kernel/kbuild_sandbox.c): argv run
+ * under util/sandbox.h with where's binds, cwd as the sandbox sees it and
+ * opts (its env_extra the step's environment); the first step logs what
+ * held it, and b->sandbox_report keeps the last one's for meta.json.
+ * Returns and errors as sandbox_run(). */
+int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *const argv[],
+			 const char *cwd, int timeout_s, const struct cmd_opts *opts,
+			 int *ret_exit, char **ret_output, struct sl_error *err);
 /* As root with the sandbox on, hands path (recursively, never following a
  * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
 int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);

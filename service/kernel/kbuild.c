@@ -4,7 +4,6 @@
  * docs/kernel-builds.md for the layout under the cache directory. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -273,58 +272,6 @@ static int build_cancelled(void *ud)
 	return b->o->cancelled ? b->o->cancelled(b->o->userdata) : 0;
 }
 
-static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)flag;
-	(void)ftw;
-	if ((st->st_uid != SANDBOX_UID || st->st_gid != SANDBOX_UID) &&
-	    lchown(path, SANDBOX_UID, SANDBOX_UID) < 0)
-		return errno ? errno : EIO;
-	return 0;
-}
-
-int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err)
-{
-	if (!b->sandbox || !b->as_root || !fs_exists(path))
-		return 0;
-	int r = nftw(path, own_one, 64, FTW_PHYS | FTW_MOUNT);
-	if (r != 0)
-		return error_set(err, ERR_INTERNAL, r > 0 ? r : errno,
-				 "Cannot hand the kernel tree to the build sandbox's uid %d: %s.",
-				 SANDBOX_UID, strerror(r > 0 ? r : errno));
-	return 0;
-}
-
-const char *kbuild_obj_seen(const struct build_ctx *b)
-{
-	if (!b->sandbox)
-		return b->obj;
-	return b->obj_trusted_seen ? b->obj_trusted_seen : b->obj_trusted;
-}
-
-const char *kbuild_src_seen(const struct build_ctx *b)
-{
-	return b->sandbox && b->src_seen ? b->src_seen : b->src;
-}
-
-/* The binds of a sandboxed step (enum kbuild_where). An untrusted build's
- * copy of the object directory is bound where the directory it copies
- * would be (kbuild_obj_seen()): that one is not in the sandbox at all. */
-static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *applied,
-			    char *ccache, struct sandbox_bind *ret)
-{
-	size_t n = 0;
-	if (where == KBUILD_SANDBOX_PATCH) {
-		ret[n++] = (struct sandbox_bind){b->src, true, kbuild_src_seen(b)};
-		ret[n++] = (struct sandbox_bind){applied, false, NULL};
-	} else {
-		ret[n++] = (struct sandbox_bind){b->src, false, kbuild_src_seen(b)};
-		ret[n++] = (struct sandbox_bind){b->obj, true, kbuild_obj_seen(b)};
-		ret[n++] = (struct sandbox_bind){ccache, false, NULL};
-	}
-	return n;
-}
-
 int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
 		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
 		    struct sl_error *err)
@@ -352,29 +299,6 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 		       NULL};
 	if (b->o->timeout_s > 0 && b->o->timeout_s < timeout_s)
 		timeout_s = b->o->timeout_s;
-	_cleanup_strv_free_ char **wrapped = NULL;
-	if (sandboxed) {
-		_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
-		struct sandbox_bind binds[3];
-		struct sandbox_spec sp = {
-		    .binds = binds,
-		    .n_binds = sandbox_binds(b, where, applied, ccache_dir, binds),
-		    .chdir = cwd,
-		    .env = env,
-		    .as_root = b->as_root,
-		    .cpu_s = (unsigned long)timeout_s,
-		    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
-		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
-		    .nproc = KBUILD_SANDBOX_NPROC,
-		};
-		/* the source is where the sandbox binds it */
-		if (cwd && b->src && strcmp(cwd, b->src) == 0)
-			sp.chdir = kbuild_src_seen(b);
-		int r = sandbox_argv(&sp, argv, &wrapped, err);
-		if (r < 0)
-			return r;
-		cwd = NULL;
-	}
 	struct cmd_opts co = {
 	    .cwd = cwd,
 	    .env_extra = env,
@@ -388,7 +312,12 @@ int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const ar
 	b->tail_len = 0;
 	b->first_error[0] = '\0';
 	b->first_error_lines = 0;
-	int r = cmd_run(wrapped ? wrapped : argv, &co, ret_exit, ret_output, err);
+	int r;
+	if (sandboxed)
+		r = kbuild_run_sandboxed(b, where, argv, cwd, timeout_s, &co, ret_exit, ret_output,
+					 err);
+	else
+		r = cmd_run(argv, &co, ret_exit, ret_output, err);
 	if (r < 0 && err && err->kind == ERR_TIMEOUT) {
 		/* the build's own doing, not the host's: a build failure */
 		kbuild_log(b, "'%s' did not finish within %d s and was stopped", argv[0],
@@ -757,9 +686,11 @@ static void kbuild_artifact_freep(struct kbuild_artifact **a)
 	kbuild_artifact_free(*a);
 }
 
-static json_object *meta_new(const struct key_inputs *k, const struct kernel_spec *s,
-			     const char *source_version, double seconds)
+static json_object *meta_new(const struct build_ctx *b, double seconds)
 {
+	const struct key_inputs *k = b->k;
+	const struct kernel_spec *s = b->s;
+	const char *source_version = b->source_version;
 	json_object *m = json_object_new_object();
 	json_object_object_add(m, "key", json_object_new_string(k->key));
 	json_object_object_add(m, "source", json_object_new_string(s->source));
@@ -788,6 +719,10 @@ static json_object *meta_new(const struct key_inputs *k, const struct kernel_spe
 	char secs[32];
 	snprintf(secs, sizeof(secs), "%.1f", seconds);
 	json_object_object_add(m, "build_seconds", json_object_new_double_s(seconds, secs));
+	/* what held the sandboxed steps: the last one's (make bzImage) */
+	if (b->sandbox_report.ran)
+		json_object_object_add(m, "sandbox",
+				       sandbox_report_json(&b->sandbox_report, b->as_root));
 	return m;
 }
 
@@ -958,7 +893,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		goto cleanup;
 	}
 	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
-	meta = meta_new(&k, s, b.source_version, time_monotonic_s() - t0);
+	meta = meta_new(&b, time_monotonic_s() - t0);
 	/* the names a variant's features and sched_tunables are checked against */
 	struct sl_error names_err = {0};
 	if (sched_names_from_tree(b.src, meta, &names_err) < 0)

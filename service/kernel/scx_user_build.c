@@ -300,10 +300,19 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 	int timeout = o->timeout_s > 0 && o->timeout_s < SCX_USER_TIMEOUT_S ? o->timeout_s
 									    : SCX_USER_TIMEOUT_S;
 	bool as_root = geteuid() == 0;
-	_cleanup_strv_free_ char **wrapped = NULL;
+	struct cmd_opts co = {
+	    .cwd = scratch,
+	    .env_extra = env,
+	    .timeout_s = timeout,
+	    .log_fd = -1,
+	    .on_line = on_line,
+	    .userdata = st,
+	    .cancelled = cancelled,
+	};
+	int ex = 0, r;
 	if (!o->no_sandbox) {
 		if (as_root) {
-			int r = nftw(scratch, own_one, 64, FTW_PHYS | FTW_MOUNT);
+			r = nftw(scratch, own_one, 64, FTW_PHYS | FTW_MOUNT);
 			if (r != 0)
 				return error_set(err, ERR_INTERNAL, r > 0 ? r : errno,
 						 "Cannot hand the sched_ext build to the sandbox's "
@@ -321,22 +330,13 @@ static int run_make(const struct kbuild_opts *o, const char *scratch,
 		    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
 		    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
 		    .nproc = KBUILD_SANDBOX_NPROC,
+		    .mem_bytes = KBUILD_SANDBOX_MEM_BYTES,
+		    .cpus = o->jobs > 0 ? (unsigned long)o->jobs : 1,
 		};
-		int r = sandbox_argv(&sp, argv, &wrapped, err);
-		if (r < 0)
-			return r;
-	}
-	struct cmd_opts co = {
-	    .cwd = wrapped ? NULL : scratch,
-	    .env_extra = env,
-	    .timeout_s = timeout,
-	    .log_fd = -1,
-	    .on_line = on_line,
-	    .userdata = st,
-	    .cancelled = cancelled,
-	};
-	int ex = 0;
-	int r = cmd_run(wrapped ? wrapped : argv, &co, &ex, NULL, err);
+		co.cwd = NULL;
+		r = sandbox_run(&sp, argv, &co, &ex, NULL, NULL, err);
+	} else
+		r = cmd_run(argv, &co, &ex, NULL, err);
 	if (r < 0 && err->kind == ERR_TIMEOUT) {
 		r = error_set(err, ERR_BUILD, ETIMEDOUT,
 			      "The sched_ext scheduler '%s' did not build within %d s (the "

@@ -1,9 +1,9 @@
-/* The trend report: comparisons from the store, grouped into one chart per
- * job name, workload and metric, with each variant's candidate median, its
- * band and the baseline median over time. */
+/* The trend report: comparisons from the store (report/trend_store.c),
+ * grouped into one chart per series (owner and job name), workload and
+ * metric, with each variant's candidate median, its band and the baseline
+ * median over time. */
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,83 +11,16 @@
 #include "compare/changepoint.h"
 #include "report/report.h"
 #include "report/svg.h"
+#include "report/trend-internal.h"
 #include "report/trend.h"
 #include "util/fs.h"
-#include "util/hash.h"
 
-#define TREND_MAX_VARIANTS 6
-#define TEXT_MAX	   256 /* bytes kept of each name read from the store */
-
-struct point {
-	time_t t;
-	double base, cand, change, ci_lo, ci_hi, p;
-	char verdict[16];
-	char job_id[80];
-	char variant[TEXT_MAX];
-	char commit[72]; /* the candidate kernel's git commit, "" when unknown */
-};
-
-/* A change point of one variant's candidate medians (or, with variant
- * NULL, of the baseline's): between nights `before` and `after`. */
-struct trend_cp {
-	const struct point *before, *after;
-	const char *variant;
-	struct changepoint cp;
-	bool baseline_too; /* the baseline moved between the same nights */
-};
-
-#define TREND_MAX_CPS 16 /* per chart */
-
-/* One chart: all points of one (job name, workload, metric). */
-struct series_group {
-	char job_name[TEXT_MAX], workload[TEXT_MAX], metric[TEXT_MAX];
-	struct point *pts;
-	size_t n, cap;
-	size_t regressions, undecided; /* points first regressed; undecided or inconclusive */
-	struct trend_cp cps[TREND_MAX_CPS];
-	size_t n_cps;
-};
-
-/* A change point's bisection as the store's change_point_bisections
- * holds it (issue 22 item 4): the job, and its answer once it ended. */
-struct trend_bisection {
-	char key[65];
-	char job_id[80];
-	char state[16]; /* the answer's state, else the job's status */
-	char first_bad_commit[72];
-	char first_bad_subject[TEXT_MAX];
-	int certain; /* -1: not known */
-	int steps;
-};
-
-#define TREND_MAX_BISECTIONS 4096 /* rows read from the store, newest first */
-
-struct trend {
-	struct series_group *g;
-	size_t n, cap;
-	size_t rows;
-	struct trend_bisection *bis;
-	size_t n_bis;
-};
-
-static void trend_free(struct trend *t)
+/* What the page shows of g's series: its id, or the jobs' name alone when
+ * no owner tells series of that name apart (a schedule's own, a store from
+ * before owners, jobs without one). */
+static const char *shown(const struct series_group *g)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->g[i].pts);
-	free(t->g);
-	free(t->bis);
-}
-
-void trend_change_point_key(const char *series, const char *variant, const char *workload,
-			    const char *metric, const char *after_job_id, char ret[65])
-{
-	struct hash_ctx *h = hash_new();
-	const char *parts[] = {series, variant ? variant : "", workload, metric, after_job_id};
-	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
-		hash_update_str(h, parts[i]);
-		hash_update_str(h, "\x1f"); /* a separator no name holds */
-	}
-	hash_final_hex(h, ret);
+	return g->legacy || !g->owner[0] || !strchr(g->job_name, '@') ? g->name : g->job_name;
 }
 
 static void cp_key(const struct series_group *g, const struct trend_cp *c, char ret[65])
@@ -102,209 +35,6 @@ static const struct trend_bisection *bisection_of(const struct trend *t, const c
 		if (strcmp(t->bis[i].key, key) == 0)
 			return &t->bis[i];
 	return NULL;
-}
-
-int trend_parse_time(const char *s, time_t *ret)
-{
-	struct tm tm = {0};
-	int n = 0;
-
-	if (!s || sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
-		return -EINVAL;
-	s += n;
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			;
-	if (strcmp(s, "Z") != 0 && strcmp(s, "+00:00") != 0 && *s)
-		return -EINVAL;
-	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-		return -EINVAL;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	*ret = timegm(&tm);
-	return 0;
-}
-
-static void copy_text(char *dst, size_t size, const unsigned char *src)
-{
-	size_t n = src ? strnlen((const char *)src, size - 1) : 0;
-	/* Do not cut a UTF-8 sequence in half. */
-	while (n > 0 && n == size - 1 && (src[n] & 0xc0) == 0x80)
-		n--;
-	memcpy(dst, src ? (const char *)src : "", n);
-	dst[n] = '\0';
-}
-
-static double column_num(sqlite3_stmt *st, int i)
-{
-	int type = sqlite3_column_type(st, i);
-
-	if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
-		return NAN;
-	return sqlite3_column_double(st, i);
-}
-
-static bool column_time(sqlite3_stmt *st, int i, time_t *ret)
-{
-	int type = sqlite3_column_type(st, i);
-
-	if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-		double v = sqlite3_column_double(st, i);
-		if (v > 1e12) /* milliseconds */
-			v /= 1000;
-		*ret = (time_t)v;
-		return true;
-	}
-	if (type == SQLITE_TEXT)
-		return trend_parse_time((const char *)sqlite3_column_text(st, i), ret) == 0;
-	return false;
-}
-
-static struct series_group *group_for(struct trend *t, const char *job, const char *wl,
-				      const char *metric)
-{
-	/* Rows arrive ordered by these keys: the last group is the only candidate. */
-	if (t->n > 0) {
-		struct series_group *g = &t->g[t->n - 1];
-		if (strcmp(g->job_name, job) == 0 && strcmp(g->workload, wl) == 0 &&
-		    strcmp(g->metric, metric) == 0)
-			return g;
-	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct series_group *g = realloc(t->g, cap * sizeof(*g));
-		if (!g)
-			abort();
-		t->g = g;
-		t->cap = cap;
-	}
-	struct series_group *g = &t->g[t->n++];
-	memset(g, 0, sizeof(*g));
-	snprintf(g->job_name, sizeof(g->job_name), "%s", job);
-	snprintf(g->workload, sizeof(g->workload), "%s", wl);
-	snprintf(g->metric, sizeof(g->metric), "%s", metric);
-	return g;
-}
-
-/* The change points' bisections; a store from before the table has none. */
-static void load_bisections(struct trend *t, sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT b.key, b.job_id, COALESCE(b.state, j.status, ''), "
-			       "b.first_bad_commit, b.first_bad_subject, b.certain, b.steps "
-			       "FROM change_point_bisections b LEFT JOIN jobs j ON j.id = b.job_id "
-			       "ORDER BY b.created_at DESC LIMIT ?1;",
-			       -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return;
-	}
-	sqlite3_bind_int(st, 1, TREND_MAX_BISECTIONS);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (t->n_bis % 64 == 0) {
-			struct trend_bisection *b =
-			    realloc(t->bis, (t->n_bis + 64) * sizeof(*t->bis));
-			if (!b)
-				abort();
-			t->bis = b;
-		}
-		struct trend_bisection *b = &t->bis[t->n_bis++];
-		copy_text(b->key, sizeof(b->key), sqlite3_column_text(st, 0));
-		copy_text(b->job_id, sizeof(b->job_id), sqlite3_column_text(st, 1));
-		copy_text(b->state, sizeof(b->state), sqlite3_column_text(st, 2));
-		copy_text(b->first_bad_commit, sizeof(b->first_bad_commit),
-			  sqlite3_column_text(st, 3));
-		copy_text(b->first_bad_subject, sizeof(b->first_bad_subject),
-			  sqlite3_column_text(st, 4));
-		b->certain =
-		    sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 5);
-		b->steps = sqlite3_column_int(st, 6);
-	}
-	sqlite3_finalize(st);
-}
-
-/* Loads the comparisons since `since`; only_job (NULL: all) keeps one job
- * name's. A store from before the source_commit column reads as if every
- * commit were unknown. */
-static int trend_load(struct trend *t, const char *db_path, time_t since, const char *only_job,
-		      struct sl_error *err)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int r = 0, rc;
-	char sql[512];
-
-	rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
-	if (rc != SQLITE_OK) {
-		r = error_set(err, ERR_INTERNAL, EIO, "Cannot open the store '%s' read-only: %s.",
-			      db_path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-		goto cleanup;
-	}
-	sqlite3_busy_timeout(db, 5000);
-	for (int with_commit = 1; with_commit >= 0; with_commit--) {
-		snprintf(sql, sizeof(sql),
-			 "SELECT job_id, job_name, finished_at, variant, workload, metric, "
-			 "baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, "
-			 "verdict, %s FROM comparisons %s"
-			 "ORDER BY job_name, workload, metric, finished_at, variant LIMIT ?1",
-			 with_commit ? "source_commit" : "NULL",
-			 only_job ? "WHERE job_name = ?2 " : "");
-		rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-		if (rc == SQLITE_OK)
-			break;
-	}
-	if (rc != SQLITE_OK) {
-		r = error_set(err, ERR_INVALID, EINVAL,
-			      "The store '%s' has no readable comparisons table: %s.", db_path,
-			      sqlite3_errmsg(db));
-		goto cleanup;
-	}
-	sqlite3_bind_int(st, 1, TREND_MAX_ROWS);
-	if (only_job)
-		sqlite3_bind_text(st, 2, only_job, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX];
-		struct point p = {0};
-
-		if (!column_time(st, 2, &p.t) || p.t < since)
-			continue;
-		copy_text(p.job_id, sizeof(p.job_id), sqlite3_column_text(st, 0));
-		copy_text(job, sizeof(job), sqlite3_column_text(st, 1));
-		copy_text(p.variant, sizeof(p.variant), sqlite3_column_text(st, 3));
-		copy_text(wl, sizeof(wl), sqlite3_column_text(st, 4));
-		copy_text(metric, sizeof(metric), sqlite3_column_text(st, 5));
-		p.base = column_num(st, 6);
-		p.cand = column_num(st, 7);
-		p.change = column_num(st, 8);
-		p.ci_lo = column_num(st, 9);
-		p.ci_hi = column_num(st, 10);
-		p.p = column_num(st, 11);
-		copy_text(p.verdict, sizeof(p.verdict), sqlite3_column_text(st, 12));
-		copy_text(p.commit, sizeof(p.commit), sqlite3_column_text(st, 13));
-
-		struct series_group *g = group_for(t, job, wl, metric);
-		if (g->n == g->cap) {
-			size_t cap = g->cap ? g->cap * 2 : 16;
-			struct point *pts = realloc(g->pts, cap * sizeof(*pts));
-			if (!pts)
-				abort();
-			g->pts = pts;
-			g->cap = cap;
-		}
-		g->pts[g->n++] = p;
-		t->rows++;
-	}
-	if (rc != SQLITE_DONE)
-		r = error_set(err, ERR_INTERNAL, EIO, "Reading the comparisons of '%s' failed: %s.",
-			      db_path, sqlite3_errmsg(db));
-	else
-		load_bisections(t, db);
-cleanup:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return r;
 }
 
 /* A regression "appears" at a point whose verdict is regressed while the
@@ -412,7 +142,7 @@ static void chart(struct html_buf *o, const struct series_group *g, int *chart_i
 		if (!seen && n_var < TREND_MAX_VARIANTS)
 			strcpy(variants[n_var++], g->pts[i].variant);
 	}
-	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", g->job_name, g->workload,
+	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", shown(g), g->workload,
 		     g->metric) < 0)
 		abort();
 	svg_plot_title(p, title);
@@ -600,7 +330,7 @@ static void change_point_table(struct html_buf *o, const struct trend *t, size_t
 			html_buf_puts(o, "</td><td>");
 			put_date(o, c->after->t);
 			html_buf_puts(o, "</td><td>");
-			html_buf_escape(o, g->job_name);
+			html_buf_escape(o, shown(g));
 			html_buf_puts(o, "</td><td>");
 			if (c->variant)
 				html_buf_escape(o, c->variant);
@@ -690,7 +420,7 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 				html_buf_puts(o, "<tr><td>");
 				put_date(o, pt->t);
 				html_buf_puts(o, "</td><td>");
-				html_buf_escape(o, g->job_name);
+				html_buf_escape(o, shown(g));
 				html_buf_puts(o, "</td><td>");
 				html_buf_escape(o, pt->variant);
 				html_buf_puts(o, "</td><td>");
@@ -720,7 +450,7 @@ static void render(struct html_buf *o, struct trend *t, long since_seconds, time
 				html_buf_puts(o, "</section>\n");
 			job = g->job_name;
 			html_buf_puts(o, "<section class=\"job\">\n<h2>");
-			html_buf_escape(o, job);
+			html_buf_escape(o, shown(g));
 			html_buf_puts(o, "</h2>\n");
 		}
 		if (charts >= TREND_MAX_CHARTS)
@@ -820,6 +550,8 @@ static json_object *cp_json(const struct trend *t, const struct series_group *g,
 	cp_key(g, c, key);
 	json_object_object_add(o, "key", json_object_new_string(key));
 	json_object_object_add(o, "series", json_object_new_string(g->job_name));
+	json_object_object_add(o, "name", json_object_new_string(g->name));
+	json_object_object_add(o, "owner", g->legacy ? NULL : json_object_new_string(g->owner));
 	json_object_object_add(o, "variant",
 			       c->variant ? json_object_new_string(c->variant) : NULL);
 	json_object_object_add(o, "baseline", json_object_new_boolean(c->variant == NULL));
@@ -850,7 +582,7 @@ static json_object *cp_json(const struct trend *t, const struct series_group *g,
 	return o;
 }
 
-int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
+int trend_change_points_json(const char *state_dir, const char *series, long since_seconds,
 			     time_t now, json_object **ret, struct sl_error *err)
 {
 	_cleanup_free_ char *db_path = NULL;
@@ -862,7 +594,7 @@ int trend_change_points_json(const char *state_dir, const char *job_name, long s
 	if (!fs_exists(db_path))
 		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
 				 db_path);
-	int r = trend_load(&t, db_path, now - since_seconds, job_name, err);
+	int r = trend_load(&t, db_path, now - since_seconds, series, err);
 	if (r < 0) {
 		trend_free(&t);
 		return r;

@@ -30,8 +30,16 @@ int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **
  * Returns 0 or -EINVAL. */
 int trend_parse_time(const char *s, time_t *ret);
 
-/* The change points of the series of one job name (NULL: every job) over
- * the window, as JSON: a new reference to an array of {series, variant
+/* The series a job's comparisons join (docs/service.md "Tenancy"): a
+ * (owner, job name). The nightly series of a schedule (owner
+ * "schedule:NAME", job name NAME) is known by NAME alone; any other is
+ * "NAME@OWNER" ('-' for no owner), so a token's job named after a schedule
+ * is a series of its own. Job names hold no '@', so the two never meet. */
+void trend_series_id(const char *owner, const char *job_name, char *ret, size_t len);
+
+/* The change points of one series (trend_series_id; NULL: every series)
+ * over the window, as JSON: a new reference to an array of {series, name
+ * (the jobs' name), owner (null in a store from before owners), variant
  * (null for the baseline's), baseline, workload, metric, direction ("up"
  * or "down": the level rose or fell), magnitude {before, after, change,
  * relative_change, ci_lo, ci_hi, p}, baseline_too, last_night_before and
@@ -39,7 +47,7 @@ int trend_parse_time(const char *s, time_t *ret);
  * null, key (trend_change_point_key), bisection {job_id, state,
  * first_bad_commit, first_bad_subject, certain, steps, report} or null}. The same detection as the
  * page (docs/statistics.md). Errors as trend_html_at. */
-int trend_change_points_json(const char *state_dir, const char *job_name, long since_seconds,
+int trend_change_points_json(const char *state_dir, const char *series, long since_seconds,
 			     time_t now, json_object **ret, struct sl_error *err);
 /* The key a change point is known by (GET /v1/change-points' "key", the
  * store's change_points and change_point_bisections): sha256 of its series,

@@ -126,7 +126,9 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 
 	json_object *spec = json_object_new_object();
 	char name[JOB_NAME_MAX + 1];
-	snprintf(name, sizeof(name), CHANGE_POINT_BISECT_PREFIX "%s", str(cp, "series"));
+	/* the jobs' name ("series" may be "NAME@OWNER", not a job name) */
+	snprintf(name, sizeof(name), CHANGE_POINT_BISECT_PREFIX "%s",
+		 str(cp, "name") ? str(cp, "name") : str(cp, "series"));
 	json_object_object_add(spec, "name", json_object_new_string(name));
 	char desc[256];
 	snprintf(desc, sizeof(desc),

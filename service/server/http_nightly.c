@@ -37,10 +37,11 @@ enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Conn
 	long seconds = 0;
 	if (http_query_since(conn, &seconds, &err) < 0)
 		return http_respond_error(conn, req, &err);
-	if (series && (!series[0] || strlen(series) > JOB_NAME_MAX))
+	/* a series is a job name, or "NAME@OWNER" (trend_series_id) */
+	if (series && (!series[0] || strlen(series) > JOB_NAME_MAX + 1 + 80))
 		return http_respond_errorf(conn, req, ERR_INVALID, "series",
 					   "Query parameter 'series' must be a job name of 1-%d "
-					   "characters.",
+					   "characters, or NAME@OWNER.",
 					   JOB_NAME_MAX);
 	_cleanup_json_ json_object *all = NULL;
 	/* The store is the service's own: a failure is a 500, its message

@@ -126,6 +126,17 @@ static const char *const migrations[] = {
     "  certain INTEGER,"
     "  steps INTEGER) WITHOUT ROWID;"
     "CREATE INDEX change_point_bisections_job ON change_point_bisections(job_id);",
+    /* 5: tenancy (docs/service.md "Tenancy"): each comparison keeps the
+     * owner of the job that produced it ("schedule:NAME" for a schedule's
+     * night), so that a series is a (owner, name) and a token's job named
+     * after a schedule does not join the schedule's series. Rows from
+     * before take their job's owner; a row whose job is gone gets '' and
+     * forms a series of its own, never a schedule's. */
+    "ALTER TABLE comparisons ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+    "UPDATE comparisons SET owner ="
+    "  COALESCE((SELECT owner FROM jobs WHERE jobs.id = comparisons.job_id), '');"
+    "CREATE INDEX comparisons_owner_series"
+    "  ON comparisons(owner, job_name, workload, metric, finished_at);",
 };
 
 static const char *const statuses[] = {

@@ -60,8 +60,9 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 		 s,
 		 "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
 		 "workload, metric, baseline_median, candidate_median, change, ci_lo, "
-		 "ci_hi, p_value, verdict, source_commit) VALUES "
-		 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?);",
+		 "ci_hi, p_value, verdict, source_commit, owner) VALUES "
+		 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		 " COALESCE((SELECT owner FROM jobs WHERE id = ?1), ''));",
 		 &ins, err)) < 0 ||
 	    (r = store_db_prepare(
 		 s,

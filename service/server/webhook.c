@@ -226,7 +226,8 @@ static bool gated(json_object *expanded, json_object *cp)
  * one starts. Either way the payload's links name the job. A change point on
  * another metric is alerted only (a request can bisect it); one that cannot
  * be bisected (no commit range, not a git source) is logged. */
-static void bisect(struct webhooks *w, json_object *expanded, json_object *cp, json_object *payload)
+static void bisect(struct webhooks *w, const char *owner, json_object *expanded, json_object *cp,
+		   json_object *payload)
 {
 	if (!w->opts.config->bisect_change_points)
 		return;
@@ -256,12 +257,14 @@ static void bisect(struct webhooks *w, json_object *expanded, json_object *cp, j
 		link_bisection(payload, job);
 		return;
 	}
-	char owner[96];
-	snprintf(owner, sizeof(owner), "change-point:%.64s", jstr(cp, "series"));
+	/* charged to the series' owner (a schedule's "schedule:NAME", or the
+	 * token whose jobs form the series) and held by its quotas: a series
+	 * cannot start bisections nobody pays for (docs/service.md "Tenancy") */
 	struct change_point_bisect_request rq = {
 	    .config = w->opts.config,
 	    .store = w->opts.store,
 	    .owner = owner,
+	    .admission = true,
 	};
 	_cleanup_json_ json_object *answer = NULL;
 	int retry = 0, r = -1;
@@ -299,9 +302,16 @@ static void judge(struct webhooks *w, const char *id)
 		return; /* a bisection, not a night of its series */
 	if (r != -ENOENT)
 		wlog(w, "bisection job %s: %s", id, err.message);
-	const char *series = jstr(job, "name");
-	if (!series[0])
+	/* the job's series is its (owner, name): a token's job named after a
+	 * schedule is judged in a series of its own (trend_series_id) */
+	char owner[80], series[160];
+	if (!jstr(job, "name")[0])
 		return;
+	if (store_job_owner(w->opts.store, id, owner, &err) < 0) {
+		wlog(w, "change points after job %s: %s", id, err.message);
+		return;
+	}
+	trend_series_id(owner, jstr(job, "name"), series, sizeof(series));
 	if (trend_change_points_json(store_state_dir(w->opts.store), series, TREND_WINDOW_S,
 				     time(NULL), &cps, &err) < 0) {
 		wlog(w, "change points of '%.64s': %s", series, err.message);
@@ -325,7 +335,7 @@ static void judge(struct webhooks *w, const char *id)
 			continue;
 		wlog(w, "series '%.64s': new change point %.12s (%s %s)", series, key,
 		     jstr(cp, "workload"), jstr(cp, "metric"));
-		bisect(w, expanded, cp, payload);
+		bisect(w, owner, expanded, cp, payload);
 		const char *body = json_object_to_json_string_ext(
 		    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		for (size_t k = 0; k < w->opts.config->n_webhooks; k++)

@@ -296,6 +296,45 @@ static int dry_reply(char *const argv[], const struct cmd_opts *o, int *ret_exit
 	return r;
 }
 
+/* In the child: joins the cgroup v2 directory dir (cgroup.procs takes "0"
+ * for the writer). Only async-signal-safe calls. */
+static int child_cgroup(const char *dir)
+{
+	if (!dir)
+		return 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	int fd = openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	ssize_t k = write(fd, "0", 1);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return k == 1 ? 0 : -1;
+}
+
+/* In the child: o->pass_fds[i] at 3 + i. Each is first moved above the
+ * targets, so that placing one cannot close a source not yet placed. */
+static int child_pass_fds(const struct cmd_opts *o)
+{
+	int tmp[CMD_PASS_FDS_MAX];
+	size_t n = o->n_pass_fds;
+	if (n > CMD_PASS_FDS_MAX) {
+		errno = EMFILE;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((tmp[i] = fcntl(o->pass_fds[i], F_DUPFD_CLOEXEC, 3 + (int)n)) < 0)
+			return -1;
+	for (size_t i = 0; i < n; i++)
+		if (dup2(tmp[i], 3 + (int)i) < 0) /* dup2 clears FD_CLOEXEC */
+			return -1;
+	return 0;
+}
+
 __attribute__((noreturn)) static void child_exec(char *const argv[], const struct cmd_opts *o,
 						 char **env, int out_fd, int err_fd)
 {
@@ -309,6 +348,8 @@ __attribute__((noreturn)) static void child_exec(char *const argv[], const struc
 	if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
 		goto fail;
 	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	if (child_cgroup(o->cgroup_dir) < 0 || child_pass_fds(o) < 0)
 		goto fail;
 	execvpe(argv[0], argv, env);
 fail:;

@@ -22,7 +22,15 @@ struct cmd_opts {
 	void *userdata;
 	/* Polled about every 200 ms; nonzero kills the command (ERR_CANCELLED). May be NULL. */
 	int (*cancelled)(void *userdata);
+	/* fds the command inherits: pass_fds[i] is open at 3 + i in it, not
+	 * close-on-exec (e.g. bwrap's --seccomp 3). At most CMD_PASS_FDS_MAX. */
+	const int *pass_fds;
+	size_t n_pass_fds;
+	/* non-NULL: a cgroup v2 directory the child moves itself into before
+	 * exec; a failure to is a failure to start (nothing runs outside it). */
+	const char *cgroup_dir;
 };
+#define CMD_PASS_FDS_MAX 16
 
 /* Runs argv[0] (searched in PATH) with argv. On success returns 0 and, when
  * ret_exit is not NULL, the exit status (a signal death is 128+sig); a

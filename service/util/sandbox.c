@@ -107,55 +107,140 @@ static void push_parents(struct vec *a, const char *path, const struct sandbox_b
 	}
 }
 
-int sandbox_argv(const struct sandbox_spec *sp, char *const argv[], char ***ret,
-		 struct sl_error *err)
+static void push_namespaces(struct vec *a, const struct sandbox_spec *sp)
 {
-	struct vec a = {0};
-	push(&a, "bwrap");
-	push(&a, "--unshare-net");
-	push(&a, "--unshare-pid");
-	push(&a, "--unshare-ipc");
-	push(&a, "--unshare-uts");
-	push(&a, "--unshare-cgroup-try");
+	push(a, "--unshare-net");
+	push(a, "--unshare-pid");
+	push(a, "--unshare-ipc");
+	push(a, "--unshare-uts");
+	push(a, "--unshare-cgroup-try");
 	if (!sp->as_root) {
-		/* bwrap drops every capability in the namespace it makes */
-		push(&a, "--unshare-user");
-		push(&a, "--disable-userns");
+		/* bwrap drops every capability in the user namespace it makes,
+		 * and only in one can it forbid the build making more */
+		push(a, "--unshare-user");
+		push(a, "--disable-userns");
 	}
-	push(&a, "--die-with-parent");
-	push(&a, "--new-session");
-	push(&a, "--clearenv");
-	push(&a, "--setenv");
-	push(&a, "PATH");
-	push(&a, "/usr/local/bin:/usr/bin:/bin");
-	push(&a, "--setenv");
-	push(&a, "HOME");
-	push(&a, "/tmp");
-	push(&a, "--setenv");
-	push(&a, "TMPDIR");
-	push(&a, "/tmp");
-	for (char *const *e = sp->env; e && *e; e++) {
+	push(a, "--die-with-parent");
+	push(a, "--new-session");
+	if (!sp->as_root && !sp->no_seccomp) {
+		push(a, "--seccomp");
+		push_num(a, "", SANDBOX_SECCOMP_FD);
+	}
+}
+
+/* As root, after prlimit: setpriv drops to SANDBOX_UID (no groups, no
+ * capabilities, no_new_privs), then a second bwrap makes the user
+ * namespace, mapping SANDBOX_UID to itself (bwrap as root would map it to
+ * the host's 0, whom RLIMIT_NPROC does not hold), forbids further user
+ * namespaces and loads the filter; its root is the outer sandbox's
+ * (--dev-bind / /, with /proc, /dev and /tmp below: a plain --bind would
+ * remount /dev nodev, and /dev/null would refuse writes). The outer bwrap runs as root
+ * because only root reaches a cache below root's 0700 home: bwrap 0.8
+ * resolves even --bind-fd's source by its path. */
+static void push_inner(struct vec *a, const struct sandbox_spec *sp)
+{
+	push(a, "setpriv");
+	push_num(a, "--reuid=", SANDBOX_UID);
+	push_num(a, "--regid=", SANDBOX_UID);
+	push(a, "--clear-groups");
+	push(a, "--inh-caps=-all");
+	push(a, "--bounding-set=-all");
+	push(a, "--no-new-privs");
+	push(a, "--");
+	push(a, "bwrap");
+	push(a, "--unshare-user");
+	push(a, "--uid");
+	push_num(a, "", SANDBOX_UID);
+	push(a, "--gid");
+	push_num(a, "", SANDBOX_UID);
+	push(a, "--disable-userns");
+	push(a, "--die-with-parent");
+	if (!sp->no_seccomp) {
+		push(a, "--seccomp");
+		push_num(a, "", SANDBOX_SECCOMP_FD);
+	}
+	push(a, "--dev-bind");
+	push(a, "/");
+	push(a, "/");
+	push(a, "--chdir");
+	push(a, sp->chdir ? sp->chdir : "/");
+	push(a, "--");
+}
+
+static void push_env(struct vec *a, char *const *env)
+{
+	push(a, "--clearenv");
+	push(a, "--setenv");
+	push(a, "PATH");
+	push(a, "/usr/bin:/bin");
+	push(a, "--setenv");
+	push(a, "HOME");
+	push(a, "/tmp");
+	push(a, "--setenv");
+	push(a, "TMPDIR");
+	push(a, "/tmp");
+	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		if (!eq)
 			continue;
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		push(&a, "--setenv");
-		push(&a, name);
-		push(&a, eq + 1);
+		push(a, "--setenv");
+		push(a, name);
+		push(a, eq + 1);
 	}
+}
+
+static void push_system(struct vec *a)
+{
 	for (size_t i = 0; i < N_OF(system_dirs); i++)
-		push_system_dir(&a, system_dirs[i]);
-	/* bwrap would make /etc 0700, out of SANDBOX_UID's reach */
-	push(&a, "--perms");
-	push(&a, "0755");
-	push(&a, "--dir");
-	push(&a, "/etc");
-	for (size_t i = 0; i < N_OF(etc_files); i++) {
-		push(&a, "--ro-bind-try");
-		push(&a, etc_files[i]);
-		push(&a, etc_files[i]);
+		push_system_dir(a, system_dirs[i]);
+	/* /usr/local is the host's own software (and maybe its secrets), not
+	 * the distribution's: an empty tmpfs over it. Only where it exists: a
+	 * mount point cannot be made in the read-only /usr. */
+	struct stat st;
+	if (stat("/usr/local", &st) == 0 && S_ISDIR(st.st_mode)) {
+		push(a, "--tmpfs");
+		push(a, "/usr/local");
+		push(a, "--remount-ro");
+		push(a, "/usr/local");
 	}
+	/* bwrap would make /etc 0700, out of SANDBOX_UID's reach */
+	push(a, "--perms");
+	push(a, "0755");
+	push(a, "--dir");
+	push(a, "/etc");
+	for (size_t i = 0; i < N_OF(etc_files); i++) {
+		push(a, "--ro-bind-try");
+		push(a, etc_files[i]);
+		push(a, etc_files[i]);
+	}
+}
+
+static void push_binds(struct vec *a, const struct sandbox_spec *sp)
+{
+	/* bwrap makes a bind's missing parents 0700: as SANDBOX_UID the
+	 * command could not reach them. They are empty directories of the
+	 * sandbox's own root, so 0755 shows nothing of the host. */
+	for (size_t i = 0; i < sp->n_binds; i++)
+		push_parents(a, sp->binds[i].at ? sp->binds[i].at : sp->binds[i].path, sp->binds,
+			     i);
+	for (size_t i = 0; i < sp->n_binds; i++) {
+		const struct sandbox_bind *b = &sp->binds[i];
+		push(a, b->writable ? "--bind" : "--ro-bind");
+		push(a, b->path);
+		push(a, b->at ? b->at : b->path);
+	}
+}
+
+int sandbox_argv(const struct sandbox_spec *sp, char *const argv[], char ***ret,
+		 struct sl_error *err)
+{
+	struct vec a = {0};
+	push(&a, "bwrap");
+	push_namespaces(&a, sp);
+	push_env(&a, sp->env);
+	push_system(&a);
 	push(&a, "--dev");
 	push(&a, "/dev");
 	push(&a, "--proc");
@@ -166,17 +251,7 @@ int sandbox_argv(const struct sandbox_spec *sp, char *const argv[], char ***ret,
 	push_num(&a, "", sp->tmp_bytes ? sp->tmp_bytes : 256ULL << 20);
 	push(&a, "--tmpfs");
 	push(&a, "/tmp");
-	/* bwrap makes a bind's missing parents 0700: as SANDBOX_UID the
-	 * command could not reach them. They are empty directories of the
-	 * sandbox's own root, so 0755 shows nothing of the host. */
-	for (size_t i = 0; i < sp->n_binds; i++)
-		push_parents(&a, sp->binds[i].at ? sp->binds[i].at : sp->binds[i].path, sp->binds,
-			     i);
-	for (size_t i = 0; i < sp->n_binds; i++) {
-		push(&a, sp->binds[i].writable ? "--bind" : "--ro-bind");
-		push(&a, sp->binds[i].path);
-		push(&a, sp->binds[i].at ? sp->binds[i].at : sp->binds[i].path);
-	}
+	push_binds(&a, sp);
 	push(&a, "--chdir");
 	push(&a, sp->chdir ? sp->chdir : "/");
 	push(&a, "--");
@@ -190,18 +265,9 @@ int sandbox_argv(const struct sandbox_spec *sp, char *const argv[], char ***ret,
 	if (sp->nproc)
 		push_num(&a, "--nproc=", sp->nproc);
 	push(&a, "--core=0");
-	if (sp->as_root) {
-		/* prlimit runs as root with bwrap's capabilities; setpriv drops
-		 * them and the uid: root would not be held by RLIMIT_NPROC */
-		push(&a, "setpriv");
-		push_num(&a, "--reuid=", SANDBOX_UID);
-		push_num(&a, "--regid=", SANDBOX_UID);
-		push(&a, "--clear-groups");
-		push(&a, "--inh-caps=-all");
-		push(&a, "--bounding-set=-all");
-		push(&a, "--no-new-privs");
-	}
 	push(&a, "--");
+	if (sp->as_root)
+		push_inner(&a, sp);
 	for (size_t i = 0; argv[i]; i++)
 		push(&a, argv[i]);
 	if (a.oom) {

@@ -8,10 +8,16 @@
 #           ccache/, $HOME, the source tree itself): none appears;
 #   read    a secret planted in this test's dir: not in the result or logs;
 #   socket  a TCP connection to a listener this test runs on 127.0.0.1: the
-#           listener sees none (a connection from the host is seen);
+#           listener sees none (a connection from the host is seen); the
+#           seccomp filter already refuses the AF_INET socket;
 #   fork    3000 background processes: the process limit stops it near 512,
 #           and none is left afterwards;
-#   hang    a rule that sleeps: --build-timeout stops it.
+#   hang    a rule that sleeps: --build-timeout stops it;
+#   inside  what the build is: not uid 0 (as root: the sandbox's own uid,
+#           not 65534), no capabilities, no user namespace of its own
+#           (unshare -Ur fails), keyctl(2) and an AF_INET socket fail with
+#           EPERM (the seccomp filter), /usr/local empty; the build log
+#           says which cgroup limits held, or why none.
 # Then: the base kernel is still a cache hit (the key did not change), and
 # without bwrap a build that needs it is an error naming the package.
 # 51 s with the base kernel cached, at load 15 on 2 cores (5 jobs of 1-16 s:
@@ -56,6 +62,11 @@ hostile() {
  PATCHLEVEL = 1
  SUBLEVEL = 192
 EOF
+	if [ -n "${hostile_script:-}" ]; then
+		printf -- '--- /dev/null\n+++ b/hostile.sh\n@@ -0,0 +1,%d @@\n' \
+			"$(printf '%s\n' "$hostile_script" | wc -l)" >>"$name.patch"
+		printf '%s\n' "$hostile_script" | sed 's/^/+/' >>"$name.patch"
+	fi
 	jq -n --arg p "$name.patch" '{
 		name: "sandbox",
 		base: {source: "debian:linux-source-6.1", patches: [{series: "linux-6.1"}],
@@ -78,7 +89,7 @@ EOF
 	# write rule prints an escape sequence)
 	jq -e '.kernels.patched.build.message | startswith("'"'"'make tinyconfig'"'"' failed (exit 2): ") or
 		startswith("The kernel build step '"'"'make'"'"' did not finish")' "$name.json" >/dev/null ||
-		e2e_fail "$name: the message does not name the failed step"
+		e2e_fail "$name: the message does not name the failed step: $(jq -r .kernels.patched.build.message "$name.json" | cut -c1-300)"
 	jq -e '[.kernels.patched.build.message, .kernels.patched.build.log_excerpt] |
 		all(test("[\u0001-\u0008\u000b-\u001f\u007f]") | not)' "$name.json" >/dev/null ||
 		e2e_fail "$name: a control byte in the message or the excerpt"
@@ -134,7 +145,9 @@ rm -f listener.hits
 hostile socket "\$(shell python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", $port), 3); print(\"connected\")' 2>&1 | tail -1)"
 sleep 1
 [ ! -e listener.hits ] || e2e_fail "socket: the listener saw a connection from the build"
-jq -e '.kernels.patched.build.log_excerpt | test("hostile socket: .*(unreachable|refused)")' socket.json \
+# the seccomp filter refuses an AF_INET socket (EPERM); without it the
+# connection fails in the empty network namespace
+jq -e '.kernels.patched.build.log_excerpt | test("hostile socket: .*(unreachable|refused|Operation not permitted)")' socket.json \
 	>/dev/null || e2e_fail "socket: the rule did not run: $(jq -r .kernels.patched.build.log_excerpt socket.json | tail -3)"
 echo "ok: no network in the sandbox"
 
@@ -151,12 +164,41 @@ fi
 echo "ok: the process limit holds and nothing outlives the build"
 
 # 5. a build that hangs: the time limit stops it
-hostile hang "\$(shell sleep 4343)" --build-timeout 8
-jq -e '.kernels.patched.build.message | test("did not finish within 8 s")' hang.json >/dev/null ||
+# 20 s: the limit holds for each step, and the untrusted build's copy of
+# obj/ (cp -a, on the host) took more than 8 s here under load
+hostile hang "\$(shell sleep 4343)" --build-timeout 20
+jq -e '.kernels.patched.build.message | test("did not finish within 20 s")' hang.json >/dev/null ||
 	e2e_fail "hang: the message does not name the time limit"
 sleep 1
 pgrep -f "sleep 4343" >/dev/null && e2e_fail "hang: the sleeping rule outlived the build"
 echo "ok: the time limit stops a build"
+
+# 5b. what the build runs as, and what it may not do: a script the patch
+# adds (hostile() appends $hostile_script as the new file hostile.sh)
+hostile_script=$(cat <<'EOF'
+echo uid=$(id -u)
+grep CapEff /proc/self/status
+unshare -Ur true 2>/dev/null && echo userns=made || echo userns=refused
+perl -e 'syscall(250, 0, 0, 0, 0, 0); printf "keyctl=%d\n", $!+0'
+perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) ? print "inet=made\n" : printf "inet=%d\n", $!+0'
+echo usrlocal=$(ls -A /usr/local | wc -l)
+EOF
+)
+hostile inside "\$(shell sh hostile.sh 2>&1 | tr '\n' ' ')"
+hostile_script=
+inside=$(jq -r '.kernels.patched.build.log_excerpt' inside.json | grep 'hostile inside' | tail -1)
+echo "inside: $inside"
+[[ $inside == *"uid=0 "* || $inside == *"uid=65534 "* ]] && e2e_fail "inside: the build runs as uid 0 or nobody"
+[[ $inside == *"uid="[0-9]* ]] || e2e_fail "inside: the script did not run"
+[[ $inside == *"CapEff:"*"0000000000000000"* ]] || e2e_fail "inside: the build has capabilities"
+[[ $inside == *"userns=refused"* ]] || e2e_fail "inside: the build made a user namespace"
+[[ $inside == *"keyctl=1 "* ]] || e2e_fail "inside: keyctl did not fail with EPERM (no seccomp filter)"
+[[ $inside == *"inet=1 "* ]] || e2e_fail "inside: an AF_INET socket did not fail with EPERM"
+[[ $inside == *"usrlocal=0"* ]] || e2e_fail "inside: /usr/local is visible"
+grep -hs "schedlab: sandbox: uid [0-9]* in a user namespace, seccomp deny-list, cgroup " \
+	"$cache"/kernels/*.failed.log | grep -q -e "cgroup memory.max=" -e "cgroup unavailable: ." ||
+	e2e_fail "inside: the build log does not say which cgroup limits held"
+echo "ok: the build is unprivileged in its own user namespace, filtered, without /usr/local"
 
 # 6. the base kernel is still a cache hit: the sandbox changed no key
 "$SCHEDLAB" kernel build "$E2E_KERNEL_SPEC" --json -q >again.json

@@ -176,9 +176,11 @@ for i in range(30):
     commit = hashlib.sha1(b"commit%d" % i).hexdigest()
     cand = (100 if i < 15 else 110) + rnd.gauss(0, 1.5)
     base = 100 + rnd.gauss(0, 1.5)
+    # the schedule's own nights (owner "schedule:nightly-a"): its jobs
+    # judge the series (nightly-a, owner) only
     db.execute("INSERT INTO comparisons(job_id, job_name, finished_at, variant, workload, metric,"
                " baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, verdict,"
-               " source_commit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               " source_commit, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'schedule:nightly-a')",
                (jid, "nightly-a", "2026-11-%02dT02:30:00Z" % (i + 1), "patched", "rt-migrate-test",
                 "latency_us.max", base, cand, cand - base, -2, 2, 0.5, "unchanged", commit))
 db.commit()

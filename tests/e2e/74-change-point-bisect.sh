@@ -15,8 +15,10 @@
 #      (inversions and latency_us.max, the job's gates, and latency_us.avg);
 #      a second series without commits and a third whose range runs
 #      backwards share the real night as their first night after.
-#   3. One more night of the series (`schedlab nightly`, the user's cron)
-#      ends: the three change points are POSTed to the receiver with their
+#   3. One more night of the series (`schedlab nightly`, the user's cron,
+#      with the token "alice": the seeded nights are alice's, the series
+#      "nightly-b@alice", not the schedule's "nightly-b"; docs/service.md
+#      "Tenancy") ends: the three change points are POSTed to the receiver with their
 #      commit range; the two on gated metrics link to their bisection, which
 #      the service started by itself, ONE for both (the same commits): a job
 #      named bisect-SERIES whose stored spec bisects the three commits (base
@@ -84,7 +86,7 @@ now=$(date +%s)
 off=$((50 - now % 60))
 minute=$(((now + off + 10) / 60 % 60))
 cat >config.json <<EOF
-{"tokens": [{"token": "$API_TOKEN", "roles": ["submit", "read"]},
+{"tokens": [{"token": "$API_TOKEN", "name": "alice", "roles": ["submit", "read"]},
             {"token": "$API_TOKEN_RO", "roles": ["read"]}],
  "workers": 1,
  "schedules": [{"name": "nightly-b", "job": "job.json", "at": "$minute * * * *", "source_ref": "main"}],
@@ -119,11 +121,13 @@ import hashlib, random, sqlite3, sys
 db_path, night, c0, c3 = sys.argv[1:5]
 db = sqlite3.connect(db_path)
 rnd = random.Random(11)
+# the token alice's nights (its series "NAME@alice", docs/service.md
+# "Tenancy"), not the schedule's
 def add(series, i, jid, commit, cand, metric):
     base = 100 + rnd.gauss(0, 1.5)
     db.execute("INSERT INTO comparisons(job_id, job_name, finished_at, variant, workload, metric,"
                " baseline_median, candidate_median, change, ci_lo, ci_hi, p_value, verdict,"
-               " source_commit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               " source_commit, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'alice')",
                (jid, series, "2026-11-%02dT02:30:00Z" % (i + 1), "patched", "rt-migrate-test",
                 metric, base, cand, cand - base, -2, 2, 0.5, "unchanged", commit))
 for series, before, after in (("nightly-b", c0, c3), ("nightly-c", None, None),
@@ -150,7 +154,7 @@ done
 # the two nights and ONE bisection: the gated change points share the
 # commits, the other is alerted only
 jobs_final 3 60
-api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-b"
+api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-b@alice"
 python3 - "$API_BODY" hooks/1.json hooks/2.json hooks/3.json "$night" "$c0" "$c3" >cp.txt <<'PY' ||
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -182,6 +186,13 @@ PY
 read -r key bid alone <cp.txt
 api_expect 200 GET "/v1/jobs/$bid"
 [ "$(api_json 'j["name"]')" = bisect-nightly-b ] || e2e_fail "the bisection job's name: $(cat "$API_BODY")"
+# tenancy: the bisection is the series owner's (its quotas), and alice's
+# nights, though named after the schedule, are not in the schedule's series
+[ "$(sqlite3 "$state/schedlab.db" "SELECT owner FROM jobs WHERE id = '$bid';")" = alice ] ||
+	e2e_fail "the bisection is not charged to the series' owner alice"
+api_expect 200 GET "/v1/change-points?since=3650d&series=nightly-b"
+[ "$(api_json 'len(j["change_points"])')" = 0 ] ||
+	e2e_fail "the token's nights joined the schedule's series: $(head -c 600 "$API_BODY")"
 sqlite3 "$state/schedlab.db" "SELECT spec_json FROM jobs WHERE id = '$bid';" >spec.json
 python3 - spec.json "$E2E_TMP/allowed/tree" "$c0" "$c2" <<'PY' || e2e_fail "the bisection job's spec: $(cat spec.json)"
 import json, sys
@@ -218,18 +229,18 @@ api_expect 400 POST "$P/${key:0:63}/bisect"
 [ "$(api_json 'j["error"]["path"]')" = key ] || e2e_fail "a short key: $(cat "$API_BODY")"
 api_expect 400 POST "$P/${key^^}/bisect"
 api_expect 404 POST "$P/$(printf '0%.0s' $(seq 1 64))/bisect"
-api_expect 200 GET "$P?since=3650d&series=nightly-c"
+api_expect 200 GET "$P?since=3650d&series=nightly-c@alice"
 kc=$(api_json 'j["change_points"][0]["key"]')
 api_expect 409 POST "$P/$kc/bisect"
 [ "$(api_json 'j["error"]["path"]')" = commit_range ] || e2e_fail "no range: $(cat "$API_BODY")"
-api_expect 200 GET "$P?since=3650d&series=nightly-d"
+api_expect 200 GET "$P?since=3650d&series=nightly-d@alice"
 kd=$(api_json 'j["change_points"][0]["key"]')
 api_expect 400 POST "$P/$kd/bisect"
 [ "$(api_json 'j["error"]["path"]')" = commit_range ] || e2e_fail "a backwards range: $(cat "$API_BODY")"
 grep -q "$E2E_TMP" "$API_BODY" && e2e_fail "the error names a host path: $(cat "$API_BODY")"
 # made forwards, that series' change point is bisected on request
 sqlite3 "$state/schedlab.db" "UPDATE comparisons SET source_commit = CASE source_commit WHEN '$c3' THEN '$c0' ELSE '$c3' END WHERE job_name = 'nightly-d';"
-api_expect 200 GET "$P?since=3650d&series=nightly-d"
+api_expect 200 GET "$P?since=3650d&series=nightly-d@alice"
 kd=$(api_json 'j["change_points"][0]["key"]')
 api_expect 202 POST "$P/$kd/bisect"
 python3 - "$API_BODY" "$kd" <<'PY' || e2e_fail "the 202: $(cat "$API_BODY")"

@@ -24,6 +24,7 @@
 #include "job/job.h"
 #include "report/trend.h"
 #include "server/change_point_bisect.h"
+#include "server/queue.h"
 #include "server/config.h"
 #include "server/store.h"
 #include "server/webhook.h"
@@ -236,8 +237,8 @@ static void seed(const char *dir, const char *series, int first_id, char after_i
 			     db,
 			     "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
 			     "workload, metric, baseline_median, candidate_median, change, "
-			     "verdict, source_commit) VALUES (?1,?5,?2,'patched','w','m',100,?3,0,"
-			     "'unchanged',?4)",
+			     "verdict, source_commit, owner) VALUES (?1,?5,?2,'patched','w','m',"
+			     "100,?3,0,'unchanged',?4,'schedule:' || ?5)",
 			     -1, &ins, NULL),
 			 SQLITE_OK);
 	for (int i = 0; i < 30; i++) {
@@ -531,7 +532,8 @@ static void test_webhook_without_queue(void **state)
 	snprintf(last, sizeof(last), "%032x", 29);
 	_cleanup_json_ json_object *spec = json_tokener_parse(
 	    "{\"name\": \"s\", \"gates\": [{\"workload\": \"w\", \"metric\": \"m\"}]}");
-	struct store_new_job nj = {.name = "s", .spec = spec, .expanded = spec};
+	struct store_new_job nj = {
+	    .name = "s", .owner = "schedule:s", .spec = spec, .expanded = spec};
 	assert_int_equal(store_job_submit(st, last, &nj, &err), 0);
 	assert_int_equal(store_job_finish(st, last, "done", "pass", NULL, &err), 0);
 
@@ -555,7 +557,8 @@ static void test_webhook_without_queue(void **state)
 	seed(dir, "s3", 200, after3);
 	snprintf(last3, sizeof(last3), "%032x", 200 + 29);
 	_cleanup_json_ json_object *spec3 = json_tokener_parse("{\"name\": \"s3\", \"gates\": []}");
-	struct store_new_job nj3 = {.name = "s3", .spec = spec3, .expanded = spec3};
+	struct store_new_job nj3 = {
+	    .name = "s3", .owner = "schedule:s3", .spec = spec3, .expanded = spec3};
 	assert_int_equal(store_job_submit(st, last3, &nj3, &err), 0);
 	assert_int_equal(store_job_finish(st, last3, "done", "pass", NULL, &err), 0);
 	webhooks_job_ended(w, last3);
@@ -565,6 +568,124 @@ static void test_webhook_without_queue(void **state)
 	if (!log_has("not bisected by itself: w m is not one of the night job's gates"))
 		fail_msg("log: %s", log_text);
 	service_config_free(c);
+	store_free(st);
+}
+
+static int no_runner(const struct runner_config *cfg, json_object *spec, const char *job_dir,
+		     const struct runner_hooks *hooks, json_object **ret_result,
+		     struct sl_error *err)
+{
+	(void)cfg, (void)spec, (void)job_dir, (void)hooks, (void)ret_result;
+	return error_set(err, ERR_INTERNAL, EINVAL, "no runner in this test");
+}
+
+/* A job of owner, named "s", whose expanded spec is the git night with
+ * "w m" gated, stored and ended "done"; or left queued. */
+static void night_job(struct store *st, const char *id, const char *owner, bool end)
+{
+	_cleanup_json_ json_object *spec = night(true);
+	json_object_object_add(spec, "gates",
+			       json_tokener_parse("[{\"workload\": \"w\", \"metric\": \"m\"}]"));
+	struct store_new_job nj = {.name = "s", .owner = owner, .spec = spec, .expanded = spec};
+	struct sl_error err = {0};
+	assert_int_equal(store_job_submit(st, id, &nj, &err), 0);
+	if (end)
+		assert_int_equal(store_job_finish(st, id, "done", "pass", NULL, &err), 0);
+}
+
+/* Tenancy (docs/service.md "Tenancy"): the schedule "s"'s nights move at
+ * night 15 over real commits; a token ("alice") posts a job also named
+ * "s". Its end judges its own series, "s@alice", which has no rows: no
+ * change point, no bisection. The schedule's last night finds the change
+ * point, and its bisection is charged to "schedule:s" under its quotas:
+ * with one of its jobs queued and max_queued_per_token 1, it is refused
+ * with the quota's reason (before, it ran as "change-point:s", unchecked). */
+static void test_webhook_tenancy(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/state-tenancy", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	char db_path[PATH_MAX + 16];
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *ins = NULL;
+	assert_int_equal(sqlite3_prepare_v2(
+			     db,
+			     "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			     "workload, metric, baseline_median, candidate_median, change, "
+			     "verdict, source_commit, owner) VALUES (?1,'s',?2,'patched','w','m',"
+			     "100,?3,0,'unchanged',?4,'schedule:s')",
+			     -1, &ins, NULL),
+			 SQLITE_OK);
+	for (int i = 0; i < 30; i++) {
+		char id[48], when[32];
+		snprintf(id, sizeof(id), "%032x", 500 + i);
+		snprintf(when, sizeof(when), "2026-11-%02dT02:30:00Z", i + 1);
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 2, when, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(ins, 3, (i < 15 ? 100 : 110) + 1.5 * sin(i * 2.3));
+		sqlite3_bind_text(ins, 4, commit[i < 15 ? 0 : 3], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+	}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+	char after[48], last[48], queued[48], token[48];
+	snprintf(after, sizeof(after), "%032x", 500 + 15);
+	snprintf(last, sizeof(last), "%032x", 500 + 29);
+	snprintf(queued, sizeof(queued), "%032x", 600);
+	snprintf(token, sizeof(token), "%032x", 601);
+	night_job(st, after, "schedule:s", true);
+	night_job(st, last, "schedule:s", true);
+	night_job(st, queued, "schedule:s", false);
+	night_job(st, token, "alice", true);
+
+	struct service_config *c = NULL;
+	assert_int_equal(service_config_new(&c, &err), 0);
+	c->bisect_change_points = true;
+	c->quotas.max_queued_per_token = 1;
+	char allowed[PATH_MAX + 16];
+	snprintf(allowed, sizeof(allowed), "%s/allowed", tmp);
+	_cleanup_free_ char *real = realpath(allowed, NULL);
+	char *dirs[] = {real};
+	c->limits.git_sources = dirs;
+	c->limits.n_git_sources = 1;
+	struct queue *q = NULL;
+	struct queue_opts qo = {.store = st, .runner = no_runner, .workers = 1};
+	assert_int_equal(queue_new(&qo, &q, &err), 0); /* never started */
+	pthread_mutex_lock(&log_lock);
+	log_text[0] = '\0';
+	pthread_mutex_unlock(&log_lock);
+	struct webhooks *w = NULL;
+	const struct webhook_opts o = {.config = c, .store = st, .log = log_line};
+	assert_int_equal(webhooks_start(&o, &w, &err), 0);
+	webhooks_set_queue(w, q);
+	webhooks_job_ended(w, token);
+	webhooks_job_ended(w, last);
+	for (int i = 0; i < 200 && !log_has("bisect"); i++)
+		usleep(50 * 1000);
+	usleep(200 * 1000);
+	webhooks_set_queue(w, NULL);
+	webhooks_free(w);
+	queue_free(q);
+	c->limits.n_git_sources = 0;
+	c->limits.git_sources = NULL;
+	service_config_free(c);
+	if (!log_has("series 's': new change point") || log_has("series 's@alice'") ||
+	    !log_has("not bisected: This token has 1 queued jobs, its limit is 1."))
+		fail_msg("log: %s", log_text);
+	/* the change point is the schedule's, claimed once */
+	char want[65];
+	trend_change_point_key("s", "patched", "w", "m", after, want);
+	char line[96];
+	snprintf(line, sizeof(line), "series 's': new change point %.12s", want);
+	assert_true(log_has(line));
+	const char *first = strstr(log_text, "new change point");
+	assert_null(strstr(first + 1, "new change point"));
 	store_free(st);
 }
 
@@ -606,6 +727,7 @@ int main(void)
 	    cmocka_unit_test(test_spec),
 	    cmocka_unit_test(test_store_link),
 	    cmocka_unit_test(test_webhook_without_queue),
+	    cmocka_unit_test(test_webhook_tenancy),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -613,8 +613,8 @@ static void replace_all(char **text, const char *from, const char *to)
 
 /* A recorded "bwrap OPTIONS -- [prlimit/setpriv ... --] CMD" line as
  * "sandbox(rw:A ro:B ...) cd DIR && CMD": the binds a step gets, whoever
- * runs the test (root's sandbox adds setpriv; util/sandbox.h), and the
- * command. Other lines are kept. */
+ * runs the test (root's sandbox adds setpriv and an inner bwrap binding /
+ * at /; util/sandbox.h), and the command. Other lines are kept. */
 static void collapse_sandbox(char **text)
 {
 	size_t cap = strlen(*text) + 1;
@@ -636,7 +636,7 @@ static void collapse_sandbox(char **text)
 				snprintf(dir, sizeof(dir), "%s", t);
 			if (prev &&
 			    (strcmp(prev, "--bind") == 0 || strcmp(prev, "--ro-bind") == 0) &&
-			    strstr(binds, t) == NULL)
+			    strcmp(t, "/") != 0 && strstr(binds, t) == NULL)
 				snprintf(binds + strlen(binds), sizeof(binds) - strlen(binds),
 					 "%s%s:%s", binds[0] ? " " : "",
 					 strcmp(prev, "--bind") == 0 ? "rw" : "ro", t);

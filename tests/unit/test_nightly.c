@@ -371,8 +371,8 @@ static void test_trend_commit_range(void **state)
 	    sqlite3_prepare_v2(db,
 			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
 			       "workload, metric, baseline_median, candidate_median, change, "
-			       "verdict, source_commit) VALUES (?,?,?,'patched','w','m',100,?,0,"
-			       "'unchanged',?)",
+			       "verdict, source_commit, owner) VALUES (?,?2,?,'patched','w','m',"
+			       "100,?,0,'unchanged',?,'schedule:' || ?2)",
 			       -1, &ins, NULL),
 	    SQLITE_OK);
 	/* 30 nights, +10 % from night 15, a small deterministic wobble; the
@@ -420,6 +420,137 @@ static void test_trend_commit_range(void **state)
 	assert_non_null(strstr(html, shown));
 }
 
+/* ---- tenancy: a series is a (owner, name) ---- */
+
+/* A schedule's nights, flat, and a token's jobs under the schedule's name
+ * that jump by 30 % at night 15: the schedule's series has no change point
+ * (the token's rows do not join it) and the token's rows are a series of
+ * their own, "s@alice", whose change point names its owner. Rows of a job
+ * the store no longer has (owner '') are a third series, not the
+ * schedule's. */
+static void test_trend_tenancy(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], db_path[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/tenancy", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	store_free(st);
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *ins = NULL;
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			       "workload, metric, baseline_median, candidate_median, change, "
+			       "verdict, owner) VALUES (?,'s',?,'patched','w','m',100,?,0,"
+			       "'unchanged',?)",
+			       -1, &ins, NULL),
+	    SQLITE_OK);
+	static const char *const owners[] = {"schedule:s", "alice", ""};
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 30; i++) {
+			char id[48], when[32];
+			snprintf(id, sizeof(id), "%031x%d", i, k);
+			snprintf(when, sizeof(when), "2026-11-%02dT0%d:30:00Z", i + 1, 2 + k);
+			double v = 100 + 1.5 * sin(i * 2.3);
+			if (k > 0 && i >= 15)
+				v += 30;
+			sqlite3_reset(ins);
+			sqlite3_bind_text(ins, 1, id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(ins, 2, when, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_double(ins, 3, v);
+			sqlite3_bind_text(ins, 4, owners[k], -1, SQLITE_STATIC);
+			assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+
+	time_t now = 1796000000;
+	_cleanup_json_ json_object *night = NULL, *token = NULL, *gone = NULL, *all = NULL;
+	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &night, &err), 0);
+	assert_int_equal(json_object_array_length(night), 0);
+	assert_int_equal(trend_change_points_json(dir, "s@alice", 3650L * 86400, now, &token, &err),
+			 0);
+	assert_int_equal(json_object_array_length(token), 1);
+	json_object *cp = json_object_array_get_idx(token, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")), "s@alice");
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "owner")), "alice");
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "name")), "s");
+	assert_int_equal(trend_change_points_json(dir, "s@-", 3650L * 86400, now, &gone, &err), 0);
+	assert_int_equal(json_object_array_length(gone), 1);
+	/* every series: two change points, none of them the schedule's */
+	assert_int_equal(trend_change_points_json(dir, NULL, 3650L * 86400, now, &all, &err), 0);
+	assert_int_equal(json_object_array_length(all), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_object *c = json_object_array_get_idx(all, i);
+		assert_string_not_equal(json_object_get_string(json_object_object_get(c, "series")),
+					"s");
+	}
+	/* the ids themselves */
+	char id[160];
+	trend_series_id("schedule:s", "s", id, sizeof(id));
+	assert_string_equal(id, "s");
+	trend_series_id("schedule:t", "s", id, sizeof(id));
+	assert_string_equal(id, "s@schedule:t");
+	trend_series_id("bob", "s", id, sizeof(id));
+	assert_string_equal(id, "s@bob");
+}
+
+/* Schema 5 on a store from before it: each comparison takes its job's
+ * owner, one whose job is gone gets ''. The store is made at schema 4 by
+ * taking schema 5 off a new one (the column, its index and the version). */
+static void test_owner_migration(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], db_path[PATH_MAX + 16];
+	snprintf(dir, sizeof(dir), "%s/migration", tmp);
+	struct store *st = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(store_open(dir, &st, &err), 0);
+	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
+	struct store_new_job nj = {.name = "s", .owner = "schedule:s", .spec = spec, .expanded = spec};
+	char night[48], token[48];
+	snprintf(night, sizeof(night), "%032x", 1);
+	snprintf(token, sizeof(token), "%032x", 2);
+	assert_int_equal(store_job_submit(st, night, &nj, &err), 0);
+	nj.owner = "alice";
+	assert_int_equal(store_job_submit(st, token, &nj, &err), 0);
+	store_free(st);
+	snprintf(db_path, sizeof(db_path), "%s/schedlab.db", dir);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	char sql[1024];
+	snprintf(sql, sizeof(sql),
+		 "DROP INDEX comparisons_owner_series;"
+		 "ALTER TABLE comparisons DROP COLUMN owner;"
+		 "DELETE FROM schema_version WHERE version >= 5;"
+		 "INSERT INTO comparisons(job_id, job_name, finished_at, variant, workload, metric)"
+		 " VALUES ('%s', 's', '2026-11-01T02:30:00Z', 'patched', 'w', 'm'),"
+		 " ('%s', 's', '2026-11-01T03:30:00Z', 'patched', 'w', 'm'),"
+		 " ('%032x', 's', '2026-11-01T04:30:00Z', 'patched', 'w', 'm');",
+		 night, token, 3);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s", msg);
+	sqlite3_close(db);
+	assert_int_equal(store_open(dir, &st, &err), 0); /* migrates to 5 */
+	store_free(st);
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	sqlite3_stmt *q = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT group_concat(owner, ',') FROM (SELECT owner FROM "
+					    "comparisons ORDER BY finished_at)",
+					    -1, &q, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "schedule:s,alice,");
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +559,8 @@ int main(void)
 	    cmocka_unit_test(test_scheduler_once_per_slot),
 	    cmocka_unit_test(test_webhook_payload),
 	    cmocka_unit_test(test_trend_commit_range),
+	    cmocka_unit_test(test_trend_tenancy),
+	    cmocka_unit_test(test_owner_migration),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
