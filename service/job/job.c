@@ -21,6 +21,7 @@
 #include "job/suite.h"
 #include "job/sched_ext.h"
 #include "job/sched_ext_source.h"
+#include "job/load.h"
 #include "job/workload_args.h"
 #include "util/fs.h"
 
@@ -625,6 +626,9 @@ static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds
 		}
 		seconds += job_json_int(copy, "timeout_s", DEFAULT_TIMEOUT_S);
 	}
+	int r = job_loads_expand(out, err);
+	if (r < 0)
+		return r;
 	*ret_seconds = seconds;
 	*ret = TAKE_PTR(out);
 	return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "job/job-internal.h"
+#include "job/load.h"
 #include "job/suite.h"
 #include "util/macro.h"
 
@@ -11,7 +12,8 @@ enum {
 	SUITE_RT = 1 << 0,
 	SUITE_LATENCY = 1 << 1,
 	SUITE_FAIR = 1 << 2,
-	SUITE_ALL = SUITE_RT | SUITE_LATENCY | SUITE_FAIR,
+	SUITE_UNDER_LOAD = 1 << 3,
+	SUITE_ALL = SUITE_RT | SUITE_LATENCY | SUITE_FAIR | SUITE_UNDER_LOAD,
 	/* not a workload set: the suite runs its workloads on debug kernels */
 	SUITE_DEBUG = 1 << 8,
 };
@@ -23,6 +25,7 @@ static const struct {
     {"rt", SUITE_RT},
     {"latency", SUITE_LATENCY},
     {"fair", SUITE_FAIR},
+    {"under-load", SUITE_UNDER_LOAD},
     {"all", SUITE_ALL},
     /* All workloads on the debug kernels of every variant; no metric gates. */
     {"debug", SUITE_ALL | SUITE_DEBUG},
@@ -55,6 +58,24 @@ static const struct {
     {SUITE_FAIR, "{\"name\": \"slice\", \"tool\": \"slice\", \"args\": [\"--threads\", \"3\", "
 		 "\"--seconds\", \"5\", \"--cpu\", \"1\", \"--gap-us\", \"500\"], "
 		 "\"timeout_s\": 60}"},
+    /* Under load (docs/workloads.md "Loads"): the loads start where the
+     * first of them is listed, so every workload above runs idle. hackbench
+     * over pipes blocks often, so a CPU-bound load beside it keeps every
+     * CPU running a fair task: a bug that delays an RT wake-up until the
+     * running fair task blocks or its tick comes shows only then. */
+    {SUITE_UNDER_LOAD, "{\"name\": \"hackbench-load\", \"tool\": \"hackbench\", \"load\": true, "
+		       "\"args\": [\"-p\", \"-g\", \"2\", \"-f\", \"10\", \"-l\", \"100\"], "
+		       "\"timeout_s\": 30}"},
+    {SUITE_UNDER_LOAD, "{\"name\": \"burn-load\", \"tool\": \"burn\", \"load\": true, "
+		       "\"args\": [\"--threads\", \"0\"], \"timeout_s\": 30}"},
+    /* One thread per CPU, each pinned to its CPU, 3000 cycles of 1 ms. */
+    {SUITE_UNDER_LOAD,
+     "{\"name\": \"cyclictest-loaded\", \"tool\": \"cyclictest\", \"args\": [\"-t\", \"-a\", "
+     "\"-p90\", \"-i1000\", \"-l3000\", \"-q\", \"-h20000\"], \"timeout_s\": 60}"},
+    /* RT placement with fair tasks on every CPU. */
+    {SUITE_UNDER_LOAD,
+     "{\"name\": \"rt-migrate-test-loaded\", \"tool\": \"rt-migrate-test\", \"maxerr_us\": "
+     "18000, \"args\": [\"-p\", \"60\", \"-l\", \"60\", \"3\"], \"timeout_s\": 90}"},
 };
 
 /* Unequal on purpose: with equal weights a kernel that ignores cpu.weight
@@ -162,12 +183,37 @@ static const struct {
     {"perf-bench-sched", "time_s", false, NULL},
 };
 
+/* A load's default gate is its throughput (docs/workloads.md "Loads"): a
+ * patch that buys latency with throughput shows there. stress-ng's depends
+ * on the stressors and share has none. */
+static const struct {
+	const char *tool, *metric;
+} load_gates[] = {
+    {"hackbench", "loops_per_s"},
+    {"burn", "ops_per_s"},
+    {"perf-bench-sched", "time_s"},
+};
+
 int suite_add_default_gates(json_object *w, json_object *gates)
 {
 	const char *name = job_json_string(w, "name"), *tool = job_json_string(w, "tool");
 	int n = 0;
 	if (!name || !tool)
 		return 0;
+	if (job_workload_is_load(w)) {
+		for (size_t i = 0; i < ELEMENTSOF(load_gates); i++) {
+			if (strcmp(load_gates[i].tool, tool) != 0)
+				continue;
+			json_object *g = json_object_new_object();
+			json_object_object_add(g, "workload", json_object_new_string(name));
+			json_object_object_add(g, "metric",
+					       json_object_new_string(load_gates[i].metric));
+			json_object_object_add(g, "default", json_object_new_boolean(1));
+			json_object_array_add(gates, g);
+			n++;
+		}
+		return n;
+	}
 	for (size_t i = 0; i < ELEMENTSOF(default_gates); i++) {
 		if (strcmp(default_gates[i].tool, tool) != 0)
 			continue;

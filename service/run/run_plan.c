@@ -29,6 +29,7 @@ static const struct {
     {"share", INITRAMFS_WORKLOAD_DIR "/share", NULL, false},
     {"slice", INITRAMFS_WORKLOAD_DIR "/slice", NULL, false},
     {"wakeup", INITRAMFS_WORKLOAD_DIR "/wakeup", NULL, false},
+    {"burn", INITRAMFS_WORKLOAD_DIR "/burn", NULL, false},
     {"crashme", INITRAMFS_WORKLOAD_DIR "/crashme", NULL, false},
 };
 
@@ -174,6 +175,14 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 	json_object_object_add(pw, "argv", argv);
 	json_object_object_add(pw, "timeout_s", json_object_new_int(w->timeout_s));
 	json_object_object_add(pw, "uid", json_object_new_int(w->uid));
+	/* a load (docs/workloads.md "Loads") and the CPUs it is pinned to */
+	json_object *load = NULL, *cpus = NULL;
+	if (w->spec && json_object_object_get_ex(w->spec, "load", &load) &&
+	    json_object_get_boolean(load))
+		json_object_object_add(pw, "load", json_object_new_boolean(1));
+	if (w->spec && json_object_object_get_ex(w->spec, "cpus", &cpus) &&
+	    json_object_is_type(cpus, json_type_array))
+		json_object_object_add(pw, "cpus", json_object_get(cpus));
 	return pw;
 }
 

@@ -88,7 +88,7 @@ static void load_spawn(struct agent_load *l)
 	/* r == 1: the child failed before execv and exits 127; the reap hook
 	 * counts that as a failure and the reason stays here */
 	if (r == 1)
-		snprintf(l->last_failure, sizeof(l->last_failure), "%s", err);
+		snprintf(l->last_failure, sizeof(l->last_failure), "%.200s", err);
 }
 
 static struct agent_load *load_by_pid(struct agent_loads *L, pid_t pid)

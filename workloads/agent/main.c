@@ -204,6 +204,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	    .argv = w->argv,
 	    .cgroup_procs = cgroup_procs,
 	    .uid = w->uid,
+	    .cpus = w->has_cpus ? &w->cpus : NULL,
 	    .timeout_s = w->timeout_s,
 	};
 	struct run_result res;
@@ -324,16 +325,21 @@ static void run_workloads(struct agent *a, const struct agent_plan *plan, const 
 			if (plan->shares[s].uid == w->uid && group_ok[s])
 				procs[i] = agent_sched_cgroup_procs_path(a->root, w->uid);
 	}
-	if (agent_loads_start(&loads, plan, procs, (int)ncpus) < 0)
-		abort();
-	if (loads.n > 0) {
+	/* the workloads listed before the first load run idle; the loads start
+	 * together where the first of them is listed */
+	for (size_t i = 0; i < plan->n_workloads; i++) {
+		if (!plan->workloads[i].load) {
+			run_one(a, i, &plan->workloads[i], procs[i], schedstat_on);
+			continue;
+		}
+		if (loads.v)
+			continue;
+		if (agent_loads_start(&loads, plan, procs, (int)ncpus) < 0)
+			abort();
 		agent_log("started %zu load(s); measuring after %d ms", loads.n, LOAD_SETTLE_MS);
 		agent_loads_wait(&loads, a->sigfd, LOAD_SETTLE_MS, &a->orphans_reaped);
 		agent_loads_window_begin(&loads);
 	}
-	for (size_t i = 0; i < plan->n_workloads; i++)
-		if (!plan->workloads[i].load)
-			run_one(a, i, &plan->workloads[i], procs[i], schedstat_on);
 	if (loads.n > 0) {
 		agent_loads_window_end(&loads);
 		agent_loads_stop(&loads, a->sigfd, &a->orphans_reaped);
