@@ -1,11 +1,15 @@
 /* cyclictest charts: the latency histograms of every variant overlaid, with
  * the p99 and maximum marked; without histograms, per-run boxes of the
- * latency metrics. */
+ * latency metrics. A cyclictest under load is drawn beside the same tool
+ * run idle in the same job (docs/reports.md). */
+#include <stdio.h>
 #include <string.h>
 
 #include "report/report-internal.h"
 
-int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload)
+/* The chart of one cyclictest workload; title names it and its state. */
+static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char *workload,
+			    const char *title)
 {
 	static const char *const metrics[] = {"latency_us.min",	  "latency_us.p50",
 					      "latency_us.avg",	  "latency_us.p99",
@@ -47,7 +51,6 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 		charts_values_done(&p99);
 		charts_values_done(&max);
 	}
-	charts_section_begin(o, workload, "cyclictest", "wakeup latency");
 	if (any_hist) {
 		struct html_buf *cap = html_buf_new();
 		html_buf_puts(cap, "Latency histograms of all ok runs per variant, overlaid, on "
@@ -59,13 +62,13 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 					" %.0f samples above the histogram\xe2\x80\x99s range "
 					"are counted in the metrics but not drawn.",
 					overflow);
-		drawn = charts_histograms(o, c, h, "cyclictest latency histogram",
+		drawn = charts_histograms(o, c, h, title,
 					  "latency (\xc2\xb5s)", marks, mark_names, 2,
 					  html_buf_data(cap));
 		html_buf_free(cap);
 	} else {
 		drawn = charts_metric_boxes(
-		    o, c, workload, "cyclictest latency per run", "latency (\xc2\xb5s)", SVG_LOG10,
+		    o, c, workload, title, "latency (\xc2\xb5s)", SVG_LOG10,
 		    metrics, labels, ELEMENTSOF(metrics), NULL, NULL,
 		    "The result holds no per-bucket histogram, so each dot is one run\xe2\x80\x99s "
 		    "latency statistic (boxes: quartiles over runs, when there are 4 or more).");
@@ -75,6 +78,27 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 		charts_values_done(&marks[i * 2]);
 		charts_values_done(&marks[i * 2 + 1]);
 	}
-	html_buf_puts(o, "</section>\n");
+	return drawn;
+}
+
+int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload,
+		      const char *idle_twin)
+{
+	char title[160];
+	int drawn;
+
+	if (!idle_twin) {
+		charts_section_begin(o, workload, "cyclictest", "wakeup latency");
+		drawn = cyclictest_chart(o, c, workload, "cyclictest latency histogram");
+		html_buf_puts(o, "</section>\n");
+		return drawn;
+	}
+	charts_section_begin(o, workload, "cyclictest", "wakeup latency under load, beside idle");
+	html_buf_puts(o, "<div class=\"pair\">\n");
+	snprintf(title, sizeof(title), "%.60s: under load", workload);
+	drawn = cyclictest_chart(o, c, workload, title);
+	snprintf(title, sizeof(title), "%.60s: idle (the same job)", idle_twin);
+	drawn += cyclictest_chart(o, c, idle_twin, title);
+	html_buf_puts(o, "</div>\n</section>\n");
 	return drawn;
 }
