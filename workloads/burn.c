@@ -47,17 +47,18 @@ static atomic_bool stop;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: burn [--threads N] [--seconds S] [--io-kib K]\n"
-		   "\n"
-		   "A CPU-bound load: each thread hashes a 64 KiB buffer in a loop and, with\n"
-		   "--io-kib K, writes and reads back K KiB of a file in /tmp per operation.\n"
-		   "\n"
-		   "  --threads N   threads, 1..256; 0 (default): one per CPU it may run on\n"
-		   "  --seconds S   run S seconds, 1..86400; 0 (default): until SIGTERM/SIGINT\n"
-		   "  --io-kib K    file I/O per operation, 0..1024 KiB (default 0)\n"
-		   "\n"
-		   "Prints {\"tool\":\"burn\",\"metrics\":{\"ops_per_s\":..,\"cpu_fraction\":..},...}\n"
-		   "when it stops, and exits 0.\n");
+	fprintf(
+	    f, "Usage: burn [--threads N] [--seconds S] [--io-kib K]\n"
+	       "\n"
+	       "A CPU-bound load: each thread hashes a 64 KiB buffer in a loop and, with\n"
+	       "--io-kib K, writes and reads back K KiB of a file in /tmp per operation.\n"
+	       "\n"
+	       "  --threads N   threads, 1..256; 0 (default): one per CPU it may run on\n"
+	       "  --seconds S   run S seconds, 1..86400; 0 (default): until SIGTERM/SIGINT\n"
+	       "  --io-kib K    file I/O per operation, 0..1024 KiB (default 0)\n"
+	       "\n"
+	       "Prints {\"tool\":\"burn\",\"metrics\":{\"ops_per_s\":..,\"cpu_fraction\":..},...}\n"
+	       "when it stops, and exits 0.\n");
 }
 
 static double now_s(clockid_t c)
@@ -106,8 +107,8 @@ static void *worker_main(void *arg)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		h = hash_pass(buf, h);
 		for (unsigned long k = 0; fd >= 0 && k < w->io_kib; k += BURN_BUF / 1024) {
-			size_t n = (w->io_kib - k) * 1024 < BURN_BUF ? (w->io_kib - k) * 1024
-								      : BURN_BUF;
+			size_t n =
+			    (w->io_kib - k) * 1024 < BURN_BUF ? (w->io_kib - k) * 1024 : BURN_BUF;
 			if (pwrite(fd, buf, n, (off_t)k * 1024) != (ssize_t)n ||
 			    pread(fd, buf, n, (off_t)k * 1024) != (ssize_t)n) {
 				snprintf(w->error, sizeof(w->error), "thread %u: file I/O: %s",
@@ -128,8 +129,10 @@ static int parse_args(int argc, char **argv, unsigned long *threads, unsigned lo
 		      unsigned long *io_kib)
 {
 	static const struct option opts[] = {
-	    {"threads", required_argument, NULL, 't'}, {"seconds", required_argument, NULL, 's'},
-	    {"io-kib", required_argument, NULL, 'i'},  {"help", no_argument, NULL, 'h'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"io-kib", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -178,8 +181,9 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &threads, &seconds, &io_kib) < 0)
 		return 2;
 	if (threads == 0) {
-		threads = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? (unsigned long)CPU_COUNT(&cpus)
-									  : 1;
+		threads = sched_getaffinity(0, sizeof(cpus), &cpus) == 0
+			      ? (unsigned long)CPU_COUNT(&cpus)
+			      : 1;
 		if (threads > BURN_MAX_THREADS)
 			threads = BURN_MAX_THREADS;
 	}
@@ -215,14 +219,16 @@ int main(int argc, char **argv)
 	}
 	double wall = now_s(CLOCK_MONOTONIC) - t0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	json_object *m = json_object_new_object(), *d = json_object_new_object();
-	json_object_object_add(m, "ops_per_s", wl_json_double(wall > 0 ? (double)ops / wall : 0, 6));
+	json_object_object_add(m, "ops_per_s",
+			       wl_json_double(wall > 0 ? (double)ops / wall : 0, 6));
 	json_object_object_add(m, "cpu_fraction",
 			       wl_json_double(wall > 0 ? cpu / (wall * (double)threads) : 0, 4));
 	json_object_object_add(d, "threads", json_object_new_int64((int64_t)threads));
 	json_object_object_add(d, "ops", json_object_new_int64((int64_t)ops));
 	json_object_object_add(d, "seconds", wl_json_double(wall, 6));
 	json_object_object_add(d, "io_kib_per_op", json_object_new_int64((int64_t)io_kib));
-	json_object_object_add(d, "stopped_by", json_object_new_string(sig == SIGALRM ? "timer" : "signal"));
+	json_object_object_add(d, "stopped_by",
+			       json_object_new_string(sig == SIGALRM ? "timer" : "signal"));
 	wl_print_result("burn", m, d);
 	free(w);
 	return 0;

@@ -47,9 +47,10 @@ int job_loads_expand(json_object *workloads, struct sl_error *err)
 			snprintf(path, sizeof(path), "$.workloads[%zu].args", i);
 			if (tool && strcmp(tool, "burn") == 0 &&
 			    burn_unbounded(job_json_get(w, "args")))
-				return error_set_path(err, ERR_INVALID, path,
-						      "burn runs until it is stopped without "
-						      "--seconds N (N > 0); only a load is stopped.");
+				return error_set_path(
+				    err, ERR_INVALID, path,
+				    "burn runs until it is stopped without "
+				    "--seconds N (N > 0); only a load is stopped.");
 			snprintf(path, sizeof(path), "$.workloads[%zu].min_cpu", i);
 			if (job_json_get(w, "min_cpu"))
 				return error_set_path(err, ERR_INVALID, path,
@@ -63,10 +64,11 @@ int job_loads_expand(json_object *workloads, struct sl_error *err)
 			ok |= strcmp(tool, load_tools[t]) == 0;
 		snprintf(path, sizeof(path), "$.workloads[%zu].load", i);
 		if (!ok)
-			return error_set_path(err, ERR_INVALID, path,
-					      "The tool '%s' cannot be a load; a load is hackbench, "
-					      "stress-ng, perf-bench-sched, share or burn.",
-					      tool ? tool : "");
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "The tool '%s' cannot be a load; a load is hackbench, "
+			    "stress-ng, perf-bench-sched, share or burn.",
+			    tool ? tool : "");
 	}
 	if (loads == 0)
 		return 0;

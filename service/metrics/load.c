@@ -14,7 +14,7 @@
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
 
-#define LOAD_MAX_OUTPUTS 64	    /* the agent keeps 16 */
+#define LOAD_MAX_OUTPUTS 64	   /* the agent keeps 16 */
 #define LOAD_MAX_COUNT	 (1 << 30) /* starts, completions, failures */
 #define LOAD_MAX_CPU_US	 (1LL << 50)
 #define LOAD_MAX_CPUS	 1024
@@ -75,15 +75,15 @@ double metrics_load_cpu_fraction(json_object *payload, bool *ret_ok)
 	return (double)c.cpu_us / ((double)c.window_ms * 1000.0 * (double)c.cpus);
 }
 
-bool metrics_load_shortfall(json_object *payload, json_object *workload_spec, char *buf,
-			    size_t len)
+bool metrics_load_shortfall(json_object *payload, json_object *workload_spec, char *buf, size_t len)
 {
 	bool ok = false;
 	double frac = metrics_load_cpu_fraction(payload, &ok);
 	json_object *m = metrics_get(workload_spec, "min_cpu");
-	double floor = json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)
-			   ? json_object_get_double(m)
-			   : 0.5;
+	double floor =
+	    json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)
+		? json_object_get_double(m)
+		: 0.5;
 	json_object *load = metrics_get(payload, "load");
 	if (!json_object_is_type(load, json_type_object))
 		return false;
@@ -120,7 +120,8 @@ static void accumulate(json_object *sums, json_object *m)
 		}
 		double s = json_object_get_double(json_object_array_get_idx(acc, 0));
 		int n = json_object_get_int(json_object_array_get_idx(acc, 1));
-		json_object_array_put_idx(acc, 0, json_object_new_double(s + json_object_get_double(val)));
+		json_object_array_put_idx(acc, 0,
+					  json_object_new_double(s + json_object_get_double(val)));
 		json_object_array_put_idx(acc, 1, json_object_new_int(n + 1));
 	}
 }
@@ -137,23 +138,24 @@ int metrics_load(const struct metrics_plugin *p, json_object *load, json_object 
 	if (!json_object_is_type(outs, json_type_array) || n > LOAD_MAX_OUTPUTS ||
 	    (jsons && (!json_object_is_type(jsons, json_type_array) ||
 		       json_object_array_length(jsons) != n)))
-		return error_set(err, ERR_INVALID, 0,
-				 "The load's 'outputs' must be an array of at most %d strings, with "
-				 "'json_files' of the same length.",
-				 LOAD_MAX_OUTPUTS);
+		return error_set(
+		    err, ERR_INVALID, 0,
+		    "The load's 'outputs' must be an array of at most %d strings, with "
+		    "'json_files' of the same length.",
+		    LOAD_MAX_OUTPUTS);
 	_cleanup_json_ json_object *sums = json_object_new_object();
 	_cleanup_json_ json_object *last = NULL;
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(outs, i);
 		json_object *j = jsons ? json_object_array_get_idx(jsons, i) : NULL;
 		if (!json_object_is_type(o, json_type_string))
-			return error_set(err, ERR_INVALID, 0, "The load's outputs[%zu] is not a string.",
-					 i);
+			return error_set(err, ERR_INVALID, 0,
+					 "The load's outputs[%zu] is not a string.", i);
 		struct metrics_output out = {
 		    .stdout_text = json_object_get_string(o),
 		    .stdout_len = (size_t)json_object_get_string_len(o),
-		    .json_text = json_object_is_type(j, json_type_string) ? json_object_get_string(j)
-									  : NULL,
+		    .json_text =
+			json_object_is_type(j, json_type_string) ? json_object_get_string(j) : NULL,
 		    .stderr_text = "",
 		};
 		json_object *m = NULL, *d = NULL;
@@ -184,7 +186,8 @@ int metrics_load(const struct metrics_plugin *p, json_object *load, json_object 
 			       json_object_new_int64(c.starts > 0 ? c.starts - 1 : 0));
 	json_object_object_add(metrics, "load.failures", json_object_new_int64(c.failures));
 	json_object *details = last ? TAKE_PTR(last) : json_object_new_object();
-	json_object_object_add(details, "load_iterations_parsed", json_object_new_int64((int64_t)n));
+	json_object_object_add(details, "load_iterations_parsed",
+			       json_object_new_int64((int64_t)n));
 	json_object_object_add(details, "load_cpu_s", metrics_number((double)c.cpu_us / 1e6));
 	json_object_object_add(details, "load_window_s", metrics_number((double)c.window_ms / 1e3));
 	json_object_object_add(details, "load_cpus", json_object_new_int64(c.cpus));

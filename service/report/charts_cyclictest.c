@@ -62,14 +62,13 @@ static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char
 					" %.0f samples above the histogram\xe2\x80\x99s range "
 					"are counted in the metrics but not drawn.",
 					overflow);
-		drawn = charts_histograms(o, c, h, title,
-					  "latency (\xc2\xb5s)", marks, mark_names, 2,
-					  html_buf_data(cap));
+		drawn = charts_histograms(o, c, h, title, "latency (\xc2\xb5s)", marks, mark_names,
+					  2, html_buf_data(cap));
 		html_buf_free(cap);
 	} else {
 		drawn = charts_metric_boxes(
-		    o, c, workload, title, "latency (\xc2\xb5s)", SVG_LOG10,
-		    metrics, labels, ELEMENTSOF(metrics), NULL, NULL,
+		    o, c, workload, title, "latency (\xc2\xb5s)", SVG_LOG10, metrics, labels,
+		    ELEMENTSOF(metrics), NULL, NULL,
 		    "The result holds no per-bucket histogram, so each dot is one run\xe2\x80\x99s "
 		    "latency statistic (boxes: quartiles over runs, when there are 4 or more).");
 	}

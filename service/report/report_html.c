@@ -458,7 +458,8 @@ static int section_charts(struct html_buf *o, struct report_ctx *c)
 		json_object *w = json_object_array_get_idx(wls, i);
 		const char *name = report_str(w, "name"), *tool = report_str(w, "tool");
 		json_object *lj = report_get(w, "load");
-		bool load = json_object_is_type(lj, json_type_boolean) && json_object_get_boolean(lj);
+		bool load =
+		    json_object_is_type(lj, json_type_boolean) && json_object_get_boolean(lj);
 		loaded |= load;
 		if (name && tool && !loaded && !idle_ct && strcmp(tool, "cyclictest") == 0)
 			idle_ct = name;

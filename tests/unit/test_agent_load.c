@@ -97,10 +97,10 @@ static void test_load_that_crashes(void **state)
 {
 	struct agent_loads L;
 	(void)state;
-	struct agent_plan *p = plan_of(
-	    "{\"workloads\": [{\"name\": \"crash\", \"argv\": [\"/bin/sh\", \"-c\", "
-	    "\"echo dying >&2; kill -SEGV $$\"], \"load\": true},"
-	    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"0.5\"]}]}");
+	struct agent_plan *p =
+	    plan_of("{\"workloads\": [{\"name\": \"crash\", \"argv\": [\"/bin/sh\", \"-c\", "
+		    "\"echo dying >&2; kill -SEGV $$\"], \"load\": true},"
+		    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"0.5\"]}]}");
 
 	run_with_loads(&L, p, 1);
 	assert_int_equal(L.n, 1);
@@ -126,9 +126,9 @@ static void test_load_that_cannot_start(void **state)
 {
 	struct agent_loads L;
 	(void)state;
-	struct agent_plan *p = plan_of(
-	    "{\"workloads\": [{\"name\": \"gone\", \"argv\": [\"/nonexistent/load\"], \"load\": true},"
-	    " {\"name\": \"m\", \"argv\": [\"/bin/true\"]}]}");
+	struct agent_plan *p = plan_of("{\"workloads\": [{\"name\": \"gone\", \"argv\": "
+				       "[\"/nonexistent/load\"], \"load\": true},"
+				       " {\"name\": \"m\", \"argv\": [\"/bin/true\"]}]}");
 
 	run_with_loads(&L, p, 1);
 	assert_true(L.v[0].gave_up);
@@ -144,10 +144,10 @@ static void test_load_restarts_and_keeps_output(void **state)
 {
 	struct agent_loads L;
 	(void)state;
-	struct agent_plan *p = plan_of(
-	    "{\"workloads\": [{\"name\": \"hb\", \"argv\": [\"/bin/sh\", \"-c\", "
-	    "\"sleep 0.05; echo Time: 0.05\"], \"load\": true},"
-	    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"0.6\"]}]}");
+	struct agent_plan *p =
+	    plan_of("{\"workloads\": [{\"name\": \"hb\", \"argv\": [\"/bin/sh\", \"-c\", "
+		    "\"sleep 0.05; echo Time: 0.05\"], \"load\": true},"
+		    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"0.6\"]}]}");
 
 	run_with_loads(&L, p, 1);
 	struct agent_load *l = &L.v[0];
@@ -174,10 +174,10 @@ static void test_busy_load_cpu(void **state)
 {
 	struct agent_loads L;
 	(void)state;
-	struct agent_plan *p = plan_of(
-	    "{\"workloads\": [{\"name\": \"spin\", \"argv\": [\"/bin/sh\", \"-c\", "
-	    "\"while :; do :; done\"], \"load\": true, \"cpus\": [0]},"
-	    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"1\"]}]}");
+	struct agent_plan *p =
+	    plan_of("{\"workloads\": [{\"name\": \"spin\", \"argv\": [\"/bin/sh\", \"-c\", "
+		    "\"while :; do :; done\"], \"load\": true, \"cpus\": [0]},"
+		    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"1\"]}]}");
 
 	run_with_loads(&L, p, 1);
 	struct agent_load *l = &L.v[0];

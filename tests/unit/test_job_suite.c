@@ -361,8 +361,8 @@ static void test_loads_expand(void **state)
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"cyclictest\","
 			   "\"load\":true}]"),
 		     "$.workloads[1].load", "cannot be a load");
-	expect_error(SHORT(",\"workloads\":[{\"tool\":\"burn\",\"load\":true}]"),
-		     "$.workloads", "at least one measured");
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"burn\",\"load\":true}]"), "$.workloads",
+		     "at least one measured");
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"burn\"}]"), "$.workloads[0].args",
 		     "only a load is stopped");
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\",\"min_cpu\":0.5}]"),

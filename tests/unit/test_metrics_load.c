@@ -36,10 +36,11 @@ static double metric(json_object *m, const char *name)
 static void test_hackbench_load(void **state)
 {
 	(void)state;
-	json_object *p = frame("{\"starts\": 4, \"completed\": 3, \"failures\": 0, \"cpu_us\": "
-			       "3000000, \"window_ms\": 2000, \"cpus\": 2, \"outputs\": [\"" HB(
-				   "0.5") "\", \"" HB("1.0") "\", \"" HB("0.25") "\"], "
-						      "\"json_files\": [null, null, null]}");
+	json_object *p = frame(
+	    "{\"starts\": 4, \"completed\": 3, \"failures\": 0, \"cpu_us\": "
+	    "3000000, \"window_ms\": 2000, \"cpus\": 2, \"outputs\": [\"" HB("0.5") "\", \"" HB(
+		"1.0") "\", \"" HB("0.25") "\"], "
+					   "\"json_files\": [null, null, null]}");
 	json_object *m = NULL, *d = NULL;
 	struct sl_error err = {0};
 	if (metrics_from_workload("hackbench", p, NULL, &m, &d, &err) < 0)
@@ -96,15 +97,20 @@ static void test_load_out_of_bounds(void **state)
 {
 	(void)state;
 	static const char *const bad[] = {
-	    "{\"starts\": -1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": 1000, "
+	    "{\"starts\": -1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": "
+	    "1000, "
 	    "\"cpus\": 1, \"outputs\": []}",
-	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": 1000, "
+	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": "
+	    "1000, "
 	    "\"cpus\": 0, \"outputs\": []}",
-	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": 1000, "
+	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": "
+	    "1000, "
 	    "\"cpus\": 1, \"outputs\": [1]}",
-	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": 1000, "
+	    "{\"starts\": 1, \"completed\": 0, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": "
+	    "1000, "
 	    "\"cpus\": 1, \"outputs\": [\"x\"], \"json_files\": []}",
-	    "{\"starts\": 1, \"completed\": 1, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": 1000, "
+	    "{\"starts\": 1, \"completed\": 1, \"failures\": 0, \"cpu_us\": 0, \"window_ms\": "
+	    "1000, "
 	    "\"cpus\": 1, \"outputs\": [\"Time: x\\n\"]}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -122,10 +128,11 @@ static void test_load_out_of_bounds(void **state)
 static void test_burn_load(void **state)
 {
 	(void)state;
-	json_object *p = frame(
-	    "{\"starts\": 1, \"completed\": 1, \"failures\": 0, \"cpu_us\": 1900000, \"window_ms\": "
-	    "1000, \"cpus\": 2, \"outputs\": [\"{\\\"tool\\\":\\\"burn\\\",\\\"metrics\\\":{"
-	    "\\\"ops_per_s\\\":4000,\\\"cpu_fraction\\\":0.9},\\\"details\\\":{}}\\n\"]}");
+	json_object *p =
+	    frame("{\"starts\": 1, \"completed\": 1, \"failures\": 0, \"cpu_us\": 1900000, "
+		  "\"window_ms\": "
+		  "1000, \"cpus\": 2, \"outputs\": [\"{\\\"tool\\\":\\\"burn\\\",\\\"metrics\\\":{"
+		  "\\\"ops_per_s\\\":4000,\\\"cpu_fraction\\\":0.9},\\\"details\\\":{}}\\n\"]}");
 	json_object *m = NULL, *d = NULL;
 	struct sl_error err = {0};
 	if (metrics_from_workload("burn", p, NULL, &m, &d, &err) < 0)

@@ -42,4 +42,3 @@ int agent_decode_frames(const char *path)
 	frame_parser_free(p);
 	return errors > 0 || n < 0 ? 1 : 0;
 }
-

@@ -248,9 +248,10 @@ int64_t agent_load_group_cpu_us(const char *proc, pid_t pgid)
 		/* the command may hold spaces and ')': fields follow the last ')' */
 		char *p = strrchr(buf, ')');
 		long long pgrp, ut, st, cut, cst;
-		if (!p || sscanf(p + 1,
-				 " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
-				 &pgrp, &ut, &st, &cut, &cst) != 5)
+		if (!p ||
+		    sscanf(p + 1,
+			   " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
+			   &pgrp, &ut, &st, &cut, &cst) != 5)
 			continue;
 		if (pgrp == pgid && ut >= 0 && st >= 0 && cut >= 0 && cst >= 0)
 			ticks += ut + st + cut + cst;
@@ -325,17 +326,15 @@ json_object *agent_load_json(const struct agent_load *l)
 	json_object_object_add(o, "failures", json_object_new_int64(l->failures));
 	json_object_object_add(o, "gave_up", json_object_new_boolean(l->gave_up));
 	json_object_object_add(o, "last_failure",
-			       l->last_failure[0] ? json_object_new_string(l->last_failure)
-						  : NULL);
-	json_object_object_add(o, "cpu_us",
-			       json_object_new_int64(l->cpu_end_us - l->cpu_begin_us));
+			       l->last_failure[0] ? json_object_new_string(l->last_failure) : NULL);
+	json_object_object_add(o, "cpu_us", json_object_new_int64(l->cpu_end_us - l->cpu_begin_us));
 	json_object_object_add(o, "window_ms",
 			       json_object_new_int64(l->window_end_ms - l->window_begin_ms));
 	json_object_object_add(o, "cpus", json_object_new_int(l->target_cpus));
 	/* oldest first */
 	for (size_t k = 0; k < l->n_kept; k++) {
-		size_t i = (l->next_kept + LOAD_KEPT_ITERATIONS - l->n_kept + k) %
-			   LOAD_KEPT_ITERATIONS;
+		size_t i =
+		    (l->next_kept + LOAD_KEPT_ITERATIONS - l->n_kept + k) % LOAD_KEPT_ITERATIONS;
 		const struct load_iteration *it = &l->kept[i];
 		_cleanup_free_ char *clean = agent_utf8_clean(it->out, it->out_len);
 		json_object_array_add(outs, json_object_new_string(clean));

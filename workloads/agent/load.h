@@ -45,7 +45,7 @@ struct agent_load {
 	char error[512];	/* why the load could not load, or "" */
 	char last_failure[256]; /* "exit 1", "signal 11", ... */
 	int64_t reaped_cpu_us;	/* user + system CPU of finished iterations */
-	int target_cpus; /* the CPUs it should occupy: its cpus, or every online one */
+	int target_cpus;	/* the CPUs it should occupy: its cpus, or every online one */
 	int64_t cpu_begin_us, cpu_end_us;
 	long long window_begin_ms, window_end_ms;
 	struct load_iteration kept[LOAD_KEPT_ITERATIONS];
@@ -55,7 +55,7 @@ struct agent_load {
 struct agent_loads {
 	struct agent_load *v;
 	size_t n;
-	int ncpus; /* online CPUs: the target of a load not pinned */
+	int ncpus;	  /* online CPUs: the target of a load not pinned */
 	const char *proc; /* "/proc" (tests may point it elsewhere) */
 };
 

@@ -285,8 +285,7 @@ static void send_load_frame(struct agent *a, const struct agent_load *l)
 {
 	size_t nk = l->n_kept;
 	const struct load_iteration *last =
-	    nk ? &l->kept[(l->next_kept + LOAD_KEPT_ITERATIONS - 1) % LOAD_KEPT_ITERATIONS]
-	       : NULL;
+	    nk ? &l->kept[(l->next_kept + LOAD_KEPT_ITERATIONS - 1) % LOAD_KEPT_ITERATIONS] : NULL;
 	struct run_result res = {
 	    .exit_code = l->gave_up ? 1 : 0,
 	    .started = l->starts > 0,
@@ -295,8 +294,8 @@ static void send_load_frame(struct agent *a, const struct agent_load *l)
 	    .out_len = last ? last->out_len : 0,
 	};
 	_cleanup_json_ json_object *o =
-	    workload_json(l->index, l->w, &res, last ? last->json : NULL,
-			  last ? last->json_len : 0, l->error, 0, NULL);
+	    workload_json(l->index, l->w, &res, last ? last->json : NULL, last ? last->json_len : 0,
+			  l->error, 0, NULL);
 	json_object_object_add(o, "load", agent_load_json(l));
 	agent_log("load %zu '%s': %u starts, %u completed, %u failures, %.1f CPU s in %.1f s%s%s",
 		  l->index, l->w->name, l->starts, l->completed, l->failures,

@@ -219,10 +219,11 @@ static int parse_cpus(json_object *v, size_t idx, struct plan_workload *out, cha
 		json_object *c = json_object_array_get_idx(v, i);
 		int64_t cpu = json_object_is_type(c, json_type_int) ? json_object_get_int64(c) : -1;
 		if (cpu < 0 || cpu >= PLAN_MAX_CPU || CPU_ISSET((int)cpu, &out->cpus))
-			return agent_plan_fail(err, errlen, -EINVAL,
-					       "Plan field 'workloads[%zu].cpus[%zu]' must be a CPU "
-					       "number from 0 to %d, not repeated.",
-					       idx, i, PLAN_MAX_CPU - 1);
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].cpus[%zu]' must be a CPU "
+			    "number from 0 to %d, not repeated.",
+			    idx, i, PLAN_MAX_CPU - 1);
 		CPU_SET((int)cpu, &out->cpus);
 	}
 	out->has_cpus = true;

@@ -92,4 +92,3 @@ json_object *workload_json(size_t index, const struct plan_workload *w,
 		json_object_object_add(o, "tasks_delay", agent_taskstats_json(&ss->tasks));
 	return o;
 }
-
