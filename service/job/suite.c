@@ -62,12 +62,17 @@ static const struct {
      * first of them is listed, so every workload above runs idle. hackbench
      * over pipes blocks often, so a CPU-bound load beside it keeps every
      * CPU running a fair task: a bug that delays an RT wake-up until the
-     * running fair task blocks or its tick comes shows only then. */
-    {SUITE_UNDER_LOAD, "{\"name\": \"hackbench-load\", \"tool\": \"hackbench\", \"load\": true, "
-		       "\"args\": [\"-p\", \"-g\", \"2\", \"-f\", \"10\", \"-l\", \"100\"], "
-		       "\"timeout_s\": 30}"},
-    {SUITE_UNDER_LOAD, "{\"name\": \"burn-load\", \"tool\": \"burn\", \"load\": true, "
-		       "\"args\": [\"--threads\", \"0\"], \"timeout_s\": 30}"},
+     * running fair task blocks or its tick comes shows only then. The
+     * loads run at nice 19: still fair tasks on every CPU nothing else
+     * wants, but 40 of them at nice 0 starved the agent and cyclictest's
+     * own fair main thread (the under-load part took 80 to 110 s a boot). */
+    {SUITE_UNDER_LOAD,
+     "{\"name\": \"hackbench-load\", \"tool\": \"hackbench\", \"load\": true, \"nice\": 19, "
+     "\"args\": [\"-p\", \"-g\", \"2\", \"-f\", \"10\", \"-l\", \"100\"], "
+     "\"timeout_s\": 30}"},
+    {SUITE_UNDER_LOAD,
+     "{\"name\": \"burn-load\", \"tool\": \"burn\", \"load\": true, \"nice\": 19, "
+     "\"args\": [\"--threads\", \"0\"], \"timeout_s\": 30}"},
     /* One thread per CPU, each pinned to its CPU, 3000 cycles of 1 ms. */
     {SUITE_UNDER_LOAD,
      "{\"name\": \"cyclictest-loaded\", \"tool\": \"cyclictest\", \"args\": [\"-t\", \"-a\", "

@@ -176,7 +176,10 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 	json_object_object_add(pw, "timeout_s", json_object_new_int(w->timeout_s));
 	json_object_object_add(pw, "uid", json_object_new_int(w->uid));
 	/* a load (docs/workloads.md "Loads") and the CPUs it is pinned to */
-	json_object *load = NULL, *cpus = NULL;
+	json_object *load = NULL, *cpus = NULL, *nice = NULL;
+	if (w->spec && json_object_object_get_ex(w->spec, "nice", &nice) &&
+	    json_object_is_type(nice, json_type_int) && json_object_get_int(nice) != 0)
+		json_object_object_add(pw, "nice", json_object_new_int(json_object_get_int(nice)));
 	if (w->spec && json_object_object_get_ex(w->spec, "load", &load) &&
 	    json_object_get_boolean(load))
 		json_object_object_add(pw, "load", json_object_new_boolean(1));

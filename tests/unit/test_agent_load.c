@@ -63,9 +63,12 @@ static void test_plan_load_fields(void **state)
 	char err[512] = "";
 	(void)state;
 
-	p = plan_of("{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"load\": true,"
-		    " \"cpus\": [0, 3]}, {\"name\": \"m\", \"argv\": [\"/bin/true\"]}]}");
+	p = plan_of(
+	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"load\": true,"
+	    " \"cpus\": [0, 3], \"nice\": 19}, {\"name\": \"m\", \"argv\": [\"/bin/true\"]}]}");
 	assert_true(p->workloads[0].load);
+	assert_int_equal(p->workloads[0].nice, 19);
+	assert_int_equal(p->workloads[1].nice, 0);
 	assert_true(p->workloads[0].has_cpus);
 	assert_int_equal(p->workloads[0].n_cpus, 2);
 	assert_true(CPU_ISSET(3, &p->workloads[0].cpus));
@@ -81,6 +84,8 @@ static void test_plan_load_fields(void **state)
 	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"cpus\": [1024]}]}",
 	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"cpus\": [-1]}]}",
 	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"cpus\": \"0\"}]}",
+	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"nice\": 20}]}",
+	    "{\"workloads\": [{\"name\": \"l\", \"argv\": [\"/bin/true\"], \"nice\": -21}]}",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		p = NULL;
@@ -176,7 +181,7 @@ static void test_busy_load_cpu(void **state)
 	(void)state;
 	struct agent_plan *p =
 	    plan_of("{\"workloads\": [{\"name\": \"spin\", \"argv\": [\"/bin/sh\", \"-c\", "
-		    "\"while :; do :; done\"], \"load\": true, \"cpus\": [0]},"
+		    "\"while :; do :; done\"], \"load\": true, \"cpus\": [0], \"nice\": 10},"
 		    " {\"name\": \"m\", \"argv\": [\"/bin/sleep\", \"1\"]}]}");
 
 	run_with_loads(&L, p, 1);
@@ -191,6 +196,26 @@ static void test_busy_load_cpu(void **state)
 	double frac = (double)(l->cpu_end_us - l->cpu_begin_us) / ((double)window * 1000);
 	print_message("busy load: %.2f of a CPU over %lld ms\n", frac, window);
 	assert_true(frac > 0.05 && frac < 1.2);
+	agent_loads_free(&L);
+
+	/* while it runs, the load has the plan's nice value */
+	unsigned orphans = 0;
+	assert_int_equal(agent_loads_start(&L, p, NULL, 1), 0);
+	agent_loads_wait(&L, sigfd, 200, &orphans);
+	char path[64], buf[512] = "";
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)L.v[0].pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	int nice = 99;
+	/* field 19 (nice) counts from the state, the 3rd field, after ')' */
+	assert_int_equal(
+	    sscanf(strrchr(buf, ')') + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %d", &nice),
+	    1);
+	assert_int_equal(nice, 10);
+	agent_loads_stop(&L, sigfd, &orphans);
 	agent_loads_free(&L);
 	agent_plan_free(p);
 }

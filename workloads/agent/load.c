@@ -173,6 +173,7 @@ int agent_loads_start(struct agent_loads *L, const struct agent_plan *plan,
 		    .cgroup_procs = l->cgroup_procs,
 		    .uid = w->uid,
 		    .cpus = w->has_cpus ? &w->cpus : NULL,
+		    .nice = w->nice,
 		    .timeout_s = 1,
 		};
 		l->out_fd = memfd_create("schedlab-load", MFD_CLOEXEC);

@@ -205,6 +205,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	    .cgroup_procs = cgroup_procs,
 	    .uid = w->uid,
 	    .cpus = w->has_cpus ? &w->cpus : NULL,
+	    .nice = w->nice,
 	    .timeout_s = w->timeout_s,
 	};
 	struct run_result res;

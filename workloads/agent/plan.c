@@ -340,6 +340,16 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 					       idx);
 		out->load = json_object_get_boolean(v);
 	}
+	if (json_object_object_get_ex(w, "nice", &v) && !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < -20 ||
+		    json_object_get_int64(v) > 19)
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].nice' must be an integer "
+			    "from -20 to 19.",
+			    idx);
+		out->nice = (int)json_object_get_int64(v);
+	}
 	if (json_object_object_get_ex(w, "cpus", &v) && !json_object_is_type(v, json_type_null))
 		return parse_cpus(v, idx, out, err, errlen);
 	return 0;

@@ -43,6 +43,8 @@ struct plan_workload {
 	/* "load": true: runs beside the measured workloads (agent/load.h);
 	 * timeout_s does not apply to it */
 	bool load;
+	/* "nice": -20..19, set before exec (0: unchanged) */
+	int nice;
 	/* "cpus": [0, 1]: pinned to these CPUs (sched_setaffinity before exec) */
 	bool has_cpus;
 	cpu_set_t cpus;

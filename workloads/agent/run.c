@@ -28,6 +28,7 @@ enum child_stage {
 	STAGE_SETGID,
 	STAGE_SETUID,
 	STAGE_AFFINITY,
+	STAGE_NICE,
 	STAGE_EXEC,
 };
 
@@ -38,6 +39,7 @@ static const char *const stage_names[] = {
     [STAGE_SETGID] = "setgid",
     [STAGE_SETUID] = "setuid",
     [STAGE_AFFINITY] = "sched_setaffinity",
+    [STAGE_NICE] = "setpriority",
     [STAGE_EXEC] = "execv",
 };
 
@@ -121,6 +123,8 @@ static _Noreturn void child_exec(const struct run_request *req, int out_fd, int 
 	/* a workload or load pinned to named CPUs (plan "cpus") */
 	if (req->cpus && sched_setaffinity(0, sizeof(*req->cpus), req->cpus) < 0)
 		child_fail(report_fd, STAGE_AFFINITY);
+	if (req->nice && setpriority(PRIO_PROCESS, 0, req->nice) < 0)
+		child_fail(report_fd, STAGE_NICE);
 	if (req->uid != 0) {
 		if (setgroups(0, NULL) < 0)
 			child_fail(report_fd, STAGE_SETGROUPS);

@@ -20,6 +20,7 @@ struct run_request {
 	const char *cgroup_procs; /* cgroup.procs file to join before exec, or NULL */
 	uid_t uid;		  /* 0 stays root; else setgroups(0), setgid(uid), setuid(uid) */
 	const cpu_set_t *cpus;	  /* sched_setaffinity before exec, or NULL: every CPU */
+	int nice;		  /* setpriority before exec; 0 leaves it */
 	int timeout_s;		  /* > 0 */
 	int kill_grace_ms;	  /* <= 0: RUN_KILL_GRACE_MS */
 	size_t capture_max;	  /* 0: RUN_CAPTURE_MAX */
