@@ -170,6 +170,12 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 		 * says, and schedlab counts inversions itself from the
 		 * per-iteration start times (metrics_rtmigrate.c). */
 	}
+	/* cyclictest -h prints its histogram on stdout too, one line per
+	 * bucket: 420 KB for -h20000, which the agent sent over the serial
+	 * port in tens of seconds of a loaded guest. The metrics read the
+	 * --json file; a job's own --histfile comes later and wins. */
+	if (strcmp(w->tool, "cyclictest") == 0)
+		json_object_array_add(argv, json_object_new_string("--histfile=/dev/null"));
 	for (size_t j = 0; j < w->n_args; j++)
 		json_object_array_add(argv, json_object_new_string(w->args[j]));
 	json_object_object_add(pw, "argv", argv);
