@@ -7,9 +7,10 @@
 
 #include "report/report-internal.h"
 
-/* The chart of one cyclictest workload; title names it and its state. */
+/* The chart of one cyclictest workload: its histograms under title, or,
+ * without them, per-run boxes under box_title. */
 static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char *workload,
-			    const char *title)
+			    const char *title, const char *box_title)
 {
 	static const char *const metrics[] = {"latency_us.min",	  "latency_us.p50",
 					      "latency_us.avg",	  "latency_us.p99",
@@ -67,7 +68,7 @@ static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char
 		html_buf_free(cap);
 	} else {
 		drawn = charts_metric_boxes(
-		    o, c, workload, title, "latency (\xc2\xb5s)", SVG_LOG10, metrics, labels,
+		    o, c, workload, box_title, "latency (\xc2\xb5s)", SVG_LOG10, metrics, labels,
 		    ELEMENTSOF(metrics), NULL, NULL,
 		    "The result holds no per-bucket histogram, so each dot is one run\xe2\x80\x99s "
 		    "latency statistic (boxes: quartiles over runs, when there are 4 or more).");
@@ -88,16 +89,17 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 
 	if (!idle_twin) {
 		charts_section_begin(o, workload, "cyclictest", "wakeup latency");
-		drawn = cyclictest_chart(o, c, workload, "cyclictest latency histogram");
+		drawn = cyclictest_chart(o, c, workload, "cyclictest latency histogram",
+					 "cyclictest latency per run");
 		html_buf_puts(o, "</section>\n");
 		return drawn;
 	}
 	charts_section_begin(o, workload, "cyclictest", "wakeup latency under load, beside idle");
 	html_buf_puts(o, "<div class=\"pair\">\n");
 	snprintf(title, sizeof(title), "%.60s: under load", workload);
-	drawn = cyclictest_chart(o, c, workload, title);
+	drawn = cyclictest_chart(o, c, workload, title, title);
 	snprintf(title, sizeof(title), "%.60s: idle (the same job)", idle_twin);
-	drawn += cyclictest_chart(o, c, idle_twin, title);
+	drawn += cyclictest_chart(o, c, idle_twin, title, title);
 	html_buf_puts(o, "</div>\n</section>\n");
 	return drawn;
 }
