@@ -59,6 +59,20 @@ static void test_hackbench_load(void **state)
 	json_object_put(m);
 	json_object_put(d);
 	json_object_put(p);
+
+	/* the last iteration, ended by the stop, printed no Time: line */
+	p = frame("{\"starts\": 3, \"completed\": 3, \"failures\": 0, \"cpu_us\": 3000000, "
+		  "\"window_ms\": 2000, \"cpus\": 2, \"outputs\": [\"" HB("0.5") "\", \"" HB(
+		      "1.0") "\", \"Running in process mode\\n\"]}");
+	m = d = NULL;
+	if (metrics_from_workload("hackbench", p, NULL, &m, &d, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_true(metric(m, "loops_per_s") == 75);
+	assert_int_equal(json_object_get_int(json_object_object_get(d, "load_iterations_parsed")),
+			 2);
+	json_object_put(m);
+	json_object_put(d);
+	json_object_put(p);
 }
 
 /* Under the floor, with and without a failure: the reason says which. */
