@@ -127,8 +127,13 @@ int job_expand_gates(json_object *full, json_object *workloads, bool defaults, j
 		return 0;
 	}
 	json_object *out = json_object_new_array();
-	for (size_t i = 0; defaults && !opted_out && i < json_object_array_length(workloads); i++)
-		suite_add_default_gates(json_object_array_get_idx(workloads, i), out);
+	/* the workloads after the first load run beside the loads */
+	bool under_load = false;
+	for (size_t i = 0; defaults && !opted_out && i < json_object_array_length(workloads); i++) {
+		json_object *w = json_object_array_get_idx(workloads, i);
+		under_load |= job_workload_is_load(w);
+		suite_add_default_gates(w, out, under_load);
+	}
 	*ret = out;
 	*ret_opted_out = opted_out;
 	return 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Planted regression (docs/planted-regressions.md):
-# tests/planted/fair-wakeup-throughput.patch spins 100 us in every wakeup of
+# tests/planted/fair-wakeup-throughput.patch spins 400 us in every wakeup of
 # a fair task (select_task_rq_fair), a path RT tasks never take. The
 # under-load suite must fail it on the load's throughput, hackbench-load's
 # loops_per_s, named in the reasons. Builds one kernel, boots 10 or more
