@@ -51,8 +51,10 @@ static void run_with_loads(struct agent_loads *L, const struct agent_plan *p, si
 	agent_run_result_done(&res);
 	agent_loads_window_end(L);
 	agent_loads_stop(L, sigfd, &orphans);
-	/* every load's process was reaped as a load, none as an orphan */
-	assert_int_equal(orphans, 0);
+	/* every load's root process was reaped as a load, not as an orphan
+	 * (a shell's own children may outlive it and be orphans: the
+	 * restart test's `sleep`) */
+	assert_true(orphans <= L->v[0].starts);
 	for (size_t i = 0; i < L->n; i++)
 		assert_int_equal(L->v[i].pid, 0);
 }
