@@ -132,7 +132,7 @@ int job_expand_gates(json_object *full, json_object *workloads, bool defaults, j
 	for (size_t i = 0; defaults && !opted_out && i < json_object_array_length(workloads); i++) {
 		json_object *w = json_object_array_get_idx(workloads, i);
 		under_load |= job_workload_is_load(w);
-		suite_add_default_gates(w, out, under_load);
+		suite_add_default_gates_at(w, out, under_load);
 	}
 	*ret = out;
 	*ret_opted_out = opted_out;

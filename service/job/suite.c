@@ -211,7 +211,12 @@ static const struct {
     {"perf-bench-sched", "time_s"},
 };
 
-int suite_add_default_gates(json_object *w, json_object *gates, bool under_load)
+int suite_add_default_gates(json_object *w, json_object *gates)
+{
+	return suite_add_default_gates_at(w, gates, false);
+}
+
+int suite_add_default_gates_at(json_object *w, json_object *gates, bool under_load)
 {
 	const char *name = job_json_string(w, "name"), *tool = job_json_string(w, "tool");
 	int n = 0;

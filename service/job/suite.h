@@ -45,4 +45,6 @@ json_object *suite_uid_shares(const char *name);
  * under_load: w runs beside the job's loads (it is listed after the first
  * of them); gates that do not hold under load are left out.
  * Returns how many it appended. */
-int suite_add_default_gates(json_object *w, json_object *gates, bool under_load);
+int suite_add_default_gates_at(json_object *w, json_object *gates, bool under_load);
+/* The same for a workload that does not run under load. */
+int suite_add_default_gates(json_object *w, json_object *gates);
