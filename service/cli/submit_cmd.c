@@ -85,7 +85,8 @@ static void usage(FILE *f, enum form form)
 		    "  --mbox FILE            an mbox or a series in one file (git format-patch\n"
 		    "                         --stdout, b4): the service splits it into patches,\n"
 		    "                         appended after the --patch files\n"
-		    "  --suite S              rt, latency, fair or all: the workloads and their\n"
+		    "  --suite S              rt, latency, fair, under-load or all: the workloads "
+		    "and their\n"
 		    "                         default gates (sets the job's \"suite\")\n"
 		    "  --priority N           queue priority, -100..100 (higher first)\n\n"
 		    "Ctrl-C (SIGINT) or SIGTERM while waiting cancels the job this command\n"
@@ -235,12 +236,13 @@ static int parse_opts(int argc, char **argv, enum form form, struct opts *o)
 			break;
 		case OPT_SUITE:
 			if (strcmp(optarg, "rt") && strcmp(optarg, "latency") &&
-			    strcmp(optarg, "fair") && strcmp(optarg, "all")) {
-				fprintf(
-				    stderr,
-				    "schedlab submit: --suite must be rt, latency, fair or all, "
-				    "not '%s'.\n",
-				    optarg);
+			    strcmp(optarg, "fair") && strcmp(optarg, "under-load") &&
+			    strcmp(optarg, "all")) {
+				fprintf(stderr,
+					"schedlab submit: --suite must be rt, latency, fair, "
+					"under-load or all, "
+					"not '%s'.\n",
+					optarg);
 				return -EINVAL;
 			}
 			o->suite = optarg;

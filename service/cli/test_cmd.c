@@ -61,8 +61,9 @@ static void usage(FILE *f)
 	    "                        names the first failing one by hash and subject. BASE\n"
 	    "                        must be an ancestor of HEAD, the range linear (no\n"
 	    "                        merges) and at most %d commits long\n"
-	    "      --suite SUITE     rt, latency, fair or all (default: all): the workloads\n"
-	    "                        and their default gates; debug: all the workloads on\n"
+	    "      --suite SUITE     rt, latency, fair, under-load or all (default: all):\n"
+	    "                        the workloads and their default gates; debug: all\n"
+	    "                        the workloads on\n"
 	    "                        the lockdep debug kernels, judged by kernel bug\n"
 	    "                        signatures only (no metric gates)\n"
 	    "      --debug PRESET    lockdep: build base and patched kernels with the\n"
@@ -394,8 +395,8 @@ int cli_test(int argc, char **argv)
 		case 'S':
 			if (!suite_known(optarg)) {
 				fprintf(stderr,
-					"schedlab test: --suite must be rt, latency, fair, all or "
-					"debug, not '%s'.\n",
+					"schedlab test: --suite must be rt, latency, fair, "
+					"under-load, all or debug, not '%s'.\n",
 					optarg);
 				return EXIT_ERROR;
 			}

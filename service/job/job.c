@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "job/job.h"
-#include "util/cpu_list.h"
 #include "job/source_policy.h"
 #include "job/job-internal.h"
 #include "util/macro.h"
@@ -21,16 +20,11 @@
 #include "job/suite.h"
 #include "job/sched_ext.h"
 #include "job/sched_ext_source.h"
-#include "job/workload_args.h"
 #include "util/fs.h"
 
-#define DEFAULT_VCPUS	     2
-#define DEFAULT_MEMORY_MB    512
-#define DEFAULT_REPEAT	     3
-#define DEFAULT_TIMEOUT_S    120
-#define BOOT_ALLOWANCE_TCG_S 90
-#define BOOT_ALLOWANCE_KVM_S 45
-#define WORKLOAD_SLACK_S     5
+#define DEFAULT_VCPUS	  2
+#define DEFAULT_MEMORY_MB 512
+#define DEFAULT_REPEAT	  3
 
 static const struct job_limits default_limits = {
     .max_vcpus = 64,
@@ -41,19 +35,6 @@ static const struct job_limits default_limits = {
     .max_memory_mb = 4096,
     .max_total_vcpus = 64,
 };
-
-int job_run_deadline_s(json_object *workloads, bool tcg)
-{
-	long long total = tcg ? BOOT_ALLOWANCE_TCG_S : BOOT_ALLOWANCE_KVM_S;
-	size_t n = json_object_is_type(workloads, json_type_array)
-		       ? json_object_array_length(workloads)
-		       : 0;
-	for (size_t i = 0; i < n; i++)
-		total += job_json_int(json_object_array_get_idx(workloads, i), "timeout_s",
-				      DEFAULT_TIMEOUT_S) +
-			 WORKLOAD_SLACK_S;
-	return total > INT_MAX ? INT_MAX : (int)total;
-}
 
 long long job_budget_s(json_object *expanded)
 {
@@ -100,7 +81,7 @@ const struct job_limits *job_default_limits(void)
 
 /* A name that is safe as a file name component: the schema's pattern, checked
  * again here because patch names become file names. */
-static bool safe_name(const char *s)
+bool job_safe_name(const char *s)
 {
 	if (!s || !*s || strlen(s) > 128 || s[0] == '.')
 		return false;
@@ -148,7 +129,7 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 	json_object *p = job_json_get(item, "path");
 	if (!p) {
 		json_object *name = job_json_get(item, "name");
-		if (name && !safe_name(json_object_get_string(name)))
+		if (name && !job_safe_name(json_object_get_string(name)))
 			return error_set_path(err, ERR_INVALID, path,
 					      "File name '%s' may hold only letters, digits and "
 					      "'._-+', and must not start with a dot.",
@@ -182,7 +163,7 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 		return r;
 	_cleanup_free_ char *copy = strdup(rel);
 	const char *base = basename(copy);
-	if (!safe_name(base))
+	if (!job_safe_name(base))
 		return error_set_path(err, ERR_INVALID, path,
 				      "File name '%s' may hold only letters, digits and '._-+'.",
 				      base);
@@ -231,112 +212,6 @@ bool job_name_valid(const char *s)
 		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
 			return false;
 	return true;
-}
-
-/* sockets x cores x threads of a guest.topology object (each 1 when unset),
- * 0 when there is none or one is out of 1..GUEST_TOPOLOGY_MAX. */
-static int topology_product(json_object *t)
-{
-	int p = 1;
-	if (!t)
-		return 0;
-	const char *keys[] = {"sockets", "cores", "threads"};
-	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		int v = job_json_int(t, keys[i], 1);
-		if (v < 1 || v > GUEST_TOPOLOGY_MAX)
-			return 0;
-		p *= v;
-	}
-	return p;
-}
-
-/* guest.topology (docs/guests.md "Topology"): copied into the expanded
- * guest with every field set, when its product is the guest's vcpus. */
-static int expand_topology(json_object *t, json_object *guest, struct sl_error *err)
-{
-	if (!t)
-		return 0;
-	int vcpus = job_json_int(guest, "vcpus", 0);
-	int s = job_json_int(t, "sockets", 1), c = job_json_int(t, "cores", 1),
-	    h = job_json_int(t, "threads", 1);
-	int cpus = topology_product(t);
-	if (cpus == 0)
-		return error_set_path(err, ERR_INVALID, "$.guest.topology",
-				      "sockets, cores and threads must each be between 1 and %d.",
-				      GUEST_TOPOLOGY_MAX);
-	if (cpus != vcpus)
-		return error_set_path(
-		    err, ERR_INVALID, "$.guest.topology",
-		    "%d socket(s) x %d core(s) x %d thread(s) is %d CPUs, not the "
-		    "guest's %d vcpus.",
-		    s, c, h, cpus, vcpus);
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "sockets", json_object_new_int(s));
-	json_object_object_add(o, "cores", json_object_new_int(c));
-	json_object_object_add(o, "threads", json_object_new_int(h));
-	json_object_object_add(guest, "topology", o);
-	return 0;
-}
-
-/* guest.numa (docs/guests.md "NUMA"): 1..GUEST_NUMA_MAX nodes, each
- * {"cpus": "0-1", "memory_mb": N}; every vCPU in exactly one node, each
- * node at least GUEST_NUMA_MIN_MB, and the memory adding up to the guest's.
- * Copied into the expanded guest with each list in its shortest form. */
-static int expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
-{
-	if (!numa)
-		return 0;
-	int vcpus = job_json_int(guest, "vcpus", 0), memory = job_json_int(guest, "memory_mb", 0);
-	size_t n = json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
-	if (n < 1 || n > GUEST_NUMA_MAX)
-		return error_set_path(err, ERR_INVALID, "$.guest.numa",
-				      "numa must be a list of 1 to %d nodes.", GUEST_NUMA_MAX);
-	uint64_t all = vcpus >= 64 ? UINT64_MAX : (UINT64_C(1) << vcpus) - 1, seen = 0;
-	int total = 0;
-	json_object *out = json_object_new_array();
-	json_object_object_add(guest, "numa", out);
-	for (size_t i = 0; i < n; i++) {
-		char path[64], mpath[64];
-		snprintf(path, sizeof(path), "$.guest.numa[%zu].cpus", i);
-		snprintf(mpath, sizeof(mpath), "$.guest.numa[%zu].memory_mb", i);
-		json_object *cell = json_object_array_get_idx(numa, i);
-		const char *cpus = job_json_string(cell, "cpus");
-		int mb = job_json_int(cell, "memory_mb", -1);
-		uint64_t mask = 0;
-		if (!cpus || cpu_list_parse(cpus, &mask) < 0 || strchr(cpus, '\n'))
-			return error_set_path(
-			    err, ERR_INVALID, path,
-			    "cpus must be a CPU list such as \"0-1\" or \"0,2\".");
-		if (mask & ~all)
-			return error_set_path(
-			    err, ERR_INVALID, path,
-			    "cpus '%.64s' names a vCPU the guest's %d do not have.", cpus, vcpus);
-		if (mask & seen)
-			return error_set_path(err, ERR_INVALID, path,
-					      "cpus '%.64s' names a vCPU of an earlier node.",
-					      cpus);
-		if (mb < GUEST_NUMA_MIN_MB || mb > memory)
-			return error_set_path(err, ERR_INVALID, mpath,
-					      "memory_mb must be between %d and the guest's %d.",
-					      GUEST_NUMA_MIN_MB, memory);
-		seen |= mask;
-		total += mb;
-		char list[CPU_LIST_TEXT_MAX];
-		cpu_list_format(mask, list, sizeof(list));
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "cpus", json_object_new_string(list));
-		json_object_object_add(o, "memory_mb", json_object_new_int(mb));
-		json_object_array_add(out, o);
-	}
-	if (seen != all)
-		return error_set_path(err, ERR_INVALID, "$.guest.numa",
-				      "Every one of the guest's %d vCPUs must be in a node.",
-				      vcpus);
-	if (total != memory)
-		return error_set_path(err, ERR_INVALID, "$.guest.numa",
-				      "The nodes' memory_mb add up to %d, not the guest's %d.",
-				      total, memory);
-	return 0;
 }
 
 static int expand_kernel(json_object *k, enum job_origin origin, const char *base_dir,
@@ -546,7 +421,7 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 	json_object_object_foreach(in, name, v)
 	{
 		snprintf(path, sizeof(path), "$.variants.%s", name);
-		if (!safe_name(name))
+		if (!job_safe_name(name))
 			return error_set_path(err, ERR_INVALID, path,
 					      "Variant name '%s' may hold only letters, digits and "
 					      "'._-'.",
@@ -582,114 +457,6 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 	return 0;
 }
 
-static int expand_workloads(json_object *in, json_object **ret, int *ret_seconds,
-			    struct sl_error *err)
-{
-	char path[128];
-	_cleanup_json_ json_object *out = json_object_new_array();
-	int seconds = 0;
-	size_t n = json_object_array_length(in);
-	for (size_t i = 0; i < n; i++) {
-		json_object *w = json_object_array_get_idx(in, i);
-		snprintf(path, sizeof(path), "$.workloads[%zu]", i);
-		json_object *copy = NULL;
-		json_object_deep_copy(w, &copy, NULL);
-		json_object_array_add(out, copy);
-		const char *tool = job_json_string(copy, "tool");
-		if (!job_json_get(copy, "name"))
-			json_object_object_add(copy, "name", json_object_new_string(tool));
-		if (!job_json_get(copy, "args"))
-			json_object_object_add(copy, "args", json_object_new_array());
-		if (!job_json_get(copy, "timeout_s"))
-			json_object_object_add(copy, "timeout_s",
-					       json_object_new_int(DEFAULT_TIMEOUT_S));
-		if (!job_json_get(copy, "uid"))
-			json_object_object_add(copy, "uid", json_object_new_int(0));
-		int r = workload_args_check(tool, job_json_get(copy, "args"), path, err);
-		if (r < 0)
-			return r;
-		const char *name = job_json_string(copy, "name");
-		if (!safe_name(name))
-			return error_set_path(
-			    err, ERR_INVALID, path,
-			    "Workload name '%s' may hold only letters, digits and "
-			    "'._-'.",
-			    name);
-		for (size_t j = 0; j < i; j++) {
-			json_object *o = json_object_array_get_idx(out, j);
-			if (strcmp(job_json_string(o, "name"), name) == 0)
-				return error_set_path(err, ERR_INVALID, path,
-						      "Workload name '%s' is used twice; give "
-						      "each workload a distinct 'name'.",
-						      name);
-		}
-		seconds += job_json_int(copy, "timeout_s", DEFAULT_TIMEOUT_S);
-	}
-	*ret_seconds = seconds;
-	*ret = TAKE_PTR(out);
-	return 0;
-}
-
-static int check_gates(json_object *gates, json_object *workloads, struct sl_error *err)
-{
-	char path[128];
-	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
-		const char *wl = job_json_string(g, "workload");
-		snprintf(path, sizeof(path), "$.gates[%zu].workload", i);
-		bool found = false;
-		for (size_t j = 0; j < json_object_array_length(workloads); j++) {
-			json_object *w = json_object_array_get_idx(workloads, j);
-			if (wl && strcmp(job_json_string(w, "name"), wl) == 0)
-				found = true;
-		}
-		if (!found)
-			return error_set_path(err, ERR_INVALID, path,
-					      "Gate %zu names workload '%s', which the job does "
-					      "not run.",
-					      i, wl ? wl : "");
-	}
-	return 0;
-}
-
-/* The gates as run: the job's own (checked against its workloads); when it
- * names none, every workload's default gates, marked "default": true
- * (suite.h), unless defaults is false (the debug suite: none); "gates": []
- * (or "gates_opt_out": true without gates, the
- * expanded form of that) opts out and gives an empty list, which the caller
- * records as "gates_opt_out": true. Defaults that come out empty are
- * recorded as "gates": [] with "gates_opt_out": false, which expands to
- * itself again (not an opt-out). */
-static int expand_gates(json_object *full, json_object *workloads, bool defaults, json_object **ret,
-			bool *ret_opted_out, struct sl_error *err)
-{
-	json_object *gates = job_json_get(full, "gates");
-	json_object *opt_out = job_json_get(full, "gates_opt_out");
-	bool opted_out =
-	    json_object_is_type(opt_out, json_type_boolean) && json_object_get_boolean(opt_out);
-	if (opted_out && gates && json_object_array_length(gates) > 0)
-		return error_set_path(err, ERR_INVALID, "$.gates_opt_out",
-				      "gates_opt_out is true but the job names %zu gate(s); "
-				      "drop one or the other.",
-				      json_object_array_length(gates));
-	if (gates) {
-		int r = check_gates(gates, workloads, err);
-		if (r < 0)
-			return r;
-		bool said_no = json_object_is_type(opt_out, json_type_boolean) &&
-			       !json_object_get_boolean(opt_out);
-		*ret = json_object_get(gates);
-		*ret_opted_out = json_object_array_length(gates) == 0 && !said_no;
-		return 0;
-	}
-	json_object *out = json_object_new_array();
-	for (size_t i = 0; defaults && !opted_out && i < json_object_array_length(workloads); i++)
-		suite_add_default_gates(json_object_array_get_idx(workloads, i), out);
-	*ret = out;
-	*ret_opted_out = opted_out;
-	return 0;
-}
-
 int job_expand_json(json_object *spec, enum job_origin origin, const char *base_dir,
 		    const struct job_limits *limits, json_object **ret_expanded,
 		    struct sl_error *err)
@@ -719,7 +486,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	{
 		char path[192];
 		snprintf(path, sizeof(path), "$.kernels.%s", kname);
-		if (!safe_name(kname))
+		if (!job_safe_name(kname))
 			return error_set_path(err, ERR_INVALID, path,
 					      "Kernel name '%s' may hold only letters, digits and "
 					      "'._-'.",
@@ -735,7 +502,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object *guest_in = job_json_get(full, "guest");
 	/* Without vcpus, a topology gives the count (a bad one: expand_topology
 	 * names it below). */
-	int from_topology = topology_product(job_json_get(guest_in, "topology"));
+	int from_topology = job_topology_product(job_json_get(guest_in, "topology"));
 	int vcpus = job_json_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
 	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
 	if (vcpus < 1 || vcpus > limits->max_vcpus)
@@ -750,10 +517,10 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
 	json_object_object_add(out, "guest", guest);
-	r = expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	r = job_expand_topology(job_json_get(guest_in, "topology"), guest, err);
 	if (r < 0)
 		return r;
-	r = expand_numa(job_json_get(guest_in, "numa"), guest, err);
+	r = job_expand_numa(job_json_get(guest_in, "numa"), guest, err);
 	if (r < 0)
 		return r;
 	/* guest.pinning (docs/guests.md "Pinning"): kept when set, so a job
@@ -816,7 +583,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 				      "'fair', 'all' or 'debug').");
 	json_object *workloads = NULL;
 	int wl_seconds = 0;
-	r = expand_workloads(wl_in, &workloads, &wl_seconds, err);
+	r = job_expand_workloads(wl_in, &workloads, &wl_seconds, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "workloads", workloads);
@@ -858,7 +625,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
 	json_object *gates = NULL;
 	bool opted_out = false;
-	r = expand_gates(full, workloads, suite_gates_metrics(suite), &gates, &opted_out, err);
+	r = job_expand_gates(full, workloads, suite_gates_metrics(suite), &gates, &opted_out, err);
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "gates", gates);

@@ -42,5 +42,9 @@ json_object *suite_uid_shares(const char *name);
 /* Appends to gates (an array, borrowed) the default gates of one expanded
  * workload w (its name, tool and args): {"workload", "metric", "default":
  * true} each, thresholds left to the metric's default (compare/compare.c).
+ * under_load: w runs beside the job's loads (it is listed after the first
+ * of them); gates that do not hold under load are left out.
  * Returns how many it appended. */
+int suite_add_default_gates_at(json_object *w, json_object *gates, bool under_load);
+/* The same for a workload that does not run under load. */
 int suite_add_default_gates(json_object *w, json_object *gates);

@@ -90,6 +90,13 @@ static const struct tool_rules rules[] = {
       {0, "sleep-us", true, 0, 1000000}},
      {NULL},
      NULL},
+    /* schedlab's CPU (+ tmpfs I/O) load; --seconds 0 runs until stopped,
+     * which only a load is (job/load.c refuses it elsewhere). */
+    {"burn",
+     NULL,
+     {{0, "threads", true, 0, 256}, {0, "seconds", true, 0, 3600}, {0, "io-kib", true, 0, 1024}},
+     {NULL},
+     NULL},
     /* perf bench sched messaging: hackbench's exchange, groups of 20
      * senders and 20 receivers (perf 6.1 has no --fds), so 50 groups are
      * 2000 tasks, hackbench's bound. */

@@ -30,7 +30,7 @@ struct ct_thread {
 static const struct {
 	const char *suffix;
 	double q;
-} ct_quantiles[] = {{"p50", 0.50}, {"p99", 0.99}, {"p99.9", 0.999}};
+} ct_quantiles[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}, {"p99.9", 0.999}};
 
 static int get_num(json_object *o, const char *key, double lo, double hi, double *ret)
 {

@@ -98,6 +98,11 @@ int metrics_hackbench(const char *stdout_text, size_t stdout_len, json_object **
 		json_object_object_add(d, "message_bytes",
 				       json_object_new_int64((int64_t)st.bytes));
 	}
+	/* a load's throughput (docs/workloads.md "Loads"): each sender's loops
+	 * per second, the inverse of hackbench's seconds per loop */
+	if (st.have_loops && st.time_s > 0)
+		json_object_object_add(m, "loops_per_s",
+				       metrics_number((double)st.loops / st.time_s));
 	if (st.have_mode && st.have_loops && st.time_s > 0) {
 		double msgs =
 		    (double)st.groups * (double)st.fds * (double)st.fds * (double)st.loops;
@@ -121,7 +126,7 @@ static const char *hackbench_better(const char *metric)
 {
 	if (strcmp(metric, "time_s") == 0)
 		return "lower";
-	if (strcmp(metric, "messages_per_s") == 0)
+	if (strcmp(metric, "messages_per_s") == 0 || strcmp(metric, "loops_per_s") == 0)
 		return "higher";
 	return NULL;
 }

@@ -50,6 +50,7 @@ extern const struct metrics_plugin metrics_plugin_cyclictest;	    /* cyclictest.
 extern const struct metrics_plugin metrics_plugin_share;	    /* own_tool.c */
 extern const struct metrics_plugin metrics_plugin_slice;	    /* own_tool.c */
 extern const struct metrics_plugin metrics_plugin_wakeup;	    /* own_tool.c */
+extern const struct metrics_plugin metrics_plugin_burn;		    /* own_tool.c */
 extern const struct metrics_plugin metrics_plugin_hackbench;	    /* hackbench.c */
 extern const struct metrics_plugin metrics_plugin_pi_stress;	    /* pi_stress.c */
 extern const struct metrics_plugin metrics_plugin_pip_stress;	    /* pi_stress.c */
@@ -87,6 +88,12 @@ int metrics_stress_ng(const char *yaml_text, json_object **ret_metrics, json_obj
 /* perf-bench-sched: `perf bench sched messaging|pipe`'s stdout. */
 int metrics_perf_bench_sched(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
 			     json_object **ret_details, struct sl_error *err);
+
+/* A load's metrics (load.c): each of its completed iterations in load (the
+ * frame's "load" object, borrowed) through p's parser, the means of their
+ * metrics and the load.* counts. Same contract as metrics_from_workload(). */
+int metrics_load(const struct metrics_plugin *p, json_object *load, json_object *workload_spec,
+		 json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
 
 /* schedstat (schedstat.c): adds the schedstat.* differences between two
  * /proc/schedstat snapshots to metrics. 0, or ERR_INVALID with metrics

@@ -12,7 +12,7 @@ static const struct metrics_plugin *const metrics_plugins[] = {
     &metrics_plugin_rtmigrate,	&metrics_plugin_cyclictest,	  &metrics_plugin_share,
     &metrics_plugin_slice,	&metrics_plugin_hackbench,	  &metrics_plugin_pi_stress,
     &metrics_plugin_pip_stress, &metrics_plugin_cyclicdeadline,	  &metrics_plugin_stress_ng,
-    &metrics_plugin_wakeup,	&metrics_plugin_perf_bench_sched,
+    &metrics_plugin_wakeup,	&metrics_plugin_perf_bench_sched, &metrics_plugin_burn,
 };
 
 static const struct metrics_plugin *metrics_plugin_find(const char *tool)
@@ -60,7 +60,10 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 		return error_set(err, ERR_INVALID, 0, "The tool '%.64s' is not one schedlab knows.",
 				 tool);
 	json_object *m = NULL, *d = NULL;
-	int r = p->parse(&out, workload_spec, &m, &d, err);
+	json_object *load = metrics_get(workload_payload, "load");
+	int r = json_object_is_type(load, json_type_object)
+		    ? metrics_load(p, load, workload_spec, &m, &d, err)
+		    : p->parse(&out, workload_spec, &m, &d, err);
 	if (r < 0)
 		return r;
 	/* a kernel with "schedstat": true: the agent's snapshots around it */
@@ -93,6 +96,7 @@ const char *metrics_better(const char *tool, const char *metric)
 	if (!metric)
 		return "none";
 	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "segments") == 0 ||
+	    strncmp(metric, "load.", 5) == 0 || strcmp(metric, "cpu_fraction") == 0 ||
 	    strncmp(metric, "schedstat.", 10) == 0)
 		return "none";
 	const struct metrics_plugin *p = metrics_plugin_find(tool);

@@ -49,5 +49,18 @@ bool metrics_failure_reason(const char *tool, json_object *workload_payload, cha
  * error, else "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
+/* A load's CPU time over the measured window per CPU it should occupy,
+ * from its frame's "load" object (docs/workloads.md "Loads"); *ret_ok is
+ * false when the frame has none, it is out of bounds or the window was
+ * too short to judge. */
+double metrics_load_cpu_fraction(json_object *workload_payload, bool *ret_ok);
+
+/* Whether the load whose frame is workload_payload did not load: its CPU
+ * fraction is under the spec's min_cpu (0.5 when absent) or cannot be
+ * read. Then one sentence into buf says why. false for a workload frame
+ * without a "load" object. */
+bool metrics_load_shortfall(json_object *workload_payload, json_object *workload_spec, char *buf,
+			    size_t len);
+
 /* rt-migrate-test's own --maxerr default in microseconds (rt-tests 2.4). */
 #define RTMIGRATE_DEFAULT_MAXERR_US 1000

@@ -116,3 +116,19 @@ const struct metrics_plugin metrics_plugin_wakeup = {
     .parse = own_tool_parse,
     .better = wakeup_better,
 };
+
+static const char *burn_better(const char *metric)
+{
+	if (strcmp(metric, "ops_per_s") == 0)
+		return "higher";
+	return NULL; /* cpu_fraction: none */
+}
+
+/* burn (workloads/burn.c): a CPU (+ tmpfs I/O) load; ops_per_s is its
+ * throughput. */
+const struct metrics_plugin metrics_plugin_burn = {
+    .tool = "burn",
+    .all_lower = false,
+    .parse = own_tool_parse,
+    .better = burn_better,
+};

@@ -1,11 +1,16 @@
 /* cyclictest charts: the latency histograms of every variant overlaid, with
  * the p99 and maximum marked; without histograms, per-run boxes of the
- * latency metrics. */
+ * latency metrics. A cyclictest under load is drawn beside the same tool
+ * run idle in the same job (docs/reports.md). */
+#include <stdio.h>
 #include <string.h>
 
 #include "report/report-internal.h"
 
-int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload)
+/* The chart of one cyclictest workload: its histograms under title, or,
+ * without them, per-run boxes under box_title. */
+static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char *workload,
+			    const char *title, const char *box_title)
 {
 	static const char *const metrics[] = {"latency_us.min",	  "latency_us.p50",
 					      "latency_us.avg",	  "latency_us.p99",
@@ -47,7 +52,6 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 		charts_values_done(&p99);
 		charts_values_done(&max);
 	}
-	charts_section_begin(o, workload, "cyclictest", "wakeup latency");
 	if (any_hist) {
 		struct html_buf *cap = html_buf_new();
 		html_buf_puts(cap, "Latency histograms of all ok runs per variant, overlaid, on "
@@ -59,14 +63,13 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 					" %.0f samples above the histogram\xe2\x80\x99s range "
 					"are counted in the metrics but not drawn.",
 					overflow);
-		drawn = charts_histograms(o, c, h, "cyclictest latency histogram",
-					  "latency (\xc2\xb5s)", marks, mark_names, 2,
-					  html_buf_data(cap));
+		drawn = charts_histograms(o, c, h, title, "latency (\xc2\xb5s)", marks, mark_names,
+					  2, html_buf_data(cap));
 		html_buf_free(cap);
 	} else {
 		drawn = charts_metric_boxes(
-		    o, c, workload, "cyclictest latency per run", "latency (\xc2\xb5s)", SVG_LOG10,
-		    metrics, labels, ELEMENTSOF(metrics), NULL, NULL,
+		    o, c, workload, box_title, "latency (\xc2\xb5s)", SVG_LOG10, metrics, labels,
+		    ELEMENTSOF(metrics), NULL, NULL,
 		    "The result holds no per-bucket histogram, so each dot is one run\xe2\x80\x99s "
 		    "latency statistic (boxes: quartiles over runs, when there are 4 or more).");
 	}
@@ -75,6 +78,28 @@ int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *work
 		charts_values_done(&marks[i * 2]);
 		charts_values_done(&marks[i * 2 + 1]);
 	}
-	html_buf_puts(o, "</section>\n");
+	return drawn;
+}
+
+int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload,
+		      const char *idle_twin)
+{
+	char title[160];
+	int drawn;
+
+	if (!idle_twin) {
+		charts_section_begin(o, workload, "cyclictest", "wakeup latency");
+		drawn = cyclictest_chart(o, c, workload, "cyclictest latency histogram",
+					 "cyclictest latency per run");
+		html_buf_puts(o, "</section>\n");
+		return drawn;
+	}
+	charts_section_begin(o, workload, "cyclictest", "wakeup latency under load, beside idle");
+	html_buf_puts(o, "<div class=\"pair\">\n");
+	snprintf(title, sizeof(title), "%.60s: under load", workload);
+	drawn = cyclictest_chart(o, c, workload, title, title);
+	snprintf(title, sizeof(title), "%.60s: idle (the same job)", idle_twin);
+	drawn += cyclictest_chart(o, c, idle_twin, title, title);
+	html_buf_puts(o, "</div>\n</section>\n");
 	return drawn;
 }

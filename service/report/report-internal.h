@@ -150,7 +150,12 @@ int charts_metric_boxes(struct html_buf *o, struct report_ctx *c, const char *wo
 
 /* ---- charts_<tool>.c: the charts of one tool; return the charts drawn ---- */
 
-int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload);
+/* idle_twin: a cyclictest workload of the same job run idle, drawn beside
+ * workload (run under load), or NULL. */
+int charts_cyclictest(struct html_buf *o, struct report_ctx *c, const char *workload,
+		      const char *idle_twin);
+/* A load's throughput and CPU use per run, per variant (charts_load.c). */
+int charts_load(struct html_buf *o, struct report_ctx *c, const char *workload, const char *tool);
 int charts_rtmigrate(struct html_buf *o, struct report_ctx *c, const char *workload);
 int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload);
 int charts_slice(struct html_buf *o, struct report_ctx *c, const char *workload);

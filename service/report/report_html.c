@@ -420,10 +420,12 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 /* Charts of one workload (by its name in the job and its tool); appends a
  * <section> when there is anything to draw. Returns the charts drawn. */
 static int workload_charts(struct html_buf *o, struct report_ctx *c, const char *workload,
-			   const char *tool)
+			   const char *tool, bool load, const char *idle_twin)
 {
+	if (load)
+		return charts_load(o, c, workload, tool);
 	if (strcmp(tool, "cyclictest") == 0)
-		return charts_cyclictest(o, c, workload);
+		return charts_cyclictest(o, c, workload, idle_twin);
 	if (strcmp(tool, "rt-migrate-test") == 0)
 		return charts_rtmigrate(o, c, workload);
 	if (strcmp(tool, "share") == 0)
@@ -447,11 +449,22 @@ static int section_charts(struct html_buf *o, struct report_ctx *c)
 						       "workloads");
 		}
 	}
+	/* the loads run beside the workloads listed after the first of them
+	 * (docs/workloads.md "Loads"); a cyclictest there is drawn beside the
+	 * first cyclictest listed before it, which ran idle */
+	const char *idle_ct = NULL;
+	bool loaded = false;
 	for (size_t i = 0; wls && i < json_object_array_length(wls) && i < 32; i++) {
 		json_object *w = json_object_array_get_idx(wls, i);
 		const char *name = report_str(w, "name"), *tool = report_str(w, "tool");
+		json_object *lj = report_get(w, "load");
+		bool load =
+		    json_object_is_type(lj, json_type_boolean) && json_object_get_boolean(lj);
+		loaded |= load;
+		if (name && tool && !loaded && !idle_ct && strcmp(tool, "cyclictest") == 0)
+			idle_ct = name;
 		if (name && tool)
-			charts += workload_charts(o, c, name, tool);
+			charts += workload_charts(o, c, name, tool, load, loaded ? idle_ct : NULL);
 	}
 	return charts;
 }

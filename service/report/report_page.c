@@ -42,6 +42,7 @@ static const char page_css[] =
     "details{margin:6px 0}summary{cursor:pointer;color:#005A8C}"
     "figure{margin:14px 0}figcaption{font-size:13px;color:#444;max-width:1080px}"
     "svg{max-width:100%;height:auto;display:block}"
+    ".pair{display:flex;flex-wrap:wrap;gap:0 18px}.pair figure{flex:1 1 480px;min-width:0}"
     ".muted{color:#666}.run{border-left:4px solid #A33F00;padding:2px 0 2px 14px;margin:16px 0}";
 
 void report_page_begin(struct html_buf *o, const char *title)

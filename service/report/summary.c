@@ -348,6 +348,13 @@ static void print_comparison(FILE *f, json_object *c)
 	fmt_num(b, sizeof(b), get(get(c, "baseline"), "median"));
 	fmt_num(cand, sizeof(cand), get(get(c, "candidate"), "median"));
 	fmt_num(ch, sizeof(ch), get(c, "change"));
+	/* the % change beside the absolute one, as latency numbers are quoted */
+	json_object *pct = get(c, "change_pct");
+	char chp[48];
+	if (json_object_is_type(pct, json_type_double) || json_object_is_type(pct, json_type_int))
+		snprintf(chp, sizeof(chp), "%s (%+.1f%%)", ch, json_object_get_double(pct));
+	else
+		snprintf(chp, sizeof(chp), "%s", ch);
 	json_object *ci = get(c, "ci95");
 	if (!json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2)
 		ci = NULL;
@@ -365,8 +372,8 @@ static void print_comparison(FILE *f, json_object *c)
 	/* The threshold beside the verdict, and why an undecided row is
 	 * undecided, so that reads as the rule, not as a bug. */
 	summary_unchanged_note(c, thr, note, sizeof(note));
-	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
-		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, ch, lo, hi, p,
+	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
+		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, chp, lo, hi, p,
 		thr, str(c, "verdict", "?"), note);
 }
 
@@ -470,7 +477,7 @@ void summary_print(FILE *f, json_object *result)
 		"\nComparisons against baseline '%s' (medians; * = gated; interval: of the "
 		"shift, at 1 - 2 alpha)\n",
 		str(get(result, "job"), "baseline", "?"));
-	fprintf(f, "  %-14s %-16s %-30s %10s %10s %10s  %s %6s  %-9s %s\n", "variant", "workload",
+	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  %s %6s  %-9s %s\n", "variant", "workload",
 		"metric", "baseline", "candidate", "change", "[interval]", "p", "threshold",
 		"verdict");
 	if (n == 0)

@@ -29,6 +29,7 @@ static const struct {
     {"share", INITRAMFS_WORKLOAD_DIR "/share", NULL, false},
     {"slice", INITRAMFS_WORKLOAD_DIR "/slice", NULL, false},
     {"wakeup", INITRAMFS_WORKLOAD_DIR "/wakeup", NULL, false},
+    {"burn", INITRAMFS_WORKLOAD_DIR "/burn", NULL, false},
     {"crashme", INITRAMFS_WORKLOAD_DIR "/crashme", NULL, false},
 };
 
@@ -169,11 +170,28 @@ static json_object *plan_workload(const struct job_workload *w, size_t i)
 		 * says, and schedlab counts inversions itself from the
 		 * per-iteration start times (metrics_rtmigrate.c). */
 	}
+	/* cyclictest -h prints its histogram on stdout too, one line per
+	 * bucket: 420 KB for -h20000, which the agent sent over the serial
+	 * port in tens of seconds of a loaded guest. The metrics read the
+	 * --json file; a job's own --histfile comes later and wins. */
+	if (strcmp(w->tool, "cyclictest") == 0)
+		json_object_array_add(argv, json_object_new_string("--histfile=/dev/null"));
 	for (size_t j = 0; j < w->n_args; j++)
 		json_object_array_add(argv, json_object_new_string(w->args[j]));
 	json_object_object_add(pw, "argv", argv);
 	json_object_object_add(pw, "timeout_s", json_object_new_int(w->timeout_s));
 	json_object_object_add(pw, "uid", json_object_new_int(w->uid));
+	/* a load (docs/workloads.md "Loads") and the CPUs it is pinned to */
+	json_object *load = NULL, *cpus = NULL, *nice = NULL;
+	if (w->spec && json_object_object_get_ex(w->spec, "nice", &nice) &&
+	    json_object_is_type(nice, json_type_int) && json_object_get_int(nice) != 0)
+		json_object_object_add(pw, "nice", json_object_new_int(json_object_get_int(nice)));
+	if (w->spec && json_object_object_get_ex(w->spec, "load", &load) &&
+	    json_object_get_boolean(load))
+		json_object_object_add(pw, "load", json_object_new_boolean(1));
+	if (w->spec && json_object_object_get_ex(w->spec, "cpus", &cpus) &&
+	    json_object_is_type(cpus, json_type_array))
+		json_object_object_add(pw, "cpus", json_object_get(cpus));
 	return pw;
 }
 

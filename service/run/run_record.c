@@ -167,12 +167,17 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 	int sig = json_object_is_type(sg, json_type_int) ? json_object_get_int(sg) : 0;
 	json_object *to = get(payload, "timed_out");
 	const char *agent_err = get_str(payload, "error");
+	char short_of[300];
 	if (to && json_object_get_boolean(to)) {
 		snprintf(why, why_len, "workload '%s' timed out", name);
 		json_object_object_add(rec, "status", json_object_new_string("timeout"));
 	} else if (agent_err) {
 		snprintf(why, why_len, "workload '%s' could not run: %.*s", name,
 			 (int)json_utf8_cut(agent_err, strlen(agent_err), 300, false), agent_err);
+		json_object_object_add(rec, "status", json_object_new_string("error"));
+	} else if (metrics_load_shortfall(payload, w->spec, short_of, sizeof(short_of))) {
+		/* a load that did not load: never a quiet idle measurement */
+		snprintf(why, why_len, "load '%s' did not load: %s", name, short_of);
 		json_object_object_add(rec, "status", json_object_new_string("error"));
 	} else if (exit_code != 0 || sig > 0) {
 		/* A tool that stops itself with a signal (pi_stress's watchdog

@@ -14,11 +14,11 @@ set -euo pipefail
 e2e_need python3
 e2e_tmpdir
 cd "$E2E_ROOT"
-make -s build/agent build/workloads/share build/workloads/slice build/workloads/crashme build/workloads/wakeup
+make -s build/agent build/workloads/share build/workloads/slice build/workloads/crashme build/workloads/wakeup build/workloads/burn
 [ "$(id -u)" -eq 0 ] || e2e_skip "needs root (the share hogs switch uid)"
 T=$E2E_TMP
 
-for w in share slice crashme wakeup; do
+for w in share slice crashme wakeup burn; do
 	build/workloads/$w --help | grep -q Usage || e2e_fail "$w --help"
 done
 build/workloads/share --uids 1000:0 2>/dev/null && e2e_fail "share accepted 0 hogs"
@@ -110,4 +110,29 @@ assert m["requests_per_s"] > 0 and d["requests"] > 0, (m, d)
 # at most 4 workers x (1 s / 200 us) requests fit in the window
 assert d["requests"] <= 4 * 5000, d
 EOF
+# loads through the agent (docs/workloads.md "Loads"): burn pinned to CPU 0
+# beside a 2 s measured workload, stopped by SIGTERM with its result; a load
+# that crashes is given up on after 5 failures and the agent reports it
+build/workloads/burn --threads 0 --seconds 0 --io-kib 2000 2>/dev/null && e2e_fail "burn accepted --io-kib 2000"
+cat >"$T/load-plan.json" <<EOF2
+{"workloads": [{"name": "burn", "argv": ["$E2E_ROOT/build/workloads/burn", "--io-kib", "64"], "load": true, "cpus": [0]},
+  {"name": "crash", "argv": ["$E2E_ROOT/build/workloads/crashme", "exit", "3"], "load": true},
+  {"name": "sleep", "argv": ["/bin/sleep", "2"], "timeout_s": 10}]}
+EOF2
+rc=0; build/agent --root "$T/root" --out "$T/load-frames" --plan "$T/load-plan.json" 2>"$T/load.log" || rc=$?
+[ "$rc" -eq 1 ] || { cat "$T/load.log"; e2e_fail "the agent exited $rc with a crashing load, expected 1"; }
+build/agent --decode "$T/load-frames" | sed -n 's/^workload //p' >"$T/load.json"
+python3 - "$T/load.json" <<'EOF2'
+import json, sys
+f = {w["name"]: w for w in map(json.loads, open(sys.argv[1]))}
+b, c = f["burn"]["load"], f["crash"]["load"]
+print("burn load:", {k: b[k] for k in ("starts", "completed", "cpu_us", "window_ms", "cpus")})
+assert f["burn"]["error"] is None and b["completed"] == 1 and b["failures"] == 0, b
+assert b["cpus"] == 1 and b["window_ms"] >= 1900 and b["cpu_us"] > 0.05 * b["window_ms"] * 1000, b
+assert json.loads(b["outputs"][0])["metrics"]["ops_per_s"] > 0, b["outputs"]
+assert c["gave_up"] and c["failures"] == 5 and c["last_failure"] == "exit status 3", c
+assert "load 'crash' failed 5 times in a row" in f["crash"]["error"], f["crash"]["error"]
+assert f["sleep"]["exit_code"] == 0 and "load" not in f["sleep"], f["sleep"]
+EOF2
+pgrep -f "$E2E_ROOT/build/workloads/burn" && e2e_fail "a burn load survived the agent"
 echo "ok"

@@ -6,6 +6,8 @@
 #   - the screenshot is not blank and shows the charts' colours,
 #   - the DOM holds exactly the expected number of <svg> charts (5: start
 #     delay, inversions, cyclictest histogram, share, slice), the same as the file,
+#   - under load, the loaded cyclictest's histograms beside the idle one's and
+#     the load's throughput per variant,
 #   - a hostile result (job named <script>alert(1)</script>, ...) yields no
 #     script element and shows the names as text,
 #   - the page names no external resource.
@@ -183,6 +185,53 @@ assert '<h3 id="calibration">A/A calibration used</h3>' in dom, "no calibration 
 assert "<code>abababababab</code>" in dom and "e2e-host" in dom, "calibration not named"
 print(f"interference strip: {runs} runs, {noisy} noisy, calibration named")
 PY
+
+# Under load (docs/workloads.md "Loads"): the golden result with a load and
+# a cyclictest run beside it. The loaded cyclictest's histograms are drawn
+# beside the idle one's in one section, and the load's throughput and CPU
+# use per variant: expected_charts + 2 + 2 charts.
+python3 - "$E2E_ROOT/tests/data/report/result.json" >underload.json <<'PY'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+r["job"]["workloads"] += [
+    {"name": "hackbench-load", "tool": "hackbench", "load": True, "args": ["-p"], "timeout_s": 30, "uid": 0},
+    {"name": "cyclictest-loaded", "tool": "cyclictest", "args": ["-t", "-a", "-h20000"], "timeout_s": 60, "uid": 0}]
+for vi, v in enumerate(r["variants"].values()):
+    for k, run in enumerate(v.get("runs", [])):
+        ct = next((w for w in run["workloads"] if w["name"] == "cyclictest"), None)
+        if ct is None:
+            continue
+        loaded = copy.deepcopy(ct)
+        loaded["name"] = "cyclictest-loaded"
+        loaded["details"]["histogram"] = [[b * 8 + 40, n] for b, n in ct["details"]["histogram"]]
+        run["workloads"].append(loaded)
+        run["workloads"].append({"name": "hackbench-load", "tool": "hackbench", "status": "ok",
+            "exit_code": 0, "metrics": {"loops_per_s": 90.0 - 20 * vi + k, "time_s": 1.1,
+            "load.cpu_fraction": 0.42 + 0.01 * k, "load.iterations": 9, "load.restarts": 9,
+            "load.failures": 0}, "details": {}})
+json.dump(r, sys.stdout)
+PY
+"$SCHEDLAB" report underload.json -o underload.html 2>underload.err
+e2e_chromium --dump-dom "file://$PWD/underload.html" >underload-dom.html
+python3 - underload-dom.html "$expected_charts" <<'PY'
+import re, sys
+dom, base = open(sys.argv[1]).read(), int(sys.argv[2])
+n = dom.count("<svg ")
+assert n == base + 4, f"{n} charts in the DOM under load, expected {base + 4}"
+sec = re.search(r'<section class="workload" data-tool="cyclictest">\s*<h2>cyclictest-loaded \(cyclictest\)'
+                r': wakeup latency under load, beside idle</h2>(.*?)</section>', dom, re.S)
+assert sec, "no section of cyclictest-loaded beside idle"
+body = sec.group(1)
+assert '<div class="pair">' in body and body.count("<svg ") == 2, "not two charts side by side"
+assert "cyclictest-loaded: under load" in body and "cyclictest: idle (the same job)" in body, \
+    "the charts do not say which is under load and which idle"
+load = re.search(r'<h2>hackbench-load \(hackbench\): load throughput</h2>(.*?)</section>', dom, re.S)
+assert load and load.group(1).count("<svg ") == 2, "no throughput and CPU charts of the load"
+assert "load throughput per run" in load.group(1) and "load CPU use per run" in load.group(1)
+print(f"under load: {n} charts; cyclictest-loaded beside cyclictest idle; the load's throughput")
+PY
+e2e_chromium --screenshot="$PWD/underload.png" --window-size=1280,6000 "file://$PWD/underload.html" >/dev/null
+[ -s underload.png ] || e2e_fail "Chromium wrote no screenshot of the under-load report"
 
 # A real result, when `make demo` has left one: it must render with charts.
 demo="$E2E_ROOT/build/demo-result.json"

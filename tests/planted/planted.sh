@@ -116,3 +116,22 @@ PY
 		e2e_fail "junit.xml has a failure although the verdict passed"
 	fi
 }
+
+# planted_expect_regressed_in WORKLOAD_GLOB METRIC_GLOB: some gated comparison
+# of variant 'patched' on METRIC_GLOB regressed, and every such one is of a
+# workload matching WORKLOAD_GLOB (the under-load workloads: *-loaded,
+# *-load), so the idle measurement did not see it.
+planted_expect_regressed_in() {
+	python3 - "$PLANTED_DIR/result.json" "$1" "$2" <<'PY'
+import fnmatch, json, sys
+r = json.load(open(sys.argv[1]))
+wl, metric = sys.argv[2], sys.argv[3]
+comps = [c for c in r["comparisons"]
+         if c["variant"] == "patched" and c.get("gated") and c["verdict"] == "regressed"
+         and fnmatch.fnmatchcase(c["metric"], metric)]
+assert comps, f"no gated '{metric}' comparison regressed"
+bad = [c["workload"] for c in comps if not fnmatch.fnmatchcase(c["workload"], wl)]
+assert not bad, f"'{metric}' regressed in {bad}, outside '{wl}'"
+print("ok: regressed only under load:", sorted({(c["workload"], c["metric"]) for c in comps}))
+PY
+}

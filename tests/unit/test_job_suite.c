@@ -138,7 +138,7 @@ static void test_debug_variants(void **state)
 	assert_int_equal(json_object_object_length(kernels), 2);
 	assert_string_equal(job_json_string(job_json_get(kernels, "base"), "debug"), "lockdep");
 	assert_string_equal(job_json_string(job_json_get(kernels, "patched"), "debug"), "lockdep");
-	assert_int_equal(json_object_array_length(job_json_get(j, "workloads")), 4);
+	assert_int_equal(json_object_array_length(job_json_get(j, "workloads")), 8);
 	assert_int_equal(json_object_array_length(job_json_get(j, "gates")), 0);
 	/* no gates because the suite adds none, not an opt-out; and the stored
 	 * form expands to itself (before, it came back opted out: fuzz_job) */
@@ -186,13 +186,21 @@ static void test_suites_expand(void **state)
 	    {"latency", "cyclictest", "cyclictest/latency_us.p99* cyclictest/latency_us.avg*",
 	     false},
 	    {"fair", "share slice", "share/share_error* slice/slice_overrun_us.mean*", true},
-	    {"all", "rt-migrate-test cyclictest share slice",
+	    {"under-load", "hackbench-load burn-load cyclictest-loaded rt-migrate-test-loaded",
+	     "hackbench-load/loops_per_s* burn-load/ops_per_s* cyclictest-loaded/latency_us.p99* "
+	     "cyclictest-loaded/latency_us.avg*",
+	     false},
+	    {"all",
+	     "rt-migrate-test cyclictest share slice hackbench-load burn-load cyclictest-loaded "
+	     "rt-migrate-test-loaded",
 	     "rt-migrate-test/inversions* cyclictest/latency_us.p99* cyclictest/latency_us.avg* "
-	     "share/share_error* slice/slice_overrun_us.mean*",
+	     "share/share_error* slice/slice_overrun_us.mean* hackbench-load/loops_per_s* "
+	     "burn-load/ops_per_s* cyclictest-loaded/latency_us.p99* "
+	     "cyclictest-loaded/latency_us.avg*",
 	     true},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
-		char text[512], names[256], gates[512];
+		char text[512], names[512], gates[1024];
 		/* The CI shorthand, as `schedlab test --suite S` writes it. */
 		snprintf(text, sizeof(text), SHORT(",\"suite\":\"%s\""), want[i].suite);
 		json_object *out = expand_ok(text, JOB_ORIGIN_SERVICE, NULL);
@@ -321,6 +329,47 @@ static void test_new_tools_default_gates(void **state)
 	expect_error(SHORT(",\"workloads\":[{\"tool\":\"perf-bench-sched\",\"args\":["
 			   "\"numa\"]}]"),
 		     "$.workloads[0].args[0]", "messaging, pipe");
+}
+
+/* Loads (job/load.h): their default gate is their throughput, they get
+ * the default min_cpu (half an even split), and what cannot be a load or
+ * leaves nothing to measure is refused naming the field. */
+static void test_loads_expand(void **state)
+{
+	(void)state;
+	json_object *out = expand_ok(
+	    SHORT(",\"workloads\":[{\"tool\":\"cyclictest\",\"args\":[\"-h\",\"100\"]},"
+		  "{\"name\":\"hb\",\"tool\":\"hackbench\",\"args\":[\"-p\"],\"load\":true},"
+		  "{\"name\":\"b\",\"tool\":\"burn\",\"load\":true,\"cpus\":[1]}]"),
+	    JOB_ORIGIN_SERVICE, NULL);
+	char gates[512];
+	gate_list(out, gates, sizeof(gates));
+	assert_string_equal(gates, "cyclictest/latency_us.p99* cyclictest/latency_us.avg* "
+				   "hb/loops_per_s* b/ops_per_s*");
+	json_object *wls = job_json_array(out, "workloads");
+	assert_null(job_json_get(json_object_array_get_idx(wls, 0), "min_cpu"));
+	assert_true(json_object_get_double(
+			job_json_get(json_object_array_get_idx(wls, 1), "min_cpu")) == 0.25);
+	/* the expanded form expands to itself */
+	json_object *again = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(job_expand_json(out, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err), 0);
+	assert_true(json_object_equal(out, again));
+	json_object_put(again);
+	json_object_put(out);
+
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"cyclictest\","
+			   "\"load\":true}]"),
+		     "$.workloads[1].load", "cannot be a load");
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"burn\",\"load\":true}]"), "$.workloads",
+		     "at least one measured");
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"burn\"}]"), "$.workloads[0].args",
+		     "only a load is stopped");
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\",\"min_cpu\":0.5}]"),
+		     "$.workloads[0].min_cpu", "not a load");
+	expect_error(SHORT(",\"workloads\":[{\"tool\":\"slice\"},{\"tool\":\"burn\","
+			   "\"load\":true,\"args\":[\"--cpus\",\"1\"]}]"),
+		     "$.workloads[1].args[0]", NULL);
 }
 
 static void test_gates_explicit_and_opt_out(void **state)
@@ -457,6 +506,7 @@ int main(void)
 	    cmocka_unit_test(test_debug_variants),
 	    cmocka_unit_test(test_suite_settings_yield_to_the_job),
 	    cmocka_unit_test(test_new_tools_default_gates),
+	    cmocka_unit_test(test_loads_expand),
 	    cmocka_unit_test(test_gates_explicit_and_opt_out),
 	    cmocka_unit_test(test_old_expanded_job_loads),
 	    cmocka_unit_test(test_cli_sources_made_absolute),

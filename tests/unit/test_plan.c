@@ -112,6 +112,32 @@ static void test_stress_ng_yaml_and_initramfs_tools(void **state)
 		assert_string_not_equal(tools[i], "/usr/bin/stress-ng");
 }
 
+/* cyclictest's stdout histogram goes to /dev/null (the metrics read its
+ * JSON file) before the job's args; a load carries load, nice and cpus. */
+static void test_cyclictest_and_load_argv(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *job =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS
+			",\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"b\",\"tool\":\"burn\",\"load\":true,"
+			"\"nice\":19,\"cpus\":[1]},{\"name\":\"ct\",\"tool\":\"cyclictest\","
+			"\"args\":[\"-h\",\"100\"]}]}");
+	assert_non_null(job);
+	json_object *plan = NULL;
+	assert_int_equal(plan_build(job, "a", "r6", &plan, NULL), 0);
+	json_object *b = json_object_array_get_idx(field(plan, "workloads"), 0);
+	json_object *ct = json_object_array_get_idx(field(plan, "workloads"), 1);
+	assert_string_equal(json_object_to_json_string(field(ct, "argv")),
+			    "[ \"\\/usr\\/bin\\/cyclictest\", \"--json=\\/tmp\\/w1.json\", "
+			    "\"--histfile=\\/dev\\/null\", \"-h\", \"100\" ]");
+	assert_false(json_object_object_get_ex(ct, "load", NULL));
+	assert_true(json_object_get_boolean(field(b, "load")));
+	assert_int_equal(json_object_get_int(field(b, "nice")), 19);
+	assert_string_equal(json_object_to_json_string(field(b, "cpus")), "[ 1 ]");
+	json_object_put(plan);
+}
+
 /* perf-bench-sched runs `perf bench sched <job's args>`; perf is in the
  * initramfs only for jobs that run it. */
 static void test_perf_bench_sched_argv(void **state)
@@ -179,6 +205,7 @@ int main(void)
 	    cmocka_unit_test(test_explicit_hrtick_feature_wins),
 	    cmocka_unit_test(test_stress_ng_yaml_and_initramfs_tools),
 	    cmocka_unit_test(test_perf_bench_sched_argv),
+	    cmocka_unit_test(test_cyclictest_and_load_argv),
 	    cmocka_unit_test(test_schedstat_plan),
 	    cmocka_unit_test(test_unknown_variant),
 	};

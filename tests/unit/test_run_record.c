@@ -270,6 +270,56 @@ static void test_pi_stress_deadlock_reason(void **state)
 	job_free(s);
 }
 
+/* A load (docs/workloads.md "Loads") under its CPU floor makes the run an
+ * error naming it; one above it gets its throughput and load.* metrics. */
+static void test_load_floor(void **state)
+{
+	(void)state;
+	struct job *s =
+	    job_fixture("{\"name\":\"t\",\"baseline\":\"a\",\"kernels\":" JOB_FIXTURE_KERNELS ","
+			"\"variants\":{\"a\":{\"kernel\":\"k\"},\"b\":{\"kernel\":\"k\"}},"
+			"\"workloads\":[{\"name\":\"burn\",\"tool\":\"burn\",\"load\":true},"
+			"{\"name\":\"rtm\",\"tool\":\"rt-migrate-test\","
+			"\"args\":[\"-p\",\"60\",\"-l\",\"20\",\"3\"]}]}");
+	assert_non_null(s);
+	for (int pass = 0; pass < 2; pass++) {
+		/* 2 CPUs for 4 s: 0.4 CPU s is 5 %, 6 CPU s 75 % (floor 50 %) */
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "{\"index\":0,\"exit_code\":0,\"signal\":0,\"timed_out\":false,"
+			 "\"stdout\":\"\",\"error\":null,\"load\":{\"starts\":1,\"completed\":1,"
+			 "\"failures\":0,\"cpu_us\":%d,\"window_ms\":4000,\"cpus\":2,"
+			 "\"outputs\":[\"{\\\"metrics\\\":{\\\"ops_per_s\\\":500}}\\n\"]}}",
+			 pass ? 6000000 : 400000);
+		json_object *p = json_tokener_parse(text);
+		assert_non_null(p);
+		json_object *rtm = workload_payload(0, false);
+		json_object_object_add(rtm, "index", json_object_new_int(1));
+		json_object *frames = json_object_new_array(), *run = new_run();
+		json_object_array_add(frames, frame("workload", rtm));
+		json_object_array_add(frames, frame("workload", p));
+		json_object_array_add(frames, frame("summary", summary(NULL)));
+		run_record_fill(run, s, frames);
+		json_object *w = json_object_array_get_idx(get(run, "workloads"), 0);
+		if (pass == 0) {
+			assert_string_equal(json_object_get_string(get(run, "status")), "error");
+			const char *reason = json_object_get_string(get(run, "reason"));
+			if (!strstr(reason,
+				    "load 'burn' did not load: it used 5 % of its 2 CPU(s)"))
+				fail_msg("reason '%s'", reason);
+			assert_string_equal(json_object_get_string(get(w, "status")), "error");
+		} else {
+			assert_string_equal(json_object_get_string(get(run, "status")), "ok");
+			json_object *m = get(w, "metrics");
+			assert_true(json_object_get_double(get(m, "ops_per_s")) == 500);
+			assert_true(json_object_get_double(get(m, "load.cpu_fraction")) == 0.75);
+		}
+		json_object_put(run);
+		json_object_put(frames);
+	}
+	job_free(s);
+}
+
 /* "pinning" (docs/guests.md "Pinning"): the choice and what libvirt applied,
  * or the reason; a pinned run whose applied lists differ becomes an error,
  * one libvirt could not read back stays ok. */
@@ -333,6 +383,7 @@ int main(void)
 	    cmocka_unit_test(test_numa_read_back),
 	    cmocka_unit_test(test_pinning_record),
 	    cmocka_unit_test(test_pi_stress_deadlock_reason),
+	    cmocka_unit_test(test_load_floor),
 	    cmocka_unit_test(test_first_failure_is_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

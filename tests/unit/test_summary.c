@@ -70,6 +70,16 @@ static void test_thresholds_and_unchanged(void **state)
 	expect(out, "\u00b1500      regressed\n");
 	/* Gated first. */
 	assert_true(strstr(out, "inversions *") < strstr(out, "inversion_max_us"));
+	/* the % change beside the absolute one when the comparison has it */
+	_cleanup_free_ char *pct =
+	    summary("{\"job\":{\"name\":\"j\",\"baseline\":\"baseline\",\"gates\":[]},"
+		    "\"variants\":{\"baseline\":{\"runs\":[]},\"patched\":{\"runs\":[]}},"
+		    "\"comparisons\":[{\"variant\":\"patched\",\"workload\":\"cyclictest-loaded\","
+		    "\"metric\":\"latency_us.p99.9\",\"baseline\":{\"median\":400},\"candidate\":"
+		    "{\"median\":3000},\"change\":2600,\"change_pct\":650,\"ci95\":[2000,3000],"
+		    "\"p_value\":0.008,\"threshold\":100,\"gated\":false,\"verdict\":\"changed\"}],"
+		    "\"verdict\":\"pass\",\"verdict_reasons\":[]}");
+	expect(pct, " 400       3000     2600 (+650.0%)  [2000, 3000]");
 	expect(out, "gates: the workloads' defaults (docs/workloads.md): "
 		    "rt-migrate-test/inversions\n");
 }

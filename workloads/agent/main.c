@@ -21,6 +21,8 @@
 #include <sys/utsname.h>
 #include <termios.h>
 
+#include "agent/decode.h"
+#include "agent/load.h"
 #include "agent/plan.h"
 #include "agent/run.h"
 #include "agent/sched.h"
@@ -28,6 +30,7 @@
 #include "agent/taskstats.h"
 #include "agent/topology.h"
 #include "agent/util.h"
+#include "agent/workload_frame.h"
 #include "proto/frame.h"
 
 #define AGENT_VERSION	"0.1.0"
@@ -194,112 +197,6 @@ static int open_serial(struct agent *a)
 	return fd;
 }
 
-static json_object *strv_to_json(char *const *v, size_t n)
-{
-	json_object *arr = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, json_object_new_string(v[i]));
-	return arr;
-}
-
-static json_object *string_or_null(const char *data, size_t len)
-{
-	_cleanup_free_ char *clean = NULL;
-
-	if (!data)
-		return NULL;
-	clean = agent_utf8_clean(data, len);
-	return json_object_new_string_len(clean, (int)len);
-}
-
-/* /proc/schedstat before and after a workload (plan "schedstat"): at most
- * SCHEDSTAT_MAX bytes each, NULL when not asked for or unreadable. */
-#define SCHEDSTAT_MAX (64 * 1024)
-struct schedstat_snap {
-	char *before, *after;
-	size_t before_len, after_len;
-	/* getrusage(RUSAGE_CHILDREN) before and after: the workload's tasks,
-	 * each counted when reaped (by the workload, or by the agent as their
-	 * subreaper), threads included */
-	struct rusage ru_before, ru_after;
-	bool ru;
-	/* each of the workload's tasks as it exited (taskstats) */
-	struct agent_taskstats_sum tasks;
-	bool has_tasks;
-};
-
-static void schedstat_read(const struct agent *a, char **ret, size_t *ret_len)
-{
-	_cleanup_free_ char *path = agent_path(a->root, "/proc/schedstat");
-	if (agent_read_file(path, SCHEDSTAT_MAX, ret, ret_len) < 0)
-		*ret = NULL, *ret_len = 0;
-}
-
-/* The workload frame's payload; keep caps the captured text (0: all). */
-static json_object *workload_json(size_t index, const struct plan_workload *w,
-				  const struct run_result *res, const char *json_file,
-				  size_t json_len, const char *error, size_t keep,
-				  const struct schedstat_snap *ss)
-{
-	json_object *o = json_object_new_object();
-	size_t out_len = res->out_len, err_len = res->err_len;
-	const char *out = res->out, *err = res->err;
-	bool out_trunc = res->out_truncated, err_trunc = res->err_truncated;
-
-	/* keep the tail: a workload's result JSON comes last */
-	if (keep && out_len > keep) {
-		out += out_len - keep;
-		out_len = keep;
-		out_trunc = true;
-	}
-	if (keep && err_len > keep) {
-		err += err_len - keep;
-		err_len = keep;
-		err_trunc = true;
-	}
-	json_object_object_add(o, "index", json_object_new_int64((int64_t)index));
-	json_object_object_add(o, "name", json_object_new_string(w->name));
-	json_object_object_add(o, "argv", strv_to_json(w->argv, w->argc));
-	json_object_object_add(o, "uid", json_object_new_int64((int64_t)w->uid));
-	json_object_object_add(o, "exit_code", json_object_new_int(res->exit_code));
-	json_object_object_add(o, "signal", json_object_new_int(res->signal));
-	json_object_object_add(o, "timed_out", json_object_new_boolean(res->timed_out));
-	json_object_object_add(o, "duration_ms", json_object_new_int64(res->duration_ms));
-	json_object_object_add(o, "stdout", string_or_null(out ? out : "", out ? out_len : 0));
-	json_object_object_add(o, "stderr", string_or_null(err ? err : "", err ? err_len : 0));
-	json_object_object_add(o, "stdout_truncated", json_object_new_boolean(out_trunc));
-	json_object_object_add(o, "stderr_truncated", json_object_new_boolean(err_trunc));
-	if (json_file && keep && json_len > keep * 4)
-		json_file = NULL, error = error ? error : "the json_out file was too large to send";
-	json_object_object_add(o, "json_file", string_or_null(json_file, json_len));
-	json_object_object_add(o, "error", error && *error ? json_object_new_string(error) : NULL);
-	if (ss && ss->before && ss->after) {
-		json_object_object_add(o, "schedstat_before",
-				       string_or_null(ss->before, ss->before_len));
-		json_object_object_add(o, "schedstat_after",
-				       string_or_null(ss->after, ss->after_len));
-	}
-	if (ss && ss->ru) {
-		const struct rusage *a = &ss->ru_before, *b = &ss->ru_after;
-		json_object *t = json_object_new_object();
-		int64_t ut = (b->ru_utime.tv_sec - a->ru_utime.tv_sec) * 1000000LL +
-			     (b->ru_utime.tv_usec - a->ru_utime.tv_usec);
-		int64_t st = (b->ru_stime.tv_sec - a->ru_stime.tv_sec) * 1000000LL +
-			     (b->ru_stime.tv_usec - a->ru_stime.tv_usec);
-		json_object_object_add(t, "utime_us", json_object_new_int64(ut));
-		json_object_object_add(t, "stime_us", json_object_new_int64(st));
-		json_object_object_add(t, "nvcsw",
-				       json_object_new_int64(b->ru_nvcsw - a->ru_nvcsw));
-		json_object_object_add(t, "nivcsw",
-				       json_object_new_int64(b->ru_nivcsw - a->ru_nivcsw));
-		json_object_object_add(o, "tasks_rusage", t);
-	}
-	if (ss && ss->has_tasks)
-		json_object_object_add(o, "tasks_delay", agent_taskstats_json(&ss->tasks));
-	return o;
-}
-
 static void run_one(struct agent *a, size_t index, const struct plan_workload *w,
 		    const char *cgroup_procs, bool schedstat)
 {
@@ -307,6 +204,8 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	    .argv = w->argv,
 	    .cgroup_procs = cgroup_procs,
 	    .uid = w->uid,
+	    .cpus = w->has_cpus ? &w->cpus : NULL,
+	    .nice = w->nice,
 	    .timeout_s = w->timeout_s,
 	};
 	struct run_result res;
@@ -321,7 +220,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 		(void)unlink(w->json_out); /* a stale file must not pass for a result */
 	struct schedstat_snap ss = {0};
 	if (schedstat) {
-		schedstat_read(a, &ss.before, &ss.before_len);
+		schedstat_read(a->root, &ss.before, &ss.before_len);
 		ss.ru = getrusage(RUSAGE_CHILDREN, &ss.ru_before) == 0;
 		if (a->taskstats_fd >= 0)
 			agent_taskstats_drain(a->taskstats_fd);
@@ -333,7 +232,7 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 		ss.has_tasks = true;
 	}
 	if (schedstat) {
-		schedstat_read(a, &ss.after, &ss.after_len);
+		schedstat_read(a->root, &ss.after, &ss.after_len);
 		ss.ru = ss.ru && getrusage(RUSAGE_CHILDREN, &ss.ru_after) == 0;
 	}
 	if (r < 0) {
@@ -379,6 +278,77 @@ static void run_one(struct agent *a, size_t index, const struct plan_workload *w
 	agent_run_result_done(&res);
 	free(ss.before);
 	free(ss.after);
+}
+
+/* A load's workload frame: its output as a workload's (the last completed
+ * iteration) and the "load" object (agent/load.h). */
+static void send_load_frame(struct agent *a, const struct agent_load *l)
+{
+	size_t nk = l->n_kept;
+	const struct load_iteration *last =
+	    nk ? &l->kept[(l->next_kept + LOAD_KEPT_ITERATIONS - 1) % LOAD_KEPT_ITERATIONS] : NULL;
+	struct run_result res = {
+	    .exit_code = l->gave_up ? 1 : 0,
+	    .started = l->starts > 0,
+	    .duration_ms = l->window_end_ms - l->window_begin_ms,
+	    .out = last ? last->out : NULL,
+	    .out_len = last ? last->out_len : 0,
+	};
+	_cleanup_json_ json_object *o =
+	    workload_json(l->index, l->w, &res, last ? last->json : NULL, last ? last->json_len : 0,
+			  l->error, 0, NULL);
+	json_object_object_add(o, "load", agent_load_json(l));
+	agent_log("load %zu '%s': %u starts, %u completed, %u failures, %.1f CPU s in %.1f s%s%s",
+		  l->index, l->w->name, l->starts, l->completed, l->failures,
+		  (double)(l->cpu_end_us - l->cpu_begin_us) / 1e6,
+		  (double)(l->window_end_ms - l->window_begin_ms) / 1e3, l->error[0] ? ": " : "",
+		  l->error);
+	if (l->error[0])
+		a->workload_errors++;
+	send_frame(a, "workload", o);
+}
+
+/* The loads start first and run through every measured workload; then they
+ * are stopped and each sends its frame. */
+static void run_workloads(struct agent *a, const struct agent_plan *plan, const bool *group_ok,
+			  bool schedstat_on)
+{
+	_cleanup_free_ char **procs = calloc(plan->n_workloads + 1, sizeof(char *));
+	struct agent_loads loads = {0};
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!procs)
+		abort();
+	for (size_t i = 0; i < plan->n_workloads; i++) {
+		const struct plan_workload *w = &plan->workloads[i];
+		for (size_t s = 0; s < plan->n_shares && !procs[i]; s++)
+			if (plan->shares[s].uid == w->uid && group_ok[s])
+				procs[i] = agent_sched_cgroup_procs_path(a->root, w->uid);
+	}
+	/* the workloads listed before the first load run idle; the loads start
+	 * together where the first of them is listed */
+	for (size_t i = 0; i < plan->n_workloads; i++) {
+		if (!plan->workloads[i].load) {
+			run_one(a, i, &plan->workloads[i], procs[i], schedstat_on);
+			continue;
+		}
+		if (loads.v)
+			continue;
+		if (agent_loads_start(&loads, plan, procs, (int)ncpus) < 0)
+			abort();
+		agent_log("started %zu load(s); measuring after %d ms", loads.n, LOAD_SETTLE_MS);
+		agent_loads_wait(&loads, a->sigfd, LOAD_SETTLE_MS, &a->orphans_reaped);
+		agent_loads_window_begin(&loads);
+	}
+	if (loads.n > 0) {
+		agent_loads_window_end(&loads);
+		agent_loads_stop(&loads, a->sigfd, &a->orphans_reaped);
+		for (size_t i = 0; i < loads.n; i++)
+			send_load_frame(a, &loads.v[i]);
+	}
+	agent_loads_free(&loads);
+	for (size_t i = 0; i < plan->n_workloads; i++)
+		free(procs[i]);
 }
 
 static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
@@ -490,14 +460,8 @@ static json_object *run_plan(struct agent *a, const struct agent_plan *plan)
 		else
 			agent_log("%s", scx.error);
 	}
-	for (size_t i = 0; scx_ok && i < plan->n_workloads; i++) {
-		const struct plan_workload *w = &plan->workloads[i];
-		_cleanup_free_ char *procs = NULL;
-		for (size_t s = 0; s < plan->n_shares; s++)
-			if (plan->shares[s].uid == w->uid && group_ok[s])
-				procs = agent_sched_cgroup_procs_path(a->root, w->uid);
-		run_one(a, i, w, procs, schedstat_on);
-	}
+	if (scx_ok)
+		run_workloads(a, plan, group_ok, schedstat_on);
 	if (plan->scx_scheduler) {
 		agent_scx_stop(a->root, &scx);
 		if (scx_ok && scx.error[0])
@@ -556,40 +520,6 @@ static void power_off(void)
 		pause();
 }
 
-/* --decode: the host's view of a frame stream, for tests and debugging. */
-static int decode(const char *path)
-{
-	struct frame_parser *p = frame_parser_new(0);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	const char *last = NULL;
-	struct frame f;
-	char buf[65536];
-	ssize_t n;
-	int errors;
-
-	if (!p)
-		return 2;
-	if (fd < 0) {
-		fprintf(stderr, "agent: '%s' could not be opened: %s.\n", path, strerror(errno));
-		frame_parser_free(p);
-		return 2;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		frame_parser_feed(p, buf, (size_t)n);
-		while (frame_parser_next(p, &f) == 1) {
-			printf("%s %s\n", f.kind, f.payload);
-			frame_clear(&f);
-		}
-	}
-	frame_parser_finish(p);
-	errors = frame_parser_errors(p, &last);
-	if (errors > 0)
-		fprintf(stderr, "agent: %d frame errors in '%s'; the last: %s\n", errors, path,
-			last);
-	frame_parser_free(p);
-	return errors > 0 || n < 0 ? 1 : 0;
-}
-
 static int parse_args(struct agent *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -620,7 +550,7 @@ static int parse_args(struct agent *a, int argc, char **argv)
 			a->poweroff = false;
 			break;
 		case 'd':
-			exit(decode(optarg));
+			exit(agent_decode_frames(optarg));
 		case 'h':
 			help();
 			exit(0);

@@ -203,6 +203,34 @@ static int parse_shares(json_object *obj, struct agent_plan *p, char *err, size_
 	return 0;
 }
 
+/* "cpus": [0, 2]: distinct CPU numbers below PLAN_MAX_CPU, at least one. */
+static int parse_cpus(json_object *v, size_t idx, struct plan_workload *out, char *err,
+		      size_t errlen)
+{
+	size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+
+	if (n == 0 || n > PLAN_MAX_CPU)
+		return agent_plan_fail(err, errlen, -EINVAL,
+				       "Plan field 'workloads[%zu].cpus' must be an array of 1 to "
+				       "%d CPU numbers.",
+				       idx, PLAN_MAX_CPU);
+	CPU_ZERO(&out->cpus);
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(v, i);
+		int64_t cpu = json_object_is_type(c, json_type_int) ? json_object_get_int64(c) : -1;
+		if (cpu < 0 || cpu >= PLAN_MAX_CPU || CPU_ISSET((int)cpu, &out->cpus))
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].cpus[%zu]' must be a CPU "
+			    "number from 0 to %d, not repeated.",
+			    idx, i, PLAN_MAX_CPU - 1);
+		CPU_SET((int)cpu, &out->cpus);
+	}
+	out->has_cpus = true;
+	out->n_cpus = (int)n;
+	return 0;
+}
+
 static int parse_workload(json_object *w, size_t idx, struct plan_workload *out, char *err,
 			  size_t errlen)
 {
@@ -304,6 +332,26 @@ static int parse_workload(json_object *w, size_t idx, struct plan_workload *out,
 		if (r < 0)
 			return r;
 	}
+	if (json_object_object_get_ex(w, "load", &v) && !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return agent_plan_fail(err, errlen, -EINVAL,
+					       "Plan field 'workloads[%zu].load' must be true or "
+					       "false.",
+					       idx);
+		out->load = json_object_get_boolean(v);
+	}
+	if (json_object_object_get_ex(w, "nice", &v) && !json_object_is_type(v, json_type_null)) {
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < -20 ||
+		    json_object_get_int64(v) > 19)
+			return agent_plan_fail(
+			    err, errlen, -EINVAL,
+			    "Plan field 'workloads[%zu].nice' must be an integer "
+			    "from -20 to 19.",
+			    idx);
+		out->nice = (int)json_object_get_int64(v);
+	}
+	if (json_object_object_get_ex(w, "cpus", &v) && !json_object_is_type(v, json_type_null))
+		return parse_cpus(v, idx, out, err, errlen);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * into the kernel and executes. */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,6 +19,7 @@
 #define PLAN_DEFAULT_TIMEOUT_S 300
 #define PLAN_MAX_TIMEOUT_S     86400
 #define PLAN_MAX_UID	       2147483646u
+#define PLAN_MAX_CPU	       1024 /* CPU_SETSIZE */
 #define PLAN_MAX_SCX_ARGS      32
 #define PLAN_MAX_SCX_ARG_LEN   256
 
@@ -38,6 +40,15 @@ struct plan_workload {
 	char *json_out; /* absolute path, or NULL */
 	int timeout_s;	/* PLAN_DEFAULT_TIMEOUT_S when the plan gave none */
 	uid_t uid;
+	/* "load": true: runs beside the measured workloads (agent/load.h);
+	 * timeout_s does not apply to it */
+	bool load;
+	/* "nice": -20..19, set before exec (0: unchanged) */
+	int nice;
+	/* "cpus": [0, 1]: pinned to these CPUs (sched_setaffinity before exec) */
+	bool has_cpus;
+	cpu_set_t cpus;
+	int n_cpus;
 };
 
 struct agent_plan {

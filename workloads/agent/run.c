@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -25,6 +27,8 @@ enum child_stage {
 	STAGE_SETGROUPS,
 	STAGE_SETGID,
 	STAGE_SETUID,
+	STAGE_AFFINITY,
+	STAGE_NICE,
 	STAGE_EXEC,
 };
 
@@ -34,6 +38,8 @@ static const char *const stage_names[] = {
     [STAGE_SETGROUPS] = "setgroups(0)",
     [STAGE_SETGID] = "setgid",
     [STAGE_SETUID] = "setuid",
+    [STAGE_AFFINITY] = "sched_setaffinity",
+    [STAGE_NICE] = "setpriority",
     [STAGE_EXEC] = "execv",
 };
 
@@ -114,6 +120,11 @@ static _Noreturn void child_exec(const struct run_request *req, int out_fd, int 
 			child_fail(report_fd, STAGE_CGROUP);
 		close(fd);
 	}
+	/* a workload or load pinned to named CPUs (plan "cpus") */
+	if (req->cpus && sched_setaffinity(0, sizeof(*req->cpus), req->cpus) < 0)
+		child_fail(report_fd, STAGE_AFFINITY);
+	if (req->nice && setpriority(PRIO_PROCESS, 0, req->nice) < 0)
+		child_fail(report_fd, STAGE_NICE);
 	if (req->uid != 0) {
 		if (setgroups(0, NULL) < 0)
 			child_fail(report_fd, STAGE_SETGROUPS);
@@ -137,25 +148,37 @@ void agent_run_watch(pid_t pid, int *status, bool *exited)
 	watched_exited = exited;
 }
 
-/* true when w is the watched child (its status is kept). */
-static bool watched_reaped(pid_t w, int st)
+static agent_run_reap_hook reap_hook;
+static void *reap_hook_ctx;
+
+void agent_run_set_reap_hook(agent_run_reap_hook hook, void *ctx)
 {
-	if (watched_pid <= 0 || w != watched_pid)
-		return false;
-	*watched_status = st;
-	*watched_exited = true;
-	watched_pid = 0;
-	return true;
+	reap_hook = hook;
+	reap_hook_ctx = ctx;
+}
+
+/* true when w is the watched child (its status is kept) or one the reap
+ * hook claims (a load's process). */
+static bool watched_reaped(pid_t w, int st, const struct rusage *ru)
+{
+	if (watched_pid > 0 && w == watched_pid) {
+		*watched_status = st;
+		*watched_exited = true;
+		watched_pid = 0;
+		return true;
+	}
+	return reap_hook && reap_hook(reap_hook_ctx, w, st, ru);
 }
 
 unsigned agent_run_reap_all(void)
 {
+	struct rusage ru;
 	unsigned n = 0;
 	int st;
 	pid_t w;
 
-	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-		if (!watched_reaped(w, st))
+	while ((w = wait4(-1, &st, WNOHANG, &ru)) > 0)
+		if (!watched_reaped(w, st, &ru))
 			n++;
 	return n;
 }
@@ -189,58 +212,74 @@ static void pump(int *fd, struct tail_buf *t)
 	}
 }
 
+int agent_run_spawn(const struct run_request *req, int out_fd, int err_fd, pid_t *ret_pid,
+		    char *error, size_t errlen)
+{
+	int rep_pipe[2];
+	struct child_failure fail;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(rep_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(rep_pipe[0]);
+		close(rep_pipe[1]);
+		return -e;
+	}
+	if (pid == 0)
+		child_exec(req, out_fd, err_fd, rep_pipe[1]);
+	*ret_pid = pid;
+	/* both sides set the group, so neither a kill nor the child races it */
+	setpgid(pid, pid);
+	close(rep_pipe[1]);
+	/* EOF: execv succeeded (the pipe is close-on-exec) */
+	do
+		n = read(rep_pipe[0], &fail, sizeof(fail));
+	while (n < 0 && errno == EINTR);
+	close(rep_pipe[0]);
+	if (n == (ssize_t)sizeof(fail) && fail.stage >= 0 && fail.stage <= STAGE_EXEC) {
+		snprintf(error, errlen, "'%s' could not be started: %s failed: %s", req->argv[0],
+			 stage_names[fail.stage], strerror(fail.errnum));
+		return 1;
+	}
+	return 0;
+}
+
 int agent_run_workload(int sigfd, const struct run_request *req, struct run_result *ret,
 		       unsigned *orphans_reaped)
 {
-	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
+	int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
 	struct tail_buf out = {0}, err = {0};
-	struct child_failure fail;
 	long long start, deadline, term_at = -1, kill_at = -1, give_up_at = -1, drain_until = -1;
 	int grace = req->kill_grace_ms > 0 ? req->kill_grace_ms : RUN_KILL_GRACE_MS;
 	size_t cap = req->capture_max ? req->capture_max : RUN_CAPTURE_MAX;
 	bool reaped = false;
 	int status = 0, r = 0;
-	pid_t pid;
-	ssize_t n;
+	pid_t pid = -1;
 
 	memset(ret, 0, sizeof(*ret));
 	if (tail_buf_init(&out, cap) < 0 || tail_buf_init(&err, cap) < 0) {
 		r = -ENOMEM;
 		goto cleanup;
 	}
-	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-	    pipe2(rep_pipe, O_CLOEXEC) < 0) {
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
 		r = -errno;
 		goto cleanup;
 	}
 
 	start = agent_now_ms();
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
+	r = agent_run_spawn(req, out_pipe[1], err_pipe[1], &pid, ret->error, sizeof(ret->error));
+	if (r < 0)
 		goto cleanup;
-	}
-	if (pid == 0)
-		child_exec(req, out_pipe[1], err_pipe[1], rep_pipe[1]);
 	ret->pid = pid;
-
-	/* both sides set the group, so neither a kill nor the child races it */
-	setpgid(pid, pid);
+	ret->started = r == 0;
+	r = 0;
 	close(out_pipe[1]);
 	close(err_pipe[1]);
-	close(rep_pipe[1]);
-	out_pipe[1] = err_pipe[1] = rep_pipe[1] = -1;
-
-	/* EOF: execv succeeded (the pipe is close-on-exec) */
-	do
-		n = read(rep_pipe[0], &fail, sizeof(fail));
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(fail)) {
-		snprintf(ret->error, sizeof(ret->error), "'%s' could not be started: %s failed: %s",
-			 req->argv[0], stage_names[fail.stage], strerror(fail.errnum));
-	} else {
-		ret->started = true;
-	}
+	out_pipe[1] = err_pipe[1] = -1;
 
 	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
 	fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
@@ -255,8 +294,9 @@ int agent_run_workload(int sigfd, const struct run_request *req, struct run_resu
 		/* reap first: a child that exits also closes its pipes */
 		drain_signalfd(sigfd);
 		for (;;) {
+			struct rusage ru;
 			int st;
-			pid_t w = waitpid(-1, &st, WNOHANG);
+			pid_t w = wait4(-1, &st, WNOHANG, &ru);
 			if (w <= 0)
 				break;
 			if (w == pid) {
@@ -266,7 +306,7 @@ int agent_run_workload(int sigfd, const struct run_request *req, struct run_resu
 				/* leftovers of the workload must not disturb the next one */
 				kill(-pid, SIGKILL);
 				drain_until = now + 500;
-			} else if (!watched_reaped(w, st) && orphans_reaped) {
+			} else if (!watched_reaped(w, st, &ru) && orphans_reaped) {
 				(*orphans_reaped)++;
 			}
 		}
@@ -332,8 +372,6 @@ cleanup:
 			close(out_pipe[i]);
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);
-		if (rep_pipe[i] >= 0)
-			close(rep_pipe[i]);
 	}
 	tail_buf_done(&out);
 	tail_buf_done(&err);

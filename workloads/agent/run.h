@@ -4,6 +4,7 @@
  * period), and tini-style reaping of every child, orphans included. */
 #pragma once
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,6 +19,8 @@ struct run_request {
 	char *const *argv;	  /* argv[0] is an absolute path */
 	const char *cgroup_procs; /* cgroup.procs file to join before exec, or NULL */
 	uid_t uid;		  /* 0 stays root; else setgroups(0), setgid(uid), setuid(uid) */
+	const cpu_set_t *cpus;	  /* sched_setaffinity before exec, or NULL: every CPU */
+	int nice;		  /* setpriority before exec; 0 leaves it */
 	int timeout_s;		  /* > 0 */
 	int kill_grace_ms;	  /* <= 0: RUN_KILL_GRACE_MS */
 	size_t capture_max;	  /* 0: RUN_CAPTURE_MAX */
@@ -54,6 +57,22 @@ int agent_run_workload(int sigfd, const struct run_request *req, struct run_resu
  * orphan: when it exits its wait status goes to *status and *exited is set.
  * pid 0 stops watching. */
 void agent_run_watch(pid_t pid, int *status, bool *exited);
+
+/* Forks and execs req->argv in its own process group with stdout on out_fd
+ * and stderr on err_fd (the cgroup, uid and CPUs of req; no timeout: the
+ * caller supervises it). *ret_pid gets the child. Returns 0 when execv
+ * succeeded, 1 when the child failed before it (error says why; the child
+ * still has to be reaped), or -errno when fork failed. */
+int agent_run_spawn(const struct run_request *req, int out_fd, int err_fd, pid_t *ret_pid,
+		    char *error, size_t errlen);
+
+struct rusage;
+/* Called for every child reaped that is neither the running workload nor
+ * the watched one, with its wait status and resource use: true when the
+ * hook owns that child (a load's process, agent/load.h), which then does not
+ * count as an orphan. NULL removes it. */
+typedef bool (*agent_run_reap_hook)(void *ctx, pid_t pid, int status, const struct rusage *ru);
+void agent_run_set_reap_hook(agent_run_reap_hook hook, void *ctx);
 
 /* Reaps every child that has already exited; returns how many. */
 unsigned agent_run_reap_all(void);

@@ -1,0 +1,115 @@
+/* A job's guest topology and NUMA nodes (docs/guests.md), checked and
+ * copied into the expanded guest (split from job.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "job/job.h"
+#include "job/job-internal.h"
+#include "util/cpu_list.h"
+#include "util/macro.h"
+
+/* sockets x cores x threads of a guest.topology object (each 1 when unset),
+ * 0 when there is none or one is out of 1..GUEST_TOPOLOGY_MAX. */
+int job_topology_product(json_object *t)
+{
+	int p = 1;
+	if (!t)
+		return 0;
+	const char *keys[] = {"sockets", "cores", "threads"};
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		int v = job_json_int(t, keys[i], 1);
+		if (v < 1 || v > GUEST_TOPOLOGY_MAX)
+			return 0;
+		p *= v;
+	}
+	return p;
+}
+
+/* guest.topology (docs/guests.md "Topology"): copied into the expanded
+ * guest with every field set, when its product is the guest's vcpus. */
+int job_expand_topology(json_object *t, json_object *guest, struct sl_error *err)
+{
+	if (!t)
+		return 0;
+	int vcpus = job_json_int(guest, "vcpus", 0);
+	int s = job_json_int(t, "sockets", 1), c = job_json_int(t, "cores", 1),
+	    h = job_json_int(t, "threads", 1);
+	int cpus = job_topology_product(t);
+	if (cpus == 0)
+		return error_set_path(err, ERR_INVALID, "$.guest.topology",
+				      "sockets, cores and threads must each be between 1 and %d.",
+				      GUEST_TOPOLOGY_MAX);
+	if (cpus != vcpus)
+		return error_set_path(
+		    err, ERR_INVALID, "$.guest.topology",
+		    "%d socket(s) x %d core(s) x %d thread(s) is %d CPUs, not the "
+		    "guest's %d vcpus.",
+		    s, c, h, cpus, vcpus);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "sockets", json_object_new_int(s));
+	json_object_object_add(o, "cores", json_object_new_int(c));
+	json_object_object_add(o, "threads", json_object_new_int(h));
+	json_object_object_add(guest, "topology", o);
+	return 0;
+}
+
+/* guest.numa (docs/guests.md "NUMA"): 1..GUEST_NUMA_MAX nodes, each
+ * {"cpus": "0-1", "memory_mb": N}; every vCPU in exactly one node, each
+ * node at least GUEST_NUMA_MIN_MB, and the memory adding up to the guest's.
+ * Copied into the expanded guest with each list in its shortest form. */
+int job_expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
+{
+	if (!numa)
+		return 0;
+	int vcpus = job_json_int(guest, "vcpus", 0), memory = job_json_int(guest, "memory_mb", 0);
+	size_t n = json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
+	if (n < 1 || n > GUEST_NUMA_MAX)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "numa must be a list of 1 to %d nodes.", GUEST_NUMA_MAX);
+	uint64_t all = vcpus >= 64 ? UINT64_MAX : (UINT64_C(1) << vcpus) - 1, seen = 0;
+	int total = 0;
+	json_object *out = json_object_new_array();
+	json_object_object_add(guest, "numa", out);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], mpath[64];
+		snprintf(path, sizeof(path), "$.guest.numa[%zu].cpus", i);
+		snprintf(mpath, sizeof(mpath), "$.guest.numa[%zu].memory_mb", i);
+		json_object *cell = json_object_array_get_idx(numa, i);
+		const char *cpus = job_json_string(cell, "cpus");
+		int mb = job_json_int(cell, "memory_mb", -1);
+		uint64_t mask = 0;
+		if (!cpus || cpu_list_parse(cpus, &mask) < 0 || strchr(cpus, '\n'))
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "cpus must be a CPU list such as \"0-1\" or \"0,2\".");
+		if (mask & ~all)
+			return error_set_path(
+			    err, ERR_INVALID, path,
+			    "cpus '%.64s' names a vCPU the guest's %d do not have.", cpus, vcpus);
+		if (mask & seen)
+			return error_set_path(err, ERR_INVALID, path,
+					      "cpus '%.64s' names a vCPU of an earlier node.",
+					      cpus);
+		if (mb < GUEST_NUMA_MIN_MB || mb > memory)
+			return error_set_path(err, ERR_INVALID, mpath,
+					      "memory_mb must be between %d and the guest's %d.",
+					      GUEST_NUMA_MIN_MB, memory);
+		seen |= mask;
+		total += mb;
+		char list[CPU_LIST_TEXT_MAX];
+		cpu_list_format(mask, list, sizeof(list));
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "cpus", json_object_new_string(list));
+		json_object_object_add(o, "memory_mb", json_object_new_int(mb));
+		json_object_array_add(out, o);
+	}
+	if (seen != all)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "Every one of the guest's %d vCPUs must be in a node.",
+				      vcpus);
+	if (total != memory)
+		return error_set_path(err, ERR_INVALID, "$.guest.numa",
+				      "The nodes' memory_mb add up to %d, not the guest's %d.",
+				      total, memory);
+	return 0;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Planted regression (docs/planted-regressions.md):
+# tests/planted/fair-wakeup-throughput.patch spins 400 us in every wakeup of
+# a fair task (select_task_rq_fair), a path RT tasks never take. The
+# under-load suite must fail it on the load's throughput, hackbench-load's
+# loops_per_s, named in the reasons. Builds one kernel, boots 10 or more
+# guests.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$E2E_ROOT/tests/planted/planted.sh"
+planted_test fair-wakeup-throughput under-load 5:8
+planted_expect_fail 'loops_per_s'
+planted_expect_regressed_in 'hackbench-load' 'loops_per_s'

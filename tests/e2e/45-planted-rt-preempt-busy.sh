@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Planted regression (docs/planted-regressions.md): tests/planted/rt-preempt-busy.patch
+# defers the preemption of a running fair task by a woken RT task to the
+# fair task's next tick; a wakeup on an idle CPU preempts the idle task as
+# before. So on an idle guest nothing changes and `schedlab test --suite
+# latency` passes it, while the default suite (all, whose under-load part
+# runs cyclictest while hackbench and burn keep every CPU busy) fails it
+# on a latency gate of a workload under load. Builds one kernel and boots
+# 10 guests for the latency suite and 10 or more for all.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+source "$E2E_ROOT/tests/planted/planted.sh"
+planted_test rt-preempt-busy latency 5:8
+planted_expect_pass
+planted_test rt-preempt-busy all 5:8
+planted_expect_fail 'latency_us.*'
+planted_expect_regressed_in '*-loaded' 'latency_us.*'
