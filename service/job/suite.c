@@ -13,7 +13,12 @@ enum {
 	SUITE_LATENCY = 1 << 1,
 	SUITE_FAIR = 1 << 2,
 	SUITE_UNDER_LOAD = 1 << 3,
-	SUITE_ALL = SUITE_RT | SUITE_LATENCY | SUITE_FAIR | SUITE_UNDER_LOAD,
+	/* not under-load: on a host with as many CPUs as the guest has vCPUs
+	 * (the 2-core CI machine), a guest whose every vCPU is busy waits about
+	 * half of each run for a host CPU (48.6 to 52.7 % in 8 of 8 A/A boots,
+	 * 2026-12-07), so every loaded run is noisy and the default suite would
+	 * be inconclusive there. Ask for it by name (docs/workloads.md). */
+	SUITE_ALL = SUITE_RT | SUITE_LATENCY | SUITE_FAIR,
 	/* not a workload set: the suite runs its workloads on debug kernels */
 	SUITE_DEBUG = 1 << 8,
 };

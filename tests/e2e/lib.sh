@@ -38,6 +38,15 @@ e2e_skip() {
 	exit 77
 }
 
+# A test that needs more host CPUs than this machine has is skipped even
+# under `make check`: no install step can fix that, and the skip is counted
+# and printed with its reason.
+e2e_need_cpus() { # e2e_need_cpus N WHY
+	[ "$(nproc)" -ge "$1" ] && return 0
+	echo "needs $1 host CPUs, this host has $(nproc): $2"
+	exit 77
+}
+
 e2e_fail() {
 	echo "FAIL: $*" >&2
 	exit 1
