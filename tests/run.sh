@@ -91,7 +91,7 @@ run_e2e() {
 [ "$mode" = --e2e ] || run_unit
 [ "$mode" = --unit ] || run_e2e
 if [ -s "$times" ]; then
-	echo "slowest: $(sort -rn "$times" | head -n 10 | awk -F'\t' '{printf "%s%s %ss", NR > 1 ? ", " : "", $2, $1}')"
+	echo "slowest: $(sort -rn "$times" | head -n 10 | awk -F'\t' '{printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1}')"
 	echo "total: $(( $(date +%s) - run_start ))s for $(wc -l <"$times") test programs and scripts ($times)"
 fi
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
