@@ -12,7 +12,7 @@
 # total), the number docs/service.md "Disk and memory budgets" quotes. The
 # service is stopped at the end.
 # Usage: bench/body-memory.sh [N (default 4, 1..16)] [SIZE_MIB (default 8, 1..16)] [json|multipart|values]
-case "${1:-}" in -h | --help) sed -n '2,13p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,14p' "$0"; exit 0 ;; esac
 set -uo pipefail
 . "$(dirname "$0")/../tests/e2e/lib.sh"
 . "$E2E_ROOT/tests/api/lib.sh"

@@ -58,6 +58,14 @@ static void ctx_releasep(scmp_filter_ctx *c)
 		seccomp_release(*c);
 }
 
+/* A condition on the first argument. libseccomp's SCMP_A0() leaves datum_b
+ * to the compound literal, which clang's -Wmissing-field-initializers (the
+ * fuzz build) refuses. */
+static struct scmp_arg_cmp arg0(enum scmp_compare op, scmp_datum_t a, scmp_datum_t b)
+{
+	return (struct scmp_arg_cmp){.arg = 0, .op = op, .datum_a = a, .datum_b = b};
+}
+
 static int rules_add(scmp_filter_ctx ctx, struct sl_error *err)
 {
 	int r;
@@ -72,14 +80,14 @@ static int rules_add(scmp_filter_ctx ctx, struct sl_error *err)
 	/* every socket family but AF_UNIX (make's jobserver, python's
 	 * multiprocessing); the network namespace has no route anyway */
 	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-			     SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+			     arg0(SCMP_CMP_NE, AF_UNIX, 0));
 	if (r < 0)
 		goto fail;
 	/* clone() with a namespace flag; one rule a flag, as a rule tests
 	 * (arg & mask) == value */
 	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+				     arg0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
 		if (r < 0)
 			goto fail;
 	}
