@@ -18,7 +18,7 @@
 #   --jobs N      simulated jobs of each kind (default 300)
 #   --workload W  only workload W and its gates, as `--suite latency` (cyclictest)
 #                 or `--suite rt` (rt-migrate-test) would run (default: all)
-#   --adaptive    schedlab's adaptive repeats (default 5:12, `schedlab test`'s)
+#   --adaptive    schedlab's adaptive repeats (default 5:20, `schedlab test`'s)
 #   --shifts LIST power shifts in percent (default 5,10,15,20,30,50; none)
 #   --planted-dir the planted jobs' directory, when not DIR
 #   --hogs, --seed, --out as bench/verdict-resample.sh

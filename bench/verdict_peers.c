@@ -494,7 +494,7 @@ static void usage(FILE *f)
 	       "  --seed S         the random seed (default 1)\n"
 	       "  --hogs H         the host load pass: busy loops beside the jobs (default 0)\n"
 	       "  --workload W     keep only workload W and its gates (as --suite latency or rt)\n"
-	       "  --adaptive A:B   schedlab's adaptive repeats (default 5:12, schedlab test's)\n"
+	       "  --adaptive A:B   schedlab's adaptive repeats (default 5:20, schedlab test's)\n"
 	       "  --shifts LIST    power: candidate shifts in percent (default 5,10,15,20,30,50;\n"
 	       "                   \"none\" skips the power replay)\n"
 	       "  --planted-dir D  take the planted jobs from D instead of DIR\n");
@@ -536,7 +536,7 @@ static struct job *job_for(json_object *stored, const char *workload, int min, i
 int main(int argc, char **argv)
 {
 	static struct sim s; /* large: the tallies */
-	int jobs = 300, hogs = 0, amin = 5, amax = 12;
+	int jobs = 300, hogs = 0, amin = 5, amax = 20;
 	unsigned long seed = 1;
 	const char *workload = NULL, *pdir = NULL;
 	parse_shifts("5,10,15,20,30,50", &s);
