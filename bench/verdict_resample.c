@@ -31,6 +31,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "compare/compare.h"
+#include "compare/resample.h"
 #include "compare/sequential.h"
 #include "job/job.h"
 #include "util/json.h"
@@ -232,35 +233,6 @@ static double cp_lower(int x, int n)
 	return x <= 0 ? 0.0 : bisect(binom_ge, x, n, true);
 }
 
-static int load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -errno;
-	char suffix[32];
-	snprintf(suffix, sizeof(suffix), "-hog%d.result.json", hogs);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && n < cap) {
-		size_t len = strlen(e->d_name), sl = strlen(suffix), kl = strlen(kind);
-		if (len <= sl + kl || strncmp(e->d_name, kind, kl) != 0 ||
-		    strcmp(e->d_name + len - sl, suffix) != 0)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		json_object *r = NULL;
-		struct sl_error err = {0};
-		if (json_read_file_strict(path, 0, "result file", &r, &err) < 0)
-			fprintf(stderr, "verdict-resample: %s (left out)\n", err.message);
-		else if (json_object_object_get(r, "variants") && json_object_object_get(r, "job"))
-			out[n++] = r;
-		else
-			json_object_put(r);
-	}
-	closedir(d);
-	return n;
-}
-
 static void print_outcome(const char *kind, const struct outcome *o, int jobs, bool aa)
 {
 	printf("%-8s %d simulated jobs, %.1f runs a side on average; job verdicts: pass %d, "
@@ -337,8 +309,8 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off(); /* a failed GSL call is an answer, not an abort */
 	const char *dir = argv[optind];
 	json_object *aa[256], *pl[256];
-	int n_aa = load_results(dir, "aa-", hogs, aa, 256);
-	int n_pl = load_results(dir, "planted-", hogs, pl, 256);
+	int n_aa = resample_load_results(dir, "aa-", hogs, aa, 256);
+	int n_pl = resample_load_results(dir, "planted-", hogs, pl, 256);
 	if (n_aa < 0 || n_pl < 0) {
 		fprintf(stderr, "verdict-resample: cannot read '%s'\n", dir);
 		return 2;
