@@ -240,7 +240,8 @@ static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const c
 	double cal = calibration_threshold(c->calibration, workload, metric, t->abs, &t->spread);
 	if (!(cal > t->abs))
 		return;
-	double cap = latency_gate_metric(metric) ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
+	double cap =
+	    latency_gate_metric(metric) ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
 	if (cal > cap) {
 		t->capped_from = cal;
 		cal = fmax(cap, t->abs);
@@ -273,8 +274,9 @@ static void gate_reason(struct cmp_ctx *c, const char *vname, const char *worklo
 			 m1, m0, c->baseline, s->estimate, 100 * s->level, s->lo, s->hi, in->thr,
 			 in->p, in->alpha);
 	else
-		snprintf(ev, sizeof(ev), "%zu value(s) against %zu in '%s', at least 2 a side "
-					 "are needed",
+		snprintf(ev, sizeof(ev),
+			 "%zu value(s) against %zu in '%s', at least 2 a side "
+			 "are needed",
 			 in->nb, in->na, c->baseline);
 	if (strcmp(d->verdict, "regressed") == 0) {
 		c->fail = true;

@@ -53,13 +53,13 @@ static void why_undecided(const struct decision_input *in, struct decision *out,
 	bool beyond = fabs(s->estimate) > in->thr;
 	bool significant = isfinite(in->p) && in->p <= in->alpha;
 	if (beyond && !significant && in->min_p > in->alpha)
-		say(out, verdict, "%zu v %zu runs cannot reach p <= %.3g (smallest p %.2g)",
-		    in->nb, in->na, in->alpha, in->min_p);
+		say(out, verdict, "%zu v %zu runs cannot reach p <= %.3g (smallest p %.2g)", in->nb,
+		    in->na, in->alpha, in->min_p);
 	else if (beyond && !significant)
 		say(out, verdict, "p %.3g above alpha %.3g", in->p, in->alpha);
 	else if (!s->bounded)
-		say(out, verdict, "%zu v %zu runs give no bounded %.3g %% interval", in->nb,
-		    in->na, 100 * s->level);
+		say(out, verdict, "%zu v %zu runs give no bounded %.3g %% interval", in->nb, in->na,
+		    100 * s->level);
 	else
 		say(out, verdict, "interval crosses ±%.6g", in->thr);
 }
@@ -89,8 +89,9 @@ void compare_decide(const struct decision_input *in, struct decision *out)
 		 * farther of both for a metric without a direction. */
 		double worse = sign > 0 ? s->hi : sign < 0 ? -s->lo : fmax(s->hi, -s->lo);
 		if (s->bounded && worse <= thr) {
-			say(out, "undecided", "gate passes: no regression beyond %.6g, interval "
-					      "crosses the better side's threshold",
+			say(out, "undecided",
+			    "gate passes: no regression beyond %.6g, interval "
+			    "crosses the better side's threshold",
 			    thr);
 			return;
 		}

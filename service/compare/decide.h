@@ -16,8 +16,8 @@ struct decision_input {
 	size_t na, nb;
 	struct stats_shift shift; /* at the level 1 - 2 * alpha; unused when na or nb < 2 */
 	double thr;		  /* the practical threshold T, >= 0, in the metric's unit */
-	double p, alpha;	  /* two-sided Mann-Whitney p (NAN: none), the level it must reach */
-	double min_p;		  /* the smallest p at na against nb */
+	double p, alpha; /* two-sided Mann-Whitney p (NAN: none), the level it must reach */
+	double min_p;	 /* the smallest p at na against nb */
 	bool gated;
 };
 

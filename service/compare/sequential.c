@@ -72,8 +72,9 @@ bool compare_repeat_warning(const struct job *job, char *buf, size_t sz)
 	int need = compare_repeats_needed(job->alpha, job->repeat_min, job->repeat);
 	char fewest[96] = "";
 	if (need > 0)
-		snprintf(fewest, sizeof(fewest), " %d runs a side is the fewest that can (\"repeat\": %d%s).",
-			 need, need, job->repeat_min < job->repeat ? " as the maximum" : "");
+		snprintf(fewest, sizeof(fewest),
+			 " %d runs a side is the fewest that can (\"repeat\": %d%s).", need, need,
+			 job->repeat_min < job->repeat ? " as the maximum" : "");
 	snprintf(buf, sz,
 		 "with at most %d run(s) a side no gated metric can be shown to regress at the "
 		 "level %.3g (the smallest Mann-Whitney p at %d against %d is %.3g): a "

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STATS_MAX_VALUES 1000  /* per sample */
-#define STATS_BOOTSTRAP	 10000 /* resamples */
-#define STATS_HL_EXACT_MAX 80 /* na + nb up to which the shift interval uses the exact U */
+#define STATS_MAX_VALUES   1000	 /* per sample */
+#define STATS_BOOTSTRAP	   10000 /* resamples */
+#define STATS_HL_EXACT_MAX 80	 /* na + nb up to which the shift interval uses the exact U */
 
 struct stats_summary {
 	size_t n;

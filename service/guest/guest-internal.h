@@ -46,7 +46,7 @@
 #define GUEST_FRAMES_MAX_BYTES	 (32u << 20) /* payload bytes kept per run */
 #define GUEST_PAYLOAD_MAX_VALUES 4096	     /* JSON values in one payload */
 #define GUEST_FRAMES_MAX_VALUES	 65536	     /* JSON values kept per run */
-#define GUEST_READ_ROUNDS   16	/* reads per callback, so one chatty guest cannot starve others */
+#define GUEST_READ_ROUNDS	 16 /* reads per callback, so one chatty guest cannot starve others */
 
 struct guest_spec;
 struct guest_outcome;

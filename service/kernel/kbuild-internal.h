@@ -155,8 +155,8 @@ struct cmd_opts;
  * held it, and b->sandbox_report keeps the last one's for meta.json.
  * Returns and errors as sandbox_run(). */
 int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *const argv[],
-			 const char *cwd, int timeout_s, const struct cmd_opts *opts,
-			 int *ret_exit, char **ret_output, struct sl_error *err);
+			 const char *cwd, int timeout_s, const struct cmd_opts *opts, int *ret_exit,
+			 char **ret_output, struct sl_error *err);
 /* As root with the sandbox on, hands path (recursively, never following a
  * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
 int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);

@@ -68,8 +68,8 @@ static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *
 }
 
 int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *const argv[],
-			 const char *cwd, int timeout_s, const struct cmd_opts *opts,
-			 int *ret_exit, char **ret_output, struct sl_error *err)
+			 const char *cwd, int timeout_s, const struct cmd_opts *opts, int *ret_exit,
+			 char **ret_output, struct sl_error *err)
 {
 	_cleanup_free_ char *ccache_dir = fs_path_join(b->cache_dir, "ccache");
 	struct cmd_opts co = *opts;

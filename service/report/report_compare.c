@@ -113,7 +113,7 @@ static const char comparison_head[] =
 
 void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 {
-	static const char *const verdicts[] = {"regressed", "improved",  "changed",
+	static const char *const verdicts[] = {"regressed",    "improved",  "changed",
 					       "inconclusive", "undecided", "unchanged"};
 	json_object *cmps = report_get_array(c->result, "comparisons");
 	size_t n = cmps ? json_object_array_length(cmps) : 0, folded = 0;

@@ -47,7 +47,7 @@ struct series_group {
 };
 
 /* A change point's bisection as the store's change_point_bisections
- * holds it (issue 22 item 4): the job, and its answer once it ended. */
+ * holds it: the job, and its answer once it ended. */
 struct trend_bisection {
 	char key[65];
 	char job_id[80];

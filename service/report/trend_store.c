@@ -246,7 +246,8 @@ int trend_load(struct trend *t, const char *db_path, time_t since, const char *o
 		if (only_series && strcmp(series, only_series) != 0)
 			continue;
 
-		struct series_group *g = group_for(t, series, wl, metric, job, legacy ? NULL : owner);
+		struct series_group *g =
+		    group_for(t, series, wl, metric, job, legacy ? NULL : owner);
 		if (g->n == g->cap) {
 			size_t cap = g->cap ? g->cap * 2 : 16;
 			struct point *pts = realloc(g->pts, cap * sizeof(*pts));

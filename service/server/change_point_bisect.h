@@ -1,4 +1,4 @@
-/* From change point to culprit (issue 22 item 4; docs/service.md "From
+/* From change point to culprit (docs/service.md "From
  * change point to culprit"): a change point's commit range is bisected by
  * an ordinary service job, the CI shorthand with base = git:TREE@FROM (TREE
  * the git source of the change point's kernel on its first night after),

@@ -123,7 +123,7 @@ struct service_config {
 	size_t n_git_sources;
 	struct service_webhook *webhooks; /* "webhooks" */
 	size_t n_webhooks;
-	/* "bisect_change_points" (issue 22 item 4, change_point_bisect.h):
+	/* "bisect_change_points" (change_point_bisect.h):
 	 * each change point recorded for the first time starts its
 	 * bisection; default false */
 	bool bisect_change_points;

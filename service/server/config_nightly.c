@@ -312,7 +312,7 @@ int config_nightly_apply(struct service_config *c, const char *key, json_object 
 		return apply_git_sources(c, v, err);
 	if (strcmp(key, "webhooks") == 0)
 		return apply_webhooks(c, v, err);
-	/* From change point to culprit (issue 22 item 4). */
+	/* From change point to culprit.  */
 	if (strcmp(key, "bisect_change_points") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
 			return error_set_path(err, ERR_INVALID, key,

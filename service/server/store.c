@@ -111,7 +111,7 @@ static const char *const migrations[] = {
     /* one series' rows, in the order the trend reads them: the webhook
      * thread reads its job's series after every job (webhook.c) */
     "CREATE INDEX comparisons_series ON comparisons(job_name, workload, metric, finished_at);",
-    /* 4: a change point's bisection (issue 22 item 4, store_nightly.c):
+    /* 4: a change point's bisection (store_nightly.c):
      * the job that bisects its commit range, the range's commits and, once
      * the job has ended, its answer (report/trend.c reads it for the page
      * and GET /v1/change-points) */

@@ -207,7 +207,7 @@ int store_schedule_mark(struct store *s, const char *name, int64_t slot, const c
  * recorded before (already alerted). */
 int store_change_point_claim(struct store *s, const char *key, const char *series,
 			     json_object *payload, bool *ret_new, struct sl_error *err);
-/* A change point's bisection (issue 22 item 4; change_point_bisect.h). The
+/* A change point's bisection (change_point_bisect.h). The
  * link is made by store_job_submit (store_new_job.change_point), the answer
  * by store_result_index when the job's result is stored.
  * store_bisection_none: 0 when change point key has no bisection,

@@ -53,13 +53,13 @@ struct sandbox_spec {
 	/* The cgroup's limits (sandbox_run(); util/sandbox_cgroup.h): */
 	unsigned long long mem_bytes; /* memory.max; 0: none */
 	unsigned long cpus;	      /* cpu.max: this many CPUs' time; 0: none */
-	/* pids.max is nproc */
+				      /* pids.max is nproc */
 };
 
 /* What a sandbox_run() held: for the build's log and meta.json. */
 struct sandbox_report {
-	bool ran;	/* a sandboxed command ran */
-	bool seccomp;	/* with the filter */
+	bool ran;     /* a sandboxed command ran */
+	bool seccomp; /* with the filter */
 	/* "memory.max=N pids.max=N cpu.max=Q P" when a cgroup held it, else
 	 * "unavailable: <reason>"; never a limit that was not written. */
 	char cgroup[384];

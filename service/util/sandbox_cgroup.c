@@ -48,7 +48,8 @@ static int own_cgroup(char *ret, size_t len)
 		if (nl)
 			*nl = '\0';
 		if (strncmp(l, "0::/", 4) == 0) {
-			snprintf(ret, len, "%s%s", CGROUP_MNT, strcmp(l + 3, "/") == 0 ? "" : l + 3);
+			snprintf(ret, len, "%s%s", CGROUP_MNT,
+				 strcmp(l + 3, "/") == 0 ? "" : l + 3);
 			return 0;
 		}
 		l = nl ? nl + 1 : NULL;
@@ -133,8 +134,8 @@ int sandbox_cgroup_make(const char *base, const char *name, const struct sandbox
 	char dir[4096], mem[32] = "max", pids[32] = "max", cpu[48] = "max 100000";
 	snprintf(dir, sizeof(dir), "%s/%s", base, name);
 	if (mkdir(dir, 0755) < 0)
-		return error_set(err, ERR_INTERNAL, errno, "Cannot create the cgroup '%s': %s.", dir,
-				 strerror(errno));
+		return error_set(err, ERR_INTERNAL, errno, "Cannot create the cgroup '%s': %s.",
+				 dir, strerror(errno));
 	if (lim->mem_bytes)
 		snprintf(mem, sizeof(mem), "%llu", lim->mem_bytes);
 	if (lim->pids)
@@ -185,8 +186,9 @@ static void cgroup_for(const struct sandbox_spec *sp, struct sandbox_report *rep
 		return;
 	}
 	rep->cgroup_held = true;
-	snprintf(rep->cgroup, sizeof(rep->cgroup), "memory.max=%llu pids.max=%lu cpu.max=%lu 100000",
-		 sp->mem_bytes, sp->nproc, sp->cpus * 100000UL);
+	snprintf(rep->cgroup, sizeof(rep->cgroup),
+		 "memory.max=%llu pids.max=%lu cpu.max=%lu 100000", sp->mem_bytes, sp->nproc,
+		 sp->cpus * 100000UL);
 }
 
 static void close_all(int *fds, size_t n)

@@ -29,23 +29,66 @@
  * know is skipped (seccomp_syscall_resolve_name gives __NR_SCMP_ERROR). */
 static const char *const denied[] = {
     /* mounts and namespaces: the build has its own already */
-    "mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen",
-    "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "mount",
+    "umount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
     /* another process's memory */
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
     /* the kernel itself */
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "bpf",
-    "perf_event_open", "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
-    "syslog", "iopl", "ioperm", "lookup_dcookie", "vhangup",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "bpf",
+    "perf_event_open",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "quotactl_fd",
+    "syslog",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "vhangup",
     /* keyrings */
-    "keyctl", "add_key", "request_key",
+    "keyctl",
+    "add_key",
+    "request_key",
     /* large kernel surface no build tool uses */
-    "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "open_by_handle_at", "name_to_handle_at", "fanotify_init",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
     /* the host's clock */
-    "clock_settime", "clock_adjtime", "settimeofday", "adjtimex", "stime",
+    "clock_settime",
+    "clock_adjtime",
+    "settimeofday",
+    "adjtimex",
+    "stime",
     /* personas and the host's identity */
-    "sethostname", "setdomainname",
+    "sethostname",
+    "setdomainname",
 };
 
 /* The namespace flags clone() may not carry (unshare is denied outright). */
@@ -128,7 +171,8 @@ int sandbox_filter_fd(struct sl_error *err)
 	_cleanup_close_ int fd = memfd_create("schedlab-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
 		return error_set(err, ERR_INTERNAL, errno,
-				 "Cannot create a memfd for the seccomp filter: %s.", strerror(errno));
+				 "Cannot create a memfd for the seccomp filter: %s.",
+				 strerror(errno));
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0)
 		return error_set(err, ERR_INTERNAL, -r, "Cannot export the seccomp filter: %s.",

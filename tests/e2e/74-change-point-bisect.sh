@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # timeout: 2700
-# From change point to culprit (issue 22 item 4; docs/service.md "From change
+# From change point to culprit (docs/service.md "From change
 # point to culprit") with the real service, HTTP, SQLite store, git and
 # headless Chromium, but no kernel build and no guest: the schedule's git
 # tree is a small real git repository with no kernel in it (four commits), so

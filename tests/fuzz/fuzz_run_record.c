@@ -31,8 +31,10 @@ static const char *const job_workloads[] = {
     "[{\"name\":\"w\",\"tool\":\"hackbench\",\"args\":[\"-p\"]}]",
     ("[{\"name\":\"w\",\"tool\":\"rt-migrate-test\",\"args\":[\"-p\",\"60\",\"-l\",\"5\",\"3\"]},"
      "{\"name\":\"c\",\"tool\":\"cyclictest\",\"args\":[\"-t1\",\"-l100\",\"-h100\"]}]"),
-    "[{\"name\":\"s\",\"tool\":\"slice\"},{\"name\":\"p\",\"tool\":\"pi_stress\",\"args\":[\"--duration\",\"5\"]}]",
-    "[{\"name\":\"n\",\"tool\":\"stress-ng\",\"args\":[\"--switch\",\"1\",\"--timeout\",\"5\",\"--metrics-brief\"]}]",
+    "[{\"name\":\"s\",\"tool\":\"slice\"},{\"name\":\"p\",\"tool\":\"pi_stress\",\"args\":[\"--"
+    "duration\",\"5\"]}]",
+    "[{\"name\":\"n\",\"tool\":\"stress-ng\",\"args\":[\"--switch\",\"1\",\"--timeout\",\"5\",\"--"
+    "metrics-brief\"]}]",
 };
 #define N_JOBS (sizeof(job_workloads) / sizeof(job_workloads[0]))
 static struct job *jobs[N_JOBS];

@@ -1,4 +1,4 @@
-/* From change point to culprit (issue 22 item 4) without a server: the
+/* From change point to culprit without a server: the
  * bisection job's spec and the request's checks over a real git tree
  * (server/change_point_bisect.c), the store's link between change point and
  * job (one bisection per change point, in the job's own transaction), the
@@ -233,14 +233,14 @@ static void seed(const char *dir, const char *series, int first_id, char after_i
 	sqlite3 *db = NULL;
 	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
 	sqlite3_stmt *ins = NULL;
-	assert_int_equal(sqlite3_prepare_v2(
-			     db,
-			     "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
-			     "workload, metric, baseline_median, candidate_median, change, "
-			     "verdict, source_commit, owner) VALUES (?1,?5,?2,'patched','w','m',"
-			     "100,?3,0,'unchanged',?4,'schedule:' || ?5)",
-			     -1, &ins, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			       "workload, metric, baseline_median, candidate_median, change, "
+			       "verdict, source_commit, owner) VALUES (?1,?5,?2,'patched','w','m',"
+			       "100,?3,0,'unchanged',?4,'schedule:' || ?5)",
+			       -1, &ins, NULL),
+	    SQLITE_OK);
 	for (int i = 0; i < 30; i++) {
 		char id[48], when[32], c[56];
 		snprintf(id, sizeof(id), "%032x", first_id + i);
@@ -613,14 +613,14 @@ static void test_webhook_tenancy(void **state)
 	sqlite3 *db = NULL;
 	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
 	sqlite3_stmt *ins = NULL;
-	assert_int_equal(sqlite3_prepare_v2(
-			     db,
-			     "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
-			     "workload, metric, baseline_median, candidate_median, change, "
-			     "verdict, source_commit, owner) VALUES (?1,'s',?2,'patched','w','m',"
-			     "100,?3,0,'unchanged',?4,'schedule:s')",
-			     -1, &ins, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO comparisons(job_id, job_name, finished_at, variant, "
+			       "workload, metric, baseline_median, candidate_median, change, "
+			       "verdict, source_commit, owner) VALUES (?1,'s',?2,'patched','w','m',"
+			       "100,?3,0,'unchanged',?4,'schedule:s')",
+			       -1, &ins, NULL),
+	    SQLITE_OK);
 	for (int i = 0; i < 30; i++) {
 		char id[48], when[32];
 		snprintf(id, sizeof(id), "%032x", 500 + i);
@@ -723,10 +723,8 @@ static void test_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_config),
-	    cmocka_unit_test(test_spec),
-	    cmocka_unit_test(test_store_link),
-	    cmocka_unit_test(test_webhook_without_queue),
+	    cmocka_unit_test(test_config),	    cmocka_unit_test(test_spec),
+	    cmocka_unit_test(test_store_link),	    cmocka_unit_test(test_webhook_without_queue),
 	    cmocka_unit_test(test_webhook_tenancy),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

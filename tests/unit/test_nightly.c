@@ -476,7 +476,8 @@ static void test_trend_tenancy(void **state)
 			 0);
 	assert_int_equal(json_object_array_length(token), 1);
 	json_object *cp = json_object_array_get_idx(token, 0);
-	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")), "s@alice");
+	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")),
+			    "s@alice");
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "owner")), "alice");
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "name")), "s");
 	assert_int_equal(trend_change_points_json(dir, "s@-", 3650L * 86400, now, &gone, &err), 0);
@@ -511,7 +512,8 @@ static void test_owner_migration(void **state)
 	struct sl_error err = {0};
 	assert_int_equal(store_open(dir, &st, &err), 0);
 	_cleanup_json_ json_object *spec = json_tokener_parse("{\"name\": \"s\"}");
-	struct store_new_job nj = {.name = "s", .owner = "schedule:s", .spec = spec, .expanded = spec};
+	struct store_new_job nj = {
+	    .name = "s", .owner = "schedule:s", .spec = spec, .expanded = spec};
 	char night[48], token[48];
 	snprintf(night, sizeof(night), "%032x", 1);
 	snprintf(token, sizeof(token), "%032x", 2);
@@ -540,11 +542,12 @@ static void test_owner_migration(void **state)
 	store_free(st);
 	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
 	sqlite3_stmt *q = NULL;
-	assert_int_equal(sqlite3_prepare_v2(db,
-					    "SELECT group_concat(owner, ',') FROM (SELECT owner FROM "
-					    "comparisons ORDER BY finished_at)",
-					    -1, &q, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "SELECT group_concat(owner, ',') FROM (SELECT owner FROM "
+			       "comparisons ORDER BY finished_at)",
+			       -1, &q, NULL),
+	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "schedule:s,alice,");
 	sqlite3_finalize(q);

@@ -136,7 +136,8 @@ static void test_root(void **state)
 	int sp = find(v, "setpriv", NULL);
 	int inner = find(v + 1, "bwrap", NULL) + 1;
 	assert_true(pl > 0 && sp > pl && inner > sp);
-	assert_int_equal(find(v, "--unshare-user", NULL), find(v + inner, "--unshare-user", NULL) + inner);
+	assert_int_equal(find(v, "--unshare-user", NULL),
+			 find(v + inner, "--unshare-user", NULL) + inner);
 	char uid[32];
 	snprintf(uid, sizeof(uid), "--reuid=%d", SANDBOX_UID);
 	assert_true(find(v, uid, NULL) > sp);
@@ -318,12 +319,9 @@ static void test_cgroup_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_user),
-	    cmocka_unit_test(test_root),
-	    cmocka_unit_test(test_bind_at),
-	    cmocka_unit_test(test_check_names_package),
-	    cmocka_unit_test(test_run_holds),
-	    cmocka_unit_test(test_cgroup_files),
+	    cmocka_unit_test(test_user),      cmocka_unit_test(test_root),
+	    cmocka_unit_test(test_bind_at),   cmocka_unit_test(test_check_names_package),
+	    cmocka_unit_test(test_run_holds), cmocka_unit_test(test_cgroup_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -288,8 +288,8 @@ static void test_hl_shift_coverage(void **state)
 			covered += sh.bounded && sh.lo <= 3.0 && 3.0 <= sh.hi;
 			if (n == 3 && i < 400) {
 				double ci[2];
-				assert_int_equal(
-				    stats_bootstrap_median_diff_ci(a, n, b, n, i, ci), 0);
+				assert_int_equal(stats_bootstrap_median_diff_ci(a, n, b, n, i, ci),
+						 0);
 				boot_covered += ci[0] <= 3.0 && 3.0 <= ci[1];
 			}
 		}

@@ -115,8 +115,8 @@ static void test_twenty_percent_regresses(void **state)
 	(void)state;
 	const double base[] = {100, 102, 98, 101, 99}, cand[] = {120, 122, 118, 121, 119};
 	_cleanup_job_ struct job *job = job_of("cyclictest", NULL, "5");
-	_cleanup_json_ json_object *vs = variants_of("w", "cyclictest", "latency_us.avg", base, 5,
-						     cand, 5);
+	_cleanup_json_ json_object *vs =
+	    variants_of("w", "cyclictest", "latency_us.avg", base, 5, cand, 5);
 	_cleanup_json_ json_object *cmps = NULL;
 	char verdict[16];
 	json_object *c = judge(job, vs, "latency_us.avg", &cmps, verdict);
@@ -137,8 +137,7 @@ static void test_thirty_nine_percent_at_twelve_regresses(void **state)
 		base[i] = 124.13 + (i - 5.5) * 4.0;
 		cand[i] = 172.25 + (i - 5.5) * 6.0;
 	}
-	_cleanup_job_ struct job *job =
-	    job_of("cyclictest", NULL, "{\"min\": 5, \"max\": 12}");
+	_cleanup_job_ struct job *job = job_of("cyclictest", NULL, "{\"min\": 5, \"max\": 12}");
 	_cleanup_json_ json_object *vs =
 	    variants_of("w", "cyclictest", "latency_us.avg", base, 12, cand, 12);
 	_cleanup_json_ json_object *cmps = NULL;
@@ -161,8 +160,8 @@ static void test_interval_crossing_is_undecided(void **state)
 	char verdict[16];
 	json_object *c = judge(job, vs, "latency_us.min", &cmps, verdict);
 	assert_string_equal(verdict_word(c), "undecided");
-	assert_non_null(strstr(json_object_get_string(get(c, "undecided_reason")),
-			       "interval crosses ±"));
+	assert_non_null(
+	    strstr(json_object_get_string(get(c, "undecided_reason")), "interval crosses ±"));
 	assert_string_equal(verdict, "pass"); /* nothing gated */
 }
 
@@ -175,8 +174,7 @@ static void test_issue_aa_is_not_a_pass(void **state)
 {
 	(void)state;
 	const double base[] = {145.2, 156.94, 171.9}, cand[] = {118.3, 136.08, 141.0};
-	_cleanup_job_ struct job *job =
-	    job_of("cyclictest", NULL, "{\"min\": 3, \"max\": 8}");
+	_cleanup_job_ struct job *job = job_of("cyclictest", NULL, "{\"min\": 3, \"max\": 8}");
 	_cleanup_json_ json_object *vs =
 	    variants_of("w", "cyclictest", "latency_us.avg", base, 3, cand, 3);
 	_cleanup_json_ json_object *cmps = NULL;
@@ -200,8 +198,8 @@ static void test_issue_rows(void **state)
 	(void)state;
 	_cleanup_job_ struct job *rtm = job_of("rt-migrate-test", "[]", "5");
 	const double up_b[] = {61, 80, 93, 104, 150}, up_c[] = {820, 1710, 2589, 9800, 20100};
-	_cleanup_json_ json_object *vs1 = variants_of("w", "rt-migrate-test",
-						      "start_delay_us.prio60.min", up_b, 5, up_c, 5);
+	_cleanup_json_ json_object *vs1 =
+	    variants_of("w", "rt-migrate-test", "start_delay_us.prio60.min", up_b, 5, up_c, 5);
 	_cleanup_json_ json_object *cmps1 = NULL;
 	char verdict[16];
 	json_object *c = judge(rtm, vs1, "start_delay_us.prio60.min", &cmps1, verdict);
@@ -209,8 +207,8 @@ static void test_issue_rows(void **state)
 	assert_string_equal(verdict_word(c), "regressed");
 
 	const double dn_b[] = {1620, 20140, 20226, 20300, 20390}, dn_c[] = {77, 98, 119, 125, 131};
-	_cleanup_json_ json_object *vs2 = variants_of("w", "rt-migrate-test",
-						      "start_delay_us.prio60.min", dn_b, 5, dn_c, 5);
+	_cleanup_json_ json_object *vs2 =
+	    variants_of("w", "rt-migrate-test", "start_delay_us.prio60.min", dn_b, 5, dn_c, 5);
 	_cleanup_json_ json_object *cmps2 = NULL;
 	c = judge(rtm, vs2, "start_delay_us.prio60.min", &cmps2, verdict);
 	assert_string_equal(verdict_word(c), "improved");
@@ -237,8 +235,13 @@ static void test_three_a_side_unchanged_only_when_shown(void **state)
 	int unchanged = 0;
 	for (int t = 0; t < 2000; t++) {
 		double shift = gsl_rng_uniform(rng) * 2 - 1, sd = 0.05 + gsl_rng_uniform(rng) * 0.5;
-		struct decision_input in = {.better = "lower", .na = 3, .nb = 3, .thr = 1,
-					    .alpha = 0.05, .min_p = 0.1, .gated = t % 2};
+		struct decision_input in = {.better = "lower",
+					    .na = 3,
+					    .nb = 3,
+					    .thr = 1,
+					    .alpha = 0.05,
+					    .min_p = 0.1,
+					    .gated = t % 2};
 		double a[3], b[3];
 		for (int i = 0; i < 3; i++) {
 			a[i] = gsl_ran_gaussian(rng, sd);
@@ -289,8 +292,8 @@ static void test_calibration_cap(void **state)
 	_cleanup_json_ json_object *cmps = NULL, *reasons = NULL;
 	char verdict[16];
 	struct sl_error err = {0};
-	assert_int_equal(
-	    compare_result_calibrated(job, vs, cal, &cmps, verdict, &reasons, &err), 0);
+	assert_int_equal(compare_result_calibrated(job, vs, cal, &cmps, verdict, &reasons, &err),
+			 0);
 	json_object *c = json_object_array_get_idx(cmps, 0);
 	assert_string_equal(json_object_get_string(get(c, "threshold_source")), "calibration");
 	assert_true(fabs(json_object_get_double(get(c, "threshold")) - 20) < 1e-9);
