@@ -68,7 +68,7 @@ $(BUILD)/agent: $(AGENT_SRCS) $(wildcard workloads/agent/*.h workloads/proto/*.h
 	$(CC) $(GUEST_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $(AGENT_SRCS) $(shell pkg-config --libs json-c) -lpthread
 $(BUILD)/workloads/%: workloads/%.c $(wildcard workloads/*.h) $(wildcard workloads/proto/*.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $< $(wildcard workloads/lib/*.c) $(shell pkg-config --libs json-c) -lpthread -lm
+	$(CC) $(GUEST_CFLAGS) $(shell pkg-config --cflags json-c) -O2 -g -static -o $@ $< $(wildcard workloads/lib/*.c workloads/proto/*.c) $(shell pkg-config --libs json-c) -lpthread -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libschedlab-test.a
 	@mkdir -p $(dir $@)

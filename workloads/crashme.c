@@ -7,6 +7,11 @@
  *   crashme spin-rt [S]    busy loop as SCHED_FIFO 50 (S seconds, default forever)
  *   crashme garbage [DEV]  write non-frame bytes and broken frames to DEV
  *                          (default /dev/ttyS1), then exit 0
+ *   crashme frame KIND JSON [DEV]
+ *                          write one well-formed frame of KIND carrying JSON
+ *                          to DEV (default /dev/ttyS1): a guest that lies in
+ *                          the agent's own protocol, e.g. a summary frame
+ *                          whose "errors" is an object
  *   crashme exit N         exit with status N
  *   crashme flood BYTES    write BYTES of text to stdout (at most 1 GiB), then
  *                          a last line "crashme flood end"
@@ -23,11 +28,12 @@
 #include <unistd.h>
 
 #include "lib/wl.h"
+#include "proto/frame.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: crashme panic | hang | spin-rt [SECONDS] | garbage [DEVICE] | exit N |\n"
-		   "               flood BYTES\n"
+	fprintf(f, "Usage: crashme panic | hang | spin-rt [SECONDS] | garbage [DEVICE] |\n"
+		   "               frame KIND JSON [DEVICE] | exit N | flood BYTES\n"
 		   "\n"
 		   "A test payload for schedlab's failure handling; see the source header.\n");
 }
@@ -144,6 +150,23 @@ int main(int argc, char **argv)
 	if (strcmp(action, "garbage") == 0 && argc <= 3) {
 		announce(action, NULL);
 		return do_garbage(argc == 3 ? argv[2] : "/dev/ttyS1");
+	}
+	if (strcmp(action, "frame") == 0 && (argc == 4 || argc == 5)) {
+		const char *dev = argc == 5 ? argv[4] : "/dev/ttyS1";
+		int fd, rc;
+		announce(action, NULL);
+		fd = open(dev, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "crashme: '%s' could not be opened: %s.\n", dev, strerror(errno));
+			return 1;
+		}
+		rc = frame_write(fd, argv[2], argv[3], strlen(argv[3]));
+		close(fd);
+		if (rc < 0) {
+			fprintf(stderr, "crashme: the %s frame was not written: %s.\n", argv[2], strerror(-rc));
+			return 1;
+		}
+		return 0;
 	}
 	if (strcmp(action, "exit") == 0 && argc == 3) {
 		unsigned long code;

@@ -130,7 +130,7 @@ expect2 "refs of letters" 'git:repo@HEAD;rm..HEAD'
 expect2 "git format-patch exited" "git:repo@nosuchref..HEAD"
 expect2 "not a directory" "git:nowhere@HEAD~1..HEAD"
 expect2 "holds no commits" "git:repo@HEAD..HEAD"
-expect2 "--suite must be rt, latency, fair, all or debug, not 'speed'" --suite speed comment-only.patch
+expect2 "--suite must be rt, latency, fair, under-load, all or debug, not 'speed'" --suite speed comment-only.patch
 expect2 "--debug must be lockdep .the one debug preset., not 'kasan'" --debug kasan comment-only.patch
 expect2 "--repeat '0' is not N or MIN:MAX" --repeat 0 comment-only.patch
 expect2 "--repeat '5:3' is not N or MIN:MAX" --repeat 5:3 comment-only.patch

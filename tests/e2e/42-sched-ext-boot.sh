@@ -54,7 +54,7 @@ c = [c for c in r["comparisons"] if c["variant"] == "scx_simple" and c["workload
 assert c, "no comparison of scx_simple's cyclictest"
 for x in c:
     print("scx_simple", x["metric"], x["verdict"], "change", x.get("change"))
-    assert x["verdict"] in ("improved", "regressed", "unchanged", "inconclusive"), x
+    assert x["verdict"] in ("improved", "regressed", "unchanged", "undecided", "inconclusive"), x
 qmap = r["variants"]["scx_qmap_stall"]["runs"]
 assert qmap and qmap[0]["status"] == "sched_ext_failed", [(q["key"], q["status"]) for q in qmap]
 assert "ejected" in qmap[0]["reason"] and "runnable task stall" in qmap[0]["reason"], qmap[0]["reason"]
