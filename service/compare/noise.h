@@ -24,10 +24,19 @@ const char *noise_policy_name(enum job_noise_policy p);
 double noise_run_wait_pct(json_object *run);
 /* Whether a run object was marked noisy. */
 bool noise_run_is_noisy(json_object *run);
+/* Other processes may take up to this share (%) of the host's CPU time
+ * during a run before its vCPU wait counts against the host: below it the
+ * wait is the guest's own (its vCPUs and QEMU's threads outnumber the host's
+ * CPUs, as a loaded 2-vCPU guest on a 2-CPU host does), the same for every
+ * variant. A quiet host's daemons, the service and libvirt take 1 to 3 %. */
+#define NOISE_OTHERS_LIMIT_PCT 10.0
+/* The run's host_interference.others_busy_pct, or NAN when not measured. */
+double noise_run_others_pct(json_object *run);
 /* Marks run (borrowed) "noisy": true or false from its host_interference and
  * limit_pct, the job's noise_limit_pct: the share of a run's wall time,
- * summed over its vCPUs, that they may wait for a host CPU. Returns the
- * mark. */
+ * summed over its vCPUs, that they may wait for a host CPU. A wait above it
+ * is noise when other processes took over NOISE_OTHERS_LIMIT_PCT of the
+ * host's CPU time, or when that was not measured. Returns the mark. */
 bool noise_mark_run(json_object *run, double limit_pct);
 /* A guest that deadlocks spins its vCPUs, and on a small host spinning vCPUs
  * wait for each other and for the emulator: a hung run is "noisy" by its own

@@ -110,6 +110,18 @@ static void sample_node(virDomainPtr dom, struct interference_sample *s)
 	s->have_node = s->node_total_ns > 0;
 }
 
+static void sample_guest_cpu(virDomainPtr dom, struct interference_sample *s)
+{
+	virDomainInfo info;
+	s->have_guest_cpu = false;
+	if (!dom || virDomainGetInfo(dom, &info) < 0) {
+		virResetLastError();
+		return;
+	}
+	s->guest_cpu_ns = info.cpuTime;
+	s->have_guest_cpu = true;
+}
+
 static void sample_proc(struct interference *t, struct interference_sample *s)
 {
 	char buf[512];
@@ -139,6 +151,7 @@ static void take(struct interference *t, virDomainPtr dom, struct interference_s
 	s->mono_s = time_monotonic_s();
 	sample_vcpus(dom, s);
 	sample_node(dom, s);
+	sample_guest_cpu(dom, s);
 	sample_proc(t, s);
 }
 
@@ -159,6 +172,8 @@ bool interference_add_sample(struct interference *t, const struct interference_s
 	 * than before. Such a sample would make a starved run look quiet. */
 	if (!t->started || s->nvcpus <= 0 || s->nvcpus < prev->nvcpus ||
 	    s->have_delay != prev->have_delay)
+		return false;
+	if (s->have_guest_cpu && prev->have_guest_cpu && s->guest_cpu_ns < prev->guest_cpu_ns)
 		return false;
 	for (int i = 0; i < prev->nvcpus; i++)
 		if (s->vcpu_time_ns[i] < prev->vcpu_time_ns[i] ||
@@ -222,6 +237,17 @@ json_object *interference_to_json(const struct interference *t)
 			       node ? num(100.0 * (double)(b->node_busy_ns - a->node_busy_ns) /
 					  (double)(b->node_total_ns - a->node_total_ns))
 				    : NULL);
+	bool others = node && a->have_guest_cpu && b->have_guest_cpu &&
+		      b->guest_cpu_ns >= a->guest_cpu_ns;
+	double others_pct = NAN;
+	if (others) {
+		double busy = (double)(b->node_busy_ns - a->node_busy_ns);
+		double guest = (double)(b->guest_cpu_ns - a->guest_cpu_ns);
+		double total = (double)(b->node_total_ns - a->node_total_ns);
+		/* the two counters are read a moment apart: never below 0 */
+		others_pct = busy > guest ? 100.0 * (busy - guest) / total : 0;
+	}
+	json_object_object_add(o, "others_busy_pct", others ? num(others_pct) : NULL);
 	json_object_object_add(o, "load_avg", t->load_max >= 0 ? num(t->load_max) : NULL);
 	bool stat = a->have_stat && b->have_stat && b->total_ticks > a->total_ticks;
 	json_object_object_add(o, "steal_pct",

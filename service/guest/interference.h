@@ -30,6 +30,8 @@ struct interference_sample {
 	uint64_t vcpu_delay_ns[INTERFERENCE_MAX_VCPUS];
 	bool have_node; /* virNodeGetCPUStats answered */
 	uint64_t node_busy_ns, node_total_ns;
+	bool have_guest_cpu; /* virDomainGetInfo's cpuTime: every QEMU thread */
+	uint64_t guest_cpu_ns;
 	bool have_stat; /* /proc/stat of a local host */
 	uint64_t steal_ticks, total_ticks;
 };
@@ -53,11 +55,16 @@ void interference_poll(struct interference *t, virDomainPtr dom);
  * whether it was kept. interference_poll() uses it; pure, for tests. */
 bool interference_add_sample(struct interference *t, const struct interference_sample *s);
 /* A new object {vcpu_wait_ms, vcpu_wait_pct, vcpus: [{vcpu, run_ms, wait_ms,
- * wait_pct}], host_busy_pct, load_avg, steal_pct, interval_s, source}, or
- * NULL when not even one sample was taken. wait_pct is the share of the
- * interval's wall time (per vCPU; in total over all vCPUs) in which a vCPU
- * thread was runnable but not running. Fields that could not be measured
- * are null. */
+ * wait_pct}], host_busy_pct, others_busy_pct, load_avg, steal_pct,
+ * interval_s, source}, or NULL when not even one sample was taken. wait_pct
+ * is the share of the interval's wall time (per vCPU; in total over all
+ * vCPUs) in which a vCPU thread was runnable but not running.
+ * others_busy_pct is the share of the host's CPU time that went to anything
+ * but this guest's QEMU process: a guest whose vCPUs and QEMU threads
+ * outnumber the host's CPUs (a loaded 2-vCPU guest on 2 host CPUs) waits
+ * for its own threads, which is the same for every variant and not noise;
+ * what other processes take is. Fields that could not be measured are
+ * null. */
 json_object *interference_to_json(const struct interference *t);
 
 /* Pure helpers, for tests: parse /proc/stat's "cpu" line and /proc/loadavg. */

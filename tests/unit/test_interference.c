@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compare/noise.h"
 #include "guest/interference.h"
 
 static double dget(json_object *o, const char *k)
@@ -120,12 +121,69 @@ static void test_teardown_sample_ignored(void **state)
 	assert_true(fabs(dget(o, "interval_s") - 10) < 1e-6);
 }
 
+/* Over 10 s on a 2-CPU host (20 CPU-seconds): the host was 95 % busy and the
+ * guest's QEMU took 18 of those 19 s, so other processes took 1 s: 5 %. Its
+ * vCPUs waited 40 %, for each other and QEMU's own threads: not noise at a
+ * 25 % limit. The same wait while others took 6 s (30 %) is. Without the
+ * guest's CPU time (a remote or older libvirt) the wait alone decides. */
+static void test_others_busy(void **state)
+{
+	(void)state;
+	struct interference t = {.started = true, .have_last = true, .local = true, .load_max = 2};
+	t.first = (struct interference_sample){.mono_s = 100,
+					       .nvcpus = 2,
+					       .have_delay = true,
+					       .have_node = true,
+					       .node_busy_ns = 5000000000ULL,
+					       .node_total_ns = 50000000000ULL,
+					       .have_guest_cpu = true,
+					       .guest_cpu_ns = 3000000000ULL};
+	t.last = t.first;
+	t.last.mono_s = 110;
+	t.last.vcpu_time_ns[0] = t.last.vcpu_time_ns[1] = 6000000000ULL;
+	t.last.vcpu_delay_ns[0] = t.last.vcpu_delay_ns[1] = 4000000000ULL;
+	t.last.node_busy_ns = t.first.node_busy_ns + 19000000000ULL;
+	t.last.node_total_ns = t.first.node_total_ns + 20000000000ULL;
+	t.last.guest_cpu_ns = t.first.guest_cpu_ns + 18000000000ULL;
+	_cleanup_json_ json_object *run = json_object_new_object();
+	json_object *hi = interference_to_json(&t);
+	json_object_object_add(run, "host_interference", hi);
+	assert_true(fabs(dget(hi, "vcpu_wait_pct") - 40) < 1e-6);
+	assert_true(fabs(dget(hi, "others_busy_pct") - 5) < 1e-6);
+	assert_false(noise_mark_run(run, 25));
+
+	t.last.guest_cpu_ns = t.first.guest_cpu_ns + 13000000000ULL;
+	json_object_object_add(run, "host_interference", interference_to_json(&t));
+	assert_true(fabs(noise_run_others_pct(run) - 30) < 1e-6);
+	assert_true(noise_mark_run(run, 25));
+	assert_false(noise_mark_run(run, 45)); /* under the wait limit: never noisy */
+
+	/* the counters read a moment apart: QEMU's time above the host's busy
+	 * time is 0 %, not negative */
+	t.last.guest_cpu_ns = t.first.guest_cpu_ns + 19500000000ULL;
+	json_object_object_add(run, "host_interference", interference_to_json(&t));
+	assert_true(noise_run_others_pct(run) == 0);
+
+	t.first.have_guest_cpu = t.last.have_guest_cpu = false;
+	json_object_object_add(run, "host_interference", interference_to_json(&t));
+	assert_true(isnan(noise_run_others_pct(run)));
+	assert_true(noise_mark_run(run, 25));
+
+	/* a guest CPU time that went backwards is a domain in teardown */
+	t.first.have_guest_cpu = t.last.have_guest_cpu = true;
+	struct interference_sample torn = t.last;
+	torn.mono_s = 111;
+	torn.guest_cpu_ns = 0;
+	assert_false(interference_add_sample(&t, &torn));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_figures),
 	    cmocka_unit_test(test_teardown_sample_ignored),
+	    cmocka_unit_test(test_others_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
