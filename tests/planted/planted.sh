@@ -4,6 +4,7 @@
 #
 #   planted_test NAME SUITE REPEAT
 #
+# (SUITE "default": no --suite at all, as a user who gives none runs it)
 # submits tests/planted/NAME.patch the way a user would: from a fresh
 # directory outside the repository, `schedlab test --suite SUITE --repeat
 # REPEAT PATCH -o result.json --junit junit.xml`, with the default job
@@ -32,11 +33,13 @@ planted_test() {
 	cd "$PLANTED_DIR"
 	start=$(date +%s)
 	set +e
-	"$SCHEDLAB" test --suite "$suite" --repeat "$repeat" "$patch" -o result.json --junit junit.xml
+	local suite_opt=(--suite "$suite")
+	[ "$suite" = default ] && suite_opt=()
+	"$SCHEDLAB" test "${suite_opt[@]}" --repeat "$repeat" "$patch" -o result.json --junit junit.xml
 	PLANTED_RC=$?
 	set -e
 	PLANTED_SECS=$(($(date +%s) - start))
-	echo "planted $name: schedlab test --suite $suite --repeat $repeat exited $PLANTED_RC after ${PLANTED_SECS}s"
+	echo "planted $name: schedlab test ${suite_opt[*]} --repeat $repeat exited $PLANTED_RC after ${PLANTED_SECS}s"
 	[ -f result.json ] || e2e_fail "schedlab test wrote no result.json (exit $PLANTED_RC)"
 	[ -f junit.xml ] || e2e_fail "schedlab test wrote no junit.xml (exit $PLANTED_RC)"
 	"$SCHEDLAB" validate --result result.json

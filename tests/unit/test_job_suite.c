@@ -190,9 +190,13 @@ static void test_suites_expand(void **state)
 	     "hackbench-load/loops_per_s* burn-load/ops_per_s* cyclictest-loaded/latency_us.p99* "
 	     "cyclictest-loaded/latency_us.avg*",
 	     false},
-	    {"all", "rt-migrate-test cyclictest share slice",
+	    {"all",
+	     "rt-migrate-test cyclictest share slice hackbench-load burn-load cyclictest-loaded "
+	     "rt-migrate-test-loaded",
 	     "rt-migrate-test/inversions* cyclictest/latency_us.p99* cyclictest/latency_us.avg* "
-	     "share/share_error* slice/slice_overrun_us.mean*",
+	     "share/share_error* slice/slice_overrun_us.mean* hackbench-load/loops_per_s* "
+	     "burn-load/ops_per_s* cyclictest-loaded/latency_us.p99* "
+	     "cyclictest-loaded/latency_us.avg*",
 	     true},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
