@@ -14,6 +14,7 @@
 #include "util/cmd.h"
 #include "util/fs.h"
 #include "util/sandbox.h"
+#include "util/sandbox_filter.h"
 
 static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -98,7 +99,7 @@ int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *con
 	if (r >= 0 && !b->sandbox_report.ran)
 		kbuild_log(b, "sandbox: uid %d in a user namespace, seccomp %s, cgroup %s",
 			   b->as_root ? SANDBOX_UID : (int)geteuid(),
-			   rep.seccomp ? "deny-list" : "none", rep.cgroup);
+			   rep.seccomp ? sandbox_filter_name() : "none", rep.cgroup);
 	if (r >= 0)
 		b->sandbox_report = rep;
 	return r;

@@ -243,7 +243,7 @@ json_object *sandbox_report_json(const struct sandbox_report *r, bool as_root)
 	json_object_object_add(o, "uid", json_object_new_int64(as_root ? SANDBOX_UID : geteuid()));
 	json_object_object_add(o, "user_namespace", json_object_new_boolean(true));
 	json_object_object_add(o, "seccomp",
-			       json_object_new_string(r->seccomp ? "deny-list" : "none"));
+			       json_object_new_string(r->seccomp ? sandbox_filter_name() : "none"));
 	json_object_object_add(o, "cgroup", json_object_new_string(r->cgroup));
 	return o;
 }

@@ -197,7 +197,7 @@ echo "inside: $inside"
 [[ $inside == *"usrlocal=0"* ]] || e2e_fail "inside: /usr/local is visible"
 # One grep, no pipe: under pipefail a "grep | grep -q" fails by SIGPIPE
 # whenever the first grep has more to write after the second has matched.
-grep -qsE "schedlab: sandbox: uid [0-9]+ in a user namespace, seccomp deny-list, cgroup (memory[.]max=|unavailable: .)" \
+grep -qsE "schedlab: sandbox: uid [0-9]+ in a user namespace, seccomp allow-list, cgroup (memory[.]max=|unavailable: .)" \
 	"$cache"/kernels/*.failed.log ||
 	e2e_fail "inside: the build log does not say which cgroup limits held"
 echo "ok: the build is unprivileged in its own user namespace, filtered, without /usr/local"
