@@ -3,6 +3,7 @@
  * sandboxed build left in its object directory (util/fs.h fs_untrusted). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,7 +55,7 @@ long kbuild_reader_uid(bool sandbox, bool as_root)
 struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max)
 {
 	return (struct fs_untrusted){
-	    .what = what, .max = max, .reader_uid = kbuild_reader_uid(b->sandbox, b->as_root)};
+	    .what = what, .max = max, .reader_uid = kbuild_reader_uid(b->sandbox.on, b->sandbox.as_root)};
 }
 
 int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
@@ -66,4 +67,34 @@ int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *
 	if (r < 0 && err && err->kind == ERR_BUILD && !err->code[0])
 		snprintf(err->code, sizeof(err->code), "build_failed");
 	return r;
+}
+
+int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed)
+{
+	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	*ret_listed = 0;
+	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
+		return fs_exists(list) ? -1 : 0;
+	int same = 0;
+	bool differs = false;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t i = (*ret_listed)++;
+		differs = differs || i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0;
+		same += !differs;
+	}
+	return same;
+}
+
+bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
+{
+	size_t listed;
+	/* a patch step a crash cut short: the list may not say what is there */
+	_cleanup_free_ char *step = fs_path_join(tree, "applied/step");
+	if (fs_exists(step))
+		return false;
+	int same = kbuild_tree_patches_in_common(tree, k, &listed);
+	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
 }

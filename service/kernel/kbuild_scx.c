@@ -40,13 +40,13 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	/* the build's .config: from a directory the sandbox wrote */
 	_cleanup_free_ char *cfg = NULL;
 	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
-	int r = fs_read_untrusted(b->obj, ".config", &u, &cfg, NULL, err);
+	int r = fs_read_untrusted(b->tree.obj, ".config", &u, &cfg, NULL, err);
 	if (r < 0)
 		return r;
 	if (!text_has(cfg, "CONFIG_SCHED_CLASS_EXT=y"))
 		return 0;
 	_cleanup_free_ char *tools = fs_path_join(kbuild_src_seen(b), "tools/sched_ext");
-	_cleanup_free_ char *build = fs_path_join(b->obj, "sched_ext");
+	_cleanup_free_ char *build = fs_path_join(b->tree.obj, "sched_ext");
 	_cleanup_free_ char *oarg = NULL, *varg = NULL, *jarg = NULL;
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	/* paths as make sees them (kbuild_obj_seen) */
@@ -57,7 +57,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	r = fs_mkdir_p(build, err);
 	if (r < 0 || (r = kbuild_sandbox_own(b, build, err)) < 0)
 		return r;
-	kbuild_log(b, "building the sched_ext schedulers (tools/sched_ext) with %s",
+	kbuild_log(&b->log, "building the sched_ext schedulers (tools/sched_ext) with %s",
 		   KBUILD_SCX_CLANG);
 	char *const argv[] = {"make", "-C", tools, oarg, varg, jarg, "CLANG=" KBUILD_SCX_CLANG,
 			      NULL};
@@ -75,13 +75,13 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
 		    "program) and every sched_ext loader would fail with \"Couldn't load "
 		    "trivial BPF program\"; add CONFIG_NET=y to the kernel's config.\n";
-		kbuild_log(b, "%s", why);
+		kbuild_log(&b->log, "%s", why);
 		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
 		return fs_write_file_atomic(failed, why, strlen(why), err);
 	}
 	int ex = 0;
 	struct sl_error step_err = {0};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
 			    &step_err);
 	if (r < 0 && step_err.kind != ERR_BUILD) {
 		*err = step_err;
@@ -97,8 +97,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 			snprintf(why, sizeof(why),
 				 "The sched_ext schedulers (tools/sched_ext) did not build (make "
 				 "exit %d): %.700s\n",
-				 ex, b->last_error[0] ? b->last_error : "see the build log");
-		kbuild_log(b, "%s", why);
+				 ex, b->log.last_error[0] ? b->log.last_error : "see the build log");
+		kbuild_log(&b->log, "%s", why);
 		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
 		return fs_write_file_atomic(failed, why, strlen(why), err);
 	}
@@ -110,6 +110,6 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 		if (r < 0)
 			return r;
 	}
-	kbuild_log(b, "built the sched_ext schedulers into '%s'", dest);
+	kbuild_log(&b->log, "built the sched_ext schedulers into '%s'", dest);
 	return 0;
 }
