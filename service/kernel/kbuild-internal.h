@@ -230,6 +230,9 @@ bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
  * unreadable list is -1. */
 int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed);
 
+/* Whether the .config text sets opt ("CONFIG_X=y"). */
+bool kbuild_config_text_has(const char *text, const char *opt);
+
 /* The source seen by a sandboxed step (make's cwd and -C): b->tree.src_seen
  * in the sandbox, else b->tree.src. */
 const char *kbuild_src_seen(const struct build_ctx *b);

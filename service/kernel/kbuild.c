@@ -401,7 +401,8 @@ static json_object *meta_new(const struct build_ctx *b, double seconds)
 	json_object_object_add(m, "key", json_object_new_string(k->key));
 	json_object_object_add(m, "source", json_object_new_string(s->source));
 	json_object_object_add(m, "source_version", json_object_new_string(source_version));
-	/* the commit a git: source's ref named when it was built (issue 22) */
+	/* the commit a git: source's ref named when it was built: the ref may
+	 * move later, and the report must name what was really built */
 	if (strncmp(k->src.identity, "git-commit:", 11) == 0)
 		json_object_object_add(m, "source_commit",
 				       json_object_new_string(k->src.identity + 11));

@@ -1,4 +1,4 @@
-/* Work areas of a source tree (issue 18; docs/kernel-builds.md "Builds at
+/* Work areas of a source tree (docs/kernel-builds.md "Builds at
  * once"): builds of one source with different patches run at once, each in
  * its own area. Area 0 is trees/<id>/ (the tree as it always was); area
  * i >= 1 is trees/<id>.<i>/ with its own src/, obj/, applied/ and lock

@@ -1,9 +1,12 @@
 /* Copies into and out of a kernel build: the host's own files (a job's
  * patch into applied/, a cached kernel into a scratch directory) and what a
- * sandboxed build left in its object directory (util/fs.h fs_untrusted). */
+ * sandboxed build left in its object directory (util/fs.h fs_untrusted);
+ * and what a tree or a cached kernel holds: its patch list, its .config's
+ * options. Below it only the log: the rest of kernel/ reads builds here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -97,4 +100,27 @@ bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
 		return false;
 	int same = kbuild_tree_patches_in_common(tree, k, &listed);
 	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
+}
+
+bool kbuild_config_text_has(const char *text, const char *opt)
+{
+	char line[128];
+	snprintf(line, sizeof(line), "\n%s\n", opt);
+	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
+}
+
+/* Whether the .config at config_path (a cached kernel's copy) sets opt. */
+static bool config_has(const char *config_path, const char *opt)
+{
+	_cleanup_free_ char *text = NULL;
+	struct sl_error ignored;
+	if (!config_path ||
+	    fs_read_file(config_path, KBUILD_MAX_DOTCONFIG_BYTES, &text, NULL, &ignored) < 0)
+		return false;
+	return kbuild_config_text_has(text, opt);
+}
+
+bool kbuild_config_has_scx(const char *config_path)
+{
+	return config_has(config_path, "CONFIG_SCHED_CLASS_EXT=y");
 }

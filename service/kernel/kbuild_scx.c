@@ -11,30 +11,6 @@
 #include "kernel/kbuild.h"
 #include "util/fs.h"
 
-/* Whether the .config text sets opt ("CONFIG_X=y"). */
-static bool text_has(const char *text, const char *opt)
-{
-	char line[128];
-	snprintf(line, sizeof(line), "\n%s\n", opt);
-	return strncmp(text, line + 1, strlen(line + 1)) == 0 || strstr(text, line);
-}
-
-/* Whether the .config at config_path (a cached kernel's copy) sets opt. */
-static bool config_has(const char *config_path, const char *opt)
-{
-	_cleanup_free_ char *text = NULL;
-	struct sl_error ignored;
-	if (!config_path ||
-	    fs_read_file(config_path, KBUILD_MAX_DOTCONFIG_BYTES, &text, NULL, &ignored) < 0)
-		return false;
-	return text_has(text, opt);
-}
-
-bool kbuild_config_has_scx(const char *config_path)
-{
-	return config_has(config_path, "CONFIG_SCHED_CLASS_EXT=y");
-}
-
 int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
 {
 	/* the build's .config: from a directory the sandbox wrote */
@@ -43,7 +19,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	int r = fs_read_untrusted(b->tree.obj, ".config", &u, &cfg, NULL, err);
 	if (r < 0)
 		return r;
-	if (!text_has(cfg, "CONFIG_SCHED_CLASS_EXT=y"))
+	if (!kbuild_config_text_has(cfg, "CONFIG_SCHED_CLASS_EXT=y"))
 		return 0;
 	_cleanup_free_ char *tools = fs_path_join(kbuild_src_seen(b), "tools/sched_ext");
 	_cleanup_free_ char *build = fs_path_join(b->tree.obj, "sched_ext");
@@ -69,7 +45,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	 * else a tracepoint program, before anything else: a kernel with neither
 	 * program type refuses every loader with "Couldn't load trivial BPF
 	 * program" (seen in a 6.12 guest built from tinyconfig). */
-	if (!text_has(cfg, "CONFIG_NET=y") && !text_has(cfg, "CONFIG_BPF_EVENTS=y")) {
+	if (!kbuild_config_text_has(cfg, "CONFIG_NET=y") && !kbuild_config_text_has(cfg, "CONFIG_BPF_EVENTS=y")) {
 		static const char why[] =
 		    "The kernel's config has neither CONFIG_NET nor CONFIG_BPF_EVENTS, so "
 		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
