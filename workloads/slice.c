@@ -321,7 +321,8 @@ int main(int argc, char **argv)
 	}
 	qsort(over, ns, sizeof(long long), cmp_ll);
 
-	json_object *metrics = slice_metrics(slices, ns, sum, waits, nw, predicted_us, over, over_sum);
+	json_object *metrics =
+	    slice_metrics(slices, ns, sum, waits, nw, predicted_us, over, over_sum);
 	json_object *details = json_object_new_object();
 	json_object_object_add(details, "predicted_slice_us", wl_json_double(predicted_us, 6));
 	json_object_object_add(details, "predicted_from", json_object_new_string(source));

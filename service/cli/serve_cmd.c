@@ -239,7 +239,7 @@ int cli_serve(int argc, char **argv)
 	struct webhooks *hooks = NULL;
 	int ret = EXIT_ERROR;
 	if ((args.config_path ? service_config_load(args.config_path, &cfg, &err)
-			 : service_config_new(&cfg, &err)) < 0)
+			      : service_config_new(&cfg, &err)) < 0)
 		goto fail;
 	if (listen) {
 		free(cfg->listen);

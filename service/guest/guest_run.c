@@ -355,7 +355,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		if (rc < 0)
 			goto out;
 	}
-	rc = domain_xml(s, name, kernel, initrd, cmdline, local_ports ? port_path : NULL, &xml, err);
+	rc =
+	    domain_xml(s, name, kernel, initrd, cmdline, local_ports ? port_path : NULL, &xml, err);
 	if (rc < 0)
 		goto out;
 	o = outcome_new(s, name);

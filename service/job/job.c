@@ -22,7 +22,7 @@
 #include "job/sched_ext_source.h"
 #include "util/fs.h"
 
-#define DEFAULT_REPEAT	  3
+#define DEFAULT_REPEAT 3
 
 static const struct job_limits default_limits = {
     .max_vcpus = 64,

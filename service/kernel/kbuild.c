@@ -68,8 +68,8 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 	bool full = !fs_exists(vmlinux);
 	char *const argv[] = {"make", oarg, jarg, "CC=ccache gcc", "bzImage", NULL};
 	int ex = 0;
-	int r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_MAKE_TIMEOUT_S, &ex,
-				NULL, err);
+	int r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_MAKE_TIMEOUT_S,
+				&ex, NULL, err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
@@ -195,8 +195,8 @@ static int obj_make(struct build_ctx *b, struct sl_error *err)
 	r = tree_make(b, err);
 	if (r < 0)
 		return r;
-	kbuild_log(&b->log, "steps: patches %.1f s, configuration %.1f s, make bzImage %.1f s", t1 - t0,
-		   t2 - t1, time_monotonic_s() - t2);
+	kbuild_log(&b->log, "steps: patches %.1f s, configuration %.1f s, make bzImage %.1f s",
+		   t1 - t0, t2 - t1, time_monotonic_s() - t2);
 	if (!marks)
 		return r;
 	char stamp[128], text[256];
@@ -222,7 +222,7 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 	const struct kernel_spec *base = b->s->base;
 	if (!base) {
 		kbuild_log(&b->log, "no trusted base kernel known: the copy starts from the object "
-			      "directory as it is");
+				    "directory as it is");
 		return 0;
 	}
 	struct key_inputs bk;
@@ -236,7 +236,8 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 		goto out;
 	}
 	if (strcmp(have, bk.key) == 0) {
-		kbuild_log(&b->log, "the object directory holds the complete base kernel %s", bk.key);
+		kbuild_log(&b->log, "the object directory holds the complete base kernel %s",
+			   bk.key);
 		goto out;
 	}
 	if (have[0])
@@ -290,7 +291,8 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	if (b->sandbox.on) {
 		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
 		if (b->sandbox.as_root)
-			kbuild_log(&b->log, "patch and make run in a sandbox as uid %d", SANDBOX_UID);
+			kbuild_log(&b->log, "patch and make run in a sandbox as uid %d",
+				   SANDBOX_UID);
 		else
 			kbuild_log(&b->log, "patch and make run in a sandbox");
 		if ((r = fs_mkdir_p(ccache, err)) < 0 ||

@@ -175,10 +175,12 @@ int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd, s
 		goto out;
 	}
 	if (n > 1)
-		kbuild_log(&b->log, "work area %d of %d of the tree (%d of its patches applied there)",
+		kbuild_log(&b->log,
+			   "work area %d of %d of the tree (%d of its patches applied there)",
 			   chosen, n, shared[chosen] < 0 ? 0 : shared[chosen]);
 	mk = fs_path_join(b->tree.dir, "src/Makefile");
-	if (chosen > 0 && mk && !fs_exists(mk) && (r = area_seed(b, areas[0], b->tree.dir, err)) < 0)
+	if (chosen > 0 && mk && !fs_exists(mk) &&
+	    (r = area_seed(b, areas[0], b->tree.dir, err)) < 0)
 		goto out;
 	r = fs_mkdir_p(b->tree.dir, err);
 out:

@@ -57,8 +57,10 @@ long kbuild_reader_uid(bool sandbox, bool as_root)
 
 struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max)
 {
-	return (struct fs_untrusted){
-	    .what = what, .max = max, .reader_uid = kbuild_reader_uid(b->sandbox.on, b->sandbox.as_root)};
+	return (struct fs_untrusted){.what = what,
+				     .max = max,
+				     .reader_uid =
+					 kbuild_reader_uid(b->sandbox.on, b->sandbox.as_root)};
 }
 
 int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,

@@ -45,7 +45,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	 * else a tracepoint program, before anything else: a kernel with neither
 	 * program type refuses every loader with "Couldn't load trivial BPF
 	 * program" (seen in a 6.12 guest built from tinyconfig). */
-	if (!kbuild_config_text_has(cfg, "CONFIG_NET=y") && !kbuild_config_text_has(cfg, "CONFIG_BPF_EVENTS=y")) {
+	if (!kbuild_config_text_has(cfg, "CONFIG_NET=y") &&
+	    !kbuild_config_text_has(cfg, "CONFIG_BPF_EVENTS=y")) {
 		static const char why[] =
 		    "The kernel's config has neither CONFIG_NET nor CONFIG_BPF_EVENTS, so "
 		    "libbpf cannot load its probe program (a socket filter or a tracepoint "
@@ -57,8 +58,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	}
 	int ex = 0;
 	struct sl_error step_err = {0};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_SCX_TIMEOUT_S, &ex, NULL,
-			    &step_err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_SCX_TIMEOUT_S, &ex,
+			    NULL, &step_err);
 	if (r < 0 && step_err.kind != ERR_BUILD) {
 		*err = step_err;
 		return r;
@@ -73,7 +74,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 			snprintf(why, sizeof(why),
 				 "The sched_ext schedulers (tools/sched_ext) did not build (make "
 				 "exit %d): %.700s\n",
-				 ex, b->log.last_error[0] ? b->log.last_error : "see the build log");
+				 ex,
+				 b->log.last_error[0] ? b->log.last_error : "see the build log");
 		kbuild_log(&b->log, "%s", why);
 		_cleanup_free_ char *failed = fs_path_join(dest, KBUILD_SCX_FAILED);
 		return fs_write_file_atomic(failed, why, strlen(why), err);

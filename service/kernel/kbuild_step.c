@@ -70,13 +70,15 @@ static void build_on_line(void *ud, const char *raw)
 		dprintf(b->o->log_fd, "%s\n", line);
 	if (strncmp(line, "  CC ", 5) == 0 || strncmp(line, "  AS ", 5) == 0) {
 		b->log.objects++;
-		double p = 100.0 * (double)b->log.objects / (double)(b->log.estimate ? b->log.estimate : 1);
+		double p = 100.0 * (double)b->log.objects /
+			   (double)(b->log.estimate ? b->log.estimate : 1);
 		b->log.percent = p > 99.0 ? 99.0 : p;
 	}
 	if (!b->log.first_error[0] && strstr(line, "error:")) {
 		snprintf(b->log.first_error, sizeof(b->log.first_error), "%s", line);
 		b->log.first_error_lines = 1;
-	} else if (b->log.first_error_lines > 0 && b->log.first_error_lines <= FIRST_ERROR_CONTEXT) {
+	} else if (b->log.first_error_lines > 0 &&
+		   b->log.first_error_lines <= FIRST_ERROR_CONTEXT) {
 		size_t n = strlen(b->log.first_error);
 		snprintf(b->log.first_error + n, sizeof(b->log.first_error) - n, "\n%s", line);
 		b->log.first_error_lines++;

@@ -188,8 +188,8 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		   kbuild_base_name(b->s->config), b->s->debug ? " + " : "",
 		   b->s->debug ? kbuild_base_name(b->s->debug_config) : "", nfrag);
 	char *const tiny[] = {"make", "-s", oarg, "tinyconfig", NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make tinyconfig' failed (exit %d): %s", ex,
 			      b->log.last_error);
@@ -244,8 +244,8 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	if (r < 0 || (r = kbuild_sandbox_own(b, dotconfig, err)) < 0)
 		return r;
 	char *const old[] = {"make", "-s", oarg, "olddefconfig", NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make olddefconfig' failed (exit %d): %s", ex,
 			      b->log.last_error);

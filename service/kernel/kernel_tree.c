@@ -270,8 +270,8 @@ static int tree_recover(struct build_ctx *b, struct sl_error *err)
 	free(list);
 	if (r < 0 || (r = tree_guard_step_done(applied, err)) < 0)
 		return r;
-	kbuild_log(&b->log, "the %s of patch %zu was cut short; its files show it %s", step, idx + 1,
-		   side == TREE_AFTER ? "applied" : "not applied");
+	kbuild_log(&b->log, "the %s of patch %zu was cut short; its files show it %s", step,
+		   idx + 1, side == TREE_AFTER ? "applied" : "not applied");
 	return 0;
 }
 
@@ -300,10 +300,11 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 			      "--fuzz=0", "--forward", "--silent", "--no-backup-if-mismatch",
 			      "-i",	  copy,	       NULL};
 	int ex = 0;
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	tree_guard_crash_point("revert");
-	enum tree_side side = r < 0 ? TREE_NEITHER : tree_guard_side(b->tree.src, &m, bad, sizeof(bad));
+	enum tree_side side =
+	    r < 0 ? TREE_NEITHER : tree_guard_side(b->tree.src, &m, bad, sizeof(bad));
 	tree_guard_free(&m);
 	if (r < 0)
 		return r;
@@ -367,8 +368,8 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 			     "-i",
 			     copy,
 			     NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex, &outp,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    &outp, err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
