@@ -195,7 +195,7 @@ int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *con
 			 char **ret_output, struct sl_error *err);
 /* As root with the sandbox on, hands path (recursively, never following a
  * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
-int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);
+int kbuild_sandbox_own(const struct kbuild_sandbox *sb, const char *path, struct sl_error *err);
 
 /* ---- kbuild_copy.c: copies into and out of a build ---- */
 

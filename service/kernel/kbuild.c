@@ -296,8 +296,8 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		else
 			kbuild_log(&b->log, "patch and make run in a sandbox");
 		if ((r = fs_mkdir_p(ccache, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->tree.src, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->tree.obj, err)) < 0)
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.src, err)) < 0 ||
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.obj, err)) < 0)
 			return r;
 	} else
 		kbuild_log(&b->log, "patch and make run without a sandbox (--no-sandbox)");
@@ -306,7 +306,7 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		return r;
 	if (b->sandbox.on && b->s->untrusted) {
 		if ((r = obj_refresh_base(b, err)) < 0 || (r = untrusted_obj_copy(b, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->tree.obj, err)) < 0)
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.obj, err)) < 0)
 			return r;
 	}
 	r = obj_make(b, err);

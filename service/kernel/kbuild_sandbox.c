@@ -25,9 +25,9 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 	return 0;
 }
 
-int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err)
+int kbuild_sandbox_own(const struct kbuild_sandbox *sb, const char *path, struct sl_error *err)
 {
-	if (!b->sandbox.on || !b->sandbox.as_root || !fs_exists(path))
+	if (!sb->on || !sb->as_root || !fs_exists(path))
 		return 0;
 	int r = nftw(path, own_one, 64, FTW_PHYS | FTW_MOUNT);
 	if (r != 0)

@@ -31,7 +31,7 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	    asprintf(&jarg, "-j%d", jobs < 1 ? 1 : jobs) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	r = fs_mkdir_p(build, err);
-	if (r < 0 || (r = kbuild_sandbox_own(b, build, err)) < 0)
+	if (r < 0 || (r = kbuild_sandbox_own(&b->sandbox, build, err)) < 0)
 		return r;
 	kbuild_log(&b->log, "building the sched_ext schedulers (tools/sched_ext) with %s",
 		   KBUILD_SCX_CLANG);

@@ -241,7 +241,7 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		mlen += (size_t)k;
 	}
 	r = fs_write_file_atomic(dotconfig, merged, mlen, err);
-	if (r < 0 || (r = kbuild_sandbox_own(b, dotconfig, err)) < 0)
+	if (r < 0 || (r = kbuild_sandbox_own(&b->sandbox, dotconfig, err)) < 0)
 		return r;
 	char *const old[] = {"make", "-s", oarg, "olddefconfig", NULL};
 	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,

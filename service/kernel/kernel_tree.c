@@ -112,8 +112,8 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 	if (r < 0 || (r = fs_mkdir_p(b->tree.obj, err)) < 0)
 		return r;
 	/* tar ran as the host's user; the sandboxed steps write src and obj */
-	r = kbuild_sandbox_own(b, b->tree.src, err);
-	return r < 0 ? r : kbuild_sandbox_own(b, b->tree.obj, err);
+	r = kbuild_sandbox_own(&b->sandbox, b->tree.src, err);
+	return r < 0 ? r : kbuild_sandbox_own(&b->sandbox, b->tree.obj, err);
 }
 
 /* What patch(1) said about a failed (dry) run, as "file 'F' hunk #N FAILED
