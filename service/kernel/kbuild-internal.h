@@ -215,11 +215,12 @@ int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
  * (fs_untrusted.reader_uid): the sandbox's when root runs the sandbox, else
  * -1 (the build ran as this process's user). */
 long kbuild_reader_uid(bool sandbox, bool as_root);
-/* The fs_untrusted of b for a file named what of at most max bytes. */
-struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max);
+/* The fs_untrusted of a build run in sb for a file named what of at most
+ * max bytes. */
+struct fs_untrusted kbuild_untrusted(const struct kbuild_sandbox *sb, const char *what, size_t max);
 /* fs_copy_untrusted() of root/rel (a directory the build could write) to
  * the host path to with mode; a refusal is ERR_BUILD "build_failed". */
-int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+int kbuild_copy_output(const struct kbuild_sandbox *sb, const char *root, const char *rel,
 		       const char *what, size_t max, const char *to, mode_t mode,
 		       struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order

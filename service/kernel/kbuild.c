@@ -317,11 +317,11 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		return r;
 	_cleanup_free_ char *bz_out = fs_path_join(out_dir, "bzImage");
 	_cleanup_free_ char *cfg_out = fs_path_join(out_dir, "config");
-	r = kbuild_copy_output(b, b->tree.obj, "arch/x86/boot/bzImage", "kernel image",
+	r = kbuild_copy_output(&b->sandbox, b->tree.obj, "arch/x86/boot/bzImage", "kernel image",
 			       KBUILD_MAX_BZIMAGE_BYTES, bz_out, 0644, err);
 	if (r < 0)
 		return r;
-	return kbuild_copy_output(b, b->tree.obj, ".config", "kernel .config",
+	return kbuild_copy_output(&b->sandbox, b->tree.obj, ".config", "kernel .config",
 				  KBUILD_MAX_DOTCONFIG_BYTES, cfg_out, 0644, err);
 }
 

@@ -55,19 +55,17 @@ long kbuild_reader_uid(bool sandbox, bool as_root)
 	return sandbox && as_root ? SANDBOX_UID : -1;
 }
 
-struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max)
+struct fs_untrusted kbuild_untrusted(const struct kbuild_sandbox *sb, const char *what, size_t max)
 {
-	return (struct fs_untrusted){.what = what,
-				     .max = max,
-				     .reader_uid =
-					 kbuild_reader_uid(b->sandbox.on, b->sandbox.as_root)};
+	return (struct fs_untrusted){
+	    .what = what, .max = max, .reader_uid = kbuild_reader_uid(sb->on, sb->as_root)};
 }
 
-int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+int kbuild_copy_output(const struct kbuild_sandbox *sb, const char *root, const char *rel,
 		       const char *what, size_t max, const char *to, mode_t mode,
 		       struct sl_error *err)
 {
-	struct fs_untrusted u = kbuild_untrusted(b, what, max);
+	struct fs_untrusted u = kbuild_untrusted(sb, what, max);
 	int r = fs_copy_untrusted(root, rel, &u, to, mode, err);
 	if (r < 0 && err && err->kind == ERR_BUILD && !err->code[0])
 		snprintf(err->code, sizeof(err->code), "build_failed");

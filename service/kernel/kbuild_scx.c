@@ -15,7 +15,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 {
 	/* the build's .config: from a directory the sandbox wrote */
 	_cleanup_free_ char *cfg = NULL;
-	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
+	struct fs_untrusted u =
+	    kbuild_untrusted(&b->sandbox, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
 	int r = fs_read_untrusted(b->tree.obj, ".config", &u, &cfg, NULL, err);
 	if (r < 0)
 		return r;
@@ -83,8 +84,8 @@ int kbuild_scx_build(struct build_ctx *b, const char *out_dir, struct sl_error *
 	for (const char *const *s = sched_ext_schedulers(); *s; s++) {
 		_cleanup_free_ char *from = fs_path_join("build/bin", *s);
 		_cleanup_free_ char *to = fs_path_join(dest, *s);
-		r = kbuild_copy_output(b, build, from, "sched_ext loader", KBUILD_MAX_LOADER_BYTES,
-				       to, 0755, err);
+		r = kbuild_copy_output(&b->sandbox, build, from, "sched_ext loader",
+				       KBUILD_MAX_LOADER_BYTES, to, 0755, err);
 		if (r < 0)
 			return r;
 	}

@@ -201,7 +201,8 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	_cleanup_free_ char *base = NULL;
 	size_t base_len = 0;
 	/* make wrote it in the sandbox */
-	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
+	struct fs_untrusted u =
+	    kbuild_untrusted(&b->sandbox, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
 	r = fs_read_untrusted(b->tree.obj, ".config", &u, &base, &base_len, err);
 	if (r < 0)
 		return r;

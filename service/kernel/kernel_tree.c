@@ -17,7 +17,8 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	/* a patch could have made it anything */
-	struct fs_untrusted u = kbuild_untrusted(b, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
+	struct fs_untrusted u =
+	    kbuild_untrusted(&b->sandbox, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
 	int r = fs_read_untrusted(b->tree.src, "Makefile", &u, &text, NULL, err);
 	if (r < 0)
 		return error_prefix(err, "The kernel source has no readable top Makefile");
