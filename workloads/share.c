@@ -260,6 +260,49 @@ static void sleep_s(double s)
 		;
 }
 
+/* The cgroup cpu.weight of each uid's slice under group_dir, where it has
+ * one: such a uid is grouped. */
+static void read_weights(struct share_uid *uids, size_t nuids, const char *group_dir)
+{
+	for (size_t i = 0; i < nuids; i++) {
+		char path[512];
+		unsigned long w = 0;
+		snprintf(path, sizeof(path), "%s/user-%u.slice/cpu.weight", group_dir, uids[i].uid);
+		if (read_uint_file(path, &w) == 0 && w >= 1 && w <= 10000) {
+			uids[i].grouped = true;
+			uids[i].weight = (unsigned)w;
+		}
+	}
+}
+
+/* Forks each uid's hogs into hogs (*nhogs of them) with their CPU clocks;
+ * on a failure (said on stderr) the hogs started are killed and it is -1. */
+static int start_hogs(struct share_uid *uids, size_t nuids, const char *group_dir,
+		      const cpu_set_t *cpus, struct hog *hogs, size_t *nhogs)
+{
+	for (size_t i = 0; i < nuids; i++) {
+		for (int h = 0; h < uids[i].hogs; h++) {
+			pid_t pid = fork();
+			if (pid < 0) {
+				fprintf(stderr, "share: fork failed: %s.\n", strerror(errno));
+				kill_hogs(hogs, *nhogs);
+				return -1;
+			}
+			if (pid == 0)
+				hog_main(&uids[i], group_dir, cpus);
+			hogs[*nhogs] = (struct hog){.pid = pid, .uid_index = i};
+			if (clock_getcpuclockid(pid, &hogs[*nhogs].clock) != 0) {
+				(*nhogs)++;
+				fprintf(stderr, "share: no CPU clock for hog %d.\n", (int)pid);
+				kill_hogs(hogs, *nhogs);
+				return -1;
+			}
+			(*nhogs)++;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -331,37 +374,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	for (size_t i = 0; i < nuids; i++) {
-		char path[512];
-		unsigned long w = 0;
-		snprintf(path, sizeof(path), "%s/user-%u.slice/cpu.weight", group_dir, uids[i].uid);
-		if (read_uint_file(path, &w) == 0 && w >= 1 && w <= 10000) {
-			uids[i].grouped = true;
-			uids[i].weight = (unsigned)w;
-		}
-	}
+	read_weights(uids, nuids, group_dir);
 	compute_expected(uids, nuids, CPU_COUNT(&cpus));
 
-	for (size_t i = 0; i < nuids; i++) {
-		for (int h = 0; h < uids[i].hogs; h++) {
-			pid_t pid = fork();
-			if (pid < 0) {
-				fprintf(stderr, "share: fork failed: %s.\n", strerror(errno));
-				kill_hogs(hogs, nhogs);
-				return 1;
-			}
-			if (pid == 0)
-				hog_main(&uids[i], group_dir, &cpus);
-			hogs[nhogs] = (struct hog){.pid = pid, .uid_index = i};
-			if (clock_getcpuclockid(pid, &hogs[nhogs].clock) != 0) {
-				nhogs++;
-				fprintf(stderr, "share: no CPU clock for hog %d.\n", (int)pid);
-				kill_hogs(hogs, nhogs);
-				return 1;
-			}
-			nhogs++;
-		}
-	}
+	if (start_hogs(uids, nuids, group_dir, &cpus, hogs, &nhogs) < 0)
+		return 1;
 
 	sleep_s(warmup);
 	double w0 = now_s(CLOCK_MONOTONIC);

@@ -144,6 +144,64 @@ static int read_ll(const char *dir, const char *name, long long *ret)
 	return n == 1 ? 0 : -ENOENT;
 }
 
+/* Starts threads workers pinned to cpu that run for seconds with gaps of
+ * gap_us between their slices, all released at once by start, and waits
+ * for them; -1 (said on stderr) when one could not start. */
+static int run_workers(struct worker *workers, size_t threads, int cpu, double gap_us,
+		       double seconds, pthread_barrier_t *start)
+{
+	size_t cap = SLICE_MAX_SEGMENTS / threads;
+	pthread_barrier_init(start, NULL, (unsigned)threads + 1);
+	/* all threads stop at the same instant, shortly after they all started */
+	long long end_ns = now_ns() + (long long)(seconds * 1e9) + 100000000LL;
+	for (size_t i = 0; i < threads; i++) {
+		struct worker *w = &workers[i];
+		*w = (struct worker){.cpu = cpu,
+				     .gap_ns = (long long)(gap_us * 1000),
+				     .end_ns = end_ns,
+				     .start = start,
+				     .cap = cap};
+		w->slices = malloc(cap * sizeof(long long));
+		w->waits = malloc(cap * sizeof(long long));
+		if (!w->slices || !w->waits || pthread_create(&w->thread, NULL, worker_main, w)) {
+			fprintf(stderr, "slice: could not start thread %zu.\n", i);
+			return -1;
+		}
+	}
+	pthread_barrier_wait(start);
+	for (size_t i = 0; i < threads; i++)
+		pthread_join(workers[i].thread, NULL);
+	return 0;
+}
+
+/* The metrics of the sorted slices (sum: their total), waits and overruns
+ * past predicted_us (the overruns only when there is a prediction). */
+static json_object *slice_metrics(const long long *slices, size_t ns, double sum,
+				  const long long *waits, size_t nw, double predicted_us,
+				  const long long *over, double over_sum)
+{
+	json_object *metrics = json_object_new_object();
+	json_object_object_add(metrics, "slice_us.mean",
+			       wl_json_double(ns ? sum / (double)ns / 1000.0 : NAN, 6));
+	json_object_object_add(metrics, "slice_us.p99",
+			       wl_json_double(percentile_us(slices, ns, 99), 6));
+	json_object_object_add(metrics, "slice_us.max",
+			       wl_json_double(ns ? (double)slices[ns - 1] / 1000.0 : NAN, 6));
+	json_object_object_add(metrics, "wait_us.p99",
+			       wl_json_double(percentile_us(waits, nw, 99), 6));
+	json_object_object_add(metrics, "segments", json_object_new_int64((int64_t)ns));
+	if (!isnan(predicted_us)) {
+		json_object_object_add(metrics, "slice_overrun_us.p50",
+				       wl_json_double(percentile_us(over, ns, 50), 6));
+		json_object_object_add(
+		    metrics, "slice_overrun_us.mean",
+		    wl_json_double(ns ? over_sum / (double)ns / 1000.0 : NAN, 6));
+		json_object_object_add(metrics, "slice_overrun_us.p99",
+				       wl_json_double(percentile_us(over, ns, 99), 6));
+	}
+	return metrics;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -217,27 +275,8 @@ int main(int argc, char **argv)
 		source = "base_slice_ns";
 	}
 
-	size_t cap = SLICE_MAX_SEGMENTS / threads;
-	pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
-	/* all threads stop at the same instant, shortly after they all started */
-	long long end_ns = now_ns() + (long long)(seconds * 1e9) + 100000000LL;
-	for (size_t i = 0; i < threads; i++) {
-		struct worker *w = &workers[i];
-		*w = (struct worker){.cpu = (int)cpu,
-				     .gap_ns = (long long)(gap_us * 1000),
-				     .end_ns = end_ns,
-				     .start = &start,
-				     .cap = cap};
-		w->slices = malloc(cap * sizeof(long long));
-		w->waits = malloc(cap * sizeof(long long));
-		if (!w->slices || !w->waits || pthread_create(&w->thread, NULL, worker_main, w)) {
-			fprintf(stderr, "slice: could not start thread %zu.\n", i);
-			return 1;
-		}
-	}
-	pthread_barrier_wait(&start);
-	for (size_t i = 0; i < threads; i++)
-		pthread_join(workers[i].thread, NULL);
+	if (run_workers(workers, threads, (int)cpu, gap_us, seconds, &start) < 0)
+		return 1;
 
 	size_t ns = 0, nw = 0;
 	bool overflow = false;
@@ -282,25 +321,9 @@ int main(int argc, char **argv)
 	}
 	qsort(over, ns, sizeof(long long), cmp_ll);
 
-	json_object *metrics = json_object_new_object(), *details = json_object_new_object();
-	json_object_object_add(metrics, "slice_us.mean",
-			       wl_json_double(ns ? sum / (double)ns / 1000.0 : NAN, 6));
-	json_object_object_add(metrics, "slice_us.p99",
-			       wl_json_double(percentile_us(slices, ns, 99), 6));
-	json_object_object_add(metrics, "slice_us.max",
-			       wl_json_double(ns ? (double)slices[ns - 1] / 1000.0 : NAN, 6));
-	json_object_object_add(metrics, "wait_us.p99",
-			       wl_json_double(percentile_us(waits, nw, 99), 6));
-	json_object_object_add(metrics, "segments", json_object_new_int64((int64_t)ns));
-	if (!isnan(predicted_us)) {
-		json_object_object_add(metrics, "slice_overrun_us.p50",
-				       wl_json_double(percentile_us(over, ns, 50), 6));
-		json_object_object_add(
-		    metrics, "slice_overrun_us.mean",
-		    wl_json_double(ns ? over_sum / (double)ns / 1000.0 : NAN, 6));
-		json_object_object_add(metrics, "slice_overrun_us.p99",
-				       wl_json_double(percentile_us(over, ns, 99), 6));
-	}
+	json_object *metrics =
+	    slice_metrics(slices, ns, sum, waits, nw, predicted_us, over, over_sum);
+	json_object *details = json_object_new_object();
 	json_object_object_add(details, "predicted_slice_us", wl_json_double(predicted_us, 6));
 	json_object_object_add(details, "predicted_from", json_object_new_string(source));
 	json_object_object_add(details, "latency_ns",

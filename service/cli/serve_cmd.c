@@ -106,7 +106,16 @@ static struct runner_config runner_config_of(const struct service_config *cfg)
 	};
 }
 
-int cli_serve(int argc, char **argv)
+/* What the command line of serve says. */
+struct serve_args {
+	const char *listen, *state, *config_path, *port_file;
+	int workers; /* 0: the config's */
+	bool cleanup_domains;
+};
+
+/* Parses serve's options into *a: 0 to go on, or 1 when serve is done
+ * (--help, a bad option) with its exit code in *ret_exit. */
+static int serve_parse(int argc, char **argv, struct serve_args *a, int *ret_exit)
 {
 	static const struct option opts[] = {
 	    {"listen", required_argument, NULL, 'l'},
@@ -118,49 +127,108 @@ int cli_serve(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *listen = NULL, *state = NULL, *config_path = NULL, *port_file = NULL;
-	int workers = 0, c;
-	bool cleanup_domains = false;
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "l:s:c:w:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			listen = optarg;
+			a->listen = optarg;
 			break;
 		case 's':
-			state = optarg;
+			a->state = optarg;
 			break;
 		case 'c':
-			config_path = optarg;
+			a->config_path = optarg;
 			break;
 		case 'w': {
 			long n = 0;
 			if (parse_int(optarg, 1, 64, &n) < 0) {
 				fprintf(stderr, "schedlab serve: --workers '%s' is not 1..64.\n",
 					optarg);
-				return EXIT_ERROR;
+				*ret_exit = EXIT_ERROR;
+				return 1;
 			}
-			workers = (int)n;
+			a->workers = (int)n;
 			break;
 		}
 		case 'p':
-			port_file = optarg;
+			a->port_file = optarg;
 			break;
 		case 'C':
-			cleanup_domains = true;
+			a->cleanup_domains = true;
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_PASS;
+			*ret_exit = EXIT_PASS;
+			return 1;
 		default:
 			usage(stderr);
-			return EXIT_ERROR;
+			*ret_exit = EXIT_ERROR;
+			return 1;
 		}
 	}
-	if (!state || optind != argc) {
+	if (!a->state || optind != argc) {
 		usage(stderr);
-		return EXIT_ERROR;
+		*ret_exit = EXIT_ERROR;
+		return 1;
 	}
+	return 0;
+}
+
+/* The store as a starting service wants it: jobs a stop interrupted back
+ * at the front of the queue, finished ones past the retention purged. */
+static int store_startup(struct store *store, const struct service_config *cfg,
+			 struct sl_error *err)
+{
+	int requeued = 0;
+	if (store_requeue_interrupted(store, &requeued, err) < 0)
+		return -1;
+	if (requeued) {
+		char line[128];
+		snprintf(line, sizeof(line), "re-queued %d interrupted job(s) at the front",
+			 requeued);
+		serve_log(line);
+	}
+	int purged = 0;
+	if (store_purge_finished(store, cfg->retention.finished_max_age_s,
+				 cfg->retention.drop_results, 100000, &purged, err) < 0)
+		return -1;
+	if (purged) {
+		char line[128];
+		snprintf(line, sizeof(line), "retention: purged %d finished job(s)", purged);
+		serve_log(line);
+	}
+	return 0;
+}
+
+/* The clock offset of schedules, for tests only (e2e 72): an environment
+ * variable of this process, never reachable from the API. -1 (said on
+ * stderr) when it is not a number of seconds. */
+static int test_clock_apply(void)
+{
+	const char *offset = getenv("SCHEDLAB_TEST_CLOCK_OFFSET_S");
+	if (!offset)
+		return 0;
+	long n = 0;
+	if (parse_int(offset, -315360000L, 315360000L, &n) < 0) {
+		fprintf(stderr,
+			"schedlab serve: SCHEDLAB_TEST_CLOCK_OFFSET_S '%s' is not a number "
+			"of seconds.\n",
+			offset);
+		return -1;
+	}
+	scheduler_set_clock_offset(n);
+	serve_log("test clock: schedules run SCHEDLAB_TEST_CLOCK_OFFSET_S seconds ahead");
+	return 0;
+}
+
+int cli_serve(int argc, char **argv)
+{
+	struct serve_args args = {0};
+	int exit_code = EXIT_ERROR;
+	if (serve_parse(argc, argv, &args, &exit_code) > 0)
+		return exit_code;
+	const char *listen = args.listen, *state = args.state, *port_file = args.port_file;
 	struct sl_error err = {0};
 	struct service_config *cfg = NULL;
 	struct store *store = NULL;
@@ -170,15 +238,15 @@ int cli_serve(int argc, char **argv)
 	struct retention_timer *retention = NULL;
 	struct webhooks *hooks = NULL;
 	int ret = EXIT_ERROR;
-	if ((config_path ? service_config_load(config_path, &cfg, &err)
-			 : service_config_new(&cfg, &err)) < 0)
+	if ((args.config_path ? service_config_load(args.config_path, &cfg, &err)
+			      : service_config_new(&cfg, &err)) < 0)
 		goto fail;
 	if (listen) {
 		free(cfg->listen);
 		cfg->listen = strdup(listen);
 	}
-	if (workers)
-		cfg->workers = workers;
+	if (args.workers)
+		cfg->workers = args.workers;
 
 	/* Signals go to sigwait() below, not to the worker threads. */
 	sigset_t set;
@@ -188,29 +256,12 @@ int cli_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (store_open(state, &store, &err) < 0 || cache_prepare(cfg, &err) < 0)
+	if (store_open(state, &store, &err) < 0 || cache_prepare(cfg, &err) < 0 ||
+	    store_startup(store, cfg, &err) < 0)
 		goto fail;
-	int requeued = 0;
-	if (store_requeue_interrupted(store, &requeued, &err) < 0)
-		goto fail;
-	if (requeued) {
-		char line[128];
-		snprintf(line, sizeof(line), "re-queued %d interrupted job(s) at the front",
-			 requeued);
-		serve_log(line);
-	}
-	int purged = 0;
-	if (store_purge_finished(store, cfg->retention.finished_max_age_s,
-				 cfg->retention.drop_results, 100000, &purged, &err) < 0)
-		goto fail;
-	if (purged) {
-		char line[128];
-		snprintf(line, sizeof(line), "retention: purged %d finished job(s)", purged);
-		serve_log(line);
-	}
 	if (retention_timer_start(cfg, store, serve_log, &retention, &err) < 0)
 		goto fail;
-	if (cleanup_domains)
+	if (args.cleanup_domains)
 		cleanup_leftover_domains(cfg);
 	/* Change points after each job, alerts to the "webhooks" (webhook.h). */
 	struct webhook_opts wo = {.config = cfg, .store = store, .log = serve_log};
@@ -240,22 +291,9 @@ int cli_serve(int argc, char **argv)
 	/* "workers": 0 holds every job in the queue (docs/service.md). */
 	if (cfg->workers > 0 && queue_start(queue, &err) < 0)
 		goto fail;
-	/* Schedules (docs/service.md "Schedules"). The clock offset is for
-	 * tests only (e2e 72): an environment variable of this process, never
-	 * reachable from the API. */
-	const char *offset = getenv("SCHEDLAB_TEST_CLOCK_OFFSET_S");
-	if (offset) {
-		long n = 0;
-		if (parse_int(offset, -315360000L, 315360000L, &n) < 0) {
-			fprintf(stderr,
-				"schedlab serve: SCHEDLAB_TEST_CLOCK_OFFSET_S '%s' is not a number "
-				"of seconds.\n",
-				offset);
-			goto out;
-		}
-		scheduler_set_clock_offset(n);
-		serve_log("test clock: schedules run SCHEDLAB_TEST_CLOCK_OFFSET_S seconds ahead");
-	}
+	/* Schedules (docs/service.md "Schedules"). */
+	if (test_clock_apply() < 0)
+		goto out;
 	struct scheduler_opts so = {
 	    .config = cfg, .store = store, .queue = queue, .log = serve_log};
 	if (scheduler_start(&so, &sched, &err) < 0)

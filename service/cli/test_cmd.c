@@ -368,6 +368,45 @@ static bool warn_or_dry_run(json_object *expanded, bool dry_run)
 	return dry_run;
 }
 
+/* The job's patches into patches: the commits of range_arg (their ids in
+ * *ret_commits, the range's base in *ret_range_base) or the PATCH
+ * arguments from optind on, bounded and numbered; -1 (said on stderr) when
+ * they cannot be read. */
+static int collect_patches(int argc, char **argv, const char *range_arg, json_object *patches,
+			   json_object **ret_commits, char **ret_range_base)
+{
+	struct sl_error err = {0};
+	if (range_arg) {
+		if (optind < argc) {
+			fprintf(stderr, "schedlab test: --range: give either PATCH... or --range, "
+					"not both.\n");
+			return -1;
+		}
+		if (patches_from_range(range_arg, patches, ret_commits, ret_range_base, &err) < 0) {
+			fprintf(stderr, "schedlab test: %s%s%s\n", err.path,
+				err.path[0] ? ": " : "", err.message);
+			return -1;
+		}
+	} else if (optind >= argc) {
+		fprintf(stderr,
+			"schedlab test: give at least one PATCH or --range (try --help).\n");
+		return -1;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (patches_from_arg(argv[i], patches, &err) < 0) {
+			fprintf(stderr, "schedlab test: %s\n", err.message);
+			return -1;
+		}
+	}
+	if ((int)json_object_array_length(patches) > job_default_limits()->max_patches) {
+		fprintf(stderr, "schedlab test: %zu patches; a job may carry at most %d.\n",
+			json_object_array_length(patches), job_default_limits()->max_patches);
+		return -1;
+	}
+	renumber(patches);
+	return 0;
+}
+
 int cli_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -451,36 +490,10 @@ int cli_test(int argc, char **argv)
 	_cleanup_json_ json_object *patches = json_object_new_array();
 	_cleanup_json_ json_object *commits = NULL;
 	_cleanup_free_ char *range_base = NULL;
-	if (range_arg) {
-		if (optind < argc) {
-			fprintf(stderr, "schedlab test: --range: give either PATCH... or --range, "
-					"not both.\n");
-			return EXIT_ERROR;
-		}
-		if (patches_from_range(range_arg, patches, &commits, &range_base, &err) < 0) {
-			fprintf(stderr, "schedlab test: %s%s%s\n", err.path,
-				err.path[0] ? ": " : "", err.message);
-			return EXIT_ERROR;
-		}
-		if (!base_arg)
-			base_arg = range_base;
-	} else if (optind >= argc) {
-		fprintf(stderr,
-			"schedlab test: give at least one PATCH or --range (try --help).\n");
+	if (collect_patches(argc, argv, range_arg, patches, &commits, &range_base) < 0)
 		return EXIT_ERROR;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (patches_from_arg(argv[i], patches, &err) < 0) {
-			fprintf(stderr, "schedlab test: %s\n", err.message);
-			return EXIT_ERROR;
-		}
-	}
-	if ((int)json_object_array_length(patches) > job_default_limits()->max_patches) {
-		fprintf(stderr, "schedlab test: %zu patches; a job may carry at most %d.\n",
-			json_object_array_length(patches), job_default_limits()->max_patches);
-		return EXIT_ERROR;
-	}
-	renumber(patches);
+	if (range_arg && !base_arg)
+		base_arg = range_base;
 	_cleanup_json_ json_object *base = NULL;
 	if (cli_base_from_arg(base_arg, &base, &err) < 0) {
 		fprintf(stderr, "schedlab test: %s\n", err.message);

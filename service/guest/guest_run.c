@@ -233,6 +233,95 @@ static void wait_for_end(const struct guest_spec *s, struct guest_state *r, virD
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* Checks s's run id and deadline, names the domain (name: 128 bytes) and
+ * gives the kernel command line and the kernel and initrd as the daemon
+ * sees them: s's own when they are on its host, else staged copies (*ret_stage
+ * the directory to remove, or NULL). Outputs set on failure too: the caller
+ * frees them. */
+static int guest_prepare(const struct guest_spec *s, char name[128], char **ret_cmdline,
+			 char **ret_stage, char **ret_kernel, char **ret_initrd,
+			 struct sl_error *err)
+{
+	if (!valid_run_id(s->run_id))
+		return error_set_path(err, ERR_INVALID, "run_id",
+				      "The run id '%s' is not 1 to 90 characters of letters, "
+				      "digits, '_', '.' and '-'.",
+				      s->run_id ? s->run_id : "");
+	if (s->deadline_s < 1 || s->deadline_s > GUEST_MAX_DEADLINE_S)
+		return error_set_path(err, ERR_INVALID, "deadline_s",
+				      "The deadline %d s is not between 1 and %d s.", s->deadline_s,
+				      GUEST_MAX_DEADLINE_S);
+	snprintf(name, 128, GUEST_DOMAIN_PREFIX "%s", s->run_id);
+	if (asprintf(ret_cmdline, "%s%s%s", GUEST_BASE_CMDLINE, s->cmdline_extra ? " " : "",
+		     s->cmdline_extra ? s->cmdline_extra : "") < 0) {
+		*ret_cmdline = NULL;
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	}
+	if (!s->files_on_host)
+		return stage_files(s, ret_stage, ret_kernel, ret_initrd, err);
+	*ret_kernel = strdup(s->kernel);
+	*ret_initrd = strdup(s->initrd);
+	if (!*ret_kernel || !*ret_initrd)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+	return 0;
+}
+
+/* The domain XML of s's guest; port_path: the sockets a local run's ports
+ * connect to, NULL for console streams. */
+static int domain_xml(const struct guest_spec *s, const char *name, const char *kernel,
+		      const char *initrd, const char *cmdline, char *const *port_path, char **ret,
+		      struct sl_error *err)
+{
+	const char *const sockets[GUEST_N_STREAMS] = {port_path ? port_path[0] : NULL,
+						      port_path ? port_path[1] : NULL};
+	struct guest_xml_params xp = {
+	    .name = name,
+	    .accel = s->accel,
+	    .kernel = kernel,
+	    .initrd = initrd,
+	    .cmdline = cmdline,
+	    .vcpus = s->vcpus,
+	    .memory_mb = s->memory_mb,
+	    .sockets = s->sockets,
+	    .cores = s->cores,
+	    .threads = s->threads,
+	    .numa = s->numa,
+	    .n_numa = s->n_numa,
+	    .vcpu_pin = s->vcpu_pin,
+	    .emulator_pin = s->emulator_pin,
+	    .serial_socket = port_path ? sockets : NULL,
+	};
+	return guest_xml_build(&xp, ret, err);
+}
+
+/* A new outcome of the guest name with no boot seen yet; NULL without
+ * memory. */
+static struct guest_outcome *outcome_new(const struct guest_spec *s, const char *name)
+{
+	struct guest_outcome *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	snprintf(o->accel, sizeof(o->accel), "%s", s->accel);
+	snprintf(o->domain, sizeof(o->domain), "%s", name);
+	o->boot_s = o->agent_start_s = -1;
+	return o;
+}
+
+/* Remote streams end once the domain is gone (guest_reaper.c): finishing
+ * one during libvirt's teardown can deadlock the daemon, so they go to the
+ * reaper with what each has seen. (A local run's sockets are schedlab's
+ * alone and close with its state.) */
+static void streams_park(struct guest_host *h, struct guest_state *r, virDomainPtr dom,
+			 virStreamPtr st[GUEST_N_STREAMS])
+{
+	bool eof[GUEST_N_STREAMS];
+	pthread_mutex_lock(&r->lock);
+	for (int i = 0; i < GUEST_N_STREAMS; i++)
+		eof[i] = r->eof[i];
+	pthread_mutex_unlock(&r->lock);
+	guest_reaper_park(h->reaper, dom, st, eof);
+}
+
 int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_outcome **ret,
 	      struct sl_error *err)
 {
@@ -246,31 +335,9 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 	char *port_path[GUEST_N_STREAMS] = {NULL, NULL};
 	char name[128];
 
-	if (!valid_run_id(s->run_id))
-		return error_set_path(err, ERR_INVALID, "run_id",
-				      "The run id '%s' is not 1 to 90 characters of letters, "
-				      "digits, '_', '.' and '-'.",
-				      s->run_id ? s->run_id : "");
-	if (s->deadline_s < 1 || s->deadline_s > GUEST_MAX_DEADLINE_S)
-		return error_set_path(err, ERR_INVALID, "deadline_s",
-				      "The deadline %d s is not between 1 and %d s.", s->deadline_s,
-				      GUEST_MAX_DEADLINE_S);
-	snprintf(name, sizeof(name), GUEST_DOMAIN_PREFIX "%s", s->run_id);
-	if (asprintf(&cmdline, "%s%s%s", GUEST_BASE_CMDLINE, s->cmdline_extra ? " " : "",
-		     s->cmdline_extra ? s->cmdline_extra : "") < 0) {
-		cmdline = NULL;
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	}
-	if (s->files_on_host) {
-		kernel = strdup(s->kernel);
-		initrd = strdup(s->initrd);
-		if (!kernel || !initrd)
-			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	} else {
-		rc = stage_files(s, &stage, &kernel, &initrd, err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = guest_prepare(s, name, &cmdline, &stage, &kernel, &initrd, err);
+	if (rc < 0)
+		return rc;
 	/* A local daemon's guest writes its ports to sockets schedlab listens
 	 * on; only a remote one's are read through libvirt console streams
 	 * (guest_ports.c says why). */
@@ -288,35 +355,15 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		if (rc < 0)
 			goto out;
 	}
-	const char *const sockets[GUEST_N_STREAMS] = {port_path[0], port_path[1]};
-	struct guest_xml_params xp = {
-	    .name = name,
-	    .accel = s->accel,
-	    .kernel = kernel,
-	    .initrd = initrd,
-	    .cmdline = cmdline,
-	    .vcpus = s->vcpus,
-	    .memory_mb = s->memory_mb,
-	    .sockets = s->sockets,
-	    .cores = s->cores,
-	    .threads = s->threads,
-	    .numa = s->numa,
-	    .n_numa = s->n_numa,
-	    .vcpu_pin = s->vcpu_pin,
-	    .emulator_pin = s->emulator_pin,
-	    .serial_socket = local_ports ? sockets : NULL,
-	};
-	rc = guest_xml_build(&xp, &xml, err);
+	rc =
+	    domain_xml(s, name, kernel, initrd, cmdline, local_ports ? port_path : NULL, &xml, err);
 	if (rc < 0)
 		goto out;
-	o = calloc(1, sizeof(*o));
+	o = outcome_new(s, name);
 	if (!o) {
 		rc = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		goto out;
 	}
-	snprintf(o->accel, sizeof(o->accel), "%s", s->accel);
-	snprintf(o->domain, sizeof(o->domain), "%s", name);
-	o->boot_s = o->agent_start_s = -1;
 
 	double t_create = time_monotonic_s();
 	dom = virDomainCreateXML(h->conn, xml,
@@ -374,17 +421,8 @@ int guest_run(struct guest_host *h, const struct guest_spec *s, struct guest_out
 		virDomainDestroy(dom); /* hung, cancelled or probe done */
 		virResetLastError();
 	}
-	/* Remote streams end once the domain is gone (guest_reaper.c):
-	 * finishing one during libvirt's teardown can deadlock the daemon. A
-	 * local run's sockets are schedlab's alone and close with its state. */
-	if (!local_ports) {
-		bool eof[GUEST_N_STREAMS];
-		pthread_mutex_lock(&r->lock);
-		for (int i = 0; i < GUEST_N_STREAMS; i++)
-			eof[i] = r->eof[i];
-		pthread_mutex_unlock(&r->lock);
-		guest_reaper_park(h->reaper, dom, st, eof);
-	}
+	if (!local_ports)
+		streams_park(h, r, dom, st);
 	guest_ports_detach(r);
 	virConnectDomainEventDeregisterAny(h->conn, cb_id);
 	cb_id = -1;

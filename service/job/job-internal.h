@@ -60,3 +60,9 @@ int job_topology_product(json_object *t);
 /* guest.topology and guest.numa checked and copied into guest. */
 int job_expand_topology(json_object *t, json_object *guest, struct sl_error *err);
 int job_expand_numa(json_object *numa, json_object *guest, struct sl_error *err);
+/* The guest shape of guest_in (the job's "guest", may be NULL): vcpus
+ * (from the topology when unset) and memory_mb within limits, topology,
+ * NUMA nodes and pinning, added to out as "guest"; *ret_vcpus the count. */
+struct job_limits;
+int job_expand_guest(json_object *guest_in, const struct job_limits *limits, json_object *out,
+		     int *ret_vcpus, struct sl_error *err);

@@ -22,9 +22,7 @@
 #include "job/sched_ext_source.h"
 #include "util/fs.h"
 
-#define DEFAULT_VCPUS	  2
-#define DEFAULT_MEMORY_MB 512
-#define DEFAULT_REPEAT	  3
+#define DEFAULT_REPEAT 3
 
 static const struct job_limits default_limits = {
     .max_vcpus = 64,
@@ -457,6 +455,71 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 	return 0;
 }
 
+/* repeat: n boots per variant, or {"min", "max"} for adaptive repeats
+ * (compare/sequential.h), bounded by limits, into out; the job's budget
+ * counts the maximum. suite: a suite gives the default. */
+static int expand_repeat(json_object *full, bool suite, const struct job_limits *limits,
+			 json_object *out, struct sl_error *err)
+{
+	json_object *rep_in = job_json_get(full, "repeat");
+	int repeat_min, repeat;
+	if (json_object_is_type(rep_in, json_type_object)) {
+		repeat_min = job_json_int(rep_in, "min", DEFAULT_REPEAT);
+		repeat = job_json_int(rep_in, "max", repeat_min);
+	} else
+		repeat_min = repeat =
+		    job_json_int(full, "repeat", suite ? SUITE_DEFAULT_REPEAT : DEFAULT_REPEAT);
+	if (repeat_min < 1 || repeat > limits->max_repeat)
+		return error_set_path(err, ERR_INVALID, "$.repeat",
+				      "repeat must be between 1 and %d, not %d.",
+				      limits->max_repeat, repeat_min < 1 ? repeat_min : repeat);
+	if (repeat < repeat_min)
+		return error_set_path(err, ERR_INVALID, "$.repeat.max",
+				      "repeat.max (%d) must not be below repeat.min (%d).", repeat,
+				      repeat_min);
+	if (json_object_is_type(rep_in, json_type_object)) {
+		json_object *rep = json_object_new_object();
+		json_object_object_add(rep, "min", json_object_new_int(repeat_min));
+		json_object_object_add(rep, "max", json_object_new_int(repeat));
+		json_object_object_add(out, "repeat", rep);
+	} else
+		json_object_object_add(out, "repeat", json_object_new_int(repeat));
+	return 0;
+}
+
+/* Scale-out (hostpool.h) and a shorthand's bisection (run/bisection.h),
+ * copied from full into out; commits are checked against spec's patches. */
+static int expand_scale_out(json_object *spec, json_object *full, json_object *out,
+			    struct sl_error *err)
+{
+	json_object *placement = job_json_get(full, "placement");
+	json_object *host_labels = job_json_get(full, "host_labels");
+	if (placement)
+		json_object_object_add(out, "placement", json_object_get(placement));
+	if (host_labels)
+		json_object_object_add(out, "host_labels", json_object_get(host_labels));
+	/* A shorthand's bisection (run/bisection.h): whether a worker bisects
+	 * a failing series, and the commits its patches were made of, one per
+	 * patch (the schema bounds them; the count must match). */
+	json_object *bisect = job_json_get(full, "bisect");
+	json_object *commits = job_json_get(full, "commits");
+	if (commits && json_object_array_length(commits) !=
+			   json_object_array_length(job_json_get(spec, "patches")))
+		return error_set_path(err, ERR_INVALID, "$.commits",
+				      "'commits' must name one commit per patch: %zu commits, "
+				      "%zu patches.",
+				      json_object_array_length(commits),
+				      json_object_array_length(job_json_get(spec, "patches")));
+	if (bisect)
+		json_object_object_add(out, "bisect", json_object_get(bisect));
+	json_object *per_patch = job_json_get(full, "per_patch");
+	if (per_patch)
+		json_object_object_add(out, "per_patch", json_object_get(per_patch));
+	if (commits)
+		json_object_object_add(out, "commits", json_object_get(commits));
+	return 0;
+}
+
 int job_expand_json(json_object *spec, enum job_origin origin, const char *base_dir,
 		    const struct job_limits *limits, json_object **ret_expanded,
 		    struct sl_error *err)
@@ -499,42 +562,10 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	}
 
 	/* Guest shape. */
-	json_object *guest_in = job_json_get(full, "guest");
-	/* Without vcpus, a topology gives the count (a bad one: expand_topology
-	 * names it below). */
-	int from_topology = job_topology_product(job_json_get(guest_in, "topology"));
-	int vcpus = job_json_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
-	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
-	if (vcpus < 1 || vcpus > limits->max_vcpus)
-		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
-				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
-				      vcpus);
-	if (memory < 128 || memory > limits->max_memory_mb)
-		return error_set_path(err, ERR_INVALID, "$.guest.memory_mb",
-				      "memory_mb must be between 128 and %d, not %d.",
-				      limits->max_memory_mb, memory);
-	json_object *guest = json_object_new_object();
-	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
-	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
-	json_object_object_add(out, "guest", guest);
-	r = job_expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	int vcpus = 0;
+	r = job_expand_guest(job_json_get(full, "guest"), limits, out, &vcpus, err);
 	if (r < 0)
 		return r;
-	r = job_expand_numa(job_json_get(guest_in, "numa"), guest, err);
-	if (r < 0)
-		return r;
-	/* guest.pinning (docs/guests.md "Pinning"): kept when set, so a job
-	 * without it expands as before. */
-	json_object *pinning = job_json_get(guest_in, "pinning");
-	if (pinning) {
-		const char *pv = json_object_is_type(pinning, json_type_string)
-				     ? json_object_get_string(pinning)
-				     : NULL;
-		if (!pv || (strcmp(pv, "auto") != 0 && strcmp(pv, "off") != 0))
-			return error_set_path(err, ERR_INVALID, "$.guest.pinning",
-					      "pinning must be \"auto\" or \"off\".");
-		json_object_object_add(guest, "pinning", json_object_new_string(pv));
-	}
 
 	/* A suite (suite.h): its workloads when the job lists none, its variant
 	 * settings where a variant sets none. The schema checks the name. */
@@ -587,31 +618,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	if (r < 0)
 		return r;
 	json_object_object_add(out, "workloads", workloads);
-	/* repeat: n boots per variant, or {"min", "max"} for adaptive repeats
-	 * (compare/sequential.h); the budget below counts the maximum. */
-	json_object *rep_in = job_json_get(full, "repeat");
-	int repeat_min, repeat;
-	if (json_object_is_type(rep_in, json_type_object)) {
-		repeat_min = job_json_int(rep_in, "min", DEFAULT_REPEAT);
-		repeat = job_json_int(rep_in, "max", repeat_min);
-	} else
-		repeat_min = repeat =
-		    job_json_int(full, "repeat", suite ? SUITE_DEFAULT_REPEAT : DEFAULT_REPEAT);
-	if (repeat_min < 1 || repeat > limits->max_repeat)
-		return error_set_path(err, ERR_INVALID, "$.repeat",
-				      "repeat must be between 1 and %d, not %d.",
-				      limits->max_repeat, repeat_min < 1 ? repeat_min : repeat);
-	if (repeat < repeat_min)
-		return error_set_path(err, ERR_INVALID, "$.repeat.max",
-				      "repeat.max (%d) must not be below repeat.min (%d).", repeat,
-				      repeat_min);
-	if (json_object_is_type(rep_in, json_type_object)) {
-		json_object *rep = json_object_new_object();
-		json_object_object_add(rep, "min", json_object_new_int(repeat_min));
-		json_object_object_add(rep, "max", json_object_new_int(repeat));
-		json_object_object_add(out, "repeat", rep);
-	} else
-		json_object_object_add(out, "repeat", json_object_new_int(repeat));
+	r = expand_repeat(full, suite != NULL, limits, out, err);
+	if (r < 0)
+		return r;
 	json_object *np = job_json_get(full, "noise_policy");
 	json_object_object_add(out, "noise_policy",
 			       np ? json_object_get(np) : json_object_new_string("exclude"));
@@ -636,32 +645,9 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	    out, "accelerator",
 	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));
 
-	/* Scale-out (hostpool.h): where the runs go; the schema checks values. */
-	json_object *placement = job_json_get(full, "placement");
-	json_object *host_labels = job_json_get(full, "host_labels");
-	if (placement)
-		json_object_object_add(out, "placement", json_object_get(placement));
-	if (host_labels)
-		json_object_object_add(out, "host_labels", json_object_get(host_labels));
-	/* A shorthand's bisection (run/bisection.h): whether a worker bisects
-	 * a failing series, and the commits its patches were made of, one per
-	 * patch (the schema bounds them; the count must match). */
-	json_object *bisect = job_json_get(full, "bisect");
-	json_object *commits = job_json_get(full, "commits");
-	if (commits && json_object_array_length(commits) !=
-			   json_object_array_length(job_json_get(spec, "patches")))
-		return error_set_path(err, ERR_INVALID, "$.commits",
-				      "'commits' must name one commit per patch: %zu commits, "
-				      "%zu patches.",
-				      json_object_array_length(commits),
-				      json_object_array_length(job_json_get(spec, "patches")));
-	if (bisect)
-		json_object_object_add(out, "bisect", json_object_get(bisect));
-	json_object *per_patch = job_json_get(full, "per_patch");
-	if (per_patch)
-		json_object_object_add(out, "per_patch", json_object_get(per_patch));
-	if (commits)
-		json_object_object_add(out, "commits", json_object_get(commits));
+	r = expand_scale_out(spec, full, out, err);
+	if (r < 0)
+		return r;
 
 	(void)wl_seconds;
 	long long budget = job_budget_s(out);

@@ -1,5 +1,6 @@
-/* A job's guest topology and NUMA nodes (docs/guests.md), checked and
- * copied into the expanded guest (split from job.c). */
+/* A job's guest shape: vcpus, memory, topology, NUMA nodes and pinning
+ * (docs/guests.md), checked and copied into the expanded guest (split
+ * from job.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -111,5 +112,52 @@ int job_expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
 		return error_set_path(err, ERR_INVALID, "$.guest.numa",
 				      "The nodes' memory_mb add up to %d, not the guest's %d.",
 				      total, memory);
+	return 0;
+}
+
+/* Defaults of a guest that does not say (docs/guests.md). */
+#define DEFAULT_VCPUS	  2
+#define DEFAULT_MEMORY_MB 512
+
+int job_expand_guest(json_object *guest_in, const struct job_limits *limits, json_object *out,
+		     int *ret_vcpus, struct sl_error *err)
+{
+	int r;
+	/* Without vcpus, a topology gives the count (a bad one: expand_topology
+	 * names it below). */
+	int from_topology = job_topology_product(job_json_get(guest_in, "topology"));
+	int vcpus = job_json_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
+	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
+	if (vcpus < 1 || vcpus > limits->max_vcpus)
+		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
+				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
+				      vcpus);
+	if (memory < 128 || memory > limits->max_memory_mb)
+		return error_set_path(err, ERR_INVALID, "$.guest.memory_mb",
+				      "memory_mb must be between 128 and %d, not %d.",
+				      limits->max_memory_mb, memory);
+	json_object *guest = json_object_new_object();
+	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
+	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
+	json_object_object_add(out, "guest", guest);
+	r = job_expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	if (r < 0)
+		return r;
+	r = job_expand_numa(job_json_get(guest_in, "numa"), guest, err);
+	if (r < 0)
+		return r;
+	/* guest.pinning (docs/guests.md "Pinning"): kept when set, so a job
+	 * without it expands as before. */
+	json_object *pinning = job_json_get(guest_in, "pinning");
+	if (pinning) {
+		const char *pv = json_object_is_type(pinning, json_type_string)
+				     ? json_object_get_string(pinning)
+				     : NULL;
+		if (!pv || (strcmp(pv, "auto") != 0 && strcmp(pv, "off") != 0))
+			return error_set_path(err, ERR_INVALID, "$.guest.pinning",
+					      "pinning must be \"auto\" or \"off\".");
+		json_object_object_add(guest, "pinning", json_object_new_string(pv));
+	}
+	*ret_vcpus = vcpus;
 	return 0;
 }

@@ -1,7 +1,7 @@
-/* What the kernel build's files share (kbuild.c, kbuild_key.c,
- * kbuild_cache.c, kernel_tree.c, kernel_config.c): the source and key
- * inputs, the build context, and the steps each file provides. Not a public
- * interface; kbuild.h is. */
+/* What the kernel build's files share: the source and key inputs, the
+ * build context split by concern, and what each file provides, bottom
+ * first (the layer order is in docs/architecture.md, "Inside kernel/"; no
+ * file calls a file above it). Not a public interface; kbuild.h is. */
 #pragma once
 
 #include <limits.h>
@@ -86,27 +86,15 @@ int kbuild_key_compute(const char *cache_dir, const struct kernel_spec *s, struc
 		       struct sl_error *err);
 void kbuild_key_inputs_done(struct key_inputs *k);
 
-/* ---- kbuild.c: the build context and its command runner ---- */
+/* ---- the build context, split by concern ---- */
 
-struct build_ctx {
-	const struct kbuild_opts *o;
-	const struct kernel_spec *s;
-	const struct key_inputs *k;
-	const char *cache_dir;
-	char *tree, *src, *obj;
-	/* The work area (kbuild_area.c) b->tree is, and where a sandboxed step
-	 * sees b->tree, b->src and b->obj_trusted: area 0's paths for an area
-	 * i >= 1, else the same as on the host. */
-	int area;
-	char *tree_seen, *src_seen, *obj_trusted_seen;
-	/* The object directory trusted builds reuse (obj/ or a debug preset's);
-	 * b->obj is the same, or for an untrusted sandboxed build the throwaway
-	 * copy KBUILD_UNTRUSTED_OBJ of it (on the host; make sees it at
-	 * obj_trusted's path, kbuild_obj_seen()). */
-	char *obj_trusted;
-	int log_fd;		/* the artifact's build.log */
-	unsigned long objects;	/* compiled so far in this make */
-	unsigned long estimate; /* expected objects for a full build */
+/* The build log (kbuild_log.c): build.log, the caller's log and progress,
+ * and the raw tail a failure's excerpt is cut from. */
+struct kbuild_log {
+	const struct kbuild_opts *o; /* the caller's log_fd, progress, userdata */
+	int fd;			     /* the artifact's build.log */
+	unsigned long objects;	     /* compiled so far in this make */
+	unsigned long estimate;	     /* expected objects for a full build */
 	double percent;
 	char last_error[512];
 	/* The first "error:" line of the current step and up to
@@ -115,32 +103,80 @@ struct build_ctx {
 	 * the error out of the tail; the excerpt puts it back. */
 	char first_error[1024];
 	int first_error_lines;
-	char source_version[64];
 	/* The current step's output and the "schedlab:" lines after it: the
 	 * last KBUILD_TAIL_MAX bytes, raw (kbuild_run_step() starts it over). */
 	char tail[KBUILD_TAIL_MAX];
 	size_t tail_len;
-	char failed_patch[256];	 /* set by kernel_tree_patch() when a patch fails */
-	char failed_option[128]; /* set by kernel_config_apply() when Kconfig drops one */
-	bool sandbox;		 /* patch and make run sandboxed (not o->no_sandbox) */
-	bool as_root;		 /* ...by root: the tree is handed to SANDBOX_UID */
-	/* what held the last sandboxed step (written into meta.json) */
-	struct sandbox_report sandbox_report;
 };
 
+/* The tree a build works in (kbuild_area.c, kernel_tree.c). */
+struct kbuild_tree {
+	char *dir, *src, *obj;
+	/* The work area (kbuild_area.c) dir is, and where a sandboxed step
+	 * sees dir, src and obj_trusted: area 0's paths for an area i >= 1,
+	 * else the same as on the host. */
+	int area;
+	char *dir_seen, *src_seen, *obj_trusted_seen;
+	/* The object directory trusted builds reuse (obj/ or a debug preset's);
+	 * obj is the same, or for an untrusted sandboxed build the throwaway
+	 * copy KBUILD_UNTRUSTED_OBJ of it (on the host; make sees it at
+	 * obj_trusted's path, kbuild_obj_seen()). */
+	char *obj_trusted;
+};
+
+/* The sandbox the untrusted steps run in (kbuild_sandbox.c). */
+struct kbuild_sandbox {
+	bool on;      /* patch and make run sandboxed (not o->no_sandbox) */
+	bool as_root; /* ...by root: the tree is handed to SANDBOX_UID */
+	/* what held the last sandboxed step (written into meta.json) */
+	struct sandbox_report report;
+};
+
+/* One build: the job's inputs (o, s, k, cache_dir), the parts above and
+ * what a failed step leaves for the failure report. */
+struct build_ctx {
+	const struct kbuild_opts *o;
+	const struct kernel_spec *s;
+	const struct key_inputs *k;
+	const char *cache_dir;
+	struct kbuild_tree tree;
+	struct kbuild_log log;
+	struct kbuild_sandbox sandbox;
+	char source_version[64];
+	char failed_patch[256];	 /* set by kernel_tree_patch() when a patch fails */
+	char failed_option[128]; /* set by kernel_config_apply() when Kconfig drops one */
+};
+
+/* ---- kbuild_log.c: the build log (the bottom of kernel/'s build files) ---- */
+
+/* A "schedlab: ..." line to build.log, the caller's log and progress. */
+void kbuild_log(struct kbuild_log *log, const char *fmt, ...) _printf_(2, 3);
+/* Appends line and a newline to log's tail, dropping the oldest bytes. */
+void kbuild_log_tail(struct kbuild_log *log, const char *line);
+/* The sanitized excerpt of log's tail (struct kbuild_failure.log_excerpt):
+ * malloc'd, or NULL when the tail is empty or memory ran out. */
+char *kbuild_tail_excerpt(const struct kbuild_log *log);
+/* err's message (which quotes file names from a patch) as sanitized text,
+ * cut at a character boundary when it no longer fits. */
+void kbuild_log_sanitize_error(struct sl_error *err);
+/* snprintf for messages where cutting the text short is fine. */
+void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
+/* The last path component of p (p itself when it has no '/'). */
+const char *kbuild_base_name(const char *p);
+
+/* ---- kbuild_step.c: the command runner every step goes through ---- */
+
 /* Where a step runs: on the host (extracting the source: schedlab's own
- * commands on trusted input), or sandboxed when b->sandbox is set: patch
+ * commands on trusted input), or sandboxed when b->sandbox.on is set: patch
  * with the source writable and applied/ read-only; make with the source
  * read-only, obj/ writable and ccache read-only. */
 enum kbuild_where { KBUILD_ON_HOST, KBUILD_SANDBOX_PATCH, KBUILD_SANDBOX_MAKE };
 
-/* The object directory as make sees it (its O=): b->obj, except that an
+/* The object directory as make sees it (its O=): b->tree.obj, except that an
  * untrusted build's copy is bound at the path of the directory it copies
- * (b->obj_trusted), so that every absolute path the copied objects and
+ * (b->tree.obj_trusted), so that every absolute path the copied objects and
  * tools recorded still names them and make stays incremental. */
 const char *kbuild_obj_seen(const struct build_ctx *b);
-/* A "schedlab: ..." line to build.log, the caller's log and progress. */
-void kbuild_log(struct build_ctx *b, const char *fmt, ...) _printf_(2, 3);
 /* Runs one step through cmd_run(), where says where; its output goes to
  * build.log (and the caller's log). A non-zero exit is returned in
  * *ret_exit, not as an error; a step past its time limit (timeout_s, or
@@ -152,21 +188,14 @@ struct cmd_opts;
 /* kbuild_run_step()'s sandboxed step (kernel/kbuild_sandbox.c): argv run
  * under util/sandbox.h with where's binds, cwd as the sandbox sees it and
  * opts (its env_extra the step's environment); the first step logs what
- * held it, and b->sandbox_report keeps the last one's for meta.json.
+ * held it, and b->sandbox.report keeps the last one's for meta.json.
  * Returns and errors as sandbox_run(). */
 int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *const argv[],
 			 const char *cwd, int timeout_s, const struct cmd_opts *opts, int *ret_exit,
 			 char **ret_output, struct sl_error *err);
 /* As root with the sandbox on, hands path (recursively, never following a
  * symlink) to SANDBOX_UID so the sandboxed steps may write it; else nothing. */
-int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err);
-/* The sanitized excerpt of b's tail (struct kbuild_failure.log_excerpt):
- * malloc'd, or NULL when the tail is empty or memory ran out. */
-char *kbuild_tail_excerpt(const struct build_ctx *b);
-/* snprintf for messages where cutting the text short is fine. */
-void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
-/* The last path component of p (p itself when it has no '/'). */
-const char *kbuild_base_name(const char *p);
+int kbuild_sandbox_own(const struct kbuild_sandbox *sb, const char *path, struct sl_error *err);
 
 /* ---- kbuild_copy.c: copies into and out of a build ---- */
 
@@ -186,11 +215,12 @@ int kbuild_copy_file(const char *from, const char *to, struct sl_error *err);
  * (fs_untrusted.reader_uid): the sandbox's when root runs the sandbox, else
  * -1 (the build ran as this process's user). */
 long kbuild_reader_uid(bool sandbox, bool as_root);
-/* The fs_untrusted of b for a file named what of at most max bytes. */
-struct fs_untrusted kbuild_untrusted(const struct build_ctx *b, const char *what, size_t max);
+/* The fs_untrusted of a build run in sb for a file named what of at most
+ * max bytes. */
+struct fs_untrusted kbuild_untrusted(const struct kbuild_sandbox *sb, const char *what, size_t max);
 /* fs_copy_untrusted() of root/rel (a directory the build could write) to
  * the host path to with mode; a refusal is ERR_BUILD "build_failed". */
-int kbuild_copy_output(const struct build_ctx *b, const char *root, const char *rel,
+int kbuild_copy_output(const struct kbuild_sandbox *sb, const char *root, const char *rel,
 		       const char *what, size_t max, const char *to, mode_t mode,
 		       struct sl_error *err);
 /* Whether the tree's applied/list holds exactly k's patches, in order
@@ -201,8 +231,11 @@ bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k);
  * unreadable list is -1. */
 int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed);
 
-/* The source seen by a sandboxed step (make's cwd and -C): b->src_seen
- * in the sandbox, else b->src. */
+/* Whether the .config text sets opt ("CONFIG_X=y"). */
+bool kbuild_config_text_has(const char *text, const char *opt);
+
+/* The source seen by a sandboxed step (make's cwd and -C): b->tree.src_seen
+ * in the sandbox, else b->tree.src. */
 const char *kbuild_src_seen(const struct build_ctx *b);
 
 /* ---- kbuild_area.c: work areas, builds of one tree at once ---- */
@@ -220,12 +253,12 @@ char *kbuild_area_path(const char *trees, const char *tree_id, int area);
 void kbuild_area_order(const int *shared, size_t n, size_t *order);
 /* Takes the lock of an area of b's tree under trees/ (the first free one in
  * kbuild_area_order(); all busy: waits for the first), seeds it from area 0
- * when it is new, and sets b->area, b->tree and b->tree_seen; *ret_lock_fd
+ * when it is new, and sets b->tree.area, b->tree.dir and b->tree.dir_seen; *ret_lock_fd
  * holds the lock and its last-used is touched (LRU eviction). With one
  * slot, area 0 as before. */
 int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd,
 		     struct sl_error *err);
-/* host (a path under b->tree or elsewhere) as a sandboxed step sees it
+/* host (a path under b->tree.dir or elsewhere) as a sandboxed step sees it
  * (malloc'd, NULL without memory). */
 char *kbuild_area_seen(const struct build_ctx *b, const char *host);
 
@@ -236,7 +269,7 @@ char *kbuild_area_seen(const struct build_ctx *b, const char *host);
 /* One try at an exclusive flock on path (created if need be): 1 and *ret_fd
  * when taken, 0 when another holds it, < 0 on an error. */
 int kbuild_lock_try(const char *path, int *ret_fd, struct sl_error *err);
-int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
+int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct kbuild_log *log,
 		     int *ret_fd, struct sl_error *err);
 /* Loads a complete artifact directory; -ENOENT when it is not (yet) there. */
 int kbuild_cache_load(const char *dir, const char *key, struct kbuild_artifact **ret,
@@ -259,11 +292,11 @@ void kbuild_cache_set_size_hook(unsigned long long (*fn)(const char *path));
 
 /* ---- kernel_tree.c: the shared source tree ---- */
 
-/* Extracts the source into b->src with an empty b->obj and applied/. */
+/* Extracts the source into b->tree.src with an empty b->tree.obj and applied/. */
 int kernel_tree_extract(struct build_ctx *b, struct sl_error *err);
 /* Sets b->source_version from the top Makefile. */
 int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err);
-/* Brings b->src to pristine + the spec's patches (ERR_BUILD
+/* Brings b->tree.src to pristine + the spec's patches (ERR_BUILD
  * "patch_does_not_apply" naming the patch, file and hunk; the patch's file
  * name in b->failed_patch). */
 int kernel_tree_patch(struct build_ctx *b, struct sl_error *err);
@@ -354,7 +387,7 @@ int kernel_config_read_fragment(const struct kernel_spec *s, struct config_entry
  * than 4 * KBUILD_MAX_CONFIG_LINES options, fails either way. */
 int kernel_config_parse(const char *text, const char *what, bool strict, struct config_entry **ret,
 			size_t *ret_n, struct sl_error *err);
-/* tinyconfig + fragment(s) + olddefconfig in b->obj; then every option the
+/* tinyconfig + fragment(s) + olddefconfig in b->tree.obj; then every option the
  * fragments asked for must have the asked value (ERR_BUILD
  * "config_option_dropped" otherwise, the first such option in
  * b->failed_option). */

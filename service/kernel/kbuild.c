@@ -1,6 +1,7 @@
 /* Kernel builds: the orchestration of one build (lock the key, reuse or
  * extract the tree, patch, configure, make, move the artifact into the
- * cache) and the command runner every step goes through. See kbuild.h and
+ * cache), the top of kernel/'s build files: it calls the files below it
+ * (docs/architecture.md, "Inside kernel/"), none calls it. See kbuild.h and
  * docs/kernel-builds.md for the layout under the cache directory. */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,149 +24,9 @@
 #include "util/time.h"
 #include "proto/utf8.h"
 
-void kbuild_trunc_printf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-const char *kbuild_base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 static int write_text(const char *path, const char *text, struct sl_error *err)
 {
 	return fs_write_file_atomic(path, text, strlen(text), err);
-}
-
-/* Appends line and a newline to b's tail, dropping the oldest bytes. */
-static void tail_append(struct build_ctx *b, const char *line)
-{
-	size_t n = strlen(line);
-	if (n >= sizeof(b->tail)) {
-		line += n - (sizeof(b->tail) - 1);
-		n = sizeof(b->tail) - 1;
-	}
-	if (b->tail_len + n + 1 > sizeof(b->tail)) {
-		size_t drop = b->tail_len + n + 1 - sizeof(b->tail);
-		memmove(b->tail, b->tail + drop, b->tail_len - drop);
-		b->tail_len -= drop;
-	}
-	memcpy(b->tail + b->tail_len, line, n);
-	b->tail_len += n;
-	b->tail[b->tail_len++] = '\n';
-}
-
-#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
-
-/* Untrusted bytes from make and patch become text a JSON document, a
- * terminal and an XML report can carry: valid UTF-8 is kept, '\n' and '\t'
- * too, '\r' is dropped, every other control byte and every byte that does
- * not start a valid sequence becomes U+FFFD. Returns a malloc'd copy (NULL
- * when memory ran out) and its length. */
-static char *sanitize(const char *raw, size_t len, size_t *ret_len)
-{
-	char *out = malloc(len * 3 + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < len;) {
-		unsigned char c = (unsigned char)raw[i];
-		if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
-			out[o++] = (char)c;
-			i++;
-			continue;
-		}
-		if (c == '\r') {
-			i++;
-			continue;
-		}
-		size_t k = c >= 0x80 ? utf8_seq_len(raw + i, len - i) : 0;
-		if (k > 0) {
-			memcpy(out + o, raw + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(out + o, REPLACEMENT, 3);
-			o += 3;
-			i++;
-		}
-	}
-	out[o] = '\0';
-	*ret_len = o;
-	return out;
-}
-
-/* The sanitized s[0..len), cut to its last lines that fit in max bytes
- * (the last line cut at a character boundary when it alone is longer). */
-static char *last_lines(const char *s, size_t len, size_t max)
-{
-	size_t o = 0;
-	while (len > 0 && s[len - 1] == '\n')
-		len--;
-	if (len == 0)
-		return NULL;
-	char *out = sanitize(s, len, &o);
-	if (!out)
-		return NULL;
-	size_t start = 0;
-	if (o > max) {
-		start = o - max;
-		if (out[start - 1] != '\n') {
-			const char *nl = memchr(out + start, '\n', o - start);
-			if (nl && nl + 1 < out + o)
-				start = (size_t)(nl + 1 - out);
-			else
-				while (start < o && ((unsigned char)out[start] & 0xc0) == 0x80)
-					start++;
-		}
-	}
-	memmove(out, out + start, o - start);
-	out[o - start] = '\0';
-	return out;
-}
-
-/* The sanitized tail in at most KBUILD_EXCERPT_MAX bytes. When the step's
- * first compiler error has scrolled out of it (a parallel make compiles on
- * after an error), the excerpt starts with that error and its context, then
- * "...", then as much of the tail as still fits. */
-char *kbuild_tail_excerpt(const struct build_ctx *b)
-{
-	char *tail = last_lines(b->tail, b->tail_len, KBUILD_EXCERPT_MAX);
-	if (!tail || !b->first_error[0])
-		return tail;
-	_cleanup_free_ char *first = last_lines(b->first_error, strlen(b->first_error), 1024);
-	if (!first || strstr(tail, first))
-		return tail;
-	free(tail);
-	size_t head = strlen(first) + 5; /* "\n...\n" */
-	tail = last_lines(b->tail, b->tail_len, KBUILD_EXCERPT_MAX - head);
-	char *out = NULL;
-	if (asprintf(&out, "%s\n...\n%s", first, tail ? tail : "") < 0)
-		out = NULL;
-	free(tail);
-	return out;
-}
-
-/* err's message (which quotes file names from a patch) as sanitize()d text,
- * cut at a character boundary when it no longer fits. */
-static void sanitize_message(struct sl_error *err)
-{
-	size_t n = 0;
-	_cleanup_free_ char *m = sanitize(err->message, strlen(err->message), &n);
-	if (!m)
-		return;
-	if (n >= sizeof(err->message)) {
-		n = sizeof(err->message) - 1;
-		while (n > 0 && ((unsigned char)m[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(err->message, m, n);
-	err->message[n] = '\0';
 }
 
 void kbuild_failure_clear(struct kbuild_failure *f)
@@ -174,161 +35,6 @@ void kbuild_failure_clear(struct kbuild_failure *f)
 		return;
 	free(f->log_excerpt);
 	memset(f, 0, sizeof(*f));
-}
-
-void kbuild_log(struct build_ctx *b, const char *fmt, ...)
-{
-	char line[1040] = "schedlab: ";
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + 10, sizeof(line) - 10, fmt, ap);
-	va_end(ap);
-	tail_append(b, line);
-	if (b->log_fd >= 0)
-		dprintf(b->log_fd, "%s\n", line);
-	if (b->o->log_fd >= 0)
-		dprintf(b->o->log_fd, "%s\n", line);
-	if (b->o->progress)
-		b->o->progress(b->o->userdata, b->percent, line);
-}
-
-/* line with every "<tree>/src/" taken out and any other mention of the
- * tree's directory ("make[1]: Entering directory '<tree>/obj'") written as
- * "<tree>": gcc names files by the absolute path of the shared tree, which
- * says nothing to the patch's author and would put this host's cache path
- * into results. malloc'd, or NULL when there is nothing to take out (or no
- * memory). */
-static char *tree_relative_to(const char *src, const char *line)
-{
-	if (!src)
-		return NULL;
-	const char *slash = strrchr(src, '/');
-	size_t sl = strlen(src), rl = slash && slash != src ? (size_t)(slash - src) : sl;
-	if (!memmem(line, strlen(line), src, rl))
-		return NULL;
-	/* "<tree>" may be longer than the root it stands for. */
-	char *out = malloc(3 * strlen(line) + 8), *o = out;
-	if (!out)
-		return NULL;
-	for (const char *p = line; *p;) {
-		if (strncmp(p, src, sl) == 0 && p[sl] == '/')
-			p += sl + 1;
-		else if (strncmp(p, src, rl) == 0) {
-			o = stpcpy(o, "<tree>");
-			p += rl;
-		} else
-			*o++ = *p++;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Both the source as the host has it and as sandboxed steps see it (a
- * work area's own path first: area 0's, a prefix of "<id>.1", would
- * otherwise eat part of it; kbuild_area.c). */
-static char *tree_relative(const struct build_ctx *b, const char *line)
-{
-	char *host = tree_relative_to(b->src, line);
-	if (!b->src_seen || !b->src || strcmp(b->src, b->src_seen) == 0)
-		return host;
-	char *seen = tree_relative_to(b->src_seen, host ? host : line);
-	if (!seen)
-		return host;
-	free(host);
-	return seen;
-}
-
-static void build_on_line(void *ud, const char *raw)
-{
-	struct build_ctx *b = ud;
-	_cleanup_free_ char *rel = tree_relative(b, raw);
-	const char *line = rel ? rel : raw;
-	tail_append(b, line);
-	if (b->o->log_fd >= 0)
-		dprintf(b->o->log_fd, "%s\n", line);
-	if (strncmp(line, "  CC ", 5) == 0 || strncmp(line, "  AS ", 5) == 0) {
-		b->objects++;
-		double p = 100.0 * (double)b->objects / (double)(b->estimate ? b->estimate : 1);
-		b->percent = p > 99.0 ? 99.0 : p;
-	}
-	if (!b->first_error[0] && strstr(line, "error:")) {
-		snprintf(b->first_error, sizeof(b->first_error), "%s", line);
-		b->first_error_lines = 1;
-	} else if (b->first_error_lines > 0 && b->first_error_lines <= FIRST_ERROR_CONTEXT) {
-		size_t n = strlen(b->first_error);
-		snprintf(b->first_error + n, sizeof(b->first_error) - n, "\n%s", line);
-		b->first_error_lines++;
-	}
-	if (strstr(line, "error:") || strstr(line, "Error ") || strstr(line, "*** "))
-		if (!b->last_error[0] || strstr(line, "error:"))
-			snprintf(b->last_error, sizeof(b->last_error), "%s", line);
-	if (b->o->progress)
-		b->o->progress(b->o->userdata, b->percent, line);
-}
-
-static int build_cancelled(void *ud)
-{
-	struct build_ctx *b = ud;
-	return b->o->cancelled ? b->o->cancelled(b->o->userdata) : 0;
-}
-
-int kbuild_run_step(struct build_ctx *b, enum kbuild_where where, char *const argv[],
-		    const char *cwd, int timeout_s, int *ret_exit, char **ret_output,
-		    struct sl_error *err)
-{
-	_cleanup_free_ char *ccache_dir = fs_path_join(b->cache_dir, "ccache");
-	_cleanup_free_ char *e1 = NULL, *e2 = NULL;
-	if (asprintf(&e1, "CCACHE_DIR=%s", ccache_dir) < 0 ||
-	    asprintf(&e2, "CCACHE_BASEDIR=%s", b->cache_dir) < 0)
-		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
-	bool sandboxed = b->sandbox && where != KBUILD_ON_HOST;
-	/* Fixed build identity: uname -v does not change between identical
-	 * builds (KBUILD_BUILD_VERSION: else the "#N" of uname -v counts the
-	 * links of the tree's obj/, and two builds of one key differ in it and
-	 * in the build id). In the sandbox ccache only reads: a build must not plant
-	 * objects other builds would take (docs/kernel-builds.md). */
-	char *env[] = {e1,
-		       e2,
-		       "KBUILD_BUILD_USER=schedlab",
-		       "KBUILD_BUILD_HOST=schedlab",
-		       "KBUILD_BUILD_TIMESTAMP=schedlab",
-		       "KBUILD_BUILD_VERSION=1",
-		       "LC_ALL=C",
-		       sandboxed ? "CCACHE_READONLY=1" : NULL,
-		       "CCACHE_TEMPDIR=/tmp",
-		       NULL};
-	if (b->o->timeout_s > 0 && b->o->timeout_s < timeout_s)
-		timeout_s = b->o->timeout_s;
-	struct cmd_opts co = {
-	    .cwd = cwd,
-	    .env_extra = env,
-	    .timeout_s = timeout_s,
-	    .log_fd = b->log_fd,
-	    .capture_max = ret_output ? KBUILD_CAPTURE_MAX : 0,
-	    .on_line = build_on_line,
-	    .userdata = b,
-	    .cancelled = build_cancelled,
-	};
-	b->tail_len = 0;
-	b->first_error[0] = '\0';
-	b->first_error_lines = 0;
-	int r;
-	if (sandboxed)
-		r = kbuild_run_sandboxed(b, where, argv, cwd, timeout_s, &co, ret_exit, ret_output,
-					 err);
-	else
-		r = cmd_run(argv, &co, ret_exit, ret_output, err);
-	if (r < 0 && err && err->kind == ERR_TIMEOUT) {
-		/* the build's own doing, not the host's: a build failure */
-		kbuild_log(b, "'%s' did not finish within %d s and was stopped", argv[0],
-			   timeout_s);
-		r = error_set(err, ERR_BUILD, ETIMEDOUT,
-			      "The kernel build step '%s' did not finish within %d s (the build's "
-			      "time limit) and was stopped.",
-			      argv[0], timeout_s);
-		snprintf(err->code, sizeof(err->code), "build_failed");
-	}
-	return r;
 }
 
 static int tree_make(struct build_ctx *b, struct sl_error *err)
@@ -341,44 +47,44 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	/* the estimate of a debug kernel's object directory is its own */
 	_cleanup_free_ char *est_path = NULL;
-	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->obj_trusted) < 0
-			: !(est_path = fs_path_join(b->tree, "objects")))
+	if (b->s->debug ? asprintf(&est_path, "%s.objects", b->tree.obj_trusted) < 0
+			: !(est_path = fs_path_join(b->tree.dir, "objects")))
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_free_ char *est = NULL;
 	struct sl_error ignored;
-	b->estimate = KBUILD_DEFAULT_OBJECTS;
+	b->log.estimate = KBUILD_DEFAULT_OBJECTS;
 	long objects;
 	if (fs_read_file(est_path, 64, &est, NULL, &ignored) == 0) {
 		est[strcspn(est, "\n")] = '\0';
 		if (parse_int(est, 101, LONG_MAX, &objects) == 0)
-			b->estimate = (unsigned long)objects;
+			b->log.estimate = (unsigned long)objects;
 	}
-	b->objects = 0;
-	b->percent = 0;
-	b->last_error[0] = '\0';
-	kbuild_log(b, "building bzImage with %d jobs", jobs);
+	b->log.objects = 0;
+	b->log.percent = 0;
+	b->log.last_error[0] = '\0';
+	kbuild_log(&b->log, "building bzImage with %d jobs", jobs);
 	/* only a build from an empty object dir is a good estimate for the next cold one */
-	_cleanup_free_ char *vmlinux = fs_path_join(b->obj, "vmlinux");
+	_cleanup_free_ char *vmlinux = fs_path_join(b->tree.obj, "vmlinux");
 	bool full = !fs_exists(vmlinux);
 	char *const argv[] = {"make", oarg, jarg, "CC=ccache gcc", "bzImage", NULL};
 	int ex = 0;
-	int r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->src, KBUILD_MAKE_TIMEOUT_S, &ex,
-				NULL, err);
+	int r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, argv, b->tree.src, KBUILD_MAKE_TIMEOUT_S,
+				&ex, NULL, err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
 		r = error_set(err, ERR_BUILD, EIO, "The kernel build failed (make exit %d): %s", ex,
-			      b->last_error[0] ? b->last_error : "see the build log");
+			      b->log.last_error[0] ? b->log.last_error : "see the build log");
 		snprintf(err->code, sizeof(err->code), "build_failed");
 		return r;
 	}
 	/* an untrusted build's count is not the next trusted build's estimate */
-	if (full && b->objects > 100 && b->obj == b->obj_trusted) {
+	if (full && b->log.objects > 100 && b->tree.obj == b->tree.obj_trusted) {
 		char n[32];
-		snprintf(n, sizeof(n), "%lu\n", b->objects);
+		snprintf(n, sizeof(n), "%lu\n", b->log.objects);
 		write_text(est_path, n, &ignored);
 	}
-	b->percent = 100;
+	b->log.percent = 100;
 	return 0;
 }
 
@@ -390,17 +96,17 @@ static int tree_make(struct build_ctx *b, struct sl_error *err)
  * incremental; reflinks where the file system has them. */
 static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
 {
-	_cleanup_free_ char *copy = fs_path_join(b->tree, KBUILD_UNTRUSTED_OBJ);
+	_cleanup_free_ char *copy = fs_path_join(b->tree.dir, KBUILD_UNTRUSTED_OBJ);
 	if (!copy)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int r = fs_rm_rf(copy, err);
 	if (r < 0)
 		return r;
-	kbuild_log(b, "untrusted input: make runs in a copy of the object directory");
-	char *const argv[] = {"cp", "-a", "--reflink=auto", b->obj_trusted, copy, NULL};
+	kbuild_log(&b->log, "untrusted input: make runs in a copy of the object directory");
+	char *const argv[] = {"cp", "-a", "--reflink=auto", b->tree.obj_trusted, copy, NULL};
 	int ex = 0;
 	double t0 = time_monotonic_s();
-	r = kbuild_run_step(b, KBUILD_ON_HOST, argv, b->tree, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
+	r = kbuild_run_step(b, KBUILD_ON_HOST, argv, b->tree.dir, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
 			    err);
 	if (r < 0)
 		return r;
@@ -408,8 +114,8 @@ static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
 		return error_set(err, ERR_INTERNAL, EIO,
 				 "Cannot copy the kernel tree's object directory (cp exit %d).",
 				 ex);
-	kbuild_log(b, "copied the object directory in %.1f s", time_monotonic_s() - t0);
-	b->obj = TAKE_PTR(copy);
+	kbuild_log(&b->log, "copied the object directory in %.1f s", time_monotonic_s() - t0);
+	b->tree.obj = TAKE_PTR(copy);
 	return 0;
 }
 
@@ -417,7 +123,7 @@ static int untrusted_obj_copy(struct build_ctx *b, struct sl_error *err)
  * object directory trusted builds reuse. */
 static char *obj_marker_path(const struct build_ctx *b)
 {
-	return fs_path_join(b->obj_trusted, KBUILD_OBJ_COMPLETE);
+	return fs_path_join(b->tree.obj_trusted, KBUILD_OBJ_COMPLETE);
 }
 
 /* What the object directory's .config and vmlinux are (mtime and size):
@@ -428,7 +134,7 @@ static void obj_stamp(const struct build_ctx *b, char out[128])
 	size_t n = 0;
 	out[0] = '\0';
 	for (size_t i = 0; i < 2; i++) {
-		_cleanup_free_ char *p = fs_path_join(b->obj_trusted, files[i]);
+		_cleanup_free_ char *p = fs_path_join(b->tree.obj_trusted, files[i]);
 		struct stat st;
 		if (!p || stat(p, &st) < 0)
 			n += (size_t)snprintf(out + n, 128 - n, "- ");
@@ -462,13 +168,13 @@ static void obj_marker_read(const struct build_ctx *b, char key[HASH_HEX_LEN])
 		memcpy(key, text, HASH_HEX_LEN);
 }
 
-/* Patch, configure and make in b->obj for b->s and b->k. When that is the
+/* Patch, configure and make in b->tree.obj for b->s and b->k. When that is the
  * directory trusted builds reuse, its marker goes before anything changes
  * the tree and comes back, naming b->k's key, only after make succeeded: a
  * build that fails or is killed half-way leaves obj/ unmarked. */
 static int obj_make(struct build_ctx *b, struct sl_error *err)
 {
-	bool marks = b->obj == b->obj_trusted;
+	bool marks = b->tree.obj == b->tree.obj_trusted;
 	_cleanup_free_ char *marker = obj_marker_path(b);
 	if (!marker)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
@@ -489,8 +195,8 @@ static int obj_make(struct build_ctx *b, struct sl_error *err)
 	r = tree_make(b, err);
 	if (r < 0)
 		return r;
-	kbuild_log(b, "steps: patches %.1f s, configuration %.1f s, make bzImage %.1f s", t1 - t0,
-		   t2 - t1, time_monotonic_s() - t2);
+	kbuild_log(&b->log, "steps: patches %.1f s, configuration %.1f s, make bzImage %.1f s",
+		   t1 - t0, t2 - t1, time_monotonic_s() - t2);
 	if (!marks)
 		return r;
 	char stamp[128], text[256];
@@ -515,8 +221,8 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 {
 	const struct kernel_spec *base = b->s->base;
 	if (!base) {
-		kbuild_log(b, "no trusted base kernel known: the copy starts from the object "
-			      "directory as it is");
+		kbuild_log(&b->log, "no trusted base kernel known: the copy starts from the object "
+				    "directory as it is");
 		return 0;
 	}
 	struct key_inputs bk;
@@ -526,20 +232,21 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 	char have[HASH_HEX_LEN];
 	obj_marker_read(b, have);
 	if (strcmp(bk.src.tree_id, b->k->src.tree_id) != 0) {
-		kbuild_log(b, "the trusted base kernel has another source: not built first");
+		kbuild_log(&b->log, "the trusted base kernel has another source: not built first");
 		goto out;
 	}
 	if (strcmp(have, bk.key) == 0) {
-		kbuild_log(b, "the object directory holds the complete base kernel %s", bk.key);
+		kbuild_log(&b->log, "the object directory holds the complete base kernel %s",
+			   bk.key);
 		goto out;
 	}
 	if (have[0])
-		kbuild_log(b,
+		kbuild_log(&b->log,
 			   "the object directory holds the complete kernel %s, not the base kernel "
 			   "%s: building the base there first",
 			   have, bk.key);
 	else
-		kbuild_log(b,
+		kbuild_log(&b->log,
 			   "the object directory holds no complete build of the base kernel %s: "
 			   "building it there first",
 			   bk.key);
@@ -552,10 +259,10 @@ static int obj_refresh_base(struct build_ctx *b, struct sl_error *err)
 	b->s = s;
 	b->k = k;
 	if (r == 0)
-		kbuild_log(b, "built the base kernel in the object directory in %.1f s",
+		kbuild_log(&b->log, "built the base kernel in the object directory in %.1f s",
 			   time_monotonic_s() - t0);
 	else if (err && err->kind == ERR_BUILD) {
-		kbuild_log(b,
+		kbuild_log(&b->log,
 			   "the base kernel did not build (%s); going on from the object "
 			   "directory as it is",
 			   err->message);
@@ -571,34 +278,35 @@ out:
 static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error *err)
 {
 	int r;
-	_cleanup_free_ char *mk = fs_path_join(b->src, "Makefile");
+	_cleanup_free_ char *mk = fs_path_join(b->tree.src, "Makefile");
 	if (!fs_exists(mk)) {
 		r = kernel_tree_extract(b, err);
 		if (r < 0)
 			return r;
 	} else {
-		kbuild_log(b, "reusing the source tree '%s'", b->src);
-		if ((r = fs_mkdir_p(b->obj, err)) < 0)
+		kbuild_log(&b->log, "reusing the source tree '%s'", b->tree.src);
+		if ((r = fs_mkdir_p(b->tree.obj, err)) < 0)
 			return r;
 	}
-	if (b->sandbox) {
+	if (b->sandbox.on) {
 		_cleanup_free_ char *ccache = fs_path_join(b->cache_dir, "ccache");
-		if (b->as_root)
-			kbuild_log(b, "patch and make run in a sandbox as uid %d", SANDBOX_UID);
+		if (b->sandbox.as_root)
+			kbuild_log(&b->log, "patch and make run in a sandbox as uid %d",
+				   SANDBOX_UID);
 		else
-			kbuild_log(b, "patch and make run in a sandbox");
+			kbuild_log(&b->log, "patch and make run in a sandbox");
 		if ((r = fs_mkdir_p(ccache, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->src, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->obj, err)) < 0)
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.src, err)) < 0 ||
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.obj, err)) < 0)
 			return r;
 	} else
-		kbuild_log(b, "patch and make run without a sandbox (--no-sandbox)");
+		kbuild_log(&b->log, "patch and make run without a sandbox (--no-sandbox)");
 	r = kernel_tree_read_version(b, err);
 	if (r < 0)
 		return r;
-	if (b->sandbox && b->s->untrusted) {
+	if (b->sandbox.on && b->s->untrusted) {
 		if ((r = obj_refresh_base(b, err)) < 0 || (r = untrusted_obj_copy(b, err)) < 0 ||
-		    (r = kbuild_sandbox_own(b, b->obj, err)) < 0)
+		    (r = kbuild_sandbox_own(&b->sandbox, b->tree.obj, err)) < 0)
 			return r;
 	}
 	r = obj_make(b, err);
@@ -609,11 +317,11 @@ static int tree_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 		return r;
 	_cleanup_free_ char *bz_out = fs_path_join(out_dir, "bzImage");
 	_cleanup_free_ char *cfg_out = fs_path_join(out_dir, "config");
-	r = kbuild_copy_output(b, b->obj, "arch/x86/boot/bzImage", "kernel image",
+	r = kbuild_copy_output(&b->sandbox, b->tree.obj, "arch/x86/boot/bzImage", "kernel image",
 			       KBUILD_MAX_BZIMAGE_BYTES, bz_out, 0644, err);
 	if (r < 0)
 		return r;
-	return kbuild_copy_output(b, b->obj, ".config", "kernel .config",
+	return kbuild_copy_output(&b->sandbox, b->tree.obj, ".config", "kernel .config",
 				  KBUILD_MAX_DOTCONFIG_BYTES, cfg_out, 0644, err);
 }
 
@@ -630,27 +338,27 @@ static int real_build(struct build_ctx *b, const char *out_dir, struct sl_error 
 	r = fs_mkdir_p(trees, err);
 	if (r < 0 || (r = kbuild_area_take(b, trees, &lock_fd, err)) < 0)
 		return r;
-	b->src = fs_path_join(b->tree, "src");
+	b->tree.src = fs_path_join(b->tree.dir, "src");
 	/* A debug kernel's objects live apart (objs-debug/NAME), so switching
 	 * between normal and debug builds of the tree stays incremental on both
 	 * sides; a fresh extraction removes them with obj/. */
 	if (b->s->debug) {
-		_cleanup_free_ char *dbg = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
-		b->obj = fs_path_join(dbg, b->s->debug);
+		_cleanup_free_ char *dbg = fs_path_join(b->tree.dir, KBUILD_DEBUG_OBJS);
+		b->tree.obj = fs_path_join(dbg, b->s->debug);
 	} else
-		b->obj = fs_path_join(b->tree, "obj");
-	b->obj_trusted = b->obj;
-	b->src_seen = kbuild_area_seen(b, b->src);
-	b->obj_trusted_seen = kbuild_area_seen(b, b->obj_trusted);
-	if (!b->src || !b->obj || !b->src_seen || !b->obj_trusted_seen)
+		b->tree.obj = fs_path_join(b->tree.dir, "obj");
+	b->tree.obj_trusted = b->tree.obj;
+	b->tree.src_seen = kbuild_area_seen(b, b->tree.src);
+	b->tree.obj_trusted_seen = kbuild_area_seen(b, b->tree.obj_trusted);
+	if (!b->tree.src || !b->tree.obj || !b->tree.src_seen || !b->tree.obj_trusted_seen)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	r = tree_build(b, out_dir, err);
 	/* the copy goes while the tree's lock is still held */
-	if (b->obj != b->obj_trusted) {
+	if (b->tree.obj != b->tree.obj_trusted) {
 		struct sl_error ignored;
-		fs_rm_rf(b->obj, &ignored);
-		free(b->obj);
-		b->obj = b->obj_trusted;
+		fs_rm_rf(b->tree.obj, &ignored);
+		free(b->tree.obj);
+		b->tree.obj = b->tree.obj_trusted;
 	}
 	return r;
 }
@@ -667,7 +375,7 @@ static int move_into_place(struct build_ctx *b, const char *tmp, const char *dir
 	_cleanup_free_ char *scx_old = fs_path_join(dir, KBUILD_SCX_DIR);
 	const char *from = tmp, *to = dir;
 	if (fs_exists(dir) && fs_exists(scx_new) && !fs_exists(scx_old)) {
-		kbuild_log(b, "adding the sched_ext schedulers to the cached kernel %s", key);
+		kbuild_log(&b->log, "adding the sched_ext schedulers to the cached kernel %s", key);
 		from = scx_new;
 		to = scx_old;
 	}
@@ -695,7 +403,8 @@ static json_object *meta_new(const struct build_ctx *b, double seconds)
 	json_object_object_add(m, "key", json_object_new_string(k->key));
 	json_object_object_add(m, "source", json_object_new_string(s->source));
 	json_object_object_add(m, "source_version", json_object_new_string(source_version));
-	/* the commit a git: source's ref named when it was built (issue 22) */
+	/* the commit a git: source's ref named when it was built: the ref may
+	 * move later, and the report must name what was really built */
 	if (strncmp(k->src.identity, "git-commit:", 11) == 0)
 		json_object_object_add(m, "source_commit",
 				       json_object_new_string(k->src.identity + 11));
@@ -720,40 +429,10 @@ static json_object *meta_new(const struct build_ctx *b, double seconds)
 	snprintf(secs, sizeof(secs), "%.1f", seconds);
 	json_object_object_add(m, "build_seconds", json_object_new_double_s(seconds, secs));
 	/* what held the sandboxed steps: the last one's (make bzImage) */
-	if (b->sandbox_report.ran)
+	if (b->sandbox.report.ran)
 		json_object_object_add(m, "sandbox",
-				       sandbox_report_json(&b->sandbox_report, b->as_root));
+				       sandbox_report_json(&b->sandbox.report, b->sandbox.as_root));
 	return m;
-}
-
-int kbuild_tree_patches_in_common(const char *tree, const struct key_inputs *k, size_t *ret_listed)
-{
-	_cleanup_free_ char *list = fs_path_join(tree, "applied/list");
-	_cleanup_free_ char *text = NULL;
-	struct sl_error ignored;
-	*ret_listed = 0;
-	if (fs_read_file(list, 1024 * 1024, &text, NULL, &ignored) < 0)
-		return fs_exists(list) ? -1 : 0;
-	int same = 0;
-	bool differs = false;
-	char *save = NULL;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		size_t i = (*ret_listed)++;
-		differs = differs || i >= k->npatches || strcmp(l, k->patch_sha[i]) != 0;
-		same += !differs;
-	}
-	return same;
-}
-
-bool kbuild_tree_has_patches(const char *tree, const struct key_inputs *k)
-{
-	size_t listed;
-	/* a patch step a crash cut short: the list may not say what is there */
-	_cleanup_free_ char *step = fs_path_join(tree, "applied/step");
-	if (fs_exists(step))
-		return false;
-	int same = kbuild_tree_patches_in_common(tree, k, &listed);
-	return same >= 0 && (size_t)same == k->npatches && listed == k->npatches;
 }
 
 /* A kernel cached before builds kept the sched name lists (sched_names.h)
@@ -783,12 +462,10 @@ static void names_backfill(const char *cache_dir, const struct key_inputs *k,
 	fs_write_file_atomic(a->meta_path, text, strlen(text), &ignored);
 }
 
-int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
-		 struct kbuild_artifact **ret, struct sl_error *err)
+/* The cache directory of o (or the default), created private and made
+ * canonical: CCACHE_BASEDIR and the tree layout want a canonical path. */
+static int cache_dir_open(const struct kbuild_opts *o, char **ret, struct sl_error *err)
 {
-	static const struct kbuild_opts defaults = {.log_fd = -1};
-	if (!o)
-		o = &defaults;
 	_cleanup_free_ char *cache_dir =
 	    o->cache_dir ? strdup(o->cache_dir) : fs_default_cache_dir();
 	if (!cache_dir)
@@ -796,7 +473,6 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 	int r = fs_mkdir_private(cache_dir, err);
 	if (r < 0)
 		return r;
-	/* CCACHE_BASEDIR and the tree layout want a canonical path */
 	char real[PATH_MAX];
 	if (realpath(cache_dir, real)) {
 		free(cache_dir);
@@ -804,6 +480,48 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		if (!cache_dir)
 			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	}
+	*ret = TAKE_PTR(cache_dir);
+	return 0;
+}
+
+/* A build failure (err of kind ERR_BUILD) made what callers rely on: one of
+ * the three statuses in err->code, a sanitized message, and o->failure
+ * filled in when the caller asked for it. */
+static void failure_report(const struct build_ctx *b, struct sl_error *err)
+{
+	const struct kbuild_opts *o = b->o;
+	if (!err->code[0])
+		snprintf(err->code, sizeof(err->code), "build_failed");
+	kbuild_log_sanitize_error(err);
+	if (!o->failure)
+		return;
+	kbuild_failure_clear(o->failure);
+	snprintf(o->failure->key, sizeof(o->failure->key), "%s", b->k->key);
+	snprintf(o->failure->patch, sizeof(o->failure->patch), "%s", b->failed_patch);
+	snprintf(o->failure->option, sizeof(o->failure->option), "%s", b->failed_option);
+	o->failure->log_excerpt = kbuild_tail_excerpt(&b->log);
+}
+
+static void kbuild_tree_done(struct kbuild_tree *t)
+{
+	free(t->dir);
+	free(t->src);
+	free(t->obj);
+	free(t->dir_seen);
+	free(t->src_seen);
+	free(t->obj_trusted_seen);
+}
+
+int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
+		 struct kbuild_artifact **ret, struct sl_error *err)
+{
+	static const struct kbuild_opts defaults = {.log_fd = -1};
+	if (!o)
+		o = &defaults;
+	_cleanup_free_ char *cache_dir = NULL;
+	int r = cache_dir_open(o, &cache_dir, err);
+	if (r < 0)
+		return r;
 
 	struct key_inputs k;
 	r = kbuild_key_compute(cache_dir, s, &k, err);
@@ -820,9 +538,8 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 			      .s = s,
 			      .k = &k,
 			      .cache_dir = cache_dir,
-			      .log_fd = -1,
-			      .sandbox = !o->no_sandbox,
-			      .as_root = geteuid() == 0};
+			      .log = {.o = o, .fd = -1},
+			      .sandbox = {.on = !o->no_sandbox, .as_root = geteuid() == 0}};
 	_cleanup_(kbuild_artifact_freep) struct kbuild_artifact *a = NULL;
 	_cleanup_json_ json_object *meta = NULL;
 
@@ -841,7 +558,7 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 		goto cleanup;
 	}
 	/* a dry run (util/cmd.h) runs nothing, so it needs no bwrap */
-	if (b.sandbox && !cmd_dry_run_active() &&
+	if (b.sandbox.on && !cmd_dry_run_active() &&
 	    (r = sandbox_check("build with --no-sandbox (the service: \"build_sandbox\": false)",
 			       err)) < 0)
 		goto cleanup;
@@ -865,39 +582,26 @@ int kbuild_build(const struct kbuild_opts *o, const struct kernel_spec *s,
 			      strerror(errno));
 		goto cleanup;
 	}
-	b.log_fd = log_fd;
-	kbuild_log(&b, "building kernel %s from '%s' with %zu patch(es)", k.key, s->source,
+	b.log.fd = log_fd;
+	kbuild_log(&b.log, "building kernel %s from '%s' with %zu patch(es)", k.key, s->source,
 		   k.npatches);
 	double t0 = time_monotonic_s();
 	r = real_build(&b, tmp, err);
 	if (r < 0) {
-		if (err && err->kind == ERR_BUILD) {
-			/* every build failure carries one of the three statuses */
-			if (!err->code[0])
-				snprintf(err->code, sizeof(err->code), "build_failed");
-			sanitize_message(err);
-			if (o->failure) {
-				kbuild_failure_clear(o->failure);
-				snprintf(o->failure->key, sizeof(o->failure->key), "%s", k.key);
-				snprintf(o->failure->patch, sizeof(o->failure->patch), "%s",
-					 b.failed_patch);
-				snprintf(o->failure->option, sizeof(o->failure->option), "%s",
-					 b.failed_option);
-				o->failure->log_excerpt = kbuild_tail_excerpt(&b);
-			}
-		}
+		if (err && err->kind == ERR_BUILD)
+			failure_report(&b, err);
 		/* keep the log of the failure beside the cache entry for people */
 		rename(log_path, failed_log);
 		struct sl_error ignored;
 		fs_rm_rf(tmp, &ignored);
 		goto cleanup;
 	}
-	kbuild_log(&b, "built in %.1f s", time_monotonic_s() - t0);
+	kbuild_log(&b.log, "built in %.1f s", time_monotonic_s() - t0);
 	meta = meta_new(&b, time_monotonic_s() - t0);
 	/* the names a variant's features and sched_tunables are checked against */
 	struct sl_error names_err = {0};
-	if (sched_names_from_tree(b.src, meta, &names_err) < 0)
-		kbuild_log(&b, "the sched feature and tunable names were not read: %s",
+	if (sched_names_from_tree(b.tree.src, meta, &names_err) < 0)
+		kbuild_log(&b.log, "the sched feature and tunable names were not read: %s",
 			   names_err.message);
 	meta_path = fs_path_join(tmp, "meta.json");
 	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
@@ -932,12 +636,7 @@ hit:
 	*ret = TAKE_PTR(a);
 	r = 0;
 cleanup:
-	free(b.tree);
-	free(b.src);
-	free(b.obj);
-	free(b.tree_seen);
-	free(b.src_seen);
-	free(b.obj_trusted_seen);
+	kbuild_tree_done(&b.tree);
 	kbuild_key_inputs_done(&k);
 	return r;
 }

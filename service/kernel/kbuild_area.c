@@ -1,4 +1,4 @@
-/* Work areas of a source tree (issue 18; docs/kernel-builds.md "Builds at
+/* Work areas of a source tree (docs/kernel-builds.md "Builds at
  * once"): builds of one source with different patches run at once, each in
  * its own area. Area 0 is trees/<id>/ (the tree as it always was); area
  * i >= 1 is trees/<id>.<i>/ with its own src/, obj/, applied/ and lock
@@ -87,11 +87,11 @@ static int area_seed(struct build_ctx *b, const char *area0, const char *area, s
 	if (!lock0 || asprintf(&tmp, "%s.seed", area) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	_cleanup_close_ int fd0 = -1;
-	int r = kbuild_lock_take(lock0, b->o, b, &fd0, err);
+	int r = kbuild_lock_take(lock0, b->o, &b->log, &fd0, err);
 	if (r < 0)
 		return r;
 	double t0 = time_monotonic_s();
-	kbuild_log(b, "seeding work area %d from area 0 of the tree", b->area);
+	kbuild_log(&b->log, "seeding work area %d from area 0 of the tree", b->tree.area);
 	if ((r = fs_rm_rf(area, err)) < 0 || (r = fs_rm_rf(tmp, err)) < 0 ||
 	    (r = fs_mkdir_p(tmp, err)) < 0)
 		return r;
@@ -123,11 +123,11 @@ static int area_seed(struct build_ctx *b, const char *area0, const char *area, s
 	if (ex != 0)
 		return error_set(err, ERR_INTERNAL, EIO,
 				 "Cannot copy the kernel tree into work area %d (cp exit %d).",
-				 b->area, ex);
+				 b->tree.area, ex);
 	if (rename(tmp, area) < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot rename '%s': %s.", tmp,
 				 strerror(errno));
-	kbuild_log(b, "seeded work area %d in %.1f s", b->area, time_monotonic_s() - t0);
+	kbuild_log(&b->log, "seeded work area %d in %.1f s", b->tree.area, time_monotonic_s() - t0);
 	return 0;
 }
 
@@ -164,23 +164,25 @@ int kbuild_area_take(struct build_ctx *b, const char *trees, int *ret_lock_fd, s
 			r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 			goto out;
 		}
-		if ((r = kbuild_lock_take(lock, b->o, b, &fd, err)) < 0)
+		if ((r = kbuild_lock_take(lock, b->o, &b->log, &fd, err)) < 0)
 			goto out;
 	}
-	b->area = chosen;
-	b->tree = TAKE_PTR(areas[chosen]);
-	b->tree_seen = strdup(b->sandbox && chosen > 0 ? areas[0] : b->tree);
-	if (!b->tree_seen) {
+	b->tree.area = chosen;
+	b->tree.dir = TAKE_PTR(areas[chosen]);
+	b->tree.dir_seen = strdup(b->sandbox.on && chosen > 0 ? areas[0] : b->tree.dir);
+	if (!b->tree.dir_seen) {
 		r = error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 		goto out;
 	}
 	if (n > 1)
-		kbuild_log(b, "work area %d of %d of the tree (%d of its patches applied there)",
+		kbuild_log(&b->log,
+			   "work area %d of %d of the tree (%d of its patches applied there)",
 			   chosen, n, shared[chosen] < 0 ? 0 : shared[chosen]);
-	mk = fs_path_join(b->tree, "src/Makefile");
-	if (chosen > 0 && mk && !fs_exists(mk) && (r = area_seed(b, areas[0], b->tree, err)) < 0)
+	mk = fs_path_join(b->tree.dir, "src/Makefile");
+	if (chosen > 0 && mk && !fs_exists(mk) &&
+	    (r = area_seed(b, areas[0], b->tree.dir, err)) < 0)
 		goto out;
-	r = fs_mkdir_p(b->tree, err);
+	r = fs_mkdir_p(b->tree.dir, err);
 out:
 	for (int i = 0; i < n; i++)
 		free(areas[i]);
@@ -189,19 +191,19 @@ out:
 			close(fd);
 		return r;
 	}
-	kbuild_cache_touch(b->tree); /* the area's LRU stamp (kbuild_cache_evict) */
+	kbuild_cache_touch(b->tree.dir); /* the area's LRU stamp (kbuild_cache_evict) */
 	*ret_lock_fd = fd;
 	return 0;
 }
 
 char *kbuild_area_seen(const struct build_ctx *b, const char *host)
 {
-	size_t tl = strlen(b->tree);
-	if (strcmp(b->tree, b->tree_seen) == 0 || strncmp(host, b->tree, tl) != 0 ||
+	size_t tl = strlen(b->tree.dir);
+	if (strcmp(b->tree.dir, b->tree.dir_seen) == 0 || strncmp(host, b->tree.dir, tl) != 0 ||
 	    (host[tl] != '/' && host[tl] != '\0'))
 		return strdup(host);
 	char *out = NULL;
-	if (asprintf(&out, "%s%s", b->tree_seen, host + tl) < 0)
+	if (asprintf(&out, "%s%s", b->tree.dir_seen, host + tl) < 0)
 		return NULL;
 	return out;
 }

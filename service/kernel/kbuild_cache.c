@@ -47,7 +47,7 @@ int kbuild_lock_try(const char *path, int *ret_fd, struct sl_error *err)
 	return 1;
 }
 
-int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build_ctx *b,
+int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct kbuild_log *log,
 		     int *ret_fd, struct sl_error *err)
 {
 	bool said = false;
@@ -55,8 +55,8 @@ int kbuild_lock_take(const char *path, const struct kbuild_opts *o, struct build
 		int r = kbuild_lock_try(path, ret_fd, err);
 		if (r != 0)
 			return r < 0 ? r : 0;
-		if (b && !said) {
-			kbuild_log(b, "waiting for another build holding '%s'", path);
+		if (log && !said) {
+			kbuild_log(log, "waiting for another build holding '%s'", path);
 			said = true;
 		}
 		if (o && o->cancelled && o->cancelled(o->userdata))

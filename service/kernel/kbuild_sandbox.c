@@ -26,9 +26,9 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 	return 0;
 }
 
-int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *err)
+int kbuild_sandbox_own(const struct kbuild_sandbox *sb, const char *path, struct sl_error *err)
 {
-	if (!b->sandbox || !b->as_root || !fs_exists(path))
+	if (!sb->on || !sb->as_root || !fs_exists(path))
 		return 0;
 	int r = nftw(path, own_one, 64, FTW_PHYS | FTW_MOUNT);
 	if (r != 0)
@@ -40,14 +40,14 @@ int kbuild_sandbox_own(struct build_ctx *b, const char *path, struct sl_error *e
 
 const char *kbuild_obj_seen(const struct build_ctx *b)
 {
-	if (!b->sandbox)
-		return b->obj;
-	return b->obj_trusted_seen ? b->obj_trusted_seen : b->obj_trusted;
+	if (!b->sandbox.on)
+		return b->tree.obj;
+	return b->tree.obj_trusted_seen ? b->tree.obj_trusted_seen : b->tree.obj_trusted;
 }
 
 const char *kbuild_src_seen(const struct build_ctx *b)
 {
-	return b->sandbox && b->src_seen ? b->src_seen : b->src;
+	return b->sandbox.on && b->tree.src_seen ? b->tree.src_seen : b->tree.src;
 }
 
 /* The binds of a sandboxed step (enum kbuild_where). An untrusted build's
@@ -58,11 +58,11 @@ static size_t sandbox_binds(struct build_ctx *b, enum kbuild_where where, char *
 {
 	size_t n = 0;
 	if (where == KBUILD_SANDBOX_PATCH) {
-		ret[n++] = (struct sandbox_bind){b->src, true, kbuild_src_seen(b)};
+		ret[n++] = (struct sandbox_bind){b->tree.src, true, kbuild_src_seen(b)};
 		ret[n++] = (struct sandbox_bind){applied, false, NULL};
 	} else {
-		ret[n++] = (struct sandbox_bind){b->src, false, kbuild_src_seen(b)};
-		ret[n++] = (struct sandbox_bind){b->obj, true, kbuild_obj_seen(b)};
+		ret[n++] = (struct sandbox_bind){b->tree.src, false, kbuild_src_seen(b)};
+		ret[n++] = (struct sandbox_bind){b->tree.obj, true, kbuild_obj_seen(b)};
 		ret[n++] = (struct sandbox_bind){ccache, false, NULL};
 	}
 	return n;
@@ -74,7 +74,7 @@ int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *con
 {
 	_cleanup_free_ char *ccache_dir = fs_path_join(b->cache_dir, "ccache");
 	struct cmd_opts co = *opts;
-	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *applied = fs_path_join(b->tree.dir, "applied");
 	struct sandbox_bind binds[3];
 	int jobs = b->o->jobs > 0 ? b->o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct sandbox_spec sp = {
@@ -82,7 +82,7 @@ int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *con
 	    .n_binds = sandbox_binds(b, where, applied, ccache_dir, binds),
 	    .chdir = cwd,
 	    .env = co.env_extra,
-	    .as_root = b->as_root,
+	    .as_root = b->sandbox.as_root,
 	    .cpu_s = (unsigned long)timeout_s,
 	    .as_bytes = KBUILD_SANDBOX_AS_BYTES,
 	    .fsize_bytes = KBUILD_SANDBOX_FSIZE_BYTES,
@@ -91,16 +91,16 @@ int kbuild_run_sandboxed(struct build_ctx *b, enum kbuild_where where, char *con
 	    .cpus = jobs > 0 ? (unsigned long)jobs : 1,
 	};
 	/* the source is where the sandbox binds it */
-	if (cwd && b->src && strcmp(cwd, b->src) == 0)
+	if (cwd && b->tree.src && strcmp(cwd, b->tree.src) == 0)
 		sp.chdir = kbuild_src_seen(b);
 	co.cwd = NULL;
 	struct sandbox_report rep = {0};
 	int r = sandbox_run(&sp, argv, &co, ret_exit, ret_output, &rep, err);
-	if (r >= 0 && !b->sandbox_report.ran)
-		kbuild_log(b, "sandbox: uid %d in a user namespace, seccomp %s, cgroup %s",
-			   b->as_root ? SANDBOX_UID : (int)geteuid(),
+	if (r >= 0 && !b->sandbox.report.ran)
+		kbuild_log(&b->log, "sandbox: uid %d in a user namespace, seccomp %s, cgroup %s",
+			   b->sandbox.as_root ? SANDBOX_UID : (int)geteuid(),
 			   rep.seccomp ? sandbox_filter_name() : "none", rep.cgroup);
 	if (r >= 0)
-		b->sandbox_report = rep;
+		b->sandbox.report = rep;
 	return r;
 }

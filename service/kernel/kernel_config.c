@@ -184,25 +184,26 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 	if (asprintf(&oarg, "O=%s", kbuild_obj_seen(b)) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	int ex = 0;
-	kbuild_log(b, "configuring: tinyconfig + '%s'%s%s (%zu options)",
+	kbuild_log(&b->log, "configuring: tinyconfig + '%s'%s%s (%zu options)",
 		   kbuild_base_name(b->s->config), b->s->debug ? " + " : "",
 		   b->s->debug ? kbuild_base_name(b->s->debug_config) : "", nfrag);
 	char *const tiny[] = {"make", "-s", oarg, "tinyconfig", NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, tiny, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make tinyconfig' failed (exit %d): %s", ex,
-			      b->last_error);
+			      b->log.last_error);
 	if (r < 0)
 		return r;
 
 	/* Merge: the fragment's options replace the same ones in .config. */
-	_cleanup_free_ char *dotconfig = fs_path_join(b->obj, ".config");
+	_cleanup_free_ char *dotconfig = fs_path_join(b->tree.obj, ".config");
 	_cleanup_free_ char *base = NULL;
 	size_t base_len = 0;
 	/* make wrote it in the sandbox */
-	struct fs_untrusted u = kbuild_untrusted(b, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
-	r = fs_read_untrusted(b->obj, ".config", &u, &base, &base_len, err);
+	struct fs_untrusted u =
+	    kbuild_untrusted(&b->sandbox, "kernel .config", KBUILD_MAX_DOTCONFIG_BYTES);
+	r = fs_read_untrusted(b->tree.obj, ".config", &u, &base, &base_len, err);
 	if (r < 0)
 		return r;
 	size_t cap = base_len + nfrag * 700 + 64;
@@ -241,19 +242,19 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 		mlen += (size_t)k;
 	}
 	r = fs_write_file_atomic(dotconfig, merged, mlen, err);
-	if (r < 0 || (r = kbuild_sandbox_own(b, dotconfig, err)) < 0)
+	if (r < 0 || (r = kbuild_sandbox_own(&b->sandbox, dotconfig, err)) < 0)
 		return r;
 	char *const old[] = {"make", "-s", oarg, "olddefconfig", NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_MAKE, old, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	if (r >= 0 && ex != 0)
 		r = error_set(err, ERR_BUILD, EIO, "'make olddefconfig' failed (exit %d): %s", ex,
-			      b->last_error);
+			      b->log.last_error);
 	if (r < 0)
 		return r;
 
 	_cleanup_free_ char *final = NULL;
-	r = fs_read_untrusted(b->obj, ".config", &u, &final, NULL, err);
+	r = fs_read_untrusted(b->tree.obj, ".config", &u, &final, NULL, err);
 	if (r < 0)
 		return r;
 	_cleanup_free_ struct config_entry *got = NULL;
@@ -285,7 +286,7 @@ int kernel_config_apply(struct build_ctx *b, struct sl_error *err)
 			    "config option '%s' from '%s' became '%s=%s' after Kconfig "
 			    "(unmet dependencies, a range or a choice?)",
 			    asked, frag[i].from, frag[i].name, actual);
-		kbuild_log(b, "%s", msg);
+		kbuild_log(&b->log, "%s", msg);
 		if (!bad++) {
 			kbuild_trunc_printf(first, sizeof(first), "%s", msg);
 			kbuild_trunc_printf(b->failed_option, sizeof(b->failed_option), "%s",

@@ -17,8 +17,9 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	/* a patch could have made it anything */
-	struct fs_untrusted u = kbuild_untrusted(b, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
-	int r = fs_read_untrusted(b->src, "Makefile", &u, &text, NULL, err);
+	struct fs_untrusted u =
+	    kbuild_untrusted(&b->sandbox, "top Makefile", KBUILD_MAX_MAKEFILE_BYTES);
+	int r = fs_read_untrusted(b->tree.src, "Makefile", &u, &text, NULL, err);
 	if (r < 0)
 		return error_prefix(err, "The kernel source has no readable top Makefile");
 	long v[3] = {-1, -1, -1};
@@ -53,15 +54,15 @@ int kernel_tree_read_version(struct build_ctx *b, struct sl_error *err)
 int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 {
 	struct sl_error ignored;
-	_cleanup_free_ char *tmp = fs_path_join(b->tree, "src.tmp");
-	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
-	_cleanup_free_ char *obj = fs_path_join(b->tree, "obj");
-	_cleanup_free_ char *debug_objs = fs_path_join(b->tree, KBUILD_DEBUG_OBJS);
-	fs_rm_rf(b->src, &ignored);
+	_cleanup_free_ char *tmp = fs_path_join(b->tree.dir, "src.tmp");
+	_cleanup_free_ char *applied = fs_path_join(b->tree.dir, "applied");
+	_cleanup_free_ char *obj = fs_path_join(b->tree.dir, "obj");
+	_cleanup_free_ char *debug_objs = fs_path_join(b->tree.dir, KBUILD_DEBUG_OBJS);
+	fs_rm_rf(b->tree.src, &ignored);
 	fs_rm_rf(obj, &ignored);
 	fs_rm_rf(debug_objs, &ignored);
-	if (b->obj != b->obj_trusted)
-		fs_rm_rf(b->obj, &ignored);
+	if (b->tree.obj != b->tree.obj_trusted)
+		fs_rm_rf(b->tree.obj, &ignored);
 	fs_rm_rf(applied, &ignored);
 	int r = fs_rm_rf(tmp, err);
 	if (r < 0)
@@ -71,9 +72,9 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 		return r;
 	const struct source *src = &b->k->src;
 	int ex = 0;
-	kbuild_log(b, "extracting '%s'", src->kind == SOURCE_GIT ? src->ref : src->path);
+	kbuild_log(&b->log, "extracting '%s'", src->kind == SOURCE_GIT ? src->ref : src->path);
 	if (src->kind == SOURCE_GIT) {
-		_cleanup_free_ char *tar = fs_path_join(b->tree, "git-archive.tar");
+		_cleanup_free_ char *tar = fs_path_join(b->tree.dir, "git-archive.tar");
 		_cleanup_free_ char *outopt = NULL;
 		if (asprintf(&outopt, "--output=%s", tar) < 0)
 			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
@@ -105,15 +106,15 @@ int kernel_tree_extract(struct build_ctx *b, struct sl_error *err)
 				 "Extracting the kernel source '%s' failed (exit %d) or gave no "
 				 "top-level Makefile.",
 				 b->s->source, ex);
-	if (rename(tmp, b->src) < 0)
+	if (rename(tmp, b->tree.src) < 0)
 		return error_set(err, ERR_INTERNAL, errno, "Cannot rename '%s': %s.", tmp,
 				 strerror(errno));
 	r = fs_mkdir_p(applied, err);
-	if (r < 0 || (r = fs_mkdir_p(b->obj, err)) < 0)
+	if (r < 0 || (r = fs_mkdir_p(b->tree.obj, err)) < 0)
 		return r;
 	/* tar ran as the host's user; the sandboxed steps write src and obj */
-	r = kbuild_sandbox_own(b, b->src, err);
-	return r < 0 ? r : kbuild_sandbox_own(b, b->obj, err);
+	r = kbuild_sandbox_own(&b->sandbox, b->tree.src, err);
+	return r < 0 ? r : kbuild_sandbox_own(&b->sandbox, b->tree.obj, err);
 }
 
 /* What patch(1) said about a failed (dry) run, as "file 'F' hunk #N FAILED
@@ -182,7 +183,7 @@ void kernel_tree_patch_explain(const char *out, char *buf, size_t len)
 
 static int applied_list_read(struct build_ctx *b, char ***ret, size_t *ret_n)
 {
-	_cleanup_free_ char *list = fs_path_join(b->tree, "applied/list");
+	_cleanup_free_ char *list = fs_path_join(b->tree.dir, "applied/list");
 	_cleanup_free_ char *text = NULL;
 	struct sl_error ignored;
 	*ret = NULL;
@@ -205,7 +206,7 @@ static int applied_list_read(struct build_ctx *b, char ***ret, size_t *ret_n)
 
 static int applied_list_write(struct build_ctx *b, char **shas, size_t n, struct sl_error *err)
 {
-	_cleanup_free_ char *list = fs_path_join(b->tree, "applied/list");
+	_cleanup_free_ char *list = fs_path_join(b->tree.dir, "applied/list");
 	size_t len = n * 65 + 1;
 	_cleanup_free_ char *text = calloc(1, len);
 	if (!text)
@@ -221,12 +222,12 @@ static char *applied_copy_path(struct build_ctx *b, size_t i)
 {
 	char name[64];
 	kbuild_trunc_printf(name, sizeof(name), "applied/%04zu.patch", i);
-	return fs_path_join(b->tree, name);
+	return fs_path_join(b->tree.dir, name);
 }
 
 static int extract_again(struct build_ctx *b, const char *why, struct sl_error *err)
 {
-	kbuild_log(b, "%s; extracting the source again", why);
+	kbuild_log(&b->log, "%s; extracting the source again", why);
 	return kernel_tree_extract(b, err);
 }
 
@@ -236,7 +237,7 @@ static int extract_again(struct build_ctx *b, const char *why, struct sl_error *
  * never trusted over the files. */
 static int tree_recover(struct build_ctx *b, struct sl_error *err)
 {
-	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *applied = fs_path_join(b->tree.dir, "applied");
 	char step[16], sha[HASH_HEX_LEN], bad[256], why[512];
 	size_t idx = 0;
 	int r = tree_guard_step_read(applied, step, &idx, sha);
@@ -249,7 +250,7 @@ static int tree_recover(struct build_ctx *b, struct sl_error *err)
 	if (tree_guard_load(applied, idx, &m, &ignored) < 0)
 		return extract_again(b, "a patch step was cut short before its files were hashed",
 				     err);
-	enum tree_side side = tree_guard_side(b->src, &m, bad, sizeof(bad));
+	enum tree_side side = tree_guard_side(b->tree.src, &m, bad, sizeof(bad));
 	tree_guard_free(&m);
 	_cleanup_strv_free_ char **have = NULL;
 	size_t nhave = 0;
@@ -270,8 +271,8 @@ static int tree_recover(struct build_ctx *b, struct sl_error *err)
 	free(list);
 	if (r < 0 || (r = tree_guard_step_done(applied, err)) < 0)
 		return r;
-	kbuild_log(b, "the %s of patch %zu was cut short; its files show it %s", step, idx + 1,
-		   side == TREE_AFTER ? "applied" : "not applied");
+	kbuild_log(&b->log, "the %s of patch %zu was cut short; its files show it %s", step,
+		   idx + 1, side == TREE_AFTER ? "applied" : "not applied");
 	return 0;
 }
 
@@ -281,7 +282,7 @@ static int tree_recover(struct build_ctx *b, struct sl_error *err)
  * exit 0. 1 when the tree was extracted again instead. */
 static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl_error *err)
 {
-	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *applied = fs_path_join(b->tree.dir, "applied");
 	_cleanup_free_ char *copy = applied_copy_path(b, index);
 	struct tree_manifest m;
 	struct sl_error ignored;
@@ -300,10 +301,11 @@ static int tree_revert(struct build_ctx *b, size_t index, char **have, struct sl
 			      "--fuzz=0", "--forward", "--silent", "--no-backup-if-mismatch",
 			      "-i",	  copy,	       NULL};
 	int ex = 0;
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->src, KBUILD_STEP_TIMEOUT_S, &ex, NULL,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, argv, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    NULL, err);
 	tree_guard_crash_point("revert");
-	enum tree_side side = r < 0 ? TREE_NEITHER : tree_guard_side(b->src, &m, bad, sizeof(bad));
+	enum tree_side side =
+	    r < 0 ? TREE_NEITHER : tree_guard_side(b->tree.src, &m, bad, sizeof(bad));
 	tree_guard_free(&m);
 	if (r < 0)
 		return r;
@@ -336,7 +338,7 @@ static int patch_refused(struct build_ctx *b, size_t i, size_t n, const char *na
 			  n, name, why);
 	snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
 	kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
-	kbuild_log(b, "%s", err->message);
+	kbuild_log(&b->log, "%s", err->message);
 	return r;
 }
 
@@ -348,7 +350,7 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 {
 	size_t nwant = b->k->npatches;
 	const char *name = kbuild_base_name(b->s->patches[i]);
-	_cleanup_free_ char *applied = fs_path_join(b->tree, "applied");
+	_cleanup_free_ char *applied = fs_path_join(b->tree.dir, "applied");
 	/* patch reads the copy in applied/: the sandbox sees that directory,
 	 * not wherever the job keeps its files */
 	_cleanup_free_ char *copy = applied_copy_path(b, i);
@@ -367,8 +369,8 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 			     "-i",
 			     copy,
 			     NULL};
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->src, KBUILD_STEP_TIMEOUT_S, &ex, &outp,
-			    err);
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, dry, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
+			    &outp, err);
 	if (r < 0)
 		return r;
 	if (ex != 0) {
@@ -382,7 +384,7 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 		return patch_refused(b, i, nwant, name,
 				     "it touches more files than its dry run can list", err);
 	struct tree_manifest m;
-	r = tree_guard_from_dry_run(b->src, outp ? outp : "", &m, err);
+	r = tree_guard_from_dry_run(b->tree.src, outp ? outp : "", &m, err);
 	if (r < 0)
 		return r;
 	if ((r = tree_guard_save(applied, i, &m, err)) < 0 ||
@@ -393,14 +395,14 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 			      "-i",	  copy,	       NULL};
 	free(outp);
 	outp = NULL;
-	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->src, KBUILD_STEP_TIMEOUT_S, &ex,
+	r = kbuild_run_step(b, KBUILD_SANDBOX_PATCH, real, b->tree.src, KBUILD_STEP_TIMEOUT_S, &ex,
 			    &outp, err);
 	tree_guard_crash_point("apply");
 	if (r < 0)
 		goto out;
 	if (ex != 0) {
 		/* dry run passed: the tree is now in an unknown state */
-		_cleanup_free_ char *list = fs_path_join(b->tree, "applied/list");
+		_cleanup_free_ char *list = fs_path_join(b->tree.dir, "applied/list");
 		fs_write_file_atomic(list, "unknown\n", 8, err);
 		tree_guard_step_done(applied, err);
 		r = error_set(err, ERR_BUILD, EIO,
@@ -408,15 +410,15 @@ static int tree_apply(struct build_ctx *b, size_t i, char **shas, struct sl_erro
 			      nwant, name, ex);
 		snprintf(err->code, sizeof(err->code), "patch_does_not_apply");
 		kbuild_trunc_printf(b->failed_patch, sizeof(b->failed_patch), "%s", name);
-		kbuild_log(b, "%s", err->message);
+		kbuild_log(&b->log, "%s", err->message);
 		goto out;
 	}
-	tree_guard_hash_after(b->src, &m);
+	tree_guard_hash_after(b->tree.src, &m);
 	if ((r = tree_guard_save(applied, i, &m, err)) < 0 ||
 	    (r = applied_list_write(b, shas, i + 1, err)) < 0 ||
 	    (r = tree_guard_step_done(applied, err)) < 0)
 		goto out;
-	kbuild_log(b, "patch %zu/%zu '%s' applied", i + 1, nwant, name);
+	kbuild_log(&b->log, "patch %zu/%zu '%s' applied", i + 1, nwant, name);
 out:
 	tree_guard_free(&m);
 	return r;
@@ -457,7 +459,7 @@ int kernel_tree_patch(struct build_ctx *b, struct sl_error *err)
 	if (nhave > same)
 		nhave = same;
 	if (same > 0)
-		kbuild_log(b, "reusing %zu already applied patch(es)", same);
+		kbuild_log(&b->log, "reusing %zu already applied patch(es)", same);
 
 	char **shas = calloc(nwant + 1, sizeof(char *));
 	if (!shas)

@@ -2,7 +2,8 @@
 # tier: host
 # The include arrows of service/ follow service/LAYERS (docs/architecture.md):
 # the tree passes, and the checker does fail on a planted upward include, on a
-# planted cycle and on a file left directly in service/.
+# planted cycle, on a file left directly in service/ and on a planted call
+# circle inside kernel/.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$E2E_ROOT"
@@ -36,3 +37,10 @@ expect_fail cycle 'include cycle: util/a -> util/b -> util/a'
 plant flat
 printf 'int x;\n' >"$E2E_TMP/flat/service/stray.c"
 expect_fail flat 'only main.c may stay directly in service/'
+
+# kernel/'s files share kbuild-internal.h, so only their calls show a circle:
+# the bottom (the build log) calling the orchestrator on top must fail.
+plant callcycle
+printf '\nvoid kbuild_log_planted(void);\nvoid kbuild_log_planted(void)\n{\n\tkbuild_build(0, 0, 0, 0);\n}\n' \
+	>>"$E2E_TMP/callcycle/service/kernel/kbuild_log.c"
+expect_fail callcycle 'call cycle inside service/kernel/: kbuild'

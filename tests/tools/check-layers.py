@@ -9,6 +9,12 @@ frame format shared with the agent, counted as util). service/main.c may
 include anything. Besides the order, the module graph (foo.c and foo.h are
 one module; an edge for every quoted include) must have no cycle.
 
+Inside a folder of CALL_CHECKED (kernel/) the files share one internal
+header, so includes alone cannot show a circle: there an edge goes from a .c
+to the .c that defines a non-static function it calls, and that call graph
+must have no cycle either (the folder's files form layers, each calling
+only those below it).
+
 Prints one line per violation and exits 1 if there is any, 0 otherwise.
 """
 import pathlib
@@ -16,6 +22,11 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+CALL_CHECKED = ("kernel",)
+# A definition as the project's style writes it: the name at column 0 (or
+# after its return type there), the parameters, then "{" alone at column 0.
+DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][^;{}()=#\n]*?\b([A-Za-z_]\w*)\([^;{}]*\)\n\{", re.M)
+COMMENT_OR_STRING = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', re.S)
 
 
 def read_layers(root):
@@ -62,6 +73,30 @@ def find_cycle(graph):
     return None
 
 
+def call_cycles(service):
+    """One problem line per folder of CALL_CHECKED whose files call in a circle."""
+    problems = []
+    for folder in CALL_CHECKED:
+        texts = {p.name: COMMENT_OR_STRING.sub(" ", p.read_text(errors="replace"))
+                 for p in sorted((service / folder).glob("*.c"))}
+        owner = {}
+        for name, text in texts.items():
+            for fn in DEFINITION.findall(text):
+                owner[fn] = name
+        if not owner:
+            continue
+        call = re.compile(r"\b(" + "|".join(map(re.escape, sorted(owner))) + r")\s*\(")
+        graph = {name: set() for name in texts}
+        for name, text in texts.items():
+            for fn in call.findall(text):
+                if owner[fn] != name:
+                    graph[name].add(owner[fn])
+        cycle = find_cycle(graph)
+        if cycle:
+            problems.append(f"call cycle inside service/{folder}/: " + " -> ".join(cycle))
+    return problems
+
+
 def main(argv):
     if len(argv) > 1 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -103,6 +138,7 @@ def main(argv):
     cycle = find_cycle(graph)
     if cycle:
         problems.append("include cycle: " + " -> ".join(cycle))
+    problems += call_cycles(service)
     for p in problems:
         print(p)
     if not problems:

@@ -106,12 +106,15 @@ static int setup(void **state)
 	f->k.src.kind = SOURCE_TARBALL;
 	snprintf(f->k.src.path, sizeof(f->k.src.path), "%s", f->tarball);
 	f->k.patch_sha = &f->sha;
-	f->b = (struct build_ctx){
-	    .o = &f->o, .s = &f->s, .k = &f->k, .cache_dir = f->cache, .log_fd = -1};
-	f->b.tree = f->tree;
-	f->b.src = fs_path_join(f->tree, "src");
-	f->b.obj = fs_path_join(f->tree, "obj");
-	f->b.obj_trusted = f->b.obj;
+	f->b = (struct build_ctx){.o = &f->o,
+				  .s = &f->s,
+				  .k = &f->k,
+				  .cache_dir = f->cache,
+				  .log = {.o = &f->o, .fd = -1}};
+	f->b.tree.dir = f->tree;
+	f->b.tree.src = fs_path_join(f->tree, "src");
+	f->b.tree.obj = fs_path_join(f->tree, "obj");
+	f->b.tree.obj_trusted = f->b.tree.obj;
 	struct sl_error err = {0};
 	assert_int_equal(kernel_tree_extract(&f->b, &err), 0);
 	*state = f;
@@ -128,8 +131,8 @@ static int teardown(void **state)
 	free(f->tree);
 	free(f->tarball);
 	free(f->patch);
-	free(f->b.src);
-	free(f->b.obj);
+	free(f->b.tree.src);
+	free(f->b.tree.obj);
 	free(f);
 	return 0;
 }
@@ -174,12 +177,12 @@ static void patch_and_crash(struct fx *f, const char *where)
 static void assert_pristine(struct fx *f, const char *pristine)
 {
 	char now[HASH_HEX_LEN];
-	tree_digest(f->b.src, now);
+	tree_digest(f->b.tree.src, now);
 	if (strcmp(now, pristine) != 0) {
 		char *cmd = NULL;
 		assert_true(asprintf(&cmd,
 				     "cd '%s' && diff -u ../../../../linux-1.0/lock.c lock.c >&2",
-				     f->b.src) > 0);
+				     f->b.tree.src) > 0);
 		if (system(cmd) != 0)
 			fprintf(stderr, "(the tree above differs from the pristine source)\n");
 		free(cmd);
@@ -206,7 +209,7 @@ static void test_revert_moves_a_line(void **state)
 	free(cmd);
 
 	char pristine[HASH_HEX_LEN];
-	tree_digest(f->b.src, pristine);
+	tree_digest(f->b.tree.src, pristine);
 	struct sl_error err = {0};
 	want(f, moving_patch);
 	assert_int_equal(patch_tree(f, &err), 0);
@@ -222,7 +225,7 @@ static void test_crash_after_revert(void **state)
 {
 	struct fx *f = *state;
 	char pristine[HASH_HEX_LEN];
-	tree_digest(f->b.src, pristine);
+	tree_digest(f->b.tree.src, pristine);
 	struct sl_error err = {0};
 	want(f, plain_patch);
 	assert_int_equal(patch_tree(f, &err), 0);
@@ -244,13 +247,13 @@ static void test_reverted_but_listed(void **state)
 {
 	struct fx *f = *state;
 	char pristine[HASH_HEX_LEN];
-	tree_digest(f->b.src, pristine);
+	tree_digest(f->b.tree.src, pristine);
 	struct sl_error err = {0};
 	want(f, plain_patch);
 	assert_int_equal(patch_tree(f, &err), 0);
 	char *cmd = NULL;
-	assert_true(
-	    asprintf(&cmd, "cd '%s' && patch -s -p1 -R --batch -i '%s'", f->b.src, f->patch) > 0);
+	assert_true(asprintf(&cmd, "cd '%s' && patch -s -p1 -R --batch -i '%s'", f->b.tree.src,
+			     f->patch) > 0);
 	run(cmd);
 	free(cmd);
 	want(f, NULL);
@@ -265,7 +268,7 @@ static void test_crash_after_apply(void **state)
 {
 	struct fx *f = *state;
 	char pristine[HASH_HEX_LEN];
-	tree_digest(f->b.src, pristine);
+	tree_digest(f->b.tree.src, pristine);
 	struct sl_error err = {0};
 	want(f, moving_patch);
 	patch_and_crash(f, "apply");
@@ -295,7 +298,7 @@ static void test_manifest_names(void **state)
 			  "checking file /etc/passwd\n"
 			  "checking file ../outside.c\n"
 			  "Hunk #1 succeeded at 3.\n";
-	assert_int_equal(tree_guard_from_dry_run(f->b.src, out, &m, &err), 0);
+	assert_int_equal(tree_guard_from_dry_run(f->b.tree.src, out, &m, &err), 0);
 	assert_int_equal(m.n, 5);
 	const char *want_paths[] = {"lock.c", "new.c", "Makefile", "copy.c", "odd name.c"};
 	for (size_t i = 0; i < m.n; i++)
@@ -303,7 +306,7 @@ static void test_manifest_names(void **state)
 	assert_int_equal(strlen(m.files[0].before), 64);
 	assert_string_equal(m.files[1].before, "-");
 	assert_string_equal(m.files[1].after, "?");
-	assert_int_equal(tree_guard_side(f->b.src, &m, NULL, 0), TREE_BEFORE);
+	assert_int_equal(tree_guard_side(f->b.tree.src, &m, NULL, 0), TREE_BEFORE);
 	/* saved and loaded back the same */
 	char *applied = fs_path_join(f->tree, "applied");
 	struct tree_manifest back;
