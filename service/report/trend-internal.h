@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "compare/changepoint.h"
-#include "report/trend.h"
 #include "util/error.h"
 
 #define TREND_MAX_VARIANTS 6

@@ -10,6 +10,7 @@
 
 #include "compare/changepoint.h"
 #include "report/trend-internal.h"
+#include "report/trend.h"
 #include "util/macro.h"
 
 bool trend_first_regressed(const struct series_group *g, size_t i)

@@ -79,7 +79,7 @@ static int open_ro(const char *state_dir, sqlite3 **ret, char **ret_path, struct
 	return 0;
 }
 
-/* The comparisons query for the newest schema the store has: schema 4
+/* The comparisons query for the newest schema the store has: schema 3
  * added source_commit, schema 5 owner (store.c's migrations). The file is
  * read-only here, so an older store is read as it is, not migrated: a
  * column it lacks reads as NULL, and without owners the rows group by job

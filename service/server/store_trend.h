@@ -31,7 +31,7 @@ struct store_trend_visitor {
  * TREND_MAX_ROWS of them, ordered by owner, job name, workload, metric,
  * finished_at and variant; job_name (NULL: all) keeps one job name's. Then
  * the bisections, newest first, at most TREND_MAX_BISECTIONS; a store from
- * before schema 4 has none. A store from before schema 4 reads every commit
+ * before schema 4 has none. A store from before schema 3 reads every commit
  * as unknown, one from before schema 5 every owner as NULL. The rows'
  * pointers are borrowed for the callback's call. Errors: ERR_NOT_FOUND
  * (-ENOENT) when the store does not exist, ERR_INVALID when it has no
