@@ -1,9 +1,9 @@
-/* The nightly routes (issue 22; docs/service.md "Nightly"):
+/* The nightly routes (docs/service.md "Nightly"):
  *   GET /v1/schedules       the config's schedules with their last run (job
  *                           id, time, slot) and next run (scheduler.h)
  *   GET /v1/change-points   the trend's change points as JSON, with their
  *                           nights, commit ranges and bisections
- *                           (report/trend.h)
+ *                           (server/store_trend.h)
  *   POST /v1/change-points/{key}/bisect
  *                           starts a change point's bisection
  *                           (change_point_bisect.h) */
