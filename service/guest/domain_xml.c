@@ -155,9 +155,7 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 	_cleanup_free_ char *initrd = escape_xml_dup(p->initrd, 0);
 	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
 	if (!kernel || !initrd || !cmdline)
-		return error_set(
-		    err, ERR_INTERNAL, ENOMEM,
-		    "Out of memory writing the domain's kernel, initrd and command line.");
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory writing the domain.");
 	/* <cpu>: the host's model under KVM; under TCG QEMU's default model.
 	 * The topology is QEMU's -smp sockets,dies,cores,threads. */
 	char cpu[2560];
