@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "job/schema_files.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/parse.h"
@@ -141,7 +142,7 @@ int cli_trend(int argc, char **argv)
 			since);
 		return EXIT_ERROR;
 	}
-	if (trend_html(state, seconds, &html, &err) < 0 || write_output(out, html, &err) < 0) {
+	if (store_trend_html(state, seconds, &html, &err) < 0 || write_output(out, html, &err) < 0) {
 		fprintf(stderr, "schedlab trend: %s\n", err.message);
 		return EXIT_ERROR;
 	}

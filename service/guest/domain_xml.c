@@ -59,12 +59,15 @@ static int serial_devices(const char *const *sock, char *out, size_t size, struc
 			    "most 107 bytes.",
 			    i);
 		_cleanup_free_ char *path = escape_xml_dup(sock[i], 0);
+		if (!path)
+			return error_set(err, ERR_INTERNAL, ENOMEM,
+					 "Out of memory writing the socket of serial%d.", i);
 		n += (size_t)snprintf(out + n, size - n,
 				      "    <serial type='unix'>\n"
 				      "      <source mode='connect' path='%s'/>\n"
 				      "      <target port='%d'/>\n"
 				      "    </serial>\n",
-				      path ? path : "", i);
+				      path, i);
 	}
 	return 0;
 }
@@ -145,11 +148,14 @@ int guest_xml_build(const struct guest_xml_params *p, char **ret_xml, struct sl_
 				 "line must be one line of text.");
 
 	char serial[2 * 4096 + 256];
-	if (serial_devices(p->serial_socket, serial, sizeof(serial), err) < 0)
-		return -EINVAL;
+	int r = serial_devices(p->serial_socket, serial, sizeof(serial), err);
+	if (r < 0)
+		return r;
 	_cleanup_free_ char *kernel = escape_xml_dup(p->kernel, 0);
 	_cleanup_free_ char *initrd = escape_xml_dup(p->initrd, 0);
 	_cleanup_free_ char *cmdline = escape_xml_dup(p->cmdline, 0);
+	if (!kernel || !initrd || !cmdline)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory writing the domain.");
 	/* <cpu>: the host's model under KVM; under TCG QEMU's default model.
 	 * The topology is QEMU's -smp sockets,dies,cores,threads. */
 	char cpu[2560];

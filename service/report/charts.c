@@ -13,13 +13,15 @@
 
 void charts_values_push(struct charts_values *x, double d)
 {
-	if (!isfinite(d) || x->n >= SVG_MAX_POINTS)
+	if (x->failed || !isfinite(d) || x->n >= SVG_MAX_POINTS)
 		return;
 	if (x->n == x->cap) {
 		size_t cap = x->cap ? x->cap * 2 : 64;
-		double *v = realloc(x->v, cap * sizeof(double));
-		if (!v)
-			abort();
+		double *v = reallocarray(x->v, cap, sizeof(double));
+		if (!v) {
+			x->failed = true;
+			return;
+		}
 		x->v = v;
 		x->cap = cap;
 	}
@@ -42,7 +44,7 @@ static int cmp_double(const void *a, const void *b)
 
 double charts_values_median(struct charts_values *x)
 {
-	if (x->n == 0)
+	if (x->n == 0 || x->failed) /* not all values: no median */
 		return NAN;
 	qsort(x->v, x->n, sizeof(double), cmp_double);
 	return x->n % 2 ? x->v[x->n / 2] : (x->v[x->n / 2 - 1] + x->v[x->n / 2]) / 2;
@@ -140,16 +142,18 @@ int charts_add_variant_series(struct svg_plot *p, const struct report_ctx *c, si
 
 static void hist_add(struct charts_hist *h, double value, double count)
 {
-	if (!isfinite(value) || value < 0 || !isfinite(count) || count <= 0)
+	if (h->failed || !isfinite(value) || value < 0 || !isfinite(count) || count <= 0)
 		return;
 	double idx = floor(value / h->bucket);
 	if (idx >= REPORT_MAX_HIST_BUCKETS)
 		return;
 	size_t i = (size_t)idx;
 	if (i >= h->n) {
-		double *c = realloc(h->counts, (i + 1) * sizeof(double));
-		if (!c)
-			abort();
+		double *c = reallocarray(h->counts, i + 1, sizeof(double));
+		if (!c) {
+			h->failed = true;
+			return;
+		}
 		memset(c + h->n, 0, (i + 1 - h->n) * sizeof(double));
 		h->counts = c;
 		h->n = i + 1;
@@ -215,6 +219,16 @@ int charts_histograms(struct html_buf *o, struct report_ctx *c, struct charts_hi
 	_cleanup_svg_plot_ struct svg_plot *p = NULL;
 	double vmin = INFINITY, vmax = 0;
 
+	/* a histogram or mark short of values is not drawn, nor the report */
+	for (size_t i = 0; i < c->n_names; i++)
+		for (size_t m = 0; m < (marks ? n_marks : 0); m++)
+			if (marks[i * n_marks + m].failed)
+				h[i].failed = true;
+	for (size_t i = 0; i < c->n_names; i++)
+		if (h[i].failed) {
+			html_buf_fail(o);
+			return 0;
+		}
 	for (size_t i = 0; i < c->n_names; i++)
 		for (size_t k = 0; k < h[i].n; k++)
 			if (h[i].counts[k] > 0) {
@@ -230,8 +244,10 @@ int charts_histograms(struct html_buf *o, struct report_ctx *c, struct charts_hi
 		nb = 400;
 	_cleanup_free_ double *edges = calloc(nb + 1, sizeof(double));
 	_cleanup_free_ double *bins = calloc(nb, sizeof(double));
-	if (!edges || !bins)
-		abort();
+	if (!edges || !bins) {
+		html_buf_fail(o);
+		return 0;
+	}
 	for (size_t k = 0; k <= nb; k++)
 		edges[k] = pow(10, e_lo + (double)k / LOG_BINS_DECADE);
 

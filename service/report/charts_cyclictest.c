@@ -65,6 +65,8 @@ static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char
 					overflow);
 		drawn = charts_histograms(o, c, h, title, "latency (\xc2\xb5s)", marks, mark_names,
 					  2, html_buf_data(cap));
+		if (html_buf_failed(cap)) /* the caption is missing: so is the report */
+			html_buf_fail(o);
 		html_buf_free(cap);
 	} else {
 		drawn = charts_metric_boxes(

@@ -1,6 +1,8 @@
 /* Text buffer, escaping and number formatting for the HTML and SVG writers. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,30 +14,55 @@ struct html_buf {
 	char *data;
 	size_t len;
 	size_t cap;
+	/* An allocation failed: later appends are dropped and
+	 * html_buf_steal() returns NULL, so the one caller that ends the
+	 * text reports the failure (CODING-STYLE.md "Out of memory"). */
+	bool failed;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n);
+/* What html_buf_new() returns when it cannot allocate a buffer: failed
+ * from the start, never written, never freed. */
+static struct html_buf oom_buf = {.data = (char *)"", .failed = true};
 
-	if (!q)
-		abort();
-	return q;
+void html_buf_fail(struct html_buf *b)
+{
+	if (b->failed)
+		return;
+	free(b->data);
+	b->data = (char *)"";
+	b->len = b->cap = 0;
+	b->failed = true;
 }
 
-static void html_buf_reserve(struct html_buf *b, size_t extra)
+bool html_buf_failed(const struct html_buf *b)
+{
+	return b->failed;
+}
+
+static bool html_buf_reserve(struct html_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 
-	if (need < b->len) /* overflow: cannot happen before memory runs out */
-		abort();
+	if (b->failed)
+		return false;
+	/* a text larger than memory; beyond SIZE_MAX / 2 doubling overflows */
+	if (need < b->len || need > SIZE_MAX / 2) {
+		html_buf_fail(b);
+		return false;
+	}
 	if (need <= b->cap)
-		return;
+		return true;
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	b->data = xrealloc(b->data, cap);
+	char *data = realloc(b->data, cap);
+	if (!data) {
+		html_buf_fail(b);
+		return false;
+	}
+	b->data = data;
 	b->cap = cap;
+	return true;
 }
 
 struct html_buf *html_buf_new(void)
@@ -43,25 +70,28 @@ struct html_buf *html_buf_new(void)
 	struct html_buf *b = calloc(1, sizeof(*b));
 
 	if (!b)
-		abort();
-	html_buf_reserve(b, 0);
+		return &oom_buf;
+	if (!html_buf_reserve(b, 0)) {
+		free(b);
+		return &oom_buf;
+	}
 	b->data[0] = '\0';
 	return b;
 }
 
 void html_buf_free(struct html_buf *b)
 {
-	if (!b)
+	if (!b || b == &oom_buf)
 		return;
-	free(b->data);
+	if (!b->failed)
+		free(b->data);
 	free(b);
 }
 
 void html_buf_putn(struct html_buf *b, const char *s, size_t n)
 {
-	if (!s || n == 0)
+	if (!s || n == 0 || !html_buf_reserve(b, n))
 		return;
-	html_buf_reserve(b, n);
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
@@ -78,13 +108,18 @@ void html_buf_printf(struct html_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (b->failed)
+		return;
 	va_start(ap, fmt);
 	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
+	if (n < 0) { /* a format vsnprintf cannot write (EOVERFLOW) */
+		html_buf_fail(b);
+		return;
+	}
 	if ((size_t)n >= b->cap - b->len) {
-		html_buf_reserve(b, (size_t)n);
+		if (!html_buf_reserve(b, (size_t)n))
+			return;
 		va_start(ap, fmt);
 		vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 		va_end(ap);
@@ -120,8 +155,11 @@ size_t html_buf_len(const struct html_buf *b)
 
 char *html_buf_steal(struct html_buf *b)
 {
+	if (b->failed) {
+		html_buf_free(b);
+		return NULL;
+	}
 	char *s = b->data;
-
 	free(b);
 	return s;
 }

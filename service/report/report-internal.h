@@ -96,6 +96,7 @@ void report_section_attribution(struct html_buf *o, struct report_ctx *c);
 struct charts_values {
 	double *v;
 	size_t n, cap;
+	bool failed; /* out of memory: later values are dropped */
 };
 
 /* Appends d when finite and below SVG_MAX_POINTS values. */
@@ -131,6 +132,7 @@ struct charts_hist {
 	double *counts;
 	size_t n;
 	double bucket;
+	bool failed; /* out of memory: charts_histograms fails its output */
 };
 
 /* Adds every histogram in details: "histogram", or per thread "histograms". */

@@ -507,6 +507,10 @@ int report_html(json_object *result, char **ret_html, struct sl_error *err)
 	report_section_runs(o, &c);
 	report_section_failed(o, &c);
 	report_page_end(o);
-	*ret_html = html_buf_steal(TAKE_PTR(o));
+	char *html = html_buf_steal(TAKE_PTR(o));
+	if (!html)
+		return error_set(err, ERR_INTERNAL, ENOMEM,
+				 "Out of memory while writing the report.");
+	*ret_html = html;
 	return 0;
 }

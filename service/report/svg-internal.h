@@ -66,6 +66,9 @@ struct svg_plot {
 	size_t n_series;
 	struct elem *elems;
 	size_t n_elems;
+	/* An allocation failed: later calls do nothing and rendering fails
+	 * the output buffer (CODING-STYLE.md "Out of memory"). */
+	bool failed;
 };
 
 /* A fitted axis: the range and its ticks. */
@@ -100,6 +103,7 @@ void svg_tick_label(const struct scale *s, double v, char out[HTML_NUM_MAX]);
 double svg_quantile(const double *v, size_t n, double q);
 /* The finite values of e->a, sorted, in a new array the caller frees;
  * *ret_n their count. */
+/* NULL when out of memory (the caller fails its html_buf). */
 double *svg_sorted_finite(const struct elem *e, size_t *ret_n);
 
 /* ---- svg_draw.c ---- */

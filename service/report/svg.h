@@ -55,7 +55,11 @@ struct svg_plot;
 const char *svg_palette(int i);
 const char *svg_palette_text(int i);
 
-/* A plot of width x height pixels (clamped to 120..4000). Never NULL. */
+/* A plot of width x height pixels (clamped to 120..4000). Never NULL.
+ * Out of memory (here or in any later call) fails the plot: later calls
+ * do nothing (those returning int give -ENOMEM) and rendering it fails
+ * the output buffer (html_buf_fail), so only the code that ends the text
+ * checks (CODING-STYLE.md). */
 struct svg_plot *svg_plot_new(int width, int height);
 /* Frees p; NULL is fine. */
 void svg_plot_free(struct svg_plot *p);
@@ -114,7 +118,8 @@ int svg_plot_points(struct svg_plot *p, int series, const double *x, const doubl
 int svg_plot_vline(struct svg_plot *p, int series, double x, const char *label);
 int svg_plot_hline(struct svg_plot *p, int series, double y, const char *label);
 
-/* Appends the <svg> element to out. */
+/* Appends the <svg> element to out; fails out when p failed. */
 void svg_plot_render_to(const struct svg_plot *p, struct html_buf *out);
-/* The <svg> element as a malloc'd string (the caller frees it). */
+/* The <svg> element as a malloc'd string (the caller frees it); NULL when
+ * out of memory. */
 char *svg_plot_render(const struct svg_plot *p);

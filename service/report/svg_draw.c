@@ -165,6 +165,8 @@ void svg_draw_hist(struct html_buf *o, const struct svg_plot *p, const struct el
 			html_buf_data(d), c);
 	svg_put_dash(o, p, e->series);
 	html_buf_puts(o, "/>\n");
+	if (html_buf_failed(d)) /* the outline is missing: the plot is not whole */
+		html_buf_fail(o);
 	html_buf_free(d);
 }
 
@@ -210,6 +212,10 @@ void svg_draw_box(struct html_buf *o, const struct svg_plot *p, const struct lay
 	size_t n;
 	_cleanup_free_ double *v = svg_sorted_finite(e, &n);
 
+	if (!v) {
+		html_buf_fail(o);
+		return;
+	}
 	if (n == 0)
 		return;
 	slot_span(p, l, e, &center, &width);

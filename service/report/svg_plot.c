@@ -31,12 +31,17 @@ const char *svg_palette_text(int i)
 	return palette_text[i % SVG_PALETTE_SIZE];
 }
 
-static char *xstrdup(const char *s)
+/* What svg_plot_new() returns when it cannot allocate a plot: failed from
+ * the start, never written, never freed. */
+static struct svg_plot oom_plot = {.width = 120, .height = 120, .failed = true};
+
+/* A copy of s owned by p; NULL (and p failed) when out of memory. */
+static char *plot_strdup(struct svg_plot *p, const char *s)
 {
 	char *d = strdup(s ? s : "");
 
 	if (!d)
-		abort();
+		p->failed = true;
 	return d;
 }
 
@@ -45,18 +50,20 @@ struct svg_plot *svg_plot_new(int width, int height)
 	struct svg_plot *p = calloc(1, sizeof(*p));
 
 	if (!p)
-		abort();
+		return &oom_plot;
 	p->width = width < 120 ? 120 : width > 4000 ? 4000 : width;
 	p->height = height < 120 ? 120 : height > 4000 ? 4000 : height;
 	p->elems = calloc(SVG_MAX_ELEMENTS, sizeof(*p->elems));
-	if (!p->elems)
-		abort();
+	if (!p->elems) {
+		free(p);
+		return &oom_plot;
+	}
 	return p;
 }
 
 void svg_plot_free(struct svg_plot *p)
 {
-	if (!p)
+	if (!p || p == &oom_plot)
 		return;
 	free(p->title);
 	free(p->target_label);
@@ -79,23 +86,29 @@ void svg_plot_free(struct svg_plot *p)
 
 void svg_plot_title(struct svg_plot *p, const char *title)
 {
+	if (p->failed)
+		return;
 	free(p->title);
-	p->title = xstrdup(title);
+	p->title = plot_strdup(p, title);
 }
 
 void svg_plot_x_axis(struct svg_plot *p, enum svg_scale scale, const char *label)
 {
+	if (p->failed)
+		return;
 	p->x.scale = scale;
 	free(p->x.label);
-	p->x.label = xstrdup(label);
+	p->x.label = plot_strdup(p, label);
 }
 
 void svg_plot_y_axis(struct svg_plot *p, enum svg_scale scale, const char *label)
 {
+	if (p->failed)
+		return;
 	/* Dates on y are not needed by any chart; keep y numeric. */
 	p->y.scale = scale == SVG_TIME ? SVG_LINEAR : scale;
 	free(p->y.label);
-	p->y.label = xstrdup(label);
+	p->y.label = plot_strdup(p, label);
 }
 
 static void axis_set_range(struct axis *a, double min, double max)
@@ -109,17 +122,19 @@ static void axis_set_range(struct axis *a, double min, double max)
 
 void svg_plot_x_range(struct svg_plot *p, double min, double max)
 {
-	axis_set_range(&p->x, min, max);
+	if (!p->failed)
+		axis_set_range(&p->x, min, max);
 }
 
 void svg_plot_y_range(struct svg_plot *p, double min, double max)
 {
-	axis_set_range(&p->y, min, max);
+	if (!p->failed)
+		axis_set_range(&p->y, min, max);
 }
 
 void svg_plot_y_include(struct svg_plot *p, double v)
 {
-	if (!isfinite(v))
+	if (p->failed || !isfinite(v))
 		return;
 	p->y.has_include = true;
 	p->y.include = v;
@@ -127,52 +142,66 @@ void svg_plot_y_include(struct svg_plot *p, double v)
 
 int svg_plot_x_categories(struct svg_plot *p, const char *const *names, size_t n)
 {
+	if (p->failed)
+		return -ENOMEM;
 	if (n > SVG_MAX_CATEGORIES)
 		return -E2BIG;
 	for (size_t i = 0; i < p->n_categories; i++)
 		free(p->categories[i]);
 	free(p->categories);
+	p->n_categories = 0;
 	p->categories = calloc(n ? n : 1, sizeof(char *));
-	if (!p->categories)
-		abort();
+	if (!p->categories) {
+		p->failed = true;
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
-		p->categories[i] = xstrdup(names[i]);
+		p->categories[i] = plot_strdup(p, names[i]);
 	p->n_categories = n;
-	return 0;
+	return p->failed ? -ENOMEM : 0;
 }
 
 void svg_plot_bar_labels(struct svg_plot *p, bool on)
 {
-	p->bar_labels = on;
+	if (!p->failed)
+		p->bar_labels = on;
 }
 
 void svg_plot_target_label(struct svg_plot *p, const char *label)
 {
+	if (p->failed)
+		return;
 	free(p->target_label);
-	p->target_label = xstrdup(label);
+	p->target_label = plot_strdup(p, label);
 }
 
 int svg_plot_add_series(struct svg_plot *p, const char *name, int color, bool dashed)
 {
+	if (p->failed)
+		return -ENOMEM;
 	if (p->n_series >= SVG_MAX_SERIES)
 		return -E2BIG;
 	struct series *s = &p->series[p->n_series];
-	s->name = xstrdup(name);
+	s->name = plot_strdup(p, name);
 	s->color = color < 0 ? 0 : color;
 	s->dashed = dashed;
 	s->slot = -1;
 	return (int)p->n_series++;
 }
 
-static double *dup_array(const double *v, size_t n)
+/* A copy of v owned by p; NULL for none, and (p failed) when out of
+ * memory. */
+static double *dup_array(struct svg_plot *p, const double *v, size_t n)
 {
 	double *d;
 
 	if (!v || n == 0)
 		return NULL;
 	d = malloc(n * sizeof(double));
-	if (!d)
-		abort();
+	if (!d) {
+		p->failed = true;
+		return NULL;
+	}
 	memcpy(d, v, n * sizeof(double));
 	return d;
 }
@@ -180,6 +209,10 @@ static double *dup_array(const double *v, size_t n)
 static struct elem *elem_add(struct svg_plot *p, enum elem_kind kind, int series, size_t n,
 			     int *ret)
 {
+	if (p->failed) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
 	if (series >= (int)p->n_series || (series < 0 && kind != E_VLINE && kind != E_HLINE)) {
 		*ret = -EINVAL;
 		return NULL;
@@ -208,8 +241,10 @@ static int categorical_add(struct svg_plot *p, enum elem_kind kind, int series, 
 	if (!e)
 		return r;
 	e->category = category;
-	e->a = dup_array(values, n);
+	e->a = dup_array(p, values, n);
 	e->value = value;
+	if (p->failed)
+		return -ENOMEM;
 	if (p->series[series].slot < 0) {
 		int slots = 0;
 		for (size_t i = 0; i < p->n_series; i++)
@@ -228,10 +263,10 @@ int svg_plot_histogram(struct svg_plot *p, int series, const double *edges, cons
 
 	if (!e)
 		return r;
-	e->a = dup_array(edges, n ? n + 1 : 0);
-	e->b = dup_array(counts, n);
+	e->a = dup_array(p, edges, n ? n + 1 : 0);
+	e->b = dup_array(p, counts, n);
 	e->style = style;
-	return 0;
+	return p->failed ? -ENOMEM : 0;
 }
 
 int svg_plot_box(struct svg_plot *p, int series, size_t category, const double *values, size_t n)
@@ -262,11 +297,11 @@ static int xy_add(struct svg_plot *p, enum elem_kind kind, int series, const dou
 
 	if (!e)
 		return r;
-	e->a = dup_array(x, n);
-	e->b = dup_array(y, n);
-	e->c = dup_array(y2, n);
+	e->a = dup_array(p, x, n);
+	e->b = dup_array(p, y, n);
+	e->c = dup_array(p, y2, n);
 	e->style = style;
-	return 0;
+	return p->failed ? -ENOMEM : 0;
 }
 
 int svg_plot_line(struct svg_plot *p, int series, const double *x, const double *y, size_t n)
@@ -295,8 +330,8 @@ static int rule_add(struct svg_plot *p, enum elem_kind kind, int series, double 
 	if (!e)
 		return r;
 	e->value = v;
-	e->label = xstrdup(label);
-	return 0;
+	e->label = plot_strdup(p, label);
+	return p->failed ? -ENOMEM : 0;
 }
 
 int svg_plot_vline(struct svg_plot *p, int series, double x, const char *label)

@@ -101,7 +101,7 @@ static int legend(struct html_buf *o, const struct svg_plot *p, const struct lay
 	return rows;
 }
 
-void svg_plot_render_to(const struct svg_plot *p, struct html_buf *o)
+static void render_plot(const struct svg_plot *p, struct html_buf *o)
 {
 	struct layout l = {0};
 	struct scale sx = {0}, sy = {0};
@@ -250,6 +250,14 @@ void svg_plot_render_to(const struct svg_plot *p, struct html_buf *o)
 	html_buf_puts(o, " H");
 	svg_put_num(o, l.right);
 	html_buf_puts(o, "\" fill=\"none\" stroke=\"#333333\" stroke-width=\"1\"/>\n</svg>\n");
+}
+
+void svg_plot_render_to(const struct svg_plot *p, struct html_buf *o)
+{
+	if (p->failed) /* a plot short of an element is not drawn at all */
+		html_buf_fail(o);
+	else
+		render_plot(p, o);
 }
 
 char *svg_plot_render(const struct svg_plot *p)

@@ -193,14 +193,16 @@ double svg_quantile(const double *v, size_t n, double q)
 	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
 }
 
-/* The finite values of e->a, sorted, in a new array; *ret_n their count. */
+/* The finite values of e->a, sorted, in a new array; *ret_n their count.
+ * NULL when out of memory. */
 double *svg_sorted_finite(const struct elem *e, size_t *ret_n)
 {
 	double *v = malloc((e->n ? e->n : 1) * sizeof(double));
 	size_t n = 0;
 
+	*ret_n = 0;
 	if (!v)
-		abort();
+		return NULL;
 	for (size_t i = 0; i < e->n; i++)
 		if (isfinite(e->a[i]))
 			v[n++] = e->a[i];

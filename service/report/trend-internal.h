@@ -1,6 +1,7 @@
-/* What the trend's files share (report/trend.c detects and renders,
- * report/trend_store.c reads the store): a series' points, its change
- * points and the bisections the store links to them. */
+/* What the trend's files share (trend.c groups the rows into series,
+ * trend_changepoint.c analyses them, trend_html.c and trend_json.c render
+ * them): a series' points, its change points and the bisections. Not for
+ * use outside service/report/trend*.c. */
 #pragma once
 
 #include <stdbool.h>
@@ -46,19 +47,16 @@ struct series_group {
 	size_t n_cps;
 };
 
-/* A change point's bisection as the store's change_point_bisections
- * holds it: the job, and its answer once it ended. */
+/* A change point's bisection (struct trend_bisection_row, kept). */
 struct trend_bisection {
 	char key[65];
 	char job_id[80];
-	char state[16]; /* the answer's state, else the job's status */
+	char state[16];
 	char first_bad_commit[72];
 	char first_bad_subject[TEXT_MAX];
 	int certain; /* -1: not known */
 	int steps;
 };
-
-#define TREND_MAX_BISECTIONS 4096 /* rows read from the store, newest first */
 
 struct trend {
 	struct series_group *g;
@@ -66,14 +64,17 @@ struct trend {
 	size_t rows;
 	struct trend_bisection *bis;
 	size_t n_bis;
+	bool analysed; /* trend_analyse ran */
 };
 
-/* Frees what t holds (not t). */
-void trend_free(struct trend *t);
-/* Loads the comparisons of db_path finished since `since` into t, grouped
- * by (series, workload, metric) in that order, and the bisections;
- * only_series (NULL: all) keeps one series' (trend_series_id). Errors:
- * ERR_INTERNAL when the store cannot be opened, ERR_INVALID when it has no
- * readable comparisons table. */
-int trend_load(struct trend *t, const char *db_path, time_t since, const char *only_series,
-	       struct sl_error *err);
+/* trend_changepoint.c: sorts each series' points by time, counts its
+ * regressions and undecided points and finds its change points (once;
+ * a second call does nothing). Returns 0 or -ENOMEM with err set. */
+int trend_analyse(struct trend *t, struct sl_error *err);
+/* A regression "appears" at point i when its verdict is regressed and the
+ * same variant's previous point (in time) was not. */
+bool trend_first_regressed(const struct series_group *g, size_t i);
+/* The bisection the store links to change point c of g, or NULL. */
+const struct trend_bisection *trend_bisection_of(const struct trend *t,
+						 const struct series_group *g,
+						 const struct trend_cp *c, char ret_key[65]);

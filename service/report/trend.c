@@ -1,249 +1,89 @@
-/* The trend report: comparisons from the store (report/trend_store.c),
- * grouped into one chart per series (owner and job name), workload and
- * metric, with each variant's candidate median, its band and the baseline
- * median over time. */
+/* The trend's rows (report/trend.h): comparisons grouped into one chart
+ * per series (owner and job name), workload and metric, the bisections
+ * beside them, and the keys, series ids and times the store and the API
+ * share. No SQL here: the rows come from the store (server/store_trend.c). */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare/changepoint.h"
-#include "report/report.h"
-#include "report/svg.h"
 #include "report/trend-internal.h"
 #include "report/trend.h"
-#include "util/fs.h"
+#include "util/hash.h"
+#include "util/macro.h"
 
-/* What the page shows of g's series: its id, or the jobs' name alone when
- * no owner tells series of that name apart (a schedule's own, a store from
- * before owners, jobs without one). */
-static const char *shown(const struct series_group *g)
+static int oom(struct sl_error *err, const char *what)
 {
-	return g->legacy || !g->owner[0] || !strchr(g->job_name, '@') ? g->name : g->job_name;
+	return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory while reading %s of the trend.",
+			 what);
 }
 
-static void cp_key(const struct series_group *g, const struct trend_cp *c, char ret[65])
+struct trend *trend_new(void)
 {
-	trend_change_point_key(g->job_name, c->variant, g->workload, g->metric, c->after->job_id,
-			       ret);
+	return calloc(1, sizeof(struct trend));
 }
 
-static const struct trend_bisection *bisection_of(const struct trend *t, const char *key)
+void trend_free(struct trend *t)
 {
-	for (size_t i = 0; i < t->n_bis; i++)
-		if (strcmp(t->bis[i].key, key) == 0)
-			return &t->bis[i];
-	return NULL;
-}
-
-/* A regression "appears" at a point whose verdict is regressed while the
- * same variant's previous point (in time) was not. */
-static bool first_regressed(const struct series_group *g, size_t i)
-{
-	if (strcmp(g->pts[i].verdict, "regressed") != 0)
-		return false;
-	for (size_t j = i; j-- > 0;)
-		if (strcmp(g->pts[j].variant, g->pts[i].variant) == 0)
-			return strcmp(g->pts[j].verdict, "regressed") != 0;
-	return true;
-}
-
-/* Change points of one series of points (in time order): the candidate
- * medians of `variant`, or with base set the baseline medians of the
- * points of `variant` (one per job run). Appends to g->cps. */
-static void detect_series(struct series_group *g, const char *variant, bool base)
-{
-	_cleanup_free_ double *v = malloc(g->n * sizeof(double));
-	_cleanup_free_ const struct point **at = malloc(g->n * sizeof(*at));
-	struct changepoint cps[CHANGEPOINT_MAX_FOUND];
-	struct changepoint_opts o;
-	size_t n = 0, found = 0;
-
-	if (!v || !at)
-		abort();
-	for (size_t i = 0; i < g->n; i++) {
-		double x = base ? g->pts[i].base : g->pts[i].cand;
-		if (strcmp(g->pts[i].variant, variant) != 0 || !isfinite(x))
-			continue;
-		at[n] = &g->pts[i];
-		v[n++] = x;
-	}
-	changepoint_opts_default(&o);
-	if (changepoint_detect(v, n, &o, cps, CHANGEPOINT_MAX_FOUND, &found) < 0)
+	if (!t)
 		return;
-	for (size_t i = 0; i < found && g->n_cps < TREND_MAX_CPS; i++)
-		g->cps[g->n_cps++] = (struct trend_cp){
-		    .before = at[cps[i].at - 1],
-		    .after = at[cps[i].at],
-		    .variant = base ? NULL : at[cps[i].at]->variant,
-		    .cp = cps[i],
-		};
+	for (size_t i = 0; i < t->n; i++)
+		free(t->g[i].pts);
+	free(t->g);
+	free(t->bis);
+	free(t);
 }
 
-/* Each variant's candidate series and the baseline's series (taken from
- * the first variant's rows: one baseline median per job run). A
- * candidate change whose nights overlap a baseline change of the same sign
- * is marked: the host or the baseline kernel moved too, not only the code
- * under test. */
-static void detect_change_points(struct series_group *g)
+int trend_change_point_key(const char *series, const char *variant, const char *workload,
+			   const char *metric, const char *after_job_id, char ret[65])
 {
-	const char *seen[TREND_MAX_VARIANTS];
-	size_t n_var = 0;
+	struct hash_ctx *h = hash_new();
+	const char *parts[] = {series, variant ? variant : "", workload, metric, after_job_id};
 
-	for (size_t i = 0; i < g->n; i++) {
-		bool dup = false;
-		for (size_t k = 0; k < n_var; k++)
-			dup = dup || strcmp(seen[k], g->pts[i].variant) == 0;
-		if (!dup && n_var < TREND_MAX_VARIANTS)
-			seen[n_var++] = g->pts[i].variant;
+	if (!h) {
+		ret[0] = '\0';
+		return -ENOMEM;
 	}
-	for (size_t k = 0; k < n_var; k++)
-		detect_series(g, seen[k], false);
-	size_t cand = g->n_cps;
-	if (n_var)
-		detect_series(g, seen[0], true);
-	for (size_t i = 0; i < cand; i++)
-		for (size_t j = cand; j < g->n_cps; j++) {
-			const struct trend_cp *c = &g->cps[i], *b = &g->cps[j];
-			if (b->after->t >= c->before->t && b->before->t <= c->after->t &&
-			    (b->cp.change > 0) == (c->cp.change > 0))
-				g->cps[i].baseline_too = true;
-		}
+	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+		hash_update_str(h, parts[i]);
+		hash_update_str(h, "\x1f"); /* a separator no name holds */
+	}
+	hash_final_hex(h, ret);
+	return 0;
 }
 
-static void put_date(struct html_buf *o, time_t t)
+void trend_series_id(const char *owner, const char *job_name, char *ret, size_t len)
 {
-	struct tm tm;
-	char s[32];
-
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%d %H:%M", &tm);
-	html_buf_puts(o, s);
+	/* the schedule of the same name: the nightly series, known by its
+	 * name alone (its keys, alerts and bisections from before owners
+	 * were kept stay valid) */
+	if (owner && strncmp(owner, "schedule:", 9) == 0 && strcmp(owner + 9, job_name) == 0)
+		snprintf(ret, len, "%s", job_name);
+	else
+		snprintf(ret, len, "%s@%s", job_name, owner && *owner ? owner : "-");
 }
 
-static void chart(struct html_buf *o, const struct series_group *g, int *chart_id)
+int trend_parse_time(const char *s, time_t *ret)
 {
-	_cleanup_svg_plot_ struct svg_plot *p = svg_plot_new(1080, 280);
-	char variants[TREND_MAX_VARIANTS][TEXT_MAX];
-	size_t n_var = 0;
-	_cleanup_free_ char *title = NULL;
-	_cleanup_free_ double *x = calloc(g->n, sizeof(double));
-	_cleanup_free_ double *y = calloc(g->n, sizeof(double));
-	_cleanup_free_ double *lo = calloc(g->n, sizeof(double));
-	_cleanup_free_ double *hi = calloc(g->n, sizeof(double));
+	struct tm tm = {0};
+	int n = 0;
 
-	if (!x || !y || !lo || !hi)
-		abort();
-	for (size_t i = 0; i < g->n; i++) {
-		bool seen = false;
-		for (size_t k = 0; k < n_var; k++)
-			seen = seen || strcmp(variants[k], g->pts[i].variant) == 0;
-		if (!seen && n_var < TREND_MAX_VARIANTS)
-			strcpy(variants[n_var++], g->pts[i].variant);
-	}
-	if (asprintf(&title, "%.80s \xc2\xb7 %.60s \xc2\xb7 %.80s", shown(g), g->workload,
-		     g->metric) < 0)
-		abort();
-	svg_plot_title(p, title);
-	svg_plot_x_axis(p, SVG_TIME, "finished (UTC)");
-	svg_plot_y_axis(p, SVG_LINEAR, g->metric);
-
-	/* The baseline median once per job run (the first variant's row). */
-	int sb = svg_plot_add_series(p, "baseline median", 0, true);
-	size_t nb = 0;
-	for (size_t i = 0; i < g->n; i++)
-		if (strcmp(g->pts[i].variant, variants[0]) == 0 && isfinite(g->pts[i].base)) {
-			x[nb] = (double)g->pts[i].t;
-			y[nb++] = g->pts[i].base;
-		}
-	svg_plot_line(p, sb, x, y, nb);
-
-	for (size_t k = 0; k < n_var; k++) {
-		char name[TEXT_MAX + 32];
-		size_t n = 0, nband = 0;
-		snprintf(name, sizeof(name), "%s median, 95%% CI", variants[k]);
-		int s = svg_plot_add_series(p, name, (int)(k % 6) + 1, false);
-		for (size_t i = 0; i < g->n; i++) {
-			const struct point *pt = &g->pts[i];
-			if (strcmp(pt->variant, variants[k]) != 0 || !isfinite(pt->cand))
-				continue;
-			x[n] = (double)pt->t;
-			y[n] = pt->cand;
-			/* ci is the interval of the change; around the baseline
-			 * median it is the plausible range of the candidate's. */
-			if (isfinite(pt->base) && isfinite(pt->ci_lo) && isfinite(pt->ci_hi)) {
-				lo[n] = pt->base + pt->ci_lo;
-				hi[n] = pt->base + pt->ci_hi;
-				nband++;
-			} else {
-				lo[n] = hi[n] = pt->cand;
-			}
-			n++;
-		}
-		if (nband)
-			svg_plot_band(p, s, x, lo, hi, n);
-		svg_plot_line(p, s, x, y, n);
-	}
-	if (g->regressions) {
-		int sr = svg_plot_add_series(p, "regression first seen", 5, false);
-		size_t n = 0;
-		for (size_t i = 0; i < g->n; i++)
-			if (first_regressed(g, i) && isfinite(g->pts[i].cand)) {
-				x[n] = (double)g->pts[i].t;
-				y[n++] = g->pts[i].cand;
-			}
-		svg_plot_points(p, sr, x, y, n, SVG_MARK_TRIANGLE);
-	}
-	if (g->n_cps) {
-		int sc = svg_plot_add_series(p, "change point", 6, true);
-		for (size_t i = 0; i < g->n_cps; i++) {
-			char label[TEXT_MAX + 32];
-			snprintf(label, sizeof(label), "%.60s %+.3g%s",
-				 g->cps[i].variant ? g->cps[i].variant : "baseline",
-				 g->cps[i].cp.change,
-				 g->cps[i].baseline_too ? " (baseline too)" : "");
-			svg_plot_vline(p, sc, (double)g->cps[i].after->t, label);
-		}
-	}
-	html_buf_printf(o, "<figure id=\"trend-%d\">\n", ++*chart_id);
-	svg_plot_render_to(p, o);
-	html_buf_printf(o, "<figcaption>%zu comparisons", g->n);
-	if (g->undecided) /* a point the runs could not decide is not "no change" */
-		html_buf_printf(o, "; %zu undecided (the runs could not tell)", g->undecided);
-	if (g->regressions)
-		html_buf_printf(o, "; %zu regression%s first seen (\xe2\x96\xb2)", g->regressions,
-				g->regressions == 1 ? "" : "s");
-	if (g->n_cps)
-		html_buf_printf(o, "; %zu change point%s (dashed vertical line%s)", g->n_cps,
-				g->n_cps == 1 ? "" : "s", g->n_cps == 1 ? "" : "s");
-	html_buf_puts(o, ".</figcaption>\n</figure>\n");
-}
-
-static int cmp_point(const void *a, const void *b)
-{
-	const struct point *x = a, *y = b;
-	int r;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	r = strcmp(x->variant, y->variant);
-	return r ? r : strcmp(x->job_id, y->job_id);
-}
-
-static int cmp_group(const void *a, const void *b)
-{
-	const struct series_group *x = a, *y = b;
-	int r = strcmp(x->job_name, y->job_name);
-
-	if (r)
-		return r;
-	/* Within a job, metrics that regressed or changed level come first. */
-	bool xr = x->regressions > 0 || x->n_cps > 0, yr = y->regressions > 0 || y->n_cps > 0;
-	if (xr != yr)
-		return xr ? -1 : 1;
-	r = strcmp(x->workload, y->workload);
-	return r ? r : strcmp(x->metric, y->metric);
+	if (!s || sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return -EINVAL;
+	s += n;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	if (strcmp(s, "Z") != 0 && strcmp(s, "+00:00") != 0 && *s)
+		return -EINVAL;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -EINVAL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*ret = timegm(&tm);
+	return 0;
 }
 
 bool trend_commit_valid(const char *s)
@@ -252,362 +92,109 @@ bool trend_commit_valid(const char *s)
 	return (n == 40 || n == 64) && s[n] == '\0';
 }
 
-/* The commits between the two nights of a change point: `git log A..B`
- * holds the suspects. Shortened to 12 digits; the title has them whole. */
-static void put_commit_range(struct html_buf *o, const struct trend_cp *c)
+static void copy_text(char *dst, size_t size, const char *src)
 {
-	const char *a = c->before->commit, *b = c->after->commit;
-	if (!trend_commit_valid(a) || !trend_commit_valid(b)) {
-		html_buf_puts(o, "<span class=\"muted\">unknown</span>");
-		return;
-	}
-	html_buf_puts(o, "<code class=\"commits\" title=\"");
-	html_buf_escape(o, a);
-	html_buf_puts(o, "..");
-	html_buf_escape(o, b);
-	html_buf_printf(o, "\">%.12s..%.12s</code>", a, b);
-	if (strcmp(a, b) == 0)
-		html_buf_puts(o, " <b>(same commit)</b>");
+	size_t n = src ? strnlen(src, size - 1) : 0;
+
+	/* Do not cut a UTF-8 sequence in half. */
+	while (n > 0 && n == size - 1 && ((unsigned char)src[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
 }
 
-/* The change point's bisection: a link to its job's report, naming the
- * first bad commit once found, else the job's state. */
-static void put_bisection(struct html_buf *o, const struct trend *t, const struct series_group *g,
-			  const struct trend_cp *c)
+static struct series_group *group_for(struct trend *t, const char *job, const char *wl,
+				      const char *metric, const char *name, const char *owner)
 {
-	char key[65];
-	cp_key(g, c, key);
-	const struct trend_bisection *b = bisection_of(t, key);
-	if (!b) {
-		html_buf_puts(o, "<span class=\"muted\">not bisected</span>");
-		return;
+	/* Rows arrive ordered by these keys, so the last group is the only
+	 * candidate. */
+	if (t->n > 0) {
+		struct series_group *g = &t->g[t->n - 1];
+		if (strcmp(g->job_name, job) == 0 && strcmp(g->workload, wl) == 0 &&
+		    strcmp(g->metric, metric) == 0)
+			return g;
 	}
-	html_buf_puts(o, "<a class=\"bisection\" href=\"/v1/jobs/");
-	html_buf_escape(o, b->job_id);
-	html_buf_puts(o, "/report\">");
-	if (strcmp(b->state, "found") == 0 && trend_commit_valid(b->first_bad_commit)) {
-		html_buf_printf(o, "<code class=\"culprit\" title=\"%s\">%.12s</code> ",
-				b->first_bad_commit, b->first_bad_commit);
-		html_buf_escape(o, b->first_bad_subject);
-		if (b->certain == 0)
-			html_buf_puts(o, " (uncertain)");
-	} else {
-		html_buf_puts(o, "bisection ");
-		html_buf_escape(o, b->state[0] ? b->state : "unknown");
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct series_group *g = reallocarray(t->g, cap, sizeof(*g));
+		if (!g)
+			return NULL;
+		t->g = g;
+		t->cap = cap;
 	}
-	html_buf_puts(o, "</a>");
+	struct series_group *g = &t->g[t->n++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->job_name, sizeof(g->job_name), "%s", job);
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	snprintf(g->owner, sizeof(g->owner), "%s", owner ? owner : "");
+	g->legacy = !owner;
+	snprintf(g->workload, sizeof(g->workload), "%s", wl);
+	snprintf(g->metric, sizeof(g->metric), "%s", metric);
+	return g;
 }
 
-/* The table of change points, every chart's, first on the page. */
-static void change_point_table(struct html_buf *o, const struct trend *t, size_t total)
-{
-	html_buf_puts(o, "<section id=\"change-points\">\n<h2>Change points</h2>\n");
-	if (total == 0) {
-		html_buf_puts(o, "<p>No series changed level in this window (E-Divisive means, "
-				 "permutation p \xe2\x89\xa4 0.01, at least 5 % and 3 nights a "
-				 "side; docs/statistics.md).</p>\n</section>\n");
-		return;
-	}
-	html_buf_puts(o, "<p class=\"muted\">Where a series' level moved and stayed moved, judged "
-			 "over all its nights (E-Divisive means on ranks, permutation p "
-			 "\xe2\x89\xa4 0.01, at least 5 % and 3 nights a side; "
-			 "docs/statistics.md). <b>baseline too</b>: the baseline moved "
-			 "between the same nights, so the host or the baseline kernel "
-			 "changed, not only the code under test.</p>\n<table>\n"
-			 "<tr><th>last night before (UTC)</th><th>first night after</th>"
-			 "<th>job</th><th>series</th><th>workload</th><th>metric</th>"
-			 "<th class=\"num\">before</th><th class=\"num\">after</th>"
-			 "<th class=\"num\">change, 95% CI</th><th class=\"num\">p</th>"
-			 "<th>job ids</th><th>commits</th><th>culprit (bisection)</th></tr>\n");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct series_group *g = &t->g[i];
-		for (size_t j = 0; j < g->n_cps; j++) {
-			const struct trend_cp *c = &g->cps[j];
-			char a[HTML_NUM_MAX], b[HTML_NUM_MAX], d[HTML_NUM_MAX], lo[HTML_NUM_MAX],
-			    hi[HTML_NUM_MAX], pv[HTML_NUM_MAX];
-			html_buf_puts(o, "<tr class=\"cp\"><td>");
-			put_date(o, c->before->t);
-			html_buf_puts(o, "</td><td>");
-			put_date(o, c->after->t);
-			html_buf_puts(o, "</td><td>");
-			html_buf_escape(o, shown(g));
-			html_buf_puts(o, "</td><td>");
-			if (c->variant)
-				html_buf_escape(o, c->variant);
-			else
-				html_buf_puts(o, "<b>baseline</b>");
-			if (c->baseline_too)
-				html_buf_puts(o, " <b>(baseline too)</b>");
-			html_buf_puts(o, "</td><td>");
-			html_buf_escape(o, g->workload);
-			html_buf_puts(o, "</td><td><code>");
-			html_buf_escape(o, g->metric);
-			html_buf_printf(
-			    o,
-			    "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-			    "<td class=\"num\">%s%s [%s, %s]</td><td class=\"num\">%s</td>"
-			    "<td><code>",
-			    html_fmt_value(c->cp.before, a), html_fmt_value(c->cp.after, b),
-			    c->cp.change > 0 ? "+" : "", html_fmt_value(c->cp.change, d),
-			    html_fmt_value(c->cp.ci_lo, lo), html_fmt_value(c->cp.ci_hi, hi),
-			    html_fmt_value(c->cp.p, pv));
-			html_buf_escape(o, c->before->job_id);
-			html_buf_puts(o, "</code> \xe2\x86\x92 <code>");
-			html_buf_escape(o, c->after->job_id);
-			html_buf_puts(o, "</code></td><td>");
-			put_commit_range(o, c);
-			html_buf_puts(o, "</td><td>");
-			put_bisection(o, t, g, c);
-			html_buf_puts(o, "</td></tr>\n");
-		}
-	}
-	html_buf_puts(o, "</table>\n</section>\n");
-}
-
-static void render(struct html_buf *o, struct trend *t, long since_seconds, time_t now)
-{
-	size_t total_cps = 0, total_regressions = 0, charts = 0;
-	int chart_id = 0;
-	time_t since = now - since_seconds;
-
-	for (size_t i = 0; i < t->n; i++) {
-		/* SQLite orders integer times before text ones: sort by parsed time. */
-		qsort(t->g[i].pts, t->g[i].n, sizeof(struct point), cmp_point);
-		for (size_t j = 0; j < t->g[i].n; j++) {
-			t->g[i].regressions += first_regressed(&t->g[i], j);
-			t->g[i].undecided += strcmp(t->g[i].pts[j].verdict, "undecided") == 0 ||
-					     strcmp(t->g[i].pts[j].verdict, "inconclusive") == 0;
-		}
-		total_regressions += t->g[i].regressions;
-		detect_change_points(&t->g[i]);
-		total_cps += t->g[i].n_cps;
-	}
-	if (t->n > 1)
-		qsort(t->g, t->n, sizeof(*t->g), cmp_group);
-
-	html_buf_printf(
-	    o,
-	    "<header class=\"top\" id=\"verdict\">\n<div class=\"badge big v-%s\">%s</div>\n"
-	    "<div>\n<h1>schedlab trend</h1>\n<p class=\"meta\">",
-	    total_regressions ? "fail" : "pass",
-	    total_regressions ? "REGRESSIONS" : "NO REGRESSIONS");
-	put_date(o, since);
-	html_buf_puts(o, " \xe2\x80\x93 ");
-	put_date(o, now);
-	html_buf_printf(o,
-			" UTC \xc2\xb7 %zu comparisons in %zu series \xc2\xb7 %zu change point%s"
-			"</p>\n</div>\n</header>\n",
-			t->rows, t->n, total_cps, total_cps == 1 ? "" : "s");
-	change_point_table(o, t, total_cps);
-
-	html_buf_puts(o, "<section id=\"regressions\">\n<h2>Regressions</h2>\n");
-	if (total_regressions == 0) {
-		html_buf_puts(o, "<p>No metric regressed in this window.</p>\n");
-	} else {
-		html_buf_puts(o, "<p class=\"muted\">Each regression is listed once, on the first "
-				 "job run where it appeared (a later run that regressed again "
-				 "continues it).</p>\n<table>\n<tr><th>first seen (UTC)</th>"
-				 "<th>job</th><th>variant</th><th>workload</th><th>metric</th>"
-				 "<th class=\"num\">baseline</th><th class=\"num\">candidate</th>"
-				 "<th class=\"num\">change</th><th>job id</th></tr>\n");
-		for (size_t i = 0; i < t->n; i++) {
-			const struct series_group *g = &t->g[i];
-			for (size_t j = 0; j < g->n; j++) {
-				const struct point *pt = &g->pts[j];
-				char a[HTML_NUM_MAX], b[HTML_NUM_MAX], c[HTML_NUM_MAX];
-				if (!first_regressed(g, j))
-					continue;
-				html_buf_puts(o, "<tr><td>");
-				put_date(o, pt->t);
-				html_buf_puts(o, "</td><td>");
-				html_buf_escape(o, shown(g));
-				html_buf_puts(o, "</td><td>");
-				html_buf_escape(o, pt->variant);
-				html_buf_puts(o, "</td><td>");
-				html_buf_escape(o, g->workload);
-				html_buf_puts(o, "</td><td><code>");
-				html_buf_escape(o, g->metric);
-				html_buf_printf(
-				    o,
-				    "</code></td><td class=\"num\">%s</td>"
-				    "<td class=\"num\">%s</td><td class=\"num\">%s%s</td>"
-				    "<td><code>",
-				    html_fmt_value(pt->base, a), html_fmt_value(pt->cand, b),
-				    pt->change > 0 ? "+" : "", html_fmt_value(pt->change, c));
-				html_buf_escape(o, pt->job_id);
-				html_buf_puts(o, "</code></td></tr>\n");
-			}
-		}
-		html_buf_puts(o, "</table>\n");
-	}
-	html_buf_puts(o, "</section>\n");
-
-	const char *job = NULL;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct series_group *g = &t->g[i];
-		if (!job || strcmp(job, g->job_name) != 0) {
-			if (job)
-				html_buf_puts(o, "</section>\n");
-			job = g->job_name;
-			html_buf_puts(o, "<section class=\"job\">\n<h2>");
-			html_buf_escape(o, shown(g));
-			html_buf_puts(o, "</h2>\n");
-		}
-		if (charts >= TREND_MAX_CHARTS)
-			continue;
-		chart(o, g, &chart_id);
-		charts++;
-	}
-	if (job)
-		html_buf_puts(o, "</section>\n");
-	if (charts < t->n)
-		html_buf_printf(o,
-				"<p class=\"muted\">%zu of %zu series are drawn (at most %d "
-				"charts; regressed metrics first within each job).</p>\n",
-				charts, t->n, TREND_MAX_CHARTS);
-	if (t->n == 0)
-		html_buf_puts(o, "<p>The store holds no comparisons in this window.</p>\n");
-}
-
-int trend_html_at(const char *state_dir, long since_seconds, time_t now, char **ret_html,
+int trend_add_row(struct trend *t, const struct trend_row *row, const char *only_series,
 		  struct sl_error *err)
 {
-	_cleanup_free_ char *db_path = NULL;
-	struct trend t = {0};
-	int r;
+	char job[TEXT_MAX], wl[TEXT_MAX], metric[TEXT_MAX], owner[TEXT_MAX], series[TEXT_MAX];
+	struct point p = {
+	    .t = row->t,
+	    .base = row->base,
+	    .cand = row->cand,
+	    .change = row->change,
+	    .ci_lo = row->ci_lo,
+	    .ci_hi = row->ci_hi,
+	    .p = row->p,
+	};
+	bool legacy = !row->owner;
 
-	if (!state_dir || since_seconds <= 0)
-		return error_set(err, ERR_INVALID, EINVAL,
-				 "The trend report needs a state directory and a positive window.");
-	db_path = fs_path_join(state_dir, "schedlab.db");
-	if (!fs_exists(db_path))
-		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
-				 db_path);
-	r = trend_load(&t, db_path, now - since_seconds, NULL, err);
-	if (r < 0) {
-		trend_free(&t);
-		return r;
+	copy_text(p.job_id, sizeof(p.job_id), row->job_id);
+	copy_text(job, sizeof(job), row->job_name);
+	copy_text(p.variant, sizeof(p.variant), row->variant);
+	copy_text(wl, sizeof(wl), row->workload);
+	copy_text(metric, sizeof(metric), row->metric);
+	copy_text(p.verdict, sizeof(p.verdict), row->verdict);
+	copy_text(p.commit, sizeof(p.commit), row->commit);
+	copy_text(owner, sizeof(owner), row->owner);
+	if (legacy)
+		memcpy(series, job, sizeof(series));
+	else
+		trend_series_id(owner, job, series, sizeof(series));
+	if (only_series && strcmp(series, only_series) != 0)
+		return 0;
+
+	struct series_group *g = group_for(t, series, wl, metric, job, legacy ? NULL : owner);
+	if (!g)
+		return oom(err, "the series");
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		struct point *pts = reallocarray(g->pts, cap, sizeof(*pts));
+		if (!pts)
+			return oom(err, "the comparisons");
+		g->pts = pts;
+		g->cap = cap;
 	}
-	struct html_buf *o = html_buf_new();
-	report_page_begin(o, "schedlab trend");
-	render(o, &t, since_seconds, now);
-	report_page_end(o);
-	trend_free(&t);
-	*ret_html = html_buf_steal(o);
-	return 0;
+	g->pts[g->n++] = p;
+	t->rows++;
+	return 1;
 }
 
-int trend_html(const char *state_dir, long since_seconds, char **ret_html, struct sl_error *err)
+int trend_add_bisection(struct trend *t, const struct trend_bisection_row *row,
+			struct sl_error *err)
 {
-	return trend_html_at(state_dir, since_seconds, time(NULL), ret_html, err);
-}
-
-static json_object *night_json(const struct point *p)
-{
-	char buf[32];
-	struct tm tm;
-	json_object *o = json_object_new_object();
-	gmtime_r(&p->t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_object_add(o, "time", json_object_new_string(buf));
-	json_object_object_add(o, "job_id", json_object_new_string(p->job_id));
-	json_object_object_add(
-	    o, "commit", trend_commit_valid(p->commit) ? json_object_new_string(p->commit) : NULL);
-	return o;
-}
-
-static json_object *num_json(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *bisection_json(const struct trend_bisection *b)
-{
-	if (!b)
-		return NULL;
-	json_object *o = json_object_new_object();
-	bool found = strcmp(b->state, "found") == 0 && trend_commit_valid(b->first_bad_commit);
-	json_object_object_add(o, "job_id", json_object_new_string(b->job_id));
-	json_object_object_add(o, "state", json_object_new_string(b->state));
-	json_object_object_add(o, "first_bad_commit",
-			       found ? json_object_new_string(b->first_bad_commit) : NULL);
-	json_object_object_add(o, "first_bad_subject",
-			       found ? json_object_new_string(b->first_bad_subject) : NULL);
-	json_object_object_add(o, "certain",
-			       b->certain < 0 ? NULL : json_object_new_boolean(b->certain));
-	json_object_object_add(o, "steps", json_object_new_int(b->steps));
-	char link[128];
-	snprintf(link, sizeof(link), "/v1/jobs/%s/report", b->job_id);
-	json_object_object_add(o, "report", json_object_new_string(link));
-	return o;
-}
-
-static json_object *cp_json(const struct trend *t, const struct series_group *g,
-			    const struct trend_cp *c)
-{
-	json_object *o = json_object_new_object();
-	char key[65];
-	cp_key(g, c, key);
-	json_object_object_add(o, "key", json_object_new_string(key));
-	json_object_object_add(o, "series", json_object_new_string(g->job_name));
-	json_object_object_add(o, "name", json_object_new_string(g->name));
-	json_object_object_add(o, "owner", g->legacy ? NULL : json_object_new_string(g->owner));
-	json_object_object_add(o, "variant",
-			       c->variant ? json_object_new_string(c->variant) : NULL);
-	json_object_object_add(o, "baseline", json_object_new_boolean(c->variant == NULL));
-	json_object_object_add(o, "workload", json_object_new_string(g->workload));
-	json_object_object_add(o, "metric", json_object_new_string(g->metric));
-	json_object_object_add(o, "direction",
-			       json_object_new_string(c->cp.change > 0 ? "up" : "down"));
-	json_object *m = json_object_new_object();
-	json_object_object_add(m, "before", num_json(c->cp.before));
-	json_object_object_add(m, "after", num_json(c->cp.after));
-	json_object_object_add(m, "change", num_json(c->cp.change));
-	json_object_object_add(m, "relative_change", num_json(c->cp.relative_change));
-	json_object_object_add(m, "ci_lo", num_json(c->cp.ci_lo));
-	json_object_object_add(m, "ci_hi", num_json(c->cp.ci_hi));
-	json_object_object_add(m, "p", num_json(c->cp.p));
-	json_object_object_add(o, "magnitude", m);
-	json_object_object_add(o, "baseline_too", json_object_new_boolean(c->baseline_too));
-	json_object_object_add(o, "last_night_before", night_json(c->before));
-	json_object_object_add(o, "first_night_after", night_json(c->after));
-	json_object *range = NULL;
-	if (trend_commit_valid(c->before->commit) && trend_commit_valid(c->after->commit)) {
-		range = json_object_new_object();
-		json_object_object_add(range, "from", json_object_new_string(c->before->commit));
-		json_object_object_add(range, "to", json_object_new_string(c->after->commit));
+	if (t->n_bis % 64 == 0) {
+		struct trend_bisection *bis = reallocarray(t->bis, t->n_bis + 64, sizeof(*t->bis));
+		if (!bis)
+			return oom(err, "the bisections");
+		t->bis = bis;
 	}
-	json_object_object_add(o, "commit_range", range);
-	json_object_object_add(o, "bisection", bisection_json(bisection_of(t, key)));
-	return o;
-}
-
-int trend_change_points_json(const char *state_dir, const char *series, long since_seconds,
-			     time_t now, json_object **ret, struct sl_error *err)
-{
-	_cleanup_free_ char *db_path = NULL;
-	struct trend t = {0};
-	if (!state_dir || since_seconds <= 0)
-		return error_set(err, ERR_INVALID, EINVAL,
-				 "The trend needs a state directory and a positive window.");
-	db_path = fs_path_join(state_dir, "schedlab.db");
-	if (!fs_exists(db_path))
-		return error_set(err, ERR_NOT_FOUND, ENOENT, "The store '%s' does not exist.",
-				 db_path);
-	int r = trend_load(&t, db_path, now - since_seconds, series, err);
-	if (r < 0) {
-		trend_free(&t);
-		return r;
-	}
-	json_object *list = json_object_new_array();
-	for (size_t i = 0; i < t.n; i++) {
-		struct series_group *g = &t.g[i];
-		qsort(g->pts, g->n, sizeof(struct point), cmp_point);
-		detect_change_points(g);
-		for (size_t j = 0; j < g->n_cps; j++)
-			json_object_array_add(list, cp_json(&t, g, &g->cps[j]));
-	}
-	trend_free(&t);
-	*ret = list;
+	struct trend_bisection *b = &t->bis[t->n_bis++];
+	copy_text(b->key, sizeof(b->key), row->key);
+	copy_text(b->job_id, sizeof(b->job_id), row->job_id);
+	copy_text(b->state, sizeof(b->state), row->state);
+	copy_text(b->first_bad_commit, sizeof(b->first_bad_commit), row->first_bad_commit);
+	copy_text(b->first_bad_subject, sizeof(b->first_bad_subject), row->first_bad_subject);
+	b->certain = row->certain;
+	b->steps = row->steps;
 	return 0;
 }

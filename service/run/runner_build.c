@@ -126,8 +126,12 @@ int runner_build_kernels(struct runner *r, json_object *result, struct built_ker
 		if (rc < 0)
 			return rc;
 		_cleanup_free_ char *logname = NULL;
-		if (asprintf(&logname, "build-%s.log", kname) < 0)
-			abort();
+		if (asprintf(&logname, "build-%s.log", kname) < 0) {
+			kernel_spec_free(spec);
+			return error_set(err, ERR_INTERNAL, ENOMEM,
+					 "Out of memory naming the build log of kernel '%s'.",
+					 kname);
+		}
 		_cleanup_free_ char *logpath = fs_path_join(r->job_dir, logname);
 		_cleanup_close_ int log_fd =
 		    open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -12,6 +12,7 @@
 #include "job/commit_range.h"
 #include "job/job.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "util/redact.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
@@ -252,7 +253,7 @@ int change_point_find(struct store *store, const char *key, json_object **ret_cp
 		      struct sl_error *err)
 {
 	_cleanup_json_ json_object *all = NULL;
-	int r = trend_change_points_json(store_state_dir(store), NULL, TREND_WINDOW_S, time(NULL),
+	int r = store_trend_change_points(store_state_dir(store), NULL, TREND_WINDOW_S, time(NULL),
 					 &all, err);
 	if (r < 0)
 		return r;

@@ -30,7 +30,7 @@
 #define CHANGE_POINT_BISECT_MAX_REPEAT 8
 
 /* The bisection job's shorthand spec for change point cp (an element of
- * trend_change_points_json, borrowed) whose first night after ran the
+ * store_trend_change_points, borrowed) whose first night after ran the
  * expanded job night (borrowed). Resolves the commit range in git (at
  * most max_commits commits). On success *ret_spec and *ret_commits
  * ([{commit, subject}]) are new references. Errors: ERR_CONFLICT at

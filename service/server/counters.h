@@ -45,7 +45,7 @@ void counters_queue_wait(struct counters *c, double seconds);
  * "/v1/jobs/{id}"; NULL for a request no route matched) and the status. */
 void counters_http(struct counters *c, const char *method, const char *route, unsigned code);
 
-/* Nightly (issue 22): n new change points alerted on; a webhook attempt
+/* Nightly: n new change points alerted on; a webhook attempt
  * that delivered (2xx) or not; a delivery given up after its retries. */
 void counters_change_points(struct counters *c, long long n);
 void counters_webhook_attempt(struct counters *c, bool delivered, long long n);

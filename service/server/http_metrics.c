@@ -13,6 +13,7 @@
 #include "guest/hostpool.h"
 #include "guest/libvirt_probe.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "util/disk.h"
 #include "util/fs.h"
 #include "util/parse.h"
@@ -215,7 +216,7 @@ enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connectio
 	char *html = NULL;
 	/* The store is the service's own: any failure here is a 500, and its
 	 * message (which may name this host's paths) goes to the log only. */
-	if (trend_html(store_state_dir(srv->opts->store), seconds, &html, &err) < 0) {
+	if (store_trend_html(store_state_dir(srv->opts->store), seconds, &html, &err) < 0) {
 		http_log(srv, "trend: %s", err.message);
 		return http_respond_errorf(
 		    conn, req, ERR_INTERNAL, NULL,

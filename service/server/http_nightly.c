@@ -1,9 +1,9 @@
-/* The nightly routes (issue 22; docs/service.md "Nightly"):
+/* The nightly routes (docs/service.md "Nightly"):
  *   GET /v1/schedules       the config's schedules with their last run (job
  *                           id, time, slot) and next run (scheduler.h)
  *   GET /v1/change-points   the trend's change points as JSON, with their
  *                           nights, commit ranges and bisections
- *                           (report/trend.h)
+ *                           (server/store_trend.h)
  *   POST /v1/change-points/{key}/bisect
  *                           starts a change point's bisection
  *                           (change_point_bisect.h) */
@@ -15,6 +15,7 @@
 #include "server/scheduler.h"
 #include "job/job.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 
 #define CHANGE_POINTS_MAX 500 /* per answer; "truncated" says when more were found */
 
@@ -46,7 +47,7 @@ enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Conn
 	_cleanup_json_ json_object *all = NULL;
 	/* The store is the service's own: a failure is a 500, its message
 	 * (which may name this host's paths) goes to the log only. */
-	if (trend_change_points_json(store_state_dir(srv->opts->store), series, seconds, time(NULL),
+	if (store_trend_change_points(store_state_dir(srv->opts->store), series, seconds, time(NULL),
 				     &all, &err) < 0) {
 		http_log(srv, "change points: %s", err.message);
 		return http_respond_errorf(

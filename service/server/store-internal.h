@@ -63,7 +63,7 @@ int store_bisection_link_locked(struct store *s, const char *key, const char *jo
  * subject, certainty and steps; without a bisection "no_regression" for a
  * pass, "inconclusive", or for a fail "found" naming a range's only commit
  * ("error" for more). A job that ends with no result keeps no answer: its
- * status stands for it (report/trend.c). */
+ * status stands for it (server/store_trend.c). */
 int store_bisection_answer_locked(struct store *s, const char *job_id, json_object *result,
 				  struct sl_error *err);
 

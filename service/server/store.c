@@ -84,7 +84,7 @@ static const char *const migrations[] = {
     "  sha256 TEXT NOT NULL,"
     "  PRIMARY KEY (job_id, sha256)) WITHOUT ROWID;"
     "CREATE INDEX job_blobs_sha256 ON job_blobs(sha256);",
-    /* 3: nightly (issue 22, store_nightly.c): each schedule's last slot,
+    /* 3: nightly (store_nightly.c): each schedule's last slot,
      * the change points already alerted and every webhook attempt, the
      * commit each comparison's candidate kernel was built from */
     "CREATE TABLE schedules ("
@@ -113,7 +113,7 @@ static const char *const migrations[] = {
     "CREATE INDEX comparisons_series ON comparisons(job_name, workload, metric, finished_at);",
     /* 4: a change point's bisection (store_nightly.c):
      * the job that bisects its commit range, the range's commits and, once
-     * the job has ended, its answer (report/trend.c reads it for the page
+     * the job has ended, its answer (server/store_trend.c reads it for the page
      * and GET /v1/change-points) */
     "CREATE TABLE change_point_bisections ("
     "  key TEXT PRIMARY KEY,"

@@ -185,7 +185,7 @@ int store_run_counts(struct store *s, json_object **ret_counts, struct sl_error 
 int store_build_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
 int store_boot_seconds(struct store *s, json_object **ret_values, struct sl_error *err);
 
-/* ---- nightly (store_nightly.c, issue 22) ---- */
+/* ---- nightly (store_nightly.c) ---- */
 
 /* A schedule's row: the last slot handled (run, or skipped at first
  * sight), and its last job. */

@@ -27,7 +27,7 @@ static const char *get_str(json_object *o, const char *key)
 }
 
 /* The git commit the variant's kernel was built from (kernels.K.
- * source_commit, issue 22), or NULL: what the trend's commit ranges read. */
+ * source_commit), or NULL: what the trend's commit ranges read. */
 static const char *variant_commit(json_object *result, const char *variant)
 {
 	json_object *variants = NULL, *v = NULL, *kernels = NULL, *k = NULL;

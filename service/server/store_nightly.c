@@ -1,4 +1,4 @@
-/* The store's nightly tables (issue 22): schedules (each schedule's last
+/* The store's nightly tables: schedules (each schedule's last
  * slot and job), change_points (those already alerted) and
  * webhook_deliveries (every attempt). See store.h. */
 #include <errno.h>

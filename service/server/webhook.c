@@ -14,6 +14,7 @@
 #include "server/change_point_bisect.h"
 #include "server/counters.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "util/version.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
@@ -312,7 +313,7 @@ static void judge(struct webhooks *w, const char *id)
 		return;
 	}
 	trend_series_id(owner, jstr(job, "name"), series, sizeof(series));
-	if (trend_change_points_json(store_state_dir(w->opts.store), series, TREND_WINDOW_S,
+	if (store_trend_change_points(store_state_dir(w->opts.store), series, TREND_WINDOW_S,
 				     time(NULL), &cps, &err) < 0) {
 		wlog(w, "change points of '%.64s': %s", series, err.message);
 		return;

@@ -53,7 +53,7 @@ void webhooks_set_queue(struct webhooks *w, struct queue *queue);
 void webhooks_job_ended(void *w, const char *job_id);
 
 /* The POSTed document for one change point (cp: an element of
- * trend_change_points_json, borrowed): {"event": "change_point", and cp's
+ * store_trend_change_points, borrowed): {"event": "change_point", and cp's
  * members, "links": {"trend": "/v1/trend", "jobs": [before's, after's]}}.
  * A new reference. */
 json_object *webhook_payload(json_object *cp);

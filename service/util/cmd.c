@@ -29,6 +29,7 @@ static pthread_mutex_t dry_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool dry_active;
 static char *dry_buf;
 static size_t dry_len;
+static bool dry_failed; /* out of memory: the record is incomplete */
 static cmd_dry_run_hook dry_hook;
 static void *dry_hook_userdata;
 
@@ -36,9 +37,13 @@ static void *dry_hook_userdata;
  * characters only, otherwise in single quotes with ' written as '\''. */
 static void dry_append(const char *s, size_t n)
 {
+	if (dry_failed)
+		return;
 	char *b = realloc(dry_buf, dry_len + n + 1);
-	if (!b)
-		abort();
+	if (!b) {
+		dry_failed = true;
+		return;
+	}
 	dry_buf = b;
 	memcpy(dry_buf + dry_len, s, n);
 	dry_len += n;
@@ -75,6 +80,7 @@ void cmd_dry_run_begin(void)
 	free(dry_buf);
 	dry_buf = NULL;
 	dry_len = 0;
+	dry_failed = false;
 	dry_active = true;
 	pthread_mutex_unlock(&dry_lock);
 }
@@ -82,15 +88,16 @@ void cmd_dry_run_begin(void)
 char *cmd_dry_run_end(void)
 {
 	pthread_mutex_lock(&dry_lock);
-	char *r = dry_buf ? dry_buf : strdup("");
+	char *r = dry_failed ? NULL : dry_buf ? dry_buf : strdup("");
+	if (dry_failed)
+		free(dry_buf);
 	dry_buf = NULL;
 	dry_len = 0;
+	dry_failed = false;
 	dry_active = false;
 	dry_hook = NULL;
 	dry_hook_userdata = NULL;
 	pthread_mutex_unlock(&dry_lock);
-	if (!r)
-		abort();
 	return r;
 }
 

@@ -45,7 +45,9 @@ int cmd_run(char *const argv[], const struct cmd_opts *opts, int *ret_exit, char
  * returns without running anything: exit status 0 and no output, or what the
  * hook (cmd_dry_run_set_hook) says. */
 void cmd_dry_run_begin(void);
-/* Ends dry-run mode and clears the hook; returns the recorded text (caller frees). */
+/* Ends dry-run mode and clears the hook; returns the recorded text (caller
+ * frees), or NULL when memory ran out while recording (the text would
+ * lack commands). */
 char *cmd_dry_run_end(void);
 /* True while a dry run records (for callers that memoise command output). */
 bool cmd_dry_run_active(void);

@@ -86,19 +86,24 @@ void escape_xml(const char *s, size_t n, unsigned flags, escape_sink_t sink, voi
 struct dup_buf {
 	char *data;
 	size_t len, cap;
+	bool failed; /* out of memory: escape_xml_dup returns NULL */
 };
 
 static void dup_sink(void *ctx, const char *s, size_t n)
 {
 	struct dup_buf *b = ctx;
 
+	if (b->failed)
+		return;
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 64;
 		while (cap < b->len + n + 1)
 			cap *= 2;
 		char *d = realloc(b->data, cap);
-		if (!d)
-			abort();
+		if (!d) {
+			b->failed = true;
+			return;
+		}
 		b->data = d;
 		b->cap = cap;
 	}
@@ -114,5 +119,9 @@ char *escape_xml_dup(const char *s, unsigned flags)
 	dup_sink(&b, "", 0);
 	if (s)
 		escape_xml(s, strlen(s), flags, dup_sink, &b);
+	if (b.failed) {
+		free(b.data);
+		return NULL;
+	}
 	return b.data;
 }

@@ -27,5 +27,5 @@ typedef void (*escape_sink_t)(void *ctx, const char *s, size_t n);
 void escape_xml(const char *s, size_t n, unsigned flags, escape_sink_t sink, void *ctx);
 
 /* A malloc'd, NUL-terminated escaped copy of s (the caller frees it); ""
- * for NULL. Aborts on out-of-memory. */
+ * for NULL. NULL when out of memory. */
 char *escape_xml_dup(const char *s, unsigned flags);

@@ -23,6 +23,7 @@
 
 #include "job/job.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "server/change_point_bisect.h"
 #include "server/queue.h"
 #include "server/config.h"
@@ -305,7 +306,7 @@ static void test_store_link(void **state)
 
 	/* the change point's key */
 	_cleanup_json_ json_object *cps = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &cps, &err), 0);
 	assert_int_equal(json_object_array_length(cps), 1);
 	json_object *cp = json_object_array_get_idx(cps, 0);
 	const char *key = jget(cp, "key");
@@ -351,7 +352,7 @@ static void test_store_link(void **state)
 
 	/* while it runs, the trend shows the job's status */
 	_cleanup_json_ json_object *cps2 = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps2, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &cps2, &err), 0);
 	json_object *bj = json_object_object_get(json_object_array_get_idx(cps2, 0), "bisection");
 	assert_string_equal(jget(bj, "job_id"), id);
 	assert_string_equal(jget(bj, "state"), "queued");
@@ -370,7 +371,7 @@ static void test_store_link(void **state)
 	assert_non_null(res);
 	assert_int_equal(store_result_index(st, id, res, &err), 0);
 	_cleanup_json_ json_object *cps3 = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps3, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &cps3, &err), 0);
 	bj = json_object_object_get(json_object_array_get_idx(cps3, 0), "bisection");
 	assert_string_equal(jget(bj, "state"), "found");
 	assert_string_equal(jget(bj, "first_bad_commit"), commit[2]);
@@ -420,7 +421,7 @@ static void test_store_link(void **state)
 	/* the page links the change point to the job's report, naming the
 	 * culprit (escaped) */
 	_cleanup_free_ char *html = NULL;
-	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
 	char link[128], culprit[64];
 	snprintf(link, sizeof(link), "href=\"/v1/jobs/%s/report\"", id);
 	snprintf(culprit, sizeof(culprit), ">%.12s</code> two &lt;b&gt;", commit[2]);
@@ -431,7 +432,7 @@ static void test_store_link(void **state)
 	char after2[48];
 	seed(dir, "s2", 100, after2);
 	_cleanup_json_ json_object *cps4 = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s2", 3650L * 86400, now, &cps4, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s2", 3650L * 86400, now, &cps4, &err), 0);
 	assert_int_equal(json_object_array_length(cps4), 1);
 	struct store_new_job nj2 = nj;
 	nj2.name = "bisect-s2";
@@ -441,7 +442,7 @@ static void test_store_link(void **state)
 	assert_int_equal(store_job_submit(st, id3, &nj2, &err), 0);
 	assert_int_equal(store_job_finish(st, id3, "failed", NULL, NULL, &err), 0);
 	_cleanup_free_ char *html2 = NULL;
-	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
+	assert_int_equal(store_trend_html_at(dir, 3650L * 86400, now, &html2, &err), 0);
 	assert_non_null(strstr(html2, "bisection failed"));
 
 	/* a cancelled bisection is not found for its range: a new one may start */

@@ -19,6 +19,7 @@
 
 #include "job/source_policy.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "server/config.h"
 #include "server/queue.h"
 #include "server/scheduler.h"
@@ -397,7 +398,7 @@ static void test_trend_commit_range(void **state)
 
 	time_t now = 1796000000; /* 2026-11-30 */
 	_cleanup_json_ json_object *cps = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &cps, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &cps, &err), 0);
 	assert_int_equal(json_object_array_length(cps), 1);
 	json_object *cp = json_object_array_get_idx(cps, 0);
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")), "s");
@@ -409,12 +410,12 @@ static void test_trend_commit_range(void **state)
 	snprintf(want, sizeof(want), "%039x%d", 15, 0);
 	assert_string_equal(json_object_get_string(json_object_object_get(range, "to")), want);
 	_cleanup_json_ json_object *none = NULL;
-	assert_int_equal(trend_change_points_json(dir, "other", 3650L * 86400, now, &none, &err),
+	assert_int_equal(store_trend_change_points(dir, "other", 3650L * 86400, now, &none, &err),
 			 0);
 	assert_int_equal(json_object_array_length(none), 0);
 
 	_cleanup_free_ char *html = NULL;
-	assert_int_equal(trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(dir, 3650L * 86400, now, &html, &err), 0);
 	char shown[64];
 	snprintf(shown, sizeof(shown), ">%.12s..", "00000000000000000000000000000000000000e0");
 	assert_non_null(strstr(html, shown));
@@ -470,9 +471,9 @@ static void test_trend_tenancy(void **state)
 
 	time_t now = 1796000000;
 	_cleanup_json_ json_object *night = NULL, *token = NULL, *gone = NULL, *all = NULL;
-	assert_int_equal(trend_change_points_json(dir, "s", 3650L * 86400, now, &night, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &night, &err), 0);
 	assert_int_equal(json_object_array_length(night), 0);
-	assert_int_equal(trend_change_points_json(dir, "s@alice", 3650L * 86400, now, &token, &err),
+	assert_int_equal(store_trend_change_points(dir, "s@alice", 3650L * 86400, now, &token, &err),
 			 0);
 	assert_int_equal(json_object_array_length(token), 1);
 	json_object *cp = json_object_array_get_idx(token, 0);
@@ -480,10 +481,10 @@ static void test_trend_tenancy(void **state)
 			    "s@alice");
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "owner")), "alice");
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "name")), "s");
-	assert_int_equal(trend_change_points_json(dir, "s@-", 3650L * 86400, now, &gone, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, "s@-", 3650L * 86400, now, &gone, &err), 0);
 	assert_int_equal(json_object_array_length(gone), 1);
 	/* every series: two change points, none of them the schedule's */
-	assert_int_equal(trend_change_points_json(dir, NULL, 3650L * 86400, now, &all, &err), 0);
+	assert_int_equal(store_trend_change_points(dir, NULL, 3650L * 86400, now, &all, &err), 0);
 	assert_int_equal(json_object_array_length(all), 2);
 	for (size_t i = 0; i < 2; i++) {
 		json_object *c = json_object_array_get_idx(all, i);

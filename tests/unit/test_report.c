@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "server/store.h"
 #include "report/trend.h"
+#include "server/store_trend.h"
 #include "util/fs.h"
 
 static json_object *load(const char *path)
@@ -748,7 +749,7 @@ static void test_trend(void **state)
 	_cleanup_free_ char *html = NULL;
 	struct sl_error err = {0};
 
-	assert_int_equal(trend_html_at(f->dir, 30 * 86400L, NOW, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(f->dir, 30 * 86400L, NOW, &html, &err), 0);
 	if (getenv("DUMP_TREND"))
 		fs_write_file_atomic(getenv("DUMP_TREND"), html, strlen(html), &err);
 	assert_only_report_markup(html);
@@ -768,12 +769,12 @@ static void test_trend(void **state)
 	assert_null(strstr(html, "2026-10-24"));
 	free(html);
 	html = NULL;
-	assert_int_equal(trend_html_at(f->dir, 60 * 86400L, NOW, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(f->dir, 60 * 86400L, NOW, &html, &err), 0);
 	assert_int_equal(count(html, "<tr><td>2026-"), 4);
 	free(html);
 	html = NULL;
 	/* A one-hour window holds nothing. */
-	assert_int_equal(trend_html_at(f->dir, 3600, NOW, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(f->dir, 3600, NOW, &html, &err), 0);
 	assert_non_null(strstr(html, "No metric regressed in this window."));
 	assert_int_equal(count(html, "<svg "), 0);
 }
@@ -809,7 +810,7 @@ static void test_trend_change_points(void **state)
 			"unchanged");
 	}
 	sqlite3_close(db);
-	assert_int_equal(trend_html_at(dir, 40 * 86400L, NOW, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(dir, 40 * 86400L, NOW, &html, &err), 0);
 	if (getenv("DUMP_TREND"))
 		fs_write_file_atomic(getenv("DUMP_TREND"), html, strlen(html), &err);
 	assert_only_report_markup(html);
@@ -834,16 +835,16 @@ static void test_trend_errors(void **state)
 	char dir[64] = "/tmp/test_report.XXXXXX";
 	sqlite3 *db;
 
-	assert_int_equal(trend_html_at("/nonexistent-schedlab-state", 86400, NOW, &html, &err),
+	assert_int_equal(store_trend_html_at("/nonexistent-schedlab-state", 86400, NOW, &html, &err),
 			 -ENOENT);
 	assert_int_equal(err.kind, ERR_NOT_FOUND);
-	assert_int_equal(trend_html_at(f->dir, 0, NOW, &html, &err), -EINVAL);
+	assert_int_equal(store_trend_html_at(f->dir, 0, NOW, &html, &err), -EINVAL);
 	assert_non_null(mkdtemp(dir));
 	_cleanup_free_ char *path = fs_path_join(dir, "schedlab.db");
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_sql(db, "CREATE TABLE jobs(id TEXT)");
 	sqlite3_close(db);
-	assert_int_equal(trend_html_at(dir, 86400, NOW, &html, &err), -EINVAL);
+	assert_int_equal(store_trend_html_at(dir, 86400, NOW, &html, &err), -EINVAL);
 	assert_int_equal(err.kind, ERR_INVALID);
 	assert_non_null(strstr(err.message, "comparisons"));
 	assert_null(html);
@@ -888,7 +889,7 @@ static void test_trend_real_store(void **state)
 			fail_msg("store_result_index: %s", err.message);
 	}
 	/* The service keeps its store open (WAL) while the trend is read. */
-	assert_int_equal(trend_html_at(dir, 30 * 86400L, NOW, &html, &err), 0);
+	assert_int_equal(store_trend_html_at(dir, 30 * 86400L, NOW, &html, &err), 0);
 	store_free(s);
 	assert_only_report_markup(html);
 	/* One chart per (job, workload, metric) of the golden's 11 comparisons. */
