@@ -33,6 +33,7 @@
 #include "compare/run_view.h"
 #include "compare/sequential.h"
 #include "compare/stats.h"
+#include "util/json_get.h"
 
 struct cmp_ctx {
 	const struct job *job;
@@ -48,18 +49,6 @@ struct cmp_ctx {
 	double base_wait; /* the baseline's median vCPU wait over its ok runs, or NAN */
 	bool fail, inconclusive;
 };
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 static void reason(struct cmp_ctx *c, const char *fmt, ...) _printf_(2, 3);
 static void reason(struct cmp_ctx *c, const char *fmt, ...)
@@ -160,7 +149,7 @@ static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload,
 
 static bool run_ok(json_object *run)
 {
-	const char *s = get_str(run, "status");
+	const char *s = json_member_string(run, "status");
 	return s && strcmp(s, "ok") == 0;
 }
 
@@ -170,7 +159,7 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 		      const char *metric, double *out, size_t max)
 {
 	size_t n = 0;
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
 			   i < json_object_array_length(runs) && n < max;
 	     i++) {
@@ -178,10 +167,10 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 		if (!run_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && noise_run_is_noisy(run)))
 			continue;
 		json_object *w = run_view_workload(run, workload);
-		const char *ws = get_str(w, "status");
+		const char *ws = json_member_string(w, "status");
 		if (!w || (ws && strcmp(ws, "ok") != 0))
 			continue;
-		json_object *v = get(get(w, "metrics"), metric);
+		json_object *v = json_member(json_member(w, "metrics"), metric);
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double))
 			continue;
@@ -411,20 +400,21 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 static json_object *metric_names(json_object *variant, const char *workload)
 {
 	json_object *names = json_object_new_object();
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	for (size_t i = 0;
 	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
 	     i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
 		if (!run_ok(run))
 			continue;
-		json_object *m = get(run_view_workload(run, workload), "metrics");
+		json_object *m = json_member(run_view_workload(run, workload), "metrics");
 		if (!json_object_is_type(m, json_type_object))
 			continue;
 		json_object_object_foreach(m, k, v_unused)
 		{
 			(void)v_unused;
-			if (!get(names, k) && json_object_object_length(names) < METRICS_MAX_COUNT)
+			if (!json_member(names, k) &&
+			    json_object_object_length(names) < METRICS_MAX_COUNT)
 				json_object_object_add(names, k, json_object_new_boolean(1));
 		}
 	}
@@ -444,11 +434,12 @@ static void why_tail(char *buf, size_t sz, const char *why)
 
 static void check_runs(struct cmp_ctx *c, const char *vname, json_object *variant, bool candidate)
 {
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		const char *key = get_str(run, "key"), *status = get_str(run, "status");
+		const char *key = json_member_string(run, "key"),
+			   *status = json_member_string(run, "status");
 		char tail[512];
 		double wait = noise_run_wait_pct(run);
 		/* A panic or crash is the kernel's whatever the host did; a slow
@@ -492,7 +483,7 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		}
 		if (run_ok(run))
 			continue;
-		why_tail(tail, sizeof(tail), get_str(run, "reason"));
+		why_tail(tail, sizeof(tail), json_member_string(run, "reason"));
 		if (candidate) {
 			c->fail = true;
 			reason(c, "Run '%s' of variant '%s' ended with status '%s'%s",
@@ -518,17 +509,18 @@ static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 				       json_object_new_string(c->job->workloads[i].tool));
 	if (json_object_object_length(list) > 0)
 		return list;
-	json_object *runs = get(base, "runs");
+	json_object *runs = json_member(base, "runs");
 	for (size_t i = 0;
 	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
 	     i++) {
-		json_object *wls = get(json_object_array_get_idx(runs, i), "workloads");
+		json_object *wls = json_member(json_object_array_get_idx(runs, i), "workloads");
 		for (size_t j = 0;
 		     json_object_is_type(wls, json_type_array) && j < json_object_array_length(wls);
 		     j++) {
 			json_object *w = json_object_array_get_idx(wls, j);
-			const char *n = get_str(w, "name"), *t = get_str(w, "tool");
-			if (n && !get(list, n))
+			const char *n = json_member_string(w, "name"),
+				   *t = json_member_string(w, "tool");
+			if (n && !json_member(list, n))
 				json_object_object_add(list, n, json_object_new_string(t ? t : ""));
 		}
 	}
@@ -557,7 +549,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	};
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
-	json_object *base = get(variants, c.baseline);
+	json_object *base = json_member(variants, c.baseline);
 	if (!json_object_is_type(base, json_type_object))
 		return error_set_path(
 		    err, ERR_INVALID, "$.baseline",
@@ -569,7 +561,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	c.comparisons = comparisons;
 	c.reasons = reasons;
 
-	c.base_wait = noise_runs_median_wait(get(base, "runs"));
+	c.base_wait = noise_runs_median_wait(json_member(base, "runs"));
 	check_runs(&c, c.baseline, base, false);
 	int ncand = 0;
 	json_object_object_foreach(variants, vname, variant)
@@ -580,7 +572,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 		/* A variant whose kernel did not build (docs/contracts.md) has no
 		 * runs and nothing to compare: it fails the job, and the runner
 		 * gives the reason with the kernel's build status. */
-		json_object *nb = get(variant, "not_built");
+		json_object *nb = json_member(variant, "not_built");
 		if (json_object_is_type(nb, json_type_boolean) && json_object_get_boolean(nb)) {
 			c.fail = true;
 			continue;
@@ -602,9 +594,9 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 			bool found = false;
 			for (size_t j = 0; j < json_object_array_length(comparisons); j++) {
 				json_object *cmp = json_object_array_get_idx(comparisons, j);
-				if (strcmp(get_str(cmp, "variant"), vname) == 0 &&
-				    strcmp(get_str(cmp, "workload"), w) == 0 &&
-				    strcmp(get_str(cmp, "metric"), m) == 0)
+				if (strcmp(json_member_string(cmp, "variant"), vname) == 0 &&
+				    strcmp(json_member_string(cmp, "workload"), w) == 0 &&
+				    strcmp(json_member_string(cmp, "metric"), m) == 0)
 					found = true;
 			}
 			if (!found) {

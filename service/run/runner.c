@@ -29,18 +29,7 @@
 #include "util/disk.h"
 #include "util/fs.h"
 #include "util/time.h"
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v = get(o, k);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
+#include "util/json_get.h"
 
 /* A guest run's cancel check: the job's, or its host dropping, which ends
  * the run at once (it is retried elsewhere, never reported as a result). */
@@ -233,7 +222,7 @@ static void fail_fast(struct runner *r, const struct run_key *k, json_object *ru
 		runner_progress(
 		    r, "running", -1,
 		    "run %s %s: the rest of variant '%s' is skipped (fail fast)%s", key,
-		    json_object_get_string(get(run, "status")), k->variant,
+		    json_object_get_string(json_member(run, "status")), k->variant,
 		    job_stopped ? "; no other variant is left to compare, so the job stops" : "");
 }
 
@@ -304,13 +293,15 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		 * belong to schedlab, not to the kernel (docs/kernel-bugs.md): run
 		 * it once more; one that repeats is kept. A hang or panic is the
 		 * kernel's and is never retried. */
-		const char *st = json_object_get_string(get(run, "status"));
+		const char *st = json_object_get_string(json_member(run, "status"));
 		if (st && (strcmp(st, "error") == 0 || strcmp(st, "crashed") == 0) &&
 		    !runner_cancelled(r)) {
-			runner_progress(
-			    r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
-			    r->run_index, r->run_total, key,
-			    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+			runner_progress(r, "running", -1,
+					"run %d/%d: %s error: %s Running it once more.",
+					r->run_index, r->run_total, key,
+					json_member(run, "reason")
+					    ? json_object_get_string(json_member(run, "reason"))
+					    : "");
 			json_object *again = placement_run(pl, k, &ops, err);
 			if (!again) {
 				json_object_put(run);
@@ -319,18 +310,19 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			}
 			json_object *attempt = json_object_new_object();
 			json_object_object_add(attempt, "status",
-					       json_object_get(get(run, "status")));
+					       json_object_get(json_member(run, "status")));
 			json_object_object_add(attempt, "reason",
-					       json_object_get(get(run, "reason")));
+					       json_object_get(json_member(run, "reason")));
 			json_object_object_add(again, "retry_of", attempt);
 			json_object_put(run);
 			run = again;
-			st = json_object_get_string(get(run, "status"));
+			st = json_object_get_string(json_member(run, "status"));
 		}
 		runner_progress(
 		    r, "running", 100.0 * r->run_index / r->run_total, "run %d/%d: %s %s%s%s",
-		    r->run_index, r->run_total, key, st, get(run, "reason") ? ": " : "",
-		    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+		    r->run_index, r->run_total, key, st, json_member(run, "reason") ? ": " : "",
+		    json_member(run, "reason") ? json_object_get_string(json_member(run, "reason"))
+					       : "");
 		if (r->hooks && r->hooks->run_done)
 			r->hooks->run_done(r->hooks->userdata, key, run);
 		fail_fast(r, k, run);
@@ -343,14 +335,14 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 static int noisy_runs(json_object *result, int from, int to)
 {
 	int most = 0;
-	json_object_object_foreach(get(result, "variants"), vname, v)
+	json_object_object_foreach(json_member(result, "variants"), vname, v)
 	{
 		(void)vname;
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		int n = 0;
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *run = json_object_array_get_idx(runs, i);
-			int rep = json_object_get_int(get(run, "repeat"));
+			int rep = json_object_get_int(json_member(run, "repeat"));
 			if (rep >= from && rep < to && noise_run_is_noisy(run))
 				n++;
 		}
@@ -363,11 +355,12 @@ static int noisy_runs(json_object *result, int from, int to)
 /* Whether a look left a gate neither failed nor passed (inconclusive): more runs may help. */
 static bool gated_undecided(json_object *result)
 {
-	json_object *cmps = get(result, "comparisons");
+	json_object *cmps = json_member(result, "comparisons");
 	for (size_t i = 0; cmps && i < json_object_array_length(cmps); i++) {
 		json_object *c = json_object_array_get_idx(cmps, i);
-		const char *v = json_object_get_string(get(c, "verdict"));
-		if (json_object_get_boolean(get(c, "gated")) && v && strcmp(v, "inconclusive") == 0)
+		const char *v = json_object_get_string(json_member(c, "verdict"));
+		if (json_object_get_boolean(json_member(c, "gated")) && v &&
+		    strcmp(v, "inconclusive") == 0)
 			return true;
 	}
 	return false;
@@ -447,7 +440,8 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		json_object *look = json_object_new_object();
 		json_object_object_add(look, "repeats", json_object_new_int(looks[li]));
 		json_object_object_add(look, "rounds_run", json_object_new_int(rounds));
-		json_object_object_add(look, "verdict", json_object_get(get(result, "verdict")));
+		json_object_object_add(look, "verdict",
+				       json_object_get(json_member(result, "verdict")));
 		json_object_object_add(look, "undecided", json_object_new_boolean(undecided));
 		json_object_array_add(jlooks, look);
 		if (!adaptive)
@@ -460,7 +454,7 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			stopped = "every gated metric was decided";
 			break;
 		}
-		if (strcmp(json_object_get_string(get(result, "verdict")), "fail") == 0) {
+		if (strcmp(json_object_get_string(json_member(result, "verdict")), "fail") == 0) {
 			stopped = "the job failed";
 			break;
 		}
@@ -485,7 +479,8 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 static void attach_calibration(struct runner *r, json_object *result, const char *accel)
 {
 	const char *kname = r->job->baseline->kernel->name;
-	const char *kkey = get_str(get(get(result, "kernels"), kname), "key");
+	const char *kkey =
+	    json_member_string(json_member(json_member(result, "kernels"), kname), "key");
 	if (!kkey)
 		return;
 	struct calibration_host h;
@@ -501,8 +496,8 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 		    r, "booting", -1,
 		    "workload '%s': default thresholds from the A/A calibration of %s (%d "
 		    "boots)",
-		    get_str(e, "workload"), get_str(e, "made_at"),
-		    json_object_get_int(get(e, "boots")));
+		    json_member_string(e, "workload"), json_member_string(e, "made_at"),
+		    json_object_get_int(json_member(e, "boots")));
 	}
 	json_object_object_add(result, "calibration", cal);
 }
@@ -516,7 +511,7 @@ static void choose_noise_limit(struct runner *r, json_object *result)
 	r->noise_aa_wait = NAN;
 	if (r->job->noise_limit_given)
 		return;
-	double lim = calibration_noise_limit(get(result, "calibration"),
+	double lim = calibration_noise_limit(json_member(result, "calibration"),
 					     JOB_NOISE_LIMIT_DEFAULT_PCT, &r->noise_aa_wait);
 	r->job->noise_limit_pct = lim;
 	if (isfinite(r->noise_aa_wait))
