@@ -6,7 +6,8 @@
  *    its distribution-free interval at 1 - 2 x alpha, which inverts the
  *    Mann-Whitney test and so covers at least that often at every n (stored
  *    as "ci95" for older readers, its level in "ci_level");
- *  - thr = the gate's threshold, or the metric's default (below), widened by
+ *  - thr = the gate's threshold, or the metric's default (its metrics
+ *    plug-in's, metrics_default_threshold()), widened by
  *    the host's A/A calibration (latency gates: at most to 20 %); relative
  *    thresholds are multiplied by |median(baseline)|;
  *  - the verdict (compare/decide.c): regressed / improved / changed when the
@@ -72,69 +73,6 @@ static json_object *jnum(double v)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%.10g", v);
 	return json_object_new_double_s(v, buf);
-}
-
-/* The practical thresholds of the default gates' latency metrics: a
- * fraction of the baseline median. Scheduler developers quote 10 to 40 %
- * latency changes as a patch's effect, so a gate that fails only on a
- * doubling (the 50 % these had until December 2026) is blind to them. The
- * central ones (an average, a median, a mean overrun) take 10 %: a +20 %
- * shift then has to be shown beyond half its size, which at 20 runs a side
- * happens in nearly every job on a quiet host; the p99 takes 15 %, as a
- * tail percentile moves more between boots of one kernel. The host's A/A
- * calibration may widen each, but never past COMPARE_LATENCY_CAP. */
-static const struct {
-	const char *metric;
-	double rel;
-} latency_gates[] = {
-    {"latency_us.avg", 0.10},
-    {"latency_us.p99", 0.15},
-    {"wakeup_latency_us.p50", 0.10},
-    {"slice_overrun_us.mean", 0.10},
-};
-
-static bool latency_gate_metric(const char *metric)
-{
-	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
-		if (strcmp(latency_gates[i].metric, metric) == 0)
-			return true;
-	return false;
-}
-
-/* The default threshold of a metric with no gate (or a gate without one):
- * max(floor, rel x |baseline median|). Chosen from the A/A spread under TCG
- * in DESIGN.md: minimum and average latencies vary by about 20 to 50 % between
- * boots of one kernel, the maximum by 2.5x (docs/statistics.md); the default
- * gates' latency metrics have their own (above). */
-static void default_threshold(const char *metric, double *floor_abs, double *rel)
-{
-	size_t len = strlen(metric);
-	bool is_max, is_p99;
-#define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
-	is_max = ENDS_WITH(".max") || ENDS_WITH(".p99.9");
-	is_p99 = ENDS_WITH(".p99");
-#undef ENDS_WITH
-	/* A relative threshold must stay well below 100 %: a lower-is-better
-	 * metric cannot improve by more than its whole value. */
-	*floor_abs = 0;
-	*rel = is_max || is_p99 ? 0.5 : 0.25;
-	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
-		if (strcmp(latency_gates[i].metric, metric) == 0)
-			*rel = latency_gates[i].rel;
-	if (strcmp(metric, "inversions") == 0) {
-		/* One inversion: a gate on counts with a margin of 0 could never
-		 * pass a noisy A/A ([0,0,0,0] against [0,0,0,1] allows +1). */
-		*floor_abs = 1;
-		*rel = 0;
-	} else if (strcmp(metric, "inversion_max_us") == 0 ||
-		   strncmp(metric, "start_delay_us.", 15) == 0) {
-		/* rt-migrate-test's own maxerr: below 1 ms a start delay is not news. */
-		*floor_abs = RTMIGRATE_DEFAULT_MAXERR_US;
-	} else if (strncmp(metric, "cpu_fraction.", 13) == 0 ||
-		   strcmp(metric, "share_error") == 0) {
-		*floor_abs = 0.05;
-		*rel = 0;
-	}
 }
 
 static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
@@ -211,11 +149,13 @@ struct threshold {
 	const char *source;
 };
 
-static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const char *workload,
-			 const char *metric, double base_median, struct threshold *t)
+static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const char *tool,
+			 const char *workload, const char *metric, double base_median,
+			 struct threshold *t)
 {
-	double floor_abs, rel;
-	default_threshold(metric, &floor_abs, &rel);
+	struct metric_threshold def;
+	metrics_default_threshold(tool, metric, &def);
+	double floor_abs = def.floor_abs, rel = def.rel;
 	if (gate && gate->has_threshold) {
 		floor_abs = gate->relative ? 0 : gate->threshold;
 		rel = gate->relative ? gate->threshold : 0;
@@ -229,8 +169,7 @@ static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const c
 	double cal = calibration_threshold(c->calibration, workload, metric, t->abs, &t->spread);
 	if (!(cal > t->abs))
 		return;
-	double cap =
-	    latency_gate_metric(metric) ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
+	double cap = def.latency_gate ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
 	if (cal > cap) {
 		t->capped_from = cal;
 		cal = fmax(cap, t->abs);
@@ -361,7 +300,7 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	stats_summarize(a, na, &sa);
 	stats_summarize(b, nb, &sb);
 	struct threshold t;
-	threshold_of(c, gate, workload, metric, sa.median, &t);
+	threshold_of(c, gate, tool, workload, metric, sa.median, &t);
 
 	struct decision_input in = {.better = metrics_better(tool, metric),
 				    .na = na,
