@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "metrics/metrics.h"
 #include "util/error.h"
 
 #define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
@@ -21,6 +20,8 @@
  * as JSON: share's with 256 hogs is about 20 KiB. */
 #define METRICS_MAX_DETAILS_BYTES (64 * 1024)
 #define METRICS_MAX_NAME	  128 /* bytes in a metric name */
+
+struct metric_threshold; /* metrics.h; not included, metrics.c includes this */
 
 /* What one workload run left behind, as the agent reported it (all
  * borrowed, untrusted). */
