@@ -32,15 +32,15 @@ bool noise_run_is_noisy(json_object *run)
 
 double noise_run_others_pct(json_object *run)
 {
-	json_object *v = get(get(run, "host_interference"), "others_busy_pct");
+	json_object *v = json_member(json_member(run, "host_interference"), "others_busy_pct");
 	return is_number(v) ? json_object_get_double(v) : NAN;
 }
 
 bool noise_mark_run(json_object *run, double limit_pct)
 {
 	double w = noise_run_wait_pct(run), others = noise_run_others_pct(run);
-	bool noisy = isfinite(w) && w > limit_pct &&
-		     !(isfinite(others) && others <= NOISE_OTHERS_LIMIT_PCT);
+	bool noisy =
+	    isfinite(w) && w > limit_pct && !(isfinite(others) && others <= NOISE_OTHERS_LIMIT_PCT);
 	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
 	return noisy;
 }
