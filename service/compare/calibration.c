@@ -26,18 +26,7 @@
 #include "util/hash.h"
 #include "util/json.h"
 #include "util/macro.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
+#include "util/json_get.h"
 
 static bool is_num(json_object *v)
 {
@@ -155,19 +144,19 @@ static int gather(json_object *runs, const char *name, bool with_noisy, json_obj
 	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
 	     i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		const char *st = get_str(run, "status");
+		const char *st = json_member_string(run, "status");
 		if (!st || strcmp(st, "ok") != 0 || (!with_noisy && noise_run_is_noisy(run)))
 			continue;
 		json_object *wl = run_view_workload(run, name);
-		const char *ws = get_str(wl, "status");
+		const char *ws = json_member_string(wl, "status");
 		if (!wl || (ws && strcmp(ws, "ok") != 0))
 			continue;
 		used++;
-		json_object_object_foreach(get(wl, "metrics"), m, v)
+		json_object_object_foreach(json_member(wl, "metrics"), m, v)
 		{
 			if (!is_num(v) || !isfinite(json_object_get_double(v)))
 				continue;
-			json_object *arr = get(values, m);
+			json_object *arr = json_member(values, m);
 			if (!arr) {
 				arr = json_object_new_array();
 				json_object_object_add(values, m, arr);
@@ -257,7 +246,7 @@ static bool hex64(const char *s)
 
 static bool short_str(json_object *o, const char *key)
 {
-	const char *s = get_str(o, key);
+	const char *s = json_member_string(o, key);
 	return s && strlen(s) < CALIBRATION_MAX_FIELD;
 }
 
@@ -266,30 +255,30 @@ int calibration_check(json_object *doc, struct sl_error *err)
 #define BAD(field, why) error_set_path(err, ERR_INVALID, field, "%s", why)
 	if (!json_object_is_type(doc, json_type_object))
 		return BAD("$", "A calibration must be a JSON object.");
-	const char *schema = get_str(doc, "schema");
+	const char *schema = json_member_string(doc, "schema");
 	if (!schema || strcmp(schema, CALIBRATION_SCHEMA) != 0)
 		return BAD("$.schema", "Must be \"" CALIBRATION_SCHEMA "\".");
-	if (!hex64(get_str(doc, "key")))
+	if (!hex64(json_member_string(doc, "key")))
 		return BAD("$.key", "Must be 64 lowercase hex digits.");
-	if (!hex64(get_str(doc, "kernel")))
+	if (!hex64(json_member_string(doc, "kernel")))
 		return BAD("$.kernel", "Must be a kernel cache key (64 lowercase hex digits).");
 	if (!short_str(doc, "made_at"))
 		return BAD("$.made_at", "Must be an ISO 8601 time.");
-	json_object *boots = get(doc, "boots");
+	json_object *boots = json_member(doc, "boots");
 	if (!json_object_is_type(boots, json_type_int) ||
 	    json_object_get_int(boots) < CALIBRATION_MIN_BOOTS ||
 	    json_object_get_int(boots) > CALIBRATION_MAX_BOOTS)
 		return BAD("$.boots", "Must be an integer from 3 to 50.");
-	json_object *host = get(doc, "host");
+	json_object *host = json_member(doc, "host");
 	if (!short_str(host, "hostname") || !short_str(host, "cpu_model") ||
 	    !short_str(host, "accel"))
 		return BAD("$.host", "Must have the strings hostname, cpu_model and accel.");
-	json_object *wl = get(doc, "workload");
+	json_object *wl = json_member(doc, "workload");
 	if (!short_str(wl, "name") || !short_str(wl, "tool"))
 		return BAD("$.workload", "Must have the strings name and tool.");
 	static const char *const waits[] = {"vcpu_wait_pct_median", "vcpu_wait_pct_p90"};
 	for (size_t i = 0; i < ELEMENTSOF(waits); i++) {
-		json_object *w = get(doc, waits[i]);
+		json_object *w = json_member(doc, waits[i]);
 		if (w && !(is_num(w) && json_object_get_double(w) >= 0 &&
 			   json_object_get_double(w) <= 100)) {
 			char path[64];
@@ -297,13 +286,13 @@ int calibration_check(json_object *doc, struct sl_error *err)
 			return BAD(path, "Must be null or a share from 0 to 100.");
 		}
 	}
-	json_object *metrics = get(doc, "metrics");
+	json_object *metrics = json_member(doc, "metrics");
 	if (!json_object_is_type(metrics, json_type_object) ||
 	    json_object_object_length(metrics) > 512)
 		return BAD("$.metrics", "Must be an object of at most 512 metrics.");
 	json_object_object_foreach(metrics, m, mo)
 	{
-		json_object *sp = get(mo, "spread");
+		json_object *sp = json_member(mo, "spread");
 		if (strlen(m) > 128 || !is_num(sp) || !isfinite(json_object_get_double(sp)) ||
 		    json_object_get_double(sp) < 0)
 			return error_set_path(err, ERR_INVALID, "$.metrics",
@@ -322,7 +311,7 @@ int calibration_save(const char *cache_dir, json_object *doc, struct sl_error *e
 	if ((r = fs_mkdir_p(dir, err)) < 0)
 		return r;
 	char name[80];
-	snprintf(name, sizeof(name), "%s.json", get_str(doc, "key"));
+	snprintf(name, sizeof(name), "%s.json", json_member_string(doc, "key"));
 	_cleanup_free_ char *path = fs_path_join(dir, name);
 	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -345,10 +334,10 @@ int calibration_load(const char *cache_dir, const char *key, json_object **ret,
 		return r;
 	if ((r = calibration_check(doc, err)) < 0)
 		return error_prefix(err, "calibration %s", key);
-	if (strcmp(get_str(doc, "key"), key) != 0)
+	if (strcmp(json_member_string(doc, "key"), key) != 0)
 		return error_set(err, ERR_INVALID, EINVAL,
 				 "calibration %s: the file holds key %.64s.", key,
-				 get_str(doc, "key"));
+				 json_member_string(doc, "key"));
 	*ret = TAKE_PTR(doc);
 	return 0;
 }
@@ -373,18 +362,19 @@ json_object *calibration_lookup(const char *cache_dir, const struct calibration_
 		json_object *e = json_object_new_object();
 		json_object_object_add(e, "workload", json_object_new_string(w->name));
 		json_object_object_add(e, "key", json_object_new_string(key));
-		json_object_object_add(e, "made_at", json_object_get(get(doc, "made_at")));
-		json_object_object_add(e, "boots", json_object_get(get(doc, "boots")));
-		json_object_object_add(e, "host", json_object_get(get(doc, "host")));
-		json_object_object_add(e, "kernel", json_object_get(get(doc, "kernel")));
+		json_object_object_add(e, "made_at", json_object_get(json_member(doc, "made_at")));
+		json_object_object_add(e, "boots", json_object_get(json_member(doc, "boots")));
+		json_object_object_add(e, "host", json_object_get(json_member(doc, "host")));
+		json_object_object_add(e, "kernel", json_object_get(json_member(doc, "kernel")));
 		json_object_object_add(e, "multiple", jnum(CALIBRATION_MULTIPLE));
-		json_object *w90 = get(doc, "vcpu_wait_pct_p90");
+		json_object *w90 = json_member(doc, "vcpu_wait_pct_p90");
 		if (is_num(w90))
 			json_object_object_add(e, "vcpu_wait_pct_p90", json_object_get(w90));
 		json_object *spreads = json_object_new_object();
-		json_object_object_foreach(get(doc, "metrics"), m, mo)
+		json_object_object_foreach(json_member(doc, "metrics"), m, mo)
 		{
-			json_object_object_add(spreads, m, json_object_get(get(mo, "spread")));
+			json_object_object_add(spreads, m,
+					       json_object_get(json_member(mo, "spread")));
 		}
 		json_object_object_add(e, "spreads", spreads);
 		json_object_array_add(out, e);
@@ -400,12 +390,12 @@ double calibration_threshold(json_object *calibration, const char *workload, con
 			   i < json_object_array_length(calibration);
 	     i++) {
 		json_object *e = json_object_array_get_idx(calibration, i);
-		const char *w = get_str(e, "workload");
-		json_object *sp = get(get(e, "spreads"), metric);
+		const char *w = json_member_string(e, "workload");
+		json_object *sp = json_member(json_member(e, "spreads"), metric);
 		if (!w || strcmp(w, workload) != 0 || !is_num(sp))
 			continue;
 		double s = json_object_get_double(sp);
-		json_object *mult = get(e, "multiple");
+		json_object *mult = json_member(e, "multiple");
 		double k = is_num(mult) ? json_object_get_double(mult) : CALIBRATION_MULTIPLE;
 		if (!isfinite(s) || s < 0 || !isfinite(k) || k < 0)
 			continue;
@@ -422,7 +412,7 @@ double calibration_noise_limit(json_object *calibration, double default_limit, d
 			   i < json_object_array_length(calibration);
 	     i++) {
 		json_object *w =
-		    get(json_object_array_get_idx(calibration, i), "vcpu_wait_pct_p90");
+		    json_member(json_object_array_get_idx(calibration, i), "vcpu_wait_pct_p90");
 		double x = is_num(w) ? json_object_get_double(w) : NAN;
 		if (isfinite(x) && x >= 0 && (isnan(wait) || x > wait))
 			wait = x;
@@ -437,7 +427,7 @@ double calibration_noise_limit(json_object *calibration, double default_limit, d
 static int newest_first(const void *a, const void *b)
 {
 	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
-	const char *mx = get_str(x, "made_at"), *my = get_str(y, "made_at");
+	const char *mx = json_member_string(x, "made_at"), *my = json_member_string(y, "made_at");
 	return strcmp(my ? my : "", mx ? mx : "");
 }
 
@@ -461,15 +451,15 @@ json_object *calibration_list(const char *cache_dir, size_t max)
 			continue;
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "made_at", json_object_get(get(doc, "made_at")));
-		json_object_object_add(o, "boots", json_object_get(get(doc, "boots")));
-		json_object_object_add(o, "host", json_object_get(get(doc, "host")));
-		json_object_object_add(o, "kernel", json_object_get(get(doc, "kernel")));
-		json_object *wl = get(doc, "workload");
-		json_object_object_add(o, "workload", json_object_get(get(wl, "name")));
-		json_object_object_add(o, "tool", json_object_get(get(wl, "tool")));
+		json_object_object_add(o, "made_at", json_object_get(json_member(doc, "made_at")));
+		json_object_object_add(o, "boots", json_object_get(json_member(doc, "boots")));
+		json_object_object_add(o, "host", json_object_get(json_member(doc, "host")));
+		json_object_object_add(o, "kernel", json_object_get(json_member(doc, "kernel")));
+		json_object *wl = json_member(doc, "workload");
+		json_object_object_add(o, "workload", json_object_get(json_member(wl, "name")));
+		json_object_object_add(o, "tool", json_object_get(json_member(wl, "tool")));
 		struct tm tm = {0};
-		const char *made = get_str(doc, "made_at");
+		const char *made = json_member_string(doc, "made_at");
 		if (made && strptime(made, "%Y-%m-%dT%H:%M:%SZ", &tm))
 			json_object_object_add(
 			    o, "age_s",

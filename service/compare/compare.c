@@ -6,7 +6,8 @@
  *    its distribution-free interval at 1 - 2 x alpha, which inverts the
  *    Mann-Whitney test and so covers at least that often at every n (stored
  *    as "ci95" for older readers, its level in "ci_level");
- *  - thr = the gate's threshold, or the metric's default (below), widened by
+ *  - thr = the gate's threshold, or the metric's default (its metrics
+ *    plug-in's, metrics_default_threshold()), widened by
  *    the host's A/A calibration (latency gates: at most to 20 %); relative
  *    thresholds are multiplied by |median(baseline)|;
  *  - the verdict (compare/decide.c): regressed / improved / changed when the
@@ -33,6 +34,7 @@
 #include "compare/run_view.h"
 #include "compare/sequential.h"
 #include "compare/stats.h"
+#include "util/json_get.h"
 
 struct cmp_ctx {
 	const struct job *job;
@@ -48,18 +50,6 @@ struct cmp_ctx {
 	double base_wait; /* the baseline's median vCPU wait over its ok runs, or NAN */
 	bool fail, inconclusive;
 };
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 static void reason(struct cmp_ctx *c, const char *fmt, ...) _printf_(2, 3);
 static void reason(struct cmp_ctx *c, const char *fmt, ...)
@@ -85,69 +75,6 @@ static json_object *jnum(double v)
 	return json_object_new_double_s(v, buf);
 }
 
-/* The practical thresholds of the default gates' latency metrics: a
- * fraction of the baseline median. Scheduler developers quote 10 to 40 %
- * latency changes as a patch's effect, so a gate that fails only on a
- * doubling (the 50 % these had until December 2026) is blind to them. The
- * central ones (an average, a median, a mean overrun) take 10 %: a +20 %
- * shift then has to be shown beyond half its size, which at 20 runs a side
- * happens in nearly every job on a quiet host; the p99 takes 15 %, as a
- * tail percentile moves more between boots of one kernel. The host's A/A
- * calibration may widen each, but never past COMPARE_LATENCY_CAP. */
-static const struct {
-	const char *metric;
-	double rel;
-} latency_gates[] = {
-    {"latency_us.avg", 0.10},
-    {"latency_us.p99", 0.15},
-    {"wakeup_latency_us.p50", 0.10},
-    {"slice_overrun_us.mean", 0.10},
-};
-
-static bool latency_gate_metric(const char *metric)
-{
-	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
-		if (strcmp(latency_gates[i].metric, metric) == 0)
-			return true;
-	return false;
-}
-
-/* The default threshold of a metric with no gate (or a gate without one):
- * max(floor, rel x |baseline median|). Chosen from the A/A spread under TCG
- * in DESIGN.md: minimum and average latencies vary by about 20 to 50 % between
- * boots of one kernel, the maximum by 2.5x (docs/statistics.md); the default
- * gates' latency metrics have their own (above). */
-static void default_threshold(const char *metric, double *floor_abs, double *rel)
-{
-	size_t len = strlen(metric);
-	bool is_max, is_p99;
-#define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
-	is_max = ENDS_WITH(".max") || ENDS_WITH(".p99.9");
-	is_p99 = ENDS_WITH(".p99");
-#undef ENDS_WITH
-	/* A relative threshold must stay well below 100 %: a lower-is-better
-	 * metric cannot improve by more than its whole value. */
-	*floor_abs = 0;
-	*rel = is_max || is_p99 ? 0.5 : 0.25;
-	for (size_t i = 0; i < sizeof(latency_gates) / sizeof(latency_gates[0]); i++)
-		if (strcmp(latency_gates[i].metric, metric) == 0)
-			*rel = latency_gates[i].rel;
-	if (strcmp(metric, "inversions") == 0) {
-		/* One inversion: a gate on counts with a margin of 0 could never
-		 * pass a noisy A/A ([0,0,0,0] against [0,0,0,1] allows +1). */
-		*floor_abs = 1;
-		*rel = 0;
-	} else if (strcmp(metric, "inversion_max_us") == 0 ||
-		   strncmp(metric, "start_delay_us.", 15) == 0) {
-		/* rt-migrate-test's own maxerr: below 1 ms a start delay is not news. */
-		*floor_abs = RTMIGRATE_DEFAULT_MAXERR_US;
-	} else if (strncmp(metric, "cpu_fraction.", 13) == 0 ||
-		   strcmp(metric, "share_error") == 0) {
-		*floor_abs = 0.05;
-		*rel = 0;
-	}
-}
-
 static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload, const char *metric)
 {
 	for (size_t i = 0; i < c->job->n_gates; i++) {
@@ -160,7 +87,7 @@ static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload,
 
 static bool run_ok(json_object *run)
 {
-	const char *s = get_str(run, "status");
+	const char *s = json_member_string(run, "status");
 	return s && strcmp(s, "ok") == 0;
 }
 
@@ -170,7 +97,7 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 		      const char *metric, double *out, size_t max)
 {
 	size_t n = 0;
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
 			   i < json_object_array_length(runs) && n < max;
 	     i++) {
@@ -178,10 +105,10 @@ static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workl
 		if (!run_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && noise_run_is_noisy(run)))
 			continue;
 		json_object *w = run_view_workload(run, workload);
-		const char *ws = get_str(w, "status");
+		const char *ws = json_member_string(w, "status");
 		if (!w || (ws && strcmp(ws, "ok") != 0))
 			continue;
-		json_object *v = get(get(w, "metrics"), metric);
+		json_object *v = json_member(json_member(w, "metrics"), metric);
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double))
 			continue;
@@ -222,11 +149,13 @@ struct threshold {
 	const char *source;
 };
 
-static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const char *workload,
-			 const char *metric, double base_median, struct threshold *t)
+static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const char *tool,
+			 const char *workload, const char *metric, double base_median,
+			 struct threshold *t)
 {
-	double floor_abs, rel;
-	default_threshold(metric, &floor_abs, &rel);
+	struct metric_threshold def;
+	metrics_default_threshold(tool, metric, &def);
+	double floor_abs = def.floor_abs, rel = def.rel;
 	if (gate && gate->has_threshold) {
 		floor_abs = gate->relative ? 0 : gate->threshold;
 		rel = gate->relative ? gate->threshold : 0;
@@ -240,8 +169,7 @@ static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const c
 	double cal = calibration_threshold(c->calibration, workload, metric, t->abs, &t->spread);
 	if (!(cal > t->abs))
 		return;
-	double cap =
-	    latency_gate_metric(metric) ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
+	double cap = def.latency_gate ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
 	if (cal > cap) {
 		t->capped_from = cal;
 		cal = fmax(cap, t->abs);
@@ -372,7 +300,7 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 	stats_summarize(a, na, &sa);
 	stats_summarize(b, nb, &sb);
 	struct threshold t;
-	threshold_of(c, gate, workload, metric, sa.median, &t);
+	threshold_of(c, gate, tool, workload, metric, sa.median, &t);
 
 	struct decision_input in = {.better = metrics_better(tool, metric),
 				    .na = na,
@@ -411,20 +339,21 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 static json_object *metric_names(json_object *variant, const char *workload)
 {
 	json_object *names = json_object_new_object();
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	for (size_t i = 0;
 	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
 	     i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
 		if (!run_ok(run))
 			continue;
-		json_object *m = get(run_view_workload(run, workload), "metrics");
+		json_object *m = json_member(run_view_workload(run, workload), "metrics");
 		if (!json_object_is_type(m, json_type_object))
 			continue;
 		json_object_object_foreach(m, k, v_unused)
 		{
 			(void)v_unused;
-			if (!get(names, k) && json_object_object_length(names) < METRICS_MAX_COUNT)
+			if (!json_member(names, k) &&
+			    json_object_object_length(names) < METRICS_MAX_COUNT)
 				json_object_object_add(names, k, json_object_new_boolean(1));
 		}
 	}
@@ -444,11 +373,12 @@ static void why_tail(char *buf, size_t sz, const char *why)
 
 static void check_runs(struct cmp_ctx *c, const char *vname, json_object *variant, bool candidate)
 {
-	json_object *runs = get(variant, "runs");
+	json_object *runs = json_member(variant, "runs");
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		const char *key = get_str(run, "key"), *status = get_str(run, "status");
+		const char *key = json_member_string(run, "key"),
+			   *status = json_member_string(run, "status");
 		char tail[512];
 		double wait = noise_run_wait_pct(run);
 		/* A panic or crash is the kernel's whatever the host did; a slow
@@ -492,7 +422,7 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 		}
 		if (run_ok(run))
 			continue;
-		why_tail(tail, sizeof(tail), get_str(run, "reason"));
+		why_tail(tail, sizeof(tail), json_member_string(run, "reason"));
 		if (candidate) {
 			c->fail = true;
 			reason(c, "Run '%s' of variant '%s' ended with status '%s'%s",
@@ -518,17 +448,18 @@ static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 				       json_object_new_string(c->job->workloads[i].tool));
 	if (json_object_object_length(list) > 0)
 		return list;
-	json_object *runs = get(base, "runs");
+	json_object *runs = json_member(base, "runs");
 	for (size_t i = 0;
 	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
 	     i++) {
-		json_object *wls = get(json_object_array_get_idx(runs, i), "workloads");
+		json_object *wls = json_member(json_object_array_get_idx(runs, i), "workloads");
 		for (size_t j = 0;
 		     json_object_is_type(wls, json_type_array) && j < json_object_array_length(wls);
 		     j++) {
 			json_object *w = json_object_array_get_idx(wls, j);
-			const char *n = get_str(w, "name"), *t = get_str(w, "tool");
-			if (n && !get(list, n))
+			const char *n = json_member_string(w, "name"),
+				   *t = json_member_string(w, "tool");
+			if (n && !json_member(list, n))
 				json_object_object_add(list, n, json_object_new_string(t ? t : ""));
 		}
 	}
@@ -557,7 +488,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	};
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
-	json_object *base = get(variants, c.baseline);
+	json_object *base = json_member(variants, c.baseline);
 	if (!json_object_is_type(base, json_type_object))
 		return error_set_path(
 		    err, ERR_INVALID, "$.baseline",
@@ -569,7 +500,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	c.comparisons = comparisons;
 	c.reasons = reasons;
 
-	c.base_wait = noise_runs_median_wait(get(base, "runs"));
+	c.base_wait = noise_runs_median_wait(json_member(base, "runs"));
 	check_runs(&c, c.baseline, base, false);
 	int ncand = 0;
 	json_object_object_foreach(variants, vname, variant)
@@ -580,7 +511,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 		/* A variant whose kernel did not build (docs/contracts.md) has no
 		 * runs and nothing to compare: it fails the job, and the runner
 		 * gives the reason with the kernel's build status. */
-		json_object *nb = get(variant, "not_built");
+		json_object *nb = json_member(variant, "not_built");
 		if (json_object_is_type(nb, json_type_boolean) && json_object_get_boolean(nb)) {
 			c.fail = true;
 			continue;
@@ -602,9 +533,9 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 			bool found = false;
 			for (size_t j = 0; j < json_object_array_length(comparisons); j++) {
 				json_object *cmp = json_object_array_get_idx(comparisons, j);
-				if (strcmp(get_str(cmp, "variant"), vname) == 0 &&
-				    strcmp(get_str(cmp, "workload"), w) == 0 &&
-				    strcmp(get_str(cmp, "metric"), m) == 0)
+				if (strcmp(json_member_string(cmp, "variant"), vname) == 0 &&
+				    strcmp(json_member_string(cmp, "workload"), w) == 0 &&
+				    strcmp(json_member_string(cmp, "metric"), m) == 0)
 					found = true;
 			}
 			if (!found) {

@@ -7,12 +7,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "compare/noise.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 static bool is_number(json_object *v)
 {
@@ -26,26 +21,26 @@ const char *noise_policy_name(enum job_noise_policy p)
 
 double noise_run_wait_pct(json_object *run)
 {
-	json_object *v = get(get(run, "host_interference"), "vcpu_wait_pct");
+	json_object *v = json_member(json_member(run, "host_interference"), "vcpu_wait_pct");
 	return is_number(v) ? json_object_get_double(v) : NAN;
 }
 
 bool noise_run_is_noisy(json_object *run)
 {
-	return json_object_get_boolean(get(run, "noisy"));
+	return json_object_get_boolean(json_member(run, "noisy"));
 }
 
 double noise_run_others_pct(json_object *run)
 {
-	json_object *v = get(get(run, "host_interference"), "others_busy_pct");
+	json_object *v = json_member(json_member(run, "host_interference"), "others_busy_pct");
 	return is_number(v) ? json_object_get_double(v) : NAN;
 }
 
 bool noise_mark_run(json_object *run, double limit_pct)
 {
 	double w = noise_run_wait_pct(run), others = noise_run_others_pct(run);
-	bool noisy = isfinite(w) && w > limit_pct &&
-		     !(isfinite(others) && others <= NOISE_OTHERS_LIMIT_PCT);
+	bool noisy =
+	    isfinite(w) && w > limit_pct && !(isfinite(others) && others <= NOISE_OTHERS_LIMIT_PCT);
 	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
 	return noisy;
 }
@@ -57,7 +52,7 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 	size_t k = 0;
 	for (size_t i = 0; w && i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		json_object *st = get(run, "status");
+		json_object *st = json_member(run, "status");
 		double x = noise_run_wait_pct(run);
 		if (json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))

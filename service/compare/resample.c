@@ -9,6 +9,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "compare/resample.h"
+#include "compare/result_model.h"
 #include "job/suite.h"
 #include "util/error.h"
 #include "util/macro.h"
@@ -127,12 +128,17 @@ int resample_load_results(const char *dir, const char *kind, int hogs, json_obje
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		json_object *r = NULL;
 		struct sl_error err = {0};
-		if (json_read_file_strict(path, 0, "result file", &r, &err) < 0)
-			fprintf(stderr, "%s (left out)\n", err.message);
-		else if (json_object_object_get(r, "variants") && json_object_object_get(r, "job"))
-			out[n++] = r;
-		else
+		struct model_result m;
+		/* A stored result is read back strictly once (compare/result_model.h),
+		 * so a damaged file is named here, not met halfway through a replay. */
+		if (json_read_file_strict(path, 0, "result file", &r, &err) < 0 ||
+		    model_result_parse(r, &m, &err) < 0) {
+			fprintf(stderr, "%s: %s (left out)\n", e->d_name, err.message);
 			json_object_put(r);
+			continue;
+		}
+		model_result_free(&m);
+		out[n++] = r;
 	}
 	closedir(d);
 	return n;

@@ -39,7 +39,8 @@ json_object *resample_draw(const struct resample_pool *p, gsl_rng *rng, const ch
 
 /* Loads DIR/KIND*-hogHOGS.result.json (bench/verdict-accuracy.sh's names)
  * into out[0..cap): new references, the caller puts them. A file that does
- * not parse is named on stderr and left out. Returns the count or -errno
+ * not parse, or is not a result document (model_result_parse()), is named
+ * on stderr and left out. Returns the count or -errno
  * when dir cannot be read. */
 int resample_load_results(const char *dir, const char *kind, int hogs, json_object **out, int cap);
 

@@ -8,25 +8,14 @@
 
 /* Runs may come from a stored result as well as from this process: every
  * read here is type-checked (json_get.h), never a json-c assertion. */
-static json_object *get(json_object *o, const char *k)
-{
-	return json_member(o, k);
-}
-
 static size_t len_of(json_object *a)
 {
 	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v = get(o, k);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static int get_int(json_object *o, const char *k)
 {
-	return json_object_get_int(get(o, k));
+	return json_object_get_int(json_member(o, k));
 }
 
 static void add_int(json_object *o, const char *k, int delta)
@@ -46,8 +35,8 @@ static bool array_has(json_object *a, const char *s)
 static json_object *entry_for(json_object *all, json_object *by_id, json_object *sig,
 			      json_object *event, const char *vname, json_object *run)
 {
-	const char *id = get_str(sig, "id");
-	json_object *idx = get(by_id, id);
+	const char *id = json_member_string(sig, "id");
+	json_object *idx = json_member(by_id, id);
 	if (idx)
 		return json_object_array_get_idx(all, (size_t)json_object_get_int(idx));
 	if (json_object_array_length(all) >= SIGNATURES_MAX)
@@ -56,9 +45,9 @@ static json_object *entry_for(json_object *all, json_object *by_id, json_object 
 	json_object_object_add(e, "id", json_object_new_string(id));
 	const char *keys[] = {"kind", "title", "location"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (get_str(sig, keys[i]))
-			json_object_object_add(e, keys[i],
-					       json_object_new_string(get_str(sig, keys[i])));
+		if (json_member_string(sig, keys[i]))
+			json_object_object_add(
+			    e, keys[i], json_object_new_string(json_member_string(sig, keys[i])));
 	json_object_object_add(e, "runs", json_object_new_int(0));
 	json_object_object_add(e, "reports", json_object_new_int(0));
 	json_object_object_add(e, "variants", json_object_new_object());
@@ -66,10 +55,11 @@ static json_object *entry_for(json_object *all, json_object *by_id, json_object 
 	json_object_object_add(first, "variant", json_object_new_string(vname));
 	const char *rkeys[] = {"key", "run_id"};
 	for (size_t i = 0; i < 2; i++)
-		if (get_str(run, rkeys[i]))
-			json_object_object_add(first, rkeys[i],
-					       json_object_new_string(get_str(run, rkeys[i])));
-	const char *ex = get_str(event, "excerpt");
+		if (json_member_string(run, rkeys[i]))
+			json_object_object_add(
+			    first, rkeys[i],
+			    json_object_new_string(json_member_string(run, rkeys[i])));
+	const char *ex = json_member_string(event, "excerpt");
 	json_object_object_add(first, "excerpt", json_object_new_string(ex ? ex : ""));
 	json_object_object_add(e, "first", first);
 	json_object_object_add(by_id, id, json_object_new_int((int)json_object_array_length(all)));
@@ -88,17 +78,18 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 	}
 	json_object_object_foreach(variants, vname, v)
 	{
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		for (size_t r = 0; r < len_of(runs); r++) {
 			json_object *run = json_item(runs, r);
 			if (!json_object_is_type(run, json_type_object))
 				continue;
-			json_object *events = get(run, "kernel_events");
+			json_object *events = json_member(run, "kernel_events");
 			json_object *ids = json_object_new_array();
 			for (size_t i = 0; i < len_of(events); i++) {
 				json_object *ev = json_item(events, i);
-				json_object *sig = get(ev, "signature");
-				if (!get_str(sig, "id") || !get_str(sig, "title"))
+				json_object *sig = json_member(ev, "signature");
+				if (!json_member_string(sig, "id") ||
+				    !json_member_string(sig, "title"))
 					continue;
 				json_object *e = entry_for(all, by_id, sig, ev, vname, run);
 				if (!e) {
@@ -106,12 +97,12 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 					continue;
 				}
 				add_int(e, "reports", 1);
-				const char *id = get_str(sig, "id");
+				const char *id = json_member_string(sig, "id");
 				if (array_has(ids, id))
 					continue;
 				json_object_array_add(ids, json_object_new_string(id));
 				add_int(e, "runs", 1);
-				add_int(get(e, "variants"), vname, 1);
+				add_int(json_member(e, "variants"), vname, 1);
 			}
 			json_object_object_add(run, "signatures", ids);
 		}
@@ -119,7 +110,7 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 	size_t n = json_object_array_length(all);
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(all, i);
-		json_object *per = get(e, "variants");
+		json_object *per = json_member(e, "variants");
 		bool in_baseline = get_int(per, baseline) > 0;
 		json_object *new_in = json_object_new_array();
 		json_object_object_foreach(per, name, count)
@@ -143,18 +134,19 @@ int signatures_gate(json_object *signatures, const char *baseline, json_object *
 	int n = 0;
 	for (size_t i = 0; i < len_of(signatures); i++) {
 		json_object *e = json_item(signatures, i);
-		json_object *new_in = get(e, "new_in");
+		json_object *new_in = json_member(e, "new_in");
 		for (size_t k = 0; k < len_of(new_in); k++) {
 			const char *vname = json_object_get_string(json_item(new_in, k));
-			int runs = get_int(get(e, "variants"), vname);
-			const char *loc = get_str(e, "location");
+			int runs = get_int(json_member(e, "variants"), vname);
+			const char *loc = json_member_string(e, "location");
 			char buf[1200];
 			snprintf(
 			    buf, sizeof(buf),
 			    "Variant '%s': kernel bug '%s' (%s%s%s) in %d run(s), never in the "
 			    "baseline '%s' [signature %s].",
-			    vname, get_str(e, "title"), get_str(e, "kind"), loc ? ", " : "",
-			    loc ? loc : "", runs, baseline, get_str(e, "id"));
+			    vname, json_member_string(e, "title"), json_member_string(e, "kind"),
+			    loc ? ", " : "", loc ? loc : "", runs, baseline,
+			    json_member_string(e, "id"));
 			json_object_array_add(reasons, json_object_new_string(buf));
 			n++;
 		}

@@ -128,9 +128,16 @@ static bool cyclicdeadline_failure_reason(const struct metrics_output *out, char
 	return true;
 }
 
+/* Its latency_us.avg is read like cyclictest's, a default gate's metric. */
+static void cyclicdeadline_threshold(const char *metric, struct metric_threshold *t)
+{
+	metrics_latency_gate(metric, "latency_us.avg", "latency_us.p99", t);
+}
+
 const struct metrics_plugin metrics_plugin_cyclicdeadline = {
     .tool = "cyclicdeadline",
     .parse = cyclicdeadline_parse,
     .better = cyclicdeadline_better,
+    .threshold = cyclicdeadline_threshold,
     .failure_reason = cyclicdeadline_failure_reason,
 };

@@ -282,8 +282,15 @@ static int cyclictest_parse(const struct metrics_output *out, json_object *workl
 				  ret_details, err);
 }
 
+/* Its average and p99 are the default gates' latency metrics. */
+static void cyclictest_threshold(const char *metric, struct metric_threshold *t)
+{
+	metrics_latency_gate(metric, "latency_us.avg", "latency_us.p99", t);
+}
+
 const struct metrics_plugin metrics_plugin_cyclictest = {
     .tool = "cyclictest",
     .all_lower = true,
     .parse = cyclictest_parse,
+    .threshold = cyclictest_threshold,
 };

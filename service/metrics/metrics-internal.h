@@ -21,6 +21,8 @@
 #define METRICS_MAX_DETAILS_BYTES (64 * 1024)
 #define METRICS_MAX_NAME	  128 /* bytes in a metric name */
 
+struct metric_threshold; /* metrics.h; not included, metrics.c includes this */
+
 /* What one workload run left behind, as the agent reported it (all
  * borrowed, untrusted). */
 struct metrics_output {
@@ -40,10 +42,20 @@ struct metrics_plugin {
 	/* Optional: the better direction of one of its metrics ("lower",
 	 * "higher", "none"), or NULL to use the generic rules. */
 	const char *(*better)(const char *metric);
+	/* Optional: a default threshold of one of its metrics other than the
+	 * generic one (metrics_default_threshold() fills *t with that first),
+	 * for metrics whose scale the generic relative rule does not fit. */
+	void (*threshold)(const char *metric, struct metric_threshold *t);
 	/* Optional: why a run that exited non-zero failed, from its output
 	 * (one sentence into buf), or false when the output does not say. */
 	bool (*failure_reason)(const struct metrics_output *out, char *buf, size_t len);
 };
+
+/* For a plug-in's threshold(): a default gate's latency metric, central
+ * (an average, a median, a mean: 10 %) or its p99 (15 %), either may be
+ * NULL; other metrics keep *t. Why those sizes: metrics.c. */
+void metrics_latency_gate(const char *metric, const char *central, const char *p99,
+			  struct metric_threshold *t);
 
 extern const struct metrics_plugin metrics_plugin_rtmigrate;	    /* rtmigrate.c */
 extern const struct metrics_plugin metrics_plugin_cyclictest;	    /* cyclictest.c */

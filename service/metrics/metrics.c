@@ -115,6 +115,42 @@ const char *metrics_better(const char *tool, const char *metric)
 	return "none";
 }
 
+/* The generic default: max(floor, rel x |baseline median|), chosen from the
+ * A/A spread under TCG in DESIGN.md: minimum and average latencies vary by
+ * about 20 to 50 % between boots of one kernel, the maximum by 2.5x
+ * (docs/statistics.md). A relative threshold must stay well below 100 %: a
+ * lower-is-better metric cannot improve by more than its whole value. */
+void metrics_default_threshold(const char *tool, const char *metric, struct metric_threshold *ret)
+{
+	size_t len = metric ? strlen(metric) : 0;
+#define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
+	bool tail = ENDS_WITH(".max") || ENDS_WITH(".p99.9") || ENDS_WITH(".p99");
+#undef ENDS_WITH
+	*ret = (struct metric_threshold){.floor_abs = 0, .rel = tail ? 0.5 : 0.25};
+	const struct metrics_plugin *p = metrics_plugin_find(tool);
+	if (metric && p && p->threshold)
+		p->threshold(metric, ret);
+}
+
+/* The practical thresholds of the default gates' latency metrics, which
+ * their plug-ins (cyclictest.c, cyclicdeadline.c, own_tool.c) apply: a
+ * fraction of the baseline median. Scheduler developers quote 10 to 40 %
+ * latency changes as a patch's effect, so a gate that fails only on a
+ * doubling (the 50 % these had until December 2026) is blind to them. The
+ * central ones (an average, a median, a mean overrun) take 10 %: a +20 %
+ * shift then has to be shown beyond half its size, which at 20 runs a side
+ * happens in nearly every job on a quiet host; the p99 takes 15 %, as a
+ * tail percentile moves more between boots of one kernel. The host's A/A
+ * calibration may widen each, but never past COMPARE_LATENCY_CAP. */
+void metrics_latency_gate(const char *metric, const char *central, const char *p99,
+			  struct metric_threshold *t)
+{
+	if (central && strcmp(metric, central) == 0)
+		*t = (struct metric_threshold){.rel = 0.10, .latency_gate = true};
+	else if (p99 && strcmp(metric, p99) == 0)
+		*t = (struct metric_threshold){.rel = 0.15, .latency_gate = true};
+}
+
 bool metrics_failure_reason(const char *tool, json_object *workload_payload, char *buf, size_t len)
 {
 	const struct metrics_plugin *p = metrics_plugin_find(tool);

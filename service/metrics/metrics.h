@@ -49,6 +49,23 @@ bool metrics_failure_reason(const char *tool, json_object *workload_payload, cha
  * error, else "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
+/* A metric's default practical threshold, used when no gate gives one:
+ * max(floor_abs, rel x |baseline median|). latency_gate marks the default
+ * gates' latency metrics, whose threshold the host's A/A calibration may
+ * widen only up to COMPARE_LATENCY_CAP (compare/compare.h). */
+struct metric_threshold {
+	double floor_abs;
+	double rel;
+	bool latency_gate;
+};
+
+/* The default threshold of a metric of a tool: the tool's plug-in decides
+ * where it declares one (rt-migrate-test's counts and start delays, share's
+ * CPU fractions, the default gates' latency metrics); other metrics take
+ * 50 % for a maximum or tail percentile (.max, .p99.9, .p99) and 25 % else.
+ * An unknown tool (NULL too) gets the generic rule. */
+void metrics_default_threshold(const char *tool, const char *metric, struct metric_threshold *ret);
+
 /* A load's CPU time over the measured window per CPU it should occupy,
  * from its frame's "load" object (docs/workloads.md "Loads"); *ret_ok is
  * false when the frame has none, it is out of bounds or the window was

@@ -91,16 +91,33 @@ static int own_tool_parse(const struct metrics_output *out, json_object *workloa
 	return metrics_own_tool(out->stdout_text, out->stdout_len, ret_metrics, ret_details, err);
 }
 
+/* A CPU fraction and share's error (the largest distance of one from its
+ * fair share) are fractions of 1 whatever the baseline: 5 points of a CPU,
+ * not a share of a median that may be near 0. */
+static void share_threshold(const char *metric, struct metric_threshold *t)
+{
+	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "share_error") == 0)
+		*t = (struct metric_threshold){.floor_abs = 0.05, .rel = 0};
+}
+
 const struct metrics_plugin metrics_plugin_share = {
     .tool = "share",
     .all_lower = false,
     .parse = own_tool_parse,
+    .threshold = share_threshold,
 };
+
+/* Its mean overrun is a default gate's latency metric. */
+static void slice_threshold(const char *metric, struct metric_threshold *t)
+{
+	metrics_latency_gate(metric, "slice_overrun_us.mean", NULL, t);
+}
 
 const struct metrics_plugin metrics_plugin_slice = {
     .tool = "slice",
     .all_lower = true,
     .parse = own_tool_parse,
+    .threshold = slice_threshold,
 };
 
 static const char *wakeup_better(const char *metric)
@@ -110,11 +127,18 @@ static const char *wakeup_better(const char *metric)
 	return NULL; /* wakeup_latency_us.*, request_latency_us.*: lower (latency) */
 }
 
+/* Its median wake-up latency is a default gate's latency metric. */
+static void wakeup_threshold(const char *metric, struct metric_threshold *t)
+{
+	metrics_latency_gate(metric, "wakeup_latency_us.p50", NULL, t);
+}
+
 const struct metrics_plugin metrics_plugin_wakeup = {
     .tool = "wakeup",
     .all_lower = false,
     .parse = own_tool_parse,
     .better = wakeup_better,
+    .threshold = wakeup_threshold,
 };
 
 static const char *burn_better(const char *metric)

@@ -451,8 +451,22 @@ static int rtmigrate_parse(const struct metrics_output *out, json_object *worklo
 				 rtmigrate_maxerr(workload_spec), ret_metrics, ret_details, err);
 }
 
+static void rtmigrate_threshold(const char *metric, struct metric_threshold *t)
+{
+	if (strcmp(metric, "inversions") == 0) {
+		/* One inversion: a gate on counts with a margin of 0 could never
+		 * pass a noisy A/A ([0,0,0,0] against [0,0,0,1] allows +1). */
+		*t = (struct metric_threshold){.floor_abs = 1, .rel = 0};
+	} else if (strcmp(metric, "inversion_max_us") == 0 ||
+		   strncmp(metric, "start_delay_us.", 15) == 0) {
+		/* rt-migrate-test's own maxerr: below 1 ms a start delay is not news. */
+		t->floor_abs = RTMIGRATE_DEFAULT_MAXERR_US;
+	}
+}
+
 const struct metrics_plugin metrics_plugin_rtmigrate = {
     .tool = "rt-migrate-test",
     .all_lower = true,
     .parse = rtmigrate_parse,
+    .threshold = rtmigrate_threshold,
 };

@@ -5,16 +5,11 @@
 #include "compare/noise.h"
 #include "report/summary.h"
 #include "util/version.h"
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 static const char *str(json_object *o, const char *k, const char *def)
 {
-	json_object *v = get(o, k);
+	json_object *v = json_member(o, k);
 	return v ? json_object_get_string(v) : def;
 }
 
@@ -33,7 +28,7 @@ static void fmt_num(char *buf, size_t len, json_object *v)
 
 static bool is_true(json_object *o, const char *k)
 {
-	json_object *v = get(o, k);
+	json_object *v = json_member(o, k);
 	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
@@ -62,12 +57,12 @@ static void print_lines(FILE *f, const char *indent, const char *text, int max_l
 static void print_build_failures(FILE *f, json_object *result)
 {
 	int header = 0;
-	json_object *kernels = get(result, "kernels");
+	json_object *kernels = json_member(result, "kernels");
 	if (!json_object_is_type(kernels, json_type_object))
 		return;
 	json_object_object_foreach(kernels, name, k)
 	{
-		json_object *b = get(k, "build");
+		json_object *b = json_member(k, "build");
 		const char *status = str(b, "status", NULL);
 		if (!b || (status && strcmp(status, "ok") == 0))
 			continue;
@@ -75,12 +70,12 @@ static void print_build_failures(FILE *f, json_object *result)
 			fprintf(f, "\nKernels that did not build\n");
 		header = true;
 		fprintf(f, "  %s: %s", name, status ? status : "unknown");
-		if (get(b, "patch"))
+		if (json_member(b, "patch"))
 			fprintf(f, " (patch %s)", str(b, "patch", ""));
-		if (get(b, "option"))
+		if (json_member(b, "option"))
 			fprintf(f, " (option %s)", str(b, "option", ""));
 		fputc('\n', f);
-		if (get(b, "message"))
+		if (json_member(b, "message"))
 			fprintf(f, "    %s\n", str(b, "message", ""));
 		print_lines(f, "    | ", str(b, "log_excerpt", NULL), 12);
 	}
@@ -90,36 +85,36 @@ static void print_build_failures(FILE *f, json_object *result)
  * back (docs/guests.md "Topology"). */
 static void print_guest(FILE *f, json_object *result)
 {
-	json_object *g = get(get(result, "job"), "guest");
+	json_object *g = json_member(json_member(result, "job"), "guest");
 	if (!g)
 		return;
-	fprintf(f, "  guest: %d vCPU(s), %d MiB", json_object_get_int(get(g, "vcpus")),
-		json_object_get_int(get(g, "memory_mb")));
-	json_object *t = get(g, "topology");
+	fprintf(f, "  guest: %d vCPU(s), %d MiB", json_object_get_int(json_member(g, "vcpus")),
+		json_object_get_int(json_member(g, "memory_mb")));
+	json_object *t = json_member(g, "topology");
 	if (t)
 		fprintf(f, ", %d socket(s) x %d core(s) x %d thread(s)",
-			json_object_get_int(get(t, "sockets")),
-			json_object_get_int(get(t, "cores")),
-			json_object_get_int(get(t, "threads")));
-	json_object *numa = get(g, "numa");
+			json_object_get_int(json_member(t, "sockets")),
+			json_object_get_int(json_member(t, "cores")),
+			json_object_get_int(json_member(t, "threads")));
+	json_object *numa = json_member(g, "numa");
 	size_t n_numa =
 	    json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
 	for (size_t i = 0; i < n_numa && i < 8; i++) {
 		json_object *cell = json_object_array_get_idx(numa, i);
 		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ", str(cell, "cpus", "?"),
-			json_object_get_int(get(cell, "memory_mb")));
+			json_object_get_int(json_member(cell, "memory_mb")));
 	}
 	json_object *seen = NULL, *pinned_ex = NULL, *floating_ex = NULL;
 	int pinned = 0, runs_seen = 0;
-	json_object_object_foreach(get(result, "variants"), name, v)
+	json_object_object_foreach(json_member(result, "variants"), name, v)
 	{
 		(void)name;
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *run = json_object_array_get_idx(runs, i);
 			if (!seen)
-				seen = get(run, "topology");
-			json_object *p = get(run, "pinning");
+				seen = json_member(run, "topology");
+			json_object *p = json_member(run, "pinning");
 			if (!p)
 				continue;
 			runs_seen++;
@@ -131,7 +126,7 @@ static void print_guest(FILE *f, json_object *result)
 			}
 		}
 	}
-	json_object *d = get(seen, "sched_domains");
+	json_object *d = json_member(seen, "sched_domains");
 	if (json_object_is_type(d, json_type_array) && json_object_array_length(d) > 0) {
 		fprintf(f, "; sched domains");
 		for (size_t i = 0; i < json_object_array_length(d); i++)
@@ -140,7 +135,7 @@ static void print_guest(FILE *f, json_object *result)
 	fputc('\n', f);
 	/* docs/guests.md "Pinning": how many runs were pinned, and where. */
 	if (pinned_ex) {
-		json_object *vc = get(pinned_ex, "vcpus");
+		json_object *vc = json_member(pinned_ex, "vcpus");
 		fprintf(f, "  pinning: %d of %d run(s) pinned, e.g. vCPUs on host CPU(s)", pinned,
 			runs_seen);
 		for (size_t i = 0; json_object_is_type(vc, json_type_array) &&
@@ -158,8 +153,11 @@ static void print_guest(FILE *f, json_object *result)
  * for a normal build (result.kernels.K.debug, docs/kernel-bugs.md). */
 static const char *variant_debug(json_object *result, const char *vname)
 {
-	const char *kernel = str(get(get(result, "variants"), vname), "kernel", NULL);
-	json_object *d = kernel ? get(get(get(result, "kernels"), kernel), "debug") : NULL;
+	const char *kernel =
+	    str(json_member(json_member(result, "variants"), vname), "kernel", NULL);
+	json_object *d =
+	    kernel ? json_member(json_member(json_member(result, "kernels"), kernel), "debug")
+		   : NULL;
 	return json_object_is_type(d, json_type_string) ? json_object_get_string(d) : NULL;
 }
 
@@ -168,7 +166,7 @@ static const char *variant_debug(json_object *result, const char *vname)
  * production kernel's latency. Nothing for a job of normal kernels. */
 static void print_debug_kernels(FILE *f, json_object *result)
 {
-	json_object *variants = get(result, "variants");
+	json_object *variants = json_member(result, "variants");
 	if (!json_object_is_type(variants, json_type_object))
 		return;
 	int n = 0;
@@ -196,14 +194,14 @@ static void print_debug_kernels(FILE *f, json_object *result)
 static void print_runs(FILE *f, json_object *result)
 {
 	fprintf(f, "\nRuns (%s, order: interleaved)\n",
-		str(get(result, "environment"), "accelerator", "?"));
+		str(json_member(result, "environment"), "accelerator", "?"));
 	print_guest(f, result);
-	json_object *variants = get(result, "variants");
+	json_object *variants = json_member(result, "variants");
 	if (!json_object_is_type(variants, json_type_object))
 		return;
 	json_object_object_foreach(variants, name, v)
 	{
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		const char *preset = variant_debug(result, name);
 		if (preset) {
 			char tagged[128];
@@ -215,23 +213,24 @@ static void print_runs(FILE *f, json_object *result)
 		if (is_true(v, "not_built")) {
 			const char *kernel = str(v, "kernel", "?");
 			fprintf(f, " not built (kernel '%s': %s)\n", kernel,
-				str(get(get(get(result, "kernels"), kernel), "build"), "status",
-				    "did not build"));
+				str(json_member(json_member(json_member(result, "kernels"), kernel),
+						"build"),
+				    "status", "did not build"));
 			continue;
 		}
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
 			fprintf(f, " %s%s", str(r, "status", "?"),
-				json_object_get_boolean(get(r, "noisy")) ? "(noisy)" : "");
+				json_object_get_boolean(json_member(r, "noisy")) ? "(noisy)" : "");
 		}
 		fputc('\n', f);
 		/* How long the vCPUs waited for a host CPU, per run: the host's part
 		 * in what was measured (docs/statistics.md). */
 		bool any = false;
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *w =
-			    get(get(json_object_array_get_idx(runs, i), "host_interference"),
-				"vcpu_wait_pct");
+			json_object *w = json_member(
+			    json_member(json_object_array_get_idx(runs, i), "host_interference"),
+			    "vcpu_wait_pct");
 			if (!json_object_is_type(w, json_type_double) &&
 			    !json_object_is_type(w, json_type_int))
 				continue;
@@ -247,7 +246,8 @@ static void print_runs(FILE *f, json_object *result)
 		 * that was ejected. */
 		any = false;
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *x = get(json_object_array_get_idx(runs, i), "sched_ext");
+			json_object *x =
+			    json_member(json_object_array_get_idx(runs, i), "sched_ext");
 			if (!x)
 				continue;
 			if (!any)
@@ -263,12 +263,12 @@ static void print_runs(FILE *f, json_object *result)
 			fputc('\n', f);
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
-			if (get(r, "reason"))
+			if (json_member(r, "reason"))
 				fprintf(f, "    %s: %s\n", str(r, "key", "?"),
 					str(r, "reason", ""));
 		}
 		/* Fail fast: the runs left out after a hang, panic or crash. */
-		json_object *skipped = get(v, "skipped_runs");
+		json_object *skipped = json_member(v, "skipped_runs");
 		if (json_object_is_type(skipped, json_type_int) && json_object_get_int(skipped) > 0)
 			fprintf(f, "    skipped %d run(s): %s\n", json_object_get_int(skipped),
 				str(v, "skipped_reason", "no reason given"));
@@ -279,7 +279,7 @@ static void print_runs(FILE *f, json_object *result)
  * because it opted out (job.schema.json gates_opt_out). */
 static void print_gates(FILE *f, json_object *job)
 {
-	json_object *gates = get(job, "gates");
+	json_object *gates = json_member(job, "gates");
 	size_t n =
 	    json_object_is_type(gates, json_type_array) ? json_object_array_length(gates) : 0;
 	if (n == 0) {
@@ -325,18 +325,20 @@ void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, siz
 	}
 	/* A result from before December 2026 called "unchanged" what it could
 	 * not tell; say so from its numbers. */
-	if (get(c, "ci_method"))
+	if (json_member(c, "ci_method"))
 		return;
 	double change, thr, lo, hi, p, alpha;
-	json_object *ci = get(c, "ci95");
-	if (strcmp(str(c, "verdict", ""), "unchanged") != 0 || !number(get(c, "change"), &change) ||
-	    !number(get(c, "threshold"), &thr) || fabs(change) <= thr ||
+	json_object *ci = json_member(c, "ci95");
+	if (strcmp(str(c, "verdict", ""), "unchanged") != 0 ||
+	    !number(json_member(c, "change"), &change) ||
+	    !number(json_member(c, "threshold"), &thr) || fabs(change) <= thr ||
 	    !json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2 ||
 	    !number(json_object_array_get_idx(ci, 0), &lo) ||
 	    !number(json_object_array_get_idx(ci, 1), &hi))
 		return;
 	if (lo > thr || hi < -thr) {
-		if (number(get(c, "p_value"), &p) && number(get(c, "alpha"), &alpha))
+		if (number(json_member(c, "p_value"), &p) &&
+		    number(json_member(c, "alpha"), &alpha))
 			snprintf(buf, sz, " (p %.3g above alpha %.3g)", p, alpha);
 		return;
 	}
@@ -346,30 +348,31 @@ void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, siz
 static void print_comparison(FILE *f, json_object *c)
 {
 	char b[32], cand[32], ch[32], lo[32], hi[32], p[32], thr[32];
-	fmt_num(b, sizeof(b), get(get(c, "baseline"), "median"));
-	fmt_num(cand, sizeof(cand), get(get(c, "candidate"), "median"));
-	fmt_num(ch, sizeof(ch), get(c, "change"));
+	fmt_num(b, sizeof(b), json_member(json_member(c, "baseline"), "median"));
+	fmt_num(cand, sizeof(cand), json_member(json_member(c, "candidate"), "median"));
+	fmt_num(ch, sizeof(ch), json_member(c, "change"));
 	/* the % change beside the absolute one, as latency numbers are quoted */
-	json_object *pct = get(c, "change_pct");
+	json_object *pct = json_member(c, "change_pct");
 	char chp[48];
 	if (json_object_is_type(pct, json_type_double) || json_object_is_type(pct, json_type_int))
 		snprintf(chp, sizeof(chp), "%s (%+.1f%%)", ch, json_object_get_double(pct));
 	else
 		snprintf(chp, sizeof(chp), "%s", ch);
-	json_object *ci = get(c, "ci95");
+	json_object *ci = json_member(c, "ci95");
 	if (!json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2)
 		ci = NULL;
 	fmt_num(lo, sizeof(lo), ci ? json_object_array_get_idx(ci, 0) : NULL);
 	fmt_num(hi, sizeof(hi), ci ? json_object_array_get_idx(ci, 1) : NULL);
-	json_object *pv = get(c, "p_value");
+	json_object *pv = json_member(c, "p_value");
 	if (pv && !json_object_is_type(pv, json_type_null))
 		snprintf(p, sizeof(p), "%.3f", json_object_get_double(pv));
 	else
 		snprintf(p, sizeof(p), "-");
-	fmt_num(thr, sizeof(thr), get(c, "threshold"));
+	fmt_num(thr, sizeof(thr), json_member(c, "threshold"));
 	char metric[80], note[208];
 	snprintf(metric, sizeof(metric), "%s%s", str(c, "metric", "?"),
-		 get(c, "gated") && json_object_get_boolean(get(c, "gated")) ? " *" : "");
+		 json_member(c, "gated") && json_object_get_boolean(json_member(c, "gated")) ? " *"
+											     : "");
 	/* The threshold beside the verdict, and why an undecided row is
 	 * undecided, so that reads as the rule, not as a bug. */
 	summary_unchanged_note(c, thr, note, sizeof(note));
@@ -442,7 +445,7 @@ static void print_schedstat(FILE *f, json_object *cmp)
 			if (!summary_same_group(e, c) || !summary_schedstat_own_row(e))
 				continue;
 			char ch[32];
-			fmt_num(ch, sizeof(ch), get(e, "change_pct"));
+			fmt_num(ch, sizeof(ch), json_member(e, "change_pct"));
 			if (own++ < 6)
 				fprintf(f, " %s %s (%s%s%%)", str(e, "metric", "?"), v,
 					ch[0] == '-' ? "" : "+", ch);
@@ -468,16 +471,16 @@ static void print_schedstat(FILE *f, json_object *cmp)
 
 void summary_print(FILE *f, json_object *result)
 {
-	fprintf(f, "\nschedlab: %s\n", str(get(result, "job"), "name", "job"));
+	fprintf(f, "\nschedlab: %s\n", str(json_member(result, "job"), "name", "job"));
 	print_debug_kernels(f, result);
 	print_build_failures(f, result);
 	print_runs(f, result);
-	json_object *cmp = get(result, "comparisons");
+	json_object *cmp = json_member(result, "comparisons");
 	size_t n = cmp ? json_object_array_length(cmp) : 0;
 	fprintf(f,
 		"\nComparisons against baseline '%s' (medians; * = gated; interval: of the "
 		"shift, at 1 - 2 alpha)\n",
-		str(get(result, "job"), "baseline", "?"));
+		str(json_member(result, "job"), "baseline", "?"));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  %s %6s  %-9s %s\n", "variant", "workload",
 		"metric", "baseline", "candidate", "change", "[interval]", "p", "threshold",
 		"verdict");
@@ -487,25 +490,28 @@ void summary_print(FILE *f, json_object *result)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(cmp, i);
-			bool gated = get(c, "gated") && json_object_get_boolean(get(c, "gated"));
+			bool gated = json_member(c, "gated") &&
+				     json_object_get_boolean(json_member(c, "gated"));
 			if (gated == (pass == 0) && !summary_schedstat_metric(str(c, "metric", "")))
 				print_comparison(f, c);
 		}
 	print_schedstat(f, cmp);
-	json_object *rep = get(result, "repeats");
+	json_object *rep = json_member(result, "repeats");
 	if (rep)
 		fprintf(
 		    f,
 		    "\nrepeats: %d round(s) run (min %d, max %d, %d noisy rerun(s), level %.3g per "
 		    "look): %s\n",
-		    json_object_get_int(get(rep, "rounds_run")),
-		    json_object_get_int(get(rep, "min")), json_object_get_int(get(rep, "max")),
-		    json_object_get_int(get(rep, "noisy_reruns")),
-		    json_object_get_double(get(rep, "alpha_per_look")), str(rep, "stopped", "?"));
-	json_object *lim = get(rep, "noise_limit_pct");
+		    json_object_get_int(json_member(rep, "rounds_run")),
+		    json_object_get_int(json_member(rep, "min")),
+		    json_object_get_int(json_member(rep, "max")),
+		    json_object_get_int(json_member(rep, "noisy_reruns")),
+		    json_object_get_double(json_member(rep, "alpha_per_look")),
+		    str(rep, "stopped", "?"));
+	json_object *lim = json_member(rep, "noise_limit_pct");
 	if (lim) {
 		const char *src = str(rep, "noise_limit_source", "");
-		json_object *aa = get(rep, "calibration_vcpu_wait_pct_p90");
+		json_object *aa = json_member(rep, "calibration_vcpu_wait_pct_p90");
 		fprintf(
 		    f,
 		    "noise limit: a run whose vCPUs waited over %.3g %% for a host CPU while "
@@ -521,7 +527,7 @@ void summary_print(FILE *f, json_object *result)
 		else
 			fprintf(f, " (the default; `schedlab calibrate` sets one for this host)\n");
 	}
-	json_object *cal = get(result, "calibration");
+	json_object *cal = json_member(result, "calibration");
 	for (size_t i = 0; json_object_is_type(cal, json_type_array) &&
 			   i < json_object_array_length(cal) && i < 64;
 	     i++) {
@@ -530,14 +536,15 @@ void summary_print(FILE *f, json_object *result)
 			"calibration: workload '%s': default thresholds from the A/A calibration "
 			"%.12s made %s (%d boots on %s)\n",
 			str(e, "workload", "?"), str(e, "key", "?"), str(e, "made_at", "?"),
-			json_object_get_int(get(e, "boots")), str(get(e, "host"), "hostname", "?"));
+			json_object_get_int(json_member(e, "boots")),
+			str(json_member(e, "host"), "hostname", "?"));
 	}
 	fputc('\n', f);
-	summary_print_bisection(f, get(result, "bisection"));
-	summary_print_attribution(f, get(result, "attribution"));
-	print_gates(f, get(result, "job"));
+	summary_print_bisection(f, json_member(result, "bisection"));
+	summary_print_attribution(f, json_member(result, "attribution"));
+	print_gates(f, json_member(result, "job"));
 	fprintf(f, "verdict: %s\n", str(result, "verdict", "?"));
-	json_object *reasons = get(result, "verdict_reasons");
+	json_object *reasons = json_member(result, "verdict_reasons");
 	for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)
 		fprintf(f, "  - %s\n",
 			json_object_get_string(json_object_array_get_idx(reasons, i)));

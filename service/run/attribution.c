@@ -11,18 +11,13 @@
 #include "run/prefix_step.h"
 #include "util/json.h"
 #include "util/macro.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 /* The name of result's one candidate variant (the shorthand's "patched"),
  * or NULL. */
 static const char *candidate_name(json_object *result, const char *baseline)
 {
-	json_object_object_foreach(get(result, "variants"), name, v)
+	json_object_object_foreach(json_member(result, "variants"), name, v)
 	{
 		(void)v;
 		if (strcmp(name, baseline) != 0)
@@ -52,19 +47,19 @@ static json_object *added_of(json_object *comparisons)
 	json_object *out = json_object_new_array();
 	for (size_t i = 0; i < json_object_array_length(comparisons); i++) {
 		json_object *c = json_object_array_get_idx(comparisons, i);
-		if (!json_object_get_boolean(get(c, "gated")))
+		if (!json_object_get_boolean(json_member(c, "gated")))
 			continue;
 		json_object *s = json_object_new_object();
 		static const char *const keys[] = {"workload",	 "metric", "verdict", "change",
 						   "change_pct", "ci95",   "p_value", "better"};
 		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-			if (get(c, keys[k]))
+			if (json_member(c, keys[k]))
 				json_object_object_add(s, keys[k],
-						       json_object_get(get(c, keys[k])));
-		json_object_object_add(s, "from",
-				       json_object_get(get(get(c, "baseline"), "median")));
-		json_object_object_add(s, "to",
-				       json_object_get(get(get(c, "candidate"), "median")));
+						       json_object_get(json_member(c, keys[k])));
+		json_object_object_add(
+		    s, "from", json_object_get(json_member(json_member(c, "baseline"), "median")));
+		json_object_object_add(
+		    s, "to", json_object_get(json_member(json_member(c, "candidate"), "median")));
 		json_object_array_add(out, s);
 	}
 	return out;
@@ -83,14 +78,14 @@ static json_object *carried_entry(json_object *step, json_object *a)
 	static const char *const from_step[] = {"patches", "last_patch", "commit"};
 	static const char *const from_a_after[] = {"verdict", "change", "ci95", "p_value"};
 	for (size_t k = 0; k < ELEMENTSOF(from_a); k++)
-		json_object_object_add(o, from_a[k], json_object_get(get(a, from_a[k])));
+		json_object_object_add(o, from_a[k], json_object_get(json_member(a, from_a[k])));
 	for (size_t k = 0; k < ELEMENTSOF(from_step); k++)
-		if (get(step, from_step[k]))
+		if (json_member(step, from_step[k]))
 			json_object_object_add(o, from_step[k],
-					       json_object_get(get(step, from_step[k])));
+					       json_object_get(json_member(step, from_step[k])));
 	for (size_t k = 0; k < ELEMENTSOF(from_a_after); k++)
 		json_object_object_add(o, from_a_after[k],
-				       json_object_get(get(a, from_a_after[k])));
+				       json_object_get(json_member(a, from_a_after[k])));
 	return o;
 }
 
@@ -103,16 +98,16 @@ static json_object *carried_by(json_object *steps)
 	_cleanup_json_ json_object *at = json_object_new_object(); /* "w\nm" -> index in out */
 	for (size_t s = 0; s < json_object_array_length(steps); s++) {
 		json_object *step = json_object_array_get_idx(steps, s),
-			    *added = get(step, "added");
+			    *added = json_member(step, "added");
 		for (size_t i = 0; added && i < json_object_array_length(added); i++) {
 			json_object *a = json_object_array_get_idx(added, i);
-			const char *w = json_object_get_string(get(a, "workload"));
-			const char *m = json_object_get_string(get(a, "metric"));
-			if (!w || !m || !decided(json_object_get_string(get(a, "verdict"))))
+			const char *w = json_object_get_string(json_member(a, "workload"));
+			const char *m = json_object_get_string(json_member(a, "metric"));
+			if (!w || !m || !decided(json_object_get_string(json_member(a, "verdict"))))
 				continue;
 			char key[512];
 			snprintf(key, sizeof(key), "%s\n%s", w, m);
-			json_object *idx = get(at, key);
+			json_object *idx = json_member(at, key);
 			if (!idx) {
 				json_object_object_add(
 				    at, key,
@@ -122,8 +117,8 @@ static json_object *carried_by(json_object *steps)
 			}
 			size_t j = (size_t)json_object_get_int(idx);
 			double have = json_object_get_double(
-			    get(json_object_array_get_idx(out, j), "change"));
-			if (fabs(json_object_get_double(get(a, "change"))) > fabs(have))
+			    json_member(json_object_array_get_idx(out, j), "change"));
+			if (fabs(json_object_get_double(json_member(a, "change"))) > fabs(have))
 				json_object_array_put_idx(out, j, carried_entry(step, a));
 		}
 	}
@@ -140,8 +135,8 @@ static int add_own_change(const struct job *job, json_object *result, const char
 	_cleanup_json_ json_object *pair = pair_of(baseline, before, candidate, after);
 	json_object *comparisons = NULL, *reasons = NULL;
 	char verdict[16];
-	int r = compare_result_calibrated(job, pair, get(result, "calibration"), &comparisons,
-					  verdict, &reasons, &err);
+	int r = compare_result_calibrated(job, pair, json_member(result, "calibration"),
+					  &comparisons, verdict, &reasons, &err);
 	if (r < 0)
 		return r;
 	json_object_object_add(step, "added", added_of(comparisons));
@@ -164,13 +159,14 @@ int run_attribution(const struct series_input *in, json_object *result)
 	/* the job as run (result.job: the expanded spec), typed for the
 	 * comparison rules */
 	struct sl_error err = {0};
-	if (job_from_expanded(get(result, "job"), &job, &err) < 0)
+	if (job_from_expanded(json_member(result, "job"), &job, &err) < 0)
 		return -EINVAL;
 	struct prefix_pool pool;
 	prefix_pool_init(&pool, result);
 	const char *candidate = candidate_name(result, pool.baseline);
 	json_object *steps = json_object_new_array();
-	json_object *before = get(get(get(result, "variants"), pool.baseline), "runs");
+	json_object *before =
+	    json_member(json_member(json_member(result, "variants"), pool.baseline), "runs");
 	_cleanup_json_ json_object *held = NULL; /* the last step's result: before's owner */
 	int builds = 0, boots = 0;
 	bool error = !candidate;
@@ -201,8 +197,8 @@ int run_attribution(const struct series_input *in, json_object *result)
 				json_object_object_add(step, "prebuilt",
 						       json_object_new_boolean(true));
 			}
-			builds += json_object_get_boolean(get(step, "built"));
-			boots += json_object_get_int(get(step, "boots"));
+			builds += json_object_get_boolean(json_member(step, "built"));
+			boots += json_object_get_int(json_member(step, "boots"));
 		} else {
 			/* the whole series: its result is already measured */
 			step = json_object_new_object();
@@ -211,24 +207,26 @@ int run_attribution(const struct series_input *in, json_object *result)
 			    in->commits ? json_object_array_get_idx(in->commits, n - 1) : NULL;
 			json_object_object_add(step, "patches", json_object_new_int((int)n));
 			json_object_object_add(step, "last_patch",
-					       json_object_get(get(last, "name")));
+					       json_object_get(json_member(last, "name")));
 			if (commit) {
-				json_object_object_add(step, "commit",
-						       json_object_get(get(commit, "commit")));
-				json_object_object_add(step, "subject",
-						       json_object_get(get(commit, "subject")));
+				json_object_object_add(
+				    step, "commit", json_object_get(json_member(commit, "commit")));
+				json_object_object_add(
+				    step, "subject",
+				    json_object_get(json_member(commit, "subject")));
 			}
 			json_object_object_add(step, "verdict",
-					       json_object_get(get(result, "verdict")));
+					       json_object_get(json_member(result, "verdict")));
 			json_object_object_add(
 			    step, "comparisons",
-			    prefix_gated_comparisons(get(result, "comparisons")));
+			    prefix_gated_comparisons(json_member(result, "comparisons")));
 			json_object_object_add(step, "built", json_object_new_boolean(false));
 			json_object_object_add(step, "boots", json_object_new_int(0));
 			json_object_object_add(step, "reused_runs", json_object_new_int(0));
 			step_result = json_object_get(result);
 		}
-		json_object *after = get(get(get(step_result, "variants"), candidate), "runs");
+		json_object *after = json_member(
+		    json_member(json_member(step_result, "variants"), candidate), "runs");
 		if (add_own_change(job, result, pool.baseline, candidate, before, after, step) < 0)
 			error = true;
 		json_object_array_add(steps, step);

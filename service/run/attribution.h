@@ -1,4 +1,4 @@
-/* Per-patch attribution (issue 18 item 2; `schedlab test --per-patch`, the
+/* Per-patch attribution (`schedlab test --per-patch`, the
  * job field "per_patch": true): which patch of a series bought, or cost,
  * what. Every prefix of the series is measured against the same base
  * (run/prefix_step.h: the base's runs reused; the whole series' result is

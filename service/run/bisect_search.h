@@ -1,4 +1,4 @@
-/* The search of a bisection (issue 18): over a series of n steps (patches
+/* The search of a bisection: over a series of n steps (patches
  * or commits) whose whole fails and whose base passes, the first k whose
  * prefix of k fails, by binary search. What a prefix's verdict is comes
  * from the caller (measure: build and measure the first k against the base

@@ -9,12 +9,7 @@
 #include "run/prefix_step.h"
 #include "util/json.h"
 #include "util/macro.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 /* The state a measure callback needs between steps. */
 struct search_ctx {
@@ -31,8 +26,8 @@ static enum bisect_verdict measure_prefix(void *userdata, size_t k)
 	enum bisect_verdict v = BISECT_ERROR;
 	if (prefix_step_run(s->in, s->pool, s->patches, k, "bisect", "bisect", &step, &v, NULL) < 0)
 		return BISECT_ERROR;
-	s->builds += json_object_get_boolean(get(step, "built"));
-	s->boots += json_object_get_int(get(step, "boots"));
+	s->builds += json_object_get_boolean(json_member(step, "built"));
+	s->boots += json_object_get_int(json_member(step, "boots"));
 	json_object_array_add(s->steps, step);
 	return v;
 }
@@ -62,14 +57,15 @@ int run_bisection(const struct series_input *in, json_object *result)
 		json_object *p = json_object_array_get_idx(patches, a.first_bad - 1);
 		json_object_object_add(b, "status", json_object_new_string("found"));
 		json_object_object_add(b, "first_bad", json_object_new_int((int)a.first_bad));
-		json_object_object_add(b, "first_bad_patch", json_object_get(get(p, "name")));
+		json_object_object_add(b, "first_bad_patch",
+				       json_object_get(json_member(p, "name")));
 		json_object *c =
 		    in->commits ? json_object_array_get_idx(in->commits, a.first_bad - 1) : NULL;
 		if (c) {
 			json_object_object_add(b, "first_bad_commit",
-					       json_object_get(get(c, "commit")));
+					       json_object_get(json_member(c, "commit")));
 			json_object_object_add(b, "first_bad_subject",
-					       json_object_get(get(c, "subject")));
+					       json_object_get(json_member(c, "subject")));
 		}
 	}
 	json_object_object_add(b, "patches", json_object_new_int((int)n));

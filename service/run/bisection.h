@@ -1,4 +1,4 @@
-/* A bisection of a failing series on the statistical verdict (issue 18),
+/* A bisection of a failing series on the statistical verdict,
  * for every caller: `schedlab test --bisect` (cli/bisect.c) and, later, the
  * service's workers. Prefixes of the series (the shorthand job's patches,
  * or a commit range's commits as patches) are built and measured against

@@ -4,12 +4,7 @@
 #include <string.h>
 
 #include "run/placement.h"
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 /* Process-wide slots, so the service's workers share one build and the
  * guest capacity between jobs. Sized by the first runner_config seen. */
@@ -163,13 +158,13 @@ json_object *placement_run(struct placement *p, const struct run_key *key,
 void placement_describe(const struct placement *p, json_object *result)
 {
 	json_object *out = json_object_new_object(), *hosts = json_object_new_array();
-	json_object_object_foreach(get(result, "variants"), vname, vo)
+	json_object_object_foreach(json_member(result, "variants"), vname, vo)
 	{
 		(void)vname;
-		json_object *runs = get(vo, "runs");
+		json_object *runs = json_member(vo, "runs");
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			const char *h =
-			    json_object_get_string(get(json_object_array_get_idx(runs, i), "host"));
+			const char *h = json_object_get_string(
+			    json_member(json_object_array_get_idx(runs, i), "host"));
 			bool seen = false;
 			for (size_t k = 0; h && k < json_object_array_length(hosts); k++)
 				seen |= strcmp(h, json_object_get_string(

@@ -1,4 +1,4 @@
-/* Building the kernels of many prefixes at once (issue 18 item 4): before
+/* Building the kernels of many prefixes at once: before
  * a per-patch attribution measures its prefixes one after another, their
  * kernels are built up to in->build_slots at once, each in its own work
  * area of the source tree (kernel/kbuild_area.c), so the steps then find

@@ -8,27 +8,24 @@
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/macro.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 static void pool_add(struct prefix_pool *pool, json_object *result)
 {
-	json_object *runs = get(get(get(result, "variants"), pool->baseline), "runs");
+	json_object *runs =
+	    json_member(json_member(json_member(result, "variants"), pool->baseline), "runs");
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
-		const char *key = json_object_get_string(get(run, "key"));
-		if (key && !get(pool->runs, key))
+		const char *key = json_object_get_string(json_member(run, "key"));
+		if (key && !json_member(pool->runs, key))
 			json_object_object_add(pool->runs, key, json_object_get(run));
 	}
 }
 
 void prefix_pool_init(struct prefix_pool *pool, json_object *result)
 {
-	const char *baseline = json_object_get_string(get(get(result, "job"), "baseline"));
+	const char *baseline =
+	    json_object_get_string(json_member(json_member(result, "job"), "baseline"));
 	*pool = (struct prefix_pool){.runs = json_object_new_object(),
 				     .baseline = baseline ? baseline : "baseline"};
 	pool_add(pool, result);
@@ -43,7 +40,7 @@ void prefix_pool_free(struct prefix_pool *pool)
 static json_object *pool_lookup(void *userdata, const char *run_key)
 {
 	struct prefix_pool *pool = userdata;
-	json_object *run = get(pool->runs, run_key);
+	json_object *run = json_member(pool->runs, run_key);
 	if (!run)
 		return NULL;
 	pool->reused++;
@@ -53,10 +50,10 @@ static json_object *pool_lookup(void *userdata, const char *run_key)
 int prefix_count_runs(json_object *result)
 {
 	int n = 0;
-	json_object_object_foreach(get(result, "variants"), name, v)
+	json_object_object_foreach(json_member(result, "variants"), name, v)
 	{
 		(void)name;
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		n += runs ? (int)json_object_array_length(runs) : 0;
 	}
 	return n;
@@ -64,7 +61,7 @@ int prefix_count_runs(json_object *result)
 
 enum bisect_verdict prefix_verdict(json_object *result)
 {
-	const char *v = json_object_get_string(get(result, "verdict"));
+	const char *v = json_object_get_string(json_member(result, "verdict"));
 	if (v && strcmp(v, "pass") == 0)
 		return BISECT_GOOD;
 	if (v && strcmp(v, "fail") == 0)
@@ -96,16 +93,16 @@ json_object *prefix_gated_comparisons(json_object *cmps)
 {
 	json_object *out = json_object_new_array();
 	for (size_t i = 0; cmps && i < json_object_array_length(cmps); i++) {
-		json_object *c = json_object_array_get_idx(cmps, i), *g = get(c, "gated");
+		json_object *c = json_object_array_get_idx(cmps, i), *g = json_member(c, "gated");
 		if (!g || !json_object_get_boolean(g))
 			continue;
 		json_object *s = json_object_new_object();
 		static const char *const keys[] = {"variant", "workload", "metric", "verdict",
 						   "change",  "ci95",	  "p_value"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (get(c, keys[k]))
+			if (json_member(c, keys[k]))
 				json_object_object_add(s, keys[k],
-						       json_object_get(get(c, keys[k])));
+						       json_object_get(json_member(c, keys[k])));
 		json_object_array_add(out, s);
 	}
 	return out;
@@ -121,12 +118,13 @@ json_object *prefix_step_job(const struct series_input *in, json_object *patches
 
 	if (json_object_deep_copy(in->spec, &spec, NULL) < 0)
 		return NULL;
-	snprintf(name, sizeof(name), "%.50s-first-%zu", json_object_get_string(get(spec, "name")),
-		 k);
+	snprintf(name, sizeof(name), "%.50s-first-%zu",
+		 json_object_get_string(json_member(spec, "name")), k);
 	json_object_object_add(spec, "name", json_object_new_string(name));
 	if (in->expanded) {
 		/* the candidate kernel's patches: the base's own, then the first k */
-		json_object *pp = get(get(get(spec, "kernels"), "patched"), "patches");
+		json_object *pp =
+		    json_member(json_member(json_member(spec, "kernels"), "patched"), "patches");
 		size_t keep = json_object_array_length(pp) - json_object_array_length(patches) + k;
 		json_object_array_del_idx(pp, keep, json_object_array_length(pp) - keep);
 		return TAKE_PTR(spec);
@@ -148,8 +146,8 @@ int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, jso
 		    enum bisect_verdict *ret_verdict, json_object **ret_result)
 {
 	_cleanup_json_ json_object *expanded = prefix_step_job(in, patches, k, tag), *result = NULL;
-	const char *last =
-	    json_object_get_string(get(json_object_array_get_idx(patches, (size_t)k - 1), "name"));
+	const char *last = json_object_get_string(
+	    json_member(json_object_array_get_idx(patches, (size_t)k - 1), "name"));
 
 	if (!expanded)
 		return -EINVAL;
@@ -160,8 +158,8 @@ int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, jso
 	if (commit)
 		prefix_say(in, "[%s] the first %zu of %zu commits (up to %.12s %s)", tag, k,
 			   json_object_array_length(patches),
-			   json_object_get_string(get(commit, "commit")),
-			   json_object_get_string(get(commit, "subject")));
+			   json_object_get_string(json_member(commit, "commit")),
+			   json_object_get_string(json_member(commit, "subject")));
 	else
 		prefix_say(in, "[%s] the first %zu of %zu patches (up to %s)", tag, k,
 			   json_object_array_length(patches), last ? last : "?");
@@ -175,21 +173,25 @@ int prefix_step_run(const struct series_input *in, struct prefix_pool *pool, jso
 	json_object_object_add(step, "patches", json_object_new_int((int)k));
 	json_object_object_add(step, "last_patch", json_object_new_string(last ? last : ""));
 	if (commit) {
-		json_object_object_add(step, "commit", json_object_get(get(commit, "commit")));
-		json_object_object_add(step, "subject", json_object_get(get(commit, "subject")));
+		json_object_object_add(step, "commit",
+				       json_object_get(json_member(commit, "commit")));
+		json_object_object_add(step, "subject",
+				       json_object_get(json_member(commit, "subject")));
 	}
 	json_object_object_add(step, "verdict", json_object_new_string(verdict_word(v)));
 	json_object_object_add(step, "uncertain",
 			       json_object_new_boolean(v != BISECT_GOOD && v != BISECT_BAD));
-	json_object *reasons = get(result, "verdict_reasons");
+	json_object *reasons = json_member(result, "verdict_reasons");
 	json_object_object_add(step, "decided_by",
 			       reasons ? json_object_get(reasons) : json_object_new_array());
 	json_object_object_add(step, "comparisons",
-			       prefix_gated_comparisons(get(result, "comparisons")));
-	json_object *build = get(get(get(result, "kernels"), "patched"), "build");
+			       prefix_gated_comparisons(json_member(result, "comparisons")));
+	json_object *build =
+	    json_member(json_member(json_member(result, "kernels"), "patched"), "build");
 	if (build)
 		json_object_object_add(step, "build", json_object_get(build));
-	json_object *cached = get(get(get(result, "kernels"), "patched"), "cached");
+	json_object *cached =
+	    json_member(json_member(json_member(result, "kernels"), "patched"), "cached");
 	json_object_object_add(
 	    step, "built", json_object_new_boolean(!cached || !json_object_get_boolean(cached)));
 	json_object_object_add(step, "boots",
@@ -213,10 +215,10 @@ char *prefix_step_dir(const struct series_input *in, const char *dir, size_t k)
 json_object *prefix_series_patches(const struct series_input *in)
 {
 	if (!in->expanded)
-		return json_object_get(get(in->spec, "patches"));
-	json_object *kernels = get(in->spec, "kernels");
-	json_object *bp = get(get(kernels, "base"), "patches");
-	json_object *pp = get(get(kernels, "patched"), "patches");
+		return json_object_get(json_member(in->spec, "patches"));
+	json_object *kernels = json_member(in->spec, "kernels");
+	json_object *bp = json_member(json_member(kernels, "base"), "patches");
+	json_object *pp = json_member(json_member(kernels, "patched"), "patches");
 	size_t nb = bp ? json_object_array_length(bp) : 0;
 	size_t np = pp ? json_object_array_length(pp) : 0;
 	if (!pp || np < nb || json_object_object_length(kernels) != 2)

@@ -1,4 +1,4 @@
-/* One step of a walk over the prefixes of a series (issue 18), shared by
+/* One step of a walk over the prefixes of a series, shared by
  * the bisection (run/bisection.c: which prefix first fails) and the
  * per-patch attribution (run/attribution.c: what each patch adds): the
  * job of the base plus the first k patches of the series, run by the

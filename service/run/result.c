@@ -8,12 +8,7 @@
 #include "compare/compare.h"
 #include "compare/signatures.h"
 #include "run/environment.h"
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 json_object *result_new(const struct job *job)
 {
@@ -22,12 +17,6 @@ json_object *result_new(const struct job *job)
 	json_object_object_add(result, "job", json_object_get(job->spec));
 	json_object_object_add(result, "kernels", json_object_new_object());
 	return result;
-}
-
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v = get(o, k);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
 void result_add_kernel(json_object *result, const char *name, const struct kbuild_artifact *art)
@@ -43,7 +32,7 @@ void result_add_kernel(json_object *result, const char *name, const struct kbuil
 	json_object *build = json_object_new_object();
 	json_object_object_add(build, "status", json_object_new_string("ok"));
 	json_object_object_add(meta, "build", build);
-	json_object_object_add(get(result, "kernels"), name, meta);
+	json_object_object_add(json_member(result, "kernels"), name, meta);
 }
 
 void result_add_kernel_failed(json_object *result, const char *name, const char *source,
@@ -65,7 +54,7 @@ void result_add_kernel_failed(json_object *result, const char *name, const char 
 	json_object_object_add(b, "log_excerpt",
 			       json_object_new_string(f && f->log_excerpt ? f->log_excerpt : ""));
 	json_object_object_add(k, "build", b);
-	json_object_object_add(get(result, "kernels"), name, k);
+	json_object_object_add(json_member(result, "kernels"), name, k);
 }
 
 void result_set_environment(json_object *result, struct guest_host *host, const char *accelerator)
@@ -95,7 +84,7 @@ void result_begin_runs(json_object *result, const struct job *job, const struct 
 
 void result_add_order(json_object *result, const struct run_key *order, size_t n)
 {
-	json_object *o = get(result, "order");
+	json_object *o = json_member(result, "order");
 	for (size_t i = 0; o && i < n; i++) {
 		char buf[RUN_KEY_STRLEN];
 		json_object_array_add(o, json_object_new_string(run_key_format(&order[i], buf)));
@@ -104,7 +93,8 @@ void result_add_order(json_object *result, const struct run_key *order, size_t n
 
 int result_add_run(json_object *result, const struct run_key *key, json_object *run)
 {
-	json_object *runs = get(get(get(result, "variants"), key->variant), "runs");
+	json_object *runs =
+	    json_member(json_member(json_member(result, "variants"), key->variant), "runs");
 	if (!runs) {
 		json_object_put(run);
 		return -ENOENT;
@@ -127,21 +117,22 @@ _printf_(2, 3) static void add_reason(json_object *reasons, const char *fmt, ...
  * kernel (contract A), and one per such kernel no variant boots. */
 static void build_reasons(json_object *result, const struct job *job, json_object *reasons)
 {
-	json_object *kernels = get(result, "kernels");
-	json_object_object_foreach(get(result, "variants"), vname, v)
+	json_object *kernels = json_member(result, "kernels");
+	json_object_object_foreach(json_member(result, "variants"), vname, v)
 	{
-		if (!json_object_get_boolean(get(v, "not_built")))
+		if (!json_object_get_boolean(json_member(v, "not_built")))
 			continue;
-		const char *kname = get_str(v, "kernel");
-		json_object *b = get(get(kernels, kname ? kname : ""), "build");
-		const char *status = get_str(b, "status"), *msg = get_str(b, "message");
+		const char *kname = json_member_string(v, "kernel");
+		json_object *b = json_member(json_member(kernels, kname ? kname : ""), "build");
+		const char *status = json_member_string(b, "status"),
+			   *msg = json_member_string(b, "message");
 		add_reason(reasons, "variant '%s': kernel '%s' did not build (%s): %s", vname,
 			   kname ? kname : "?", status ? status : "build_failed",
 			   msg ? msg : "see the job's build log.");
 	}
 	json_object_object_foreach(kernels, kname, k)
 	{
-		const char *status = get_str(get(k, "build"), "status");
+		const char *status = json_member_string(json_member(k, "build"), "status");
 		if (!status || strcmp(status, "ok") == 0)
 			continue;
 		bool used = false;
@@ -150,19 +141,19 @@ static void build_reasons(json_object *result, const struct job *job, json_objec
 				used = true;
 		if (!used)
 			add_reason(reasons, "kernel '%s' did not build (%s): %s", kname, status,
-				   get_str(get(k, "build"), "message"));
+				   json_member_string(json_member(k, "build"), "message"));
 	}
 }
 
 int result_compare(json_object *result, const struct job *job, struct sl_error *err)
 {
-	json_object *variants = get(result, "variants");
+	json_object *variants = json_member(result, "variants");
 	_cleanup_json_ json_object *compared = json_object_new_object();
 	_cleanup_json_ json_object *reasons = json_object_new_array();
 	int candidates = 0;
 	json_object_object_foreach(variants, vname, v)
 	{
-		if (json_object_get_boolean(get(v, "not_built")))
+		if (json_object_get_boolean(json_member(v, "not_built")))
 			continue;
 		if (strcmp(vname, job->baseline->name) != 0)
 			candidates++;
@@ -183,8 +174,9 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 		comparisons = json_object_new_array();
 		snprintf(verdict, sizeof(verdict), "fail");
 	} else {
-		int rc = compare_result_calibrated(job, compared, get(result, "calibration"),
-						   &comparisons, verdict, &cmp_reasons, err);
+		int rc =
+		    compare_result_calibrated(job, compared, json_member(result, "calibration"),
+					      &comparisons, verdict, &cmp_reasons, err);
 		if (rc < 0)
 			return rc;
 		size_t n = json_object_array_length(cmp_reasons);
@@ -206,11 +198,12 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 		snprintf(verdict, sizeof(verdict), "fail");
 	json_object_object_foreach(variants, sname, sv)
 	{
-		int skipped = json_object_get_int(get(sv, "skipped_runs"));
+		int skipped = json_object_get_int(json_member(sv, "skipped_runs"));
 		if (skipped > 0)
 			add_reason(reasons, "Variant '%s': %d run(s) skipped: %s.", sname, skipped,
-				   get_str(sv, "skipped_reason") ? get_str(sv, "skipped_reason")
-								 : "fail fast");
+				   json_member_string(sv, "skipped_reason")
+				       ? json_member_string(sv, "skipped_reason")
+				       : "fail fast");
 	}
 	json_object_object_add(result, "comparisons", comparisons);
 	json_object_object_add(result, "verdict", json_object_new_string(verdict));

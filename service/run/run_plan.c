@@ -6,6 +6,7 @@
 #include "job/sched_ext.h"
 #include "job/sched_ext_source.h"
 #include "kernel/initramfs.h"
+#include "util/json_get.h"
 
 /* Each tool's program in the guest and the option that makes it write its
  * results to a file the agent returns (NULL: stdout only). */
@@ -226,14 +227,8 @@ int plan_build(const struct job *job, const char *variant, const char *run_id, j
 	return 0;
 }
 
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
 int plan_deadline_s(json_object *plan, bool tcg)
 {
 	/* One formula for the runner and the job's budget (job.h). */
-	return job_run_deadline_s(get(plan, "workloads"), tcg);
+	return job_run_deadline_s(json_member(plan, "workloads"), tcg);
 }

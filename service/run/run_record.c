@@ -13,18 +13,6 @@
 #include "util/json_get.h"
 #include "util/time.h"
 
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v = get(o, k);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 void run_record_id(const char *job_dir, const char *key, char ret_id[static RUN_RECORD_ID_LEN])
 {
 	char h[HASH_HEX_LEN], now[TIME_ISO8601_MAX];
@@ -110,7 +98,7 @@ void run_record_set_outcome(json_object *run, const struct job *job, const char 
 	json_object_object_add(run, "host_interference", json_object_get(out->interference));
 	noise_mark_run(run, job->noise_limit_pct);
 	run_record_fill(run, job, out->frames);
-	const char *st = get_str(run, "status");
+	const char *st = json_member_string(run, "status");
 	if (st && strcmp(st, "ok") != 0 && out->console_tail) {
 		size_t len = strlen(out->console_tail);
 		const char *tail =
@@ -122,7 +110,7 @@ void run_record_set_outcome(json_object *run, const struct job *job, const char 
 
 void run_record_fail(json_object *run, const char *status, const char *reason)
 {
-	const char *cur = get_str(run, "status");
+	const char *cur = json_member_string(run, "status");
 	if (cur && strcmp(cur, "ok") != 0)
 		return;
 	json_object_object_add(run, "status", json_object_new_string(status));
@@ -160,13 +148,13 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 		return rec;
 	}
 	/* agent_frames_read() checked the types and bounds of these. */
-	json_object *ec = get(payload, "exit_code");
+	json_object *ec = json_member(payload, "exit_code");
 	int exit_code = ec ? json_object_get_int(ec) : -1;
 	json_object_object_add(rec, "exit_code", json_object_new_int(exit_code));
-	json_object *sg = get(payload, "signal");
+	json_object *sg = json_member(payload, "signal");
 	int sig = json_object_is_type(sg, json_type_int) ? json_object_get_int(sg) : 0;
-	json_object *to = get(payload, "timed_out");
-	const char *agent_err = get_str(payload, "error");
+	json_object *to = json_member(payload, "timed_out");
+	const char *agent_err = json_member_string(payload, "error");
 	char short_of[300];
 	if (to && json_object_get_boolean(to)) {
 		snprintf(why, why_len, "workload '%s' timed out", name);
@@ -194,7 +182,7 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 		json_object_object_add(rec, "status", json_object_new_string("failed"));
 	}
 	if (why[0]) {
-		const char *se = get_str(payload, "stderr");
+		const char *se = json_member_string(payload, "stderr");
 		if (se) {
 			/* the tail, cut where a UTF-8 sequence starts */
 			size_t len = strlen(se), keep = json_utf8_cut(se, len, 2048, true);
@@ -226,28 +214,29 @@ static json_object *workload_record(const struct job_workload *w, json_object *p
 static void sched_ext_record(json_object *run, const struct job *job, json_object *summary)
 {
 	const struct job_variant *v = NULL;
-	const char *key = get_str(run, "key");
+	const char *key = json_member_string(run, "key");
 	struct run_key k;
 	if (key && run_key_parse(key, &k) == 0)
 		v = job_find_variant(job, k.variant);
-	json_object *scx = get(summary, "sched_ext");
+	json_object *scx = json_member(summary, "sched_ext");
 	if (!scx && !(v && v->scx_scheduler))
 		return;
 	json_object *rec = json_object_new_object();
-	const char *sched = v && v->scx_scheduler ? v->scx_scheduler : get_str(scx, "scheduler");
+	const char *sched =
+	    v && v->scx_scheduler ? v->scx_scheduler : json_member_string(scx, "scheduler");
 	json_object_object_add(rec, "scheduler", json_object_new_string(sched ? sched : ""));
 	const char *fields[] = {"state", "ops", "state_end", "exit_reason", "loader_exit"};
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
-		const char *val = get_str(scx, fields[i]);
+		const char *val = json_member_string(scx, fields[i]);
 		if (val || i < 2)
 			json_object_object_add(rec, fields[i],
 					       json_object_new_string(val ? val : ""));
 	}
-	json_object *ms = get(scx, "enable_ms");
+	json_object *ms = json_member(scx, "enable_ms");
 	if (json_object_is_type(ms, json_type_int))
 		json_object_object_add(rec, "enable_ms", json_object_get(ms));
 	json_object_object_add(run, "sched_ext", rec);
-	const char *error = get_str(scx, "error");
+	const char *error = json_member_string(scx, "error");
 	char why[1200];
 	if (!scx && summary)
 		snprintf(why, sizeof(why),
@@ -272,13 +261,13 @@ static size_t numa_record(json_object *rec, json_object *numa, uint64_t masks[GU
 	json_object *out = n ? json_object_new_array() : NULL;
 	for (size_t i = 0; i < n && kept < GUEST_NUMA_MAX; i++) {
 		json_object *e = json_object_array_get_idx(numa, i);
-		json_object *node = get(e, "node"), *kb = get(e, "memory_kb");
-		const char *cpus = json_object_get_string(get(e, "cpus"));
+		json_object *node = json_member(e, "node"), *kb = json_member(e, "memory_kb");
+		const char *cpus = json_object_get_string(json_member(e, "cpus"));
 		uint64_t mask = 0;
 		int64_t id =
 		    json_object_is_type(node, json_type_int) ? json_object_get_int64(node) : -1;
 		if (id < 0 || id >= GUEST_NUMA_MAX ||
-		    !json_object_is_type(get(e, "cpus"), json_type_string) ||
+		    !json_object_is_type(json_member(e, "cpus"), json_type_string) ||
 		    strlen(cpus) > CPU_LIST_TEXT_MAX ||
 		    (cpus[0] && cpu_list_parse(cpus, &mask) < 0))
 			continue;
@@ -317,20 +306,20 @@ static bool numa_matches(const struct job_guest *g, const uint64_t *masks, size_
  * both (docs/guests.md "Topology"). */
 static void topology_record(json_object *run, const struct job *job, json_object *summary)
 {
-	json_object *t = get(summary, "topology");
+	json_object *t = json_member(summary, "topology");
 	if (!t)
 		return;
 	json_object *rec = json_object_new_object();
 	const char *fields[] = {"cpus", "sockets", "cores", "threads"};
 	int v[4];
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
-		json_object *x = get(t, fields[i]);
+		json_object *x = json_member(t, fields[i]);
 		int64_t n = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
 		v[i] = n >= 0 && n <= 4096 ? (int)n : -1;
 		json_object_object_add(rec, fields[i],
 				       v[i] >= 0 ? json_object_new_int(v[i]) : NULL);
 	}
-	json_object *names = get(t, "sched_domains"), *kept = NULL;
+	json_object *names = json_member(t, "sched_domains"), *kept = NULL;
 	size_t n_names =
 	    json_object_is_type(names, json_type_array) ? json_object_array_length(names) : 0;
 	for (size_t i = 0; i < n_names && i < 8; i++) {
@@ -347,7 +336,7 @@ static void topology_record(json_object *run, const struct job *job, json_object
 	}
 	json_object_object_add(rec, "sched_domains", kept);
 	uint64_t masks[GUEST_NUMA_MAX];
-	size_t n_numa = numa_record(rec, get(t, "numa"), masks);
+	size_t n_numa = numa_record(rec, json_member(t, "numa"), masks);
 	json_object_object_add(run, "topology", rec);
 	const struct job_guest *g = &job->guest;
 	char why[300];
@@ -456,14 +445,14 @@ void run_record_fill(json_object *run, const struct job *job, json_object *frame
 	agent_errors_record(run, summary);
 	/* a schedstat kernel whose agent could not read taskstats: why the
 	 * tasks' run delays are missing (docs/workloads.md "schedstat") */
-	json_object *tse = get(summary, "taskstats_error");
+	json_object *tse = json_member(summary, "taskstats_error");
 	if (json_object_is_type(tse, json_type_string))
 		json_object_object_add(
 		    run, "taskstats_error",
 		    json_object_get_string_len(tse) <= TASKSTATS_ERROR_MAX
 			? json_object_get(tse)
 			: json_object_new_string("(the agent's reason was too long)"));
-	json_object *uname = get(summary, "uname");
+	json_object *uname = json_member(summary, "uname");
 	if (uname)
 		json_object_object_add(run, "guest_kernel", json_object_get(uname));
 	topology_record(run, job, summary);

@@ -5,6 +5,7 @@
 
 #include "run/run_skip.h"
 #include "compare/noise.h"
+#include "util/json_get.h"
 
 struct variant_state {
 	bool not_built; /* its kernel did not build: it never runs */
@@ -19,12 +20,6 @@ struct run_skip {
 	json_object *base_runs; /* the baseline's runs so far (for noise_runs_median_wait) */
 	struct variant_state v[];
 };
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
 
 struct run_skip *run_skip_new(const struct job *job)
 {
@@ -139,7 +134,7 @@ bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_obje
 		json_object_array_add(s->base_runs, json_object_get(run));
 	if (i < 0 || (size_t)i == s->base || s->v[i].stopped || s->v[i].not_built)
 		return false;
-	const char *word = failed_word(json_object_get_string(get(run, "status")));
+	const char *word = failed_word(json_object_get_string(json_member(run, "status")));
 	if (!word)
 		return false;
 	/* compare.c leaves a noisy hung run out (the starved host may have hung
@@ -163,9 +158,9 @@ bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_obje
 
 void run_skip_describe(const struct run_skip *s, json_object *result)
 {
-	json_object *variants = get(result, "variants");
+	json_object *variants = json_member(result, "variants");
 	for (size_t i = 0; i < s->job->n_variants; i++) {
-		json_object *v = get(variants, s->job->variants[i].name);
+		json_object *v = json_member(variants, s->job->variants[i].name);
 		if (!v)
 			continue;
 		const struct variant_state *st = &s->v[i];

@@ -1,5 +1,6 @@
 /* What the runner's files share (runner.c: the job, its runs and its
- * result; runner_build.c: its kernels and the free-space floor). Not a
+ * result; runner_one.c: one run on one host; runner_build.c: its kernels
+ * and the free-space floor). Not a
  * public interface; runner.h is. Like store-internal.h, it does not include
  * runner.h, so the include graph stays acyclic. */
 #pragma once
@@ -17,6 +18,7 @@ struct hostpool;
 struct runner_config;
 struct runner_hooks;
 struct kbuild_artifact;
+struct run_key;
 
 struct runner {
 	const struct runner_config *cfg;
@@ -59,3 +61,10 @@ const struct built_kernel *runner_built_find(const struct built_kernel *b, size_
  * r->cfg->min_free_bytes (util/disk.h), the reason in the job's progress;
  * ERR_INFRA "disk_full" past disk_wait_max_s, ERR_CANCELLED on a cancel. */
 int runner_wait_for_room(struct runner *r, struct sl_error *err);
+
+/* Boots one run of key on host hidx of r's pool: its plan in an initrd,
+ * the guest, and the run record from what came back. NULL with err set on
+ * an infrastructure failure; *ret_dropped says the host dropped. */
+json_object *runner_run_one(struct runner *r, size_t hidx, const struct run_key *k,
+			    const char *base_initrd, struct kbuild_artifact *art, const char *accel,
+			    bool *ret_dropped, struct sl_error *err);

@@ -13,7 +13,6 @@
 #include "guest/accel.h"
 #include "guest/guest.h"
 #include "guest/hostpool.h"
-#include "guest/volume.h"
 #include "job/sched_ext.h"
 #include "kernel/scx_user_build.h"
 #include "kernel/initramfs.h"
@@ -24,179 +23,14 @@
 #include "run/result.h"
 #include "run/run_key.h"
 #include "run/run_plan.h"
-#include "run/run_record.h"
 #include "run/run_skip.h"
 #include "util/disk.h"
 #include "util/fs.h"
 #include "util/time.h"
+#include "util/json_get.h"
 
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static const char *get_str(json_object *o, const char *k)
-{
-	json_object *v = get(o, k);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-/* A guest run's cancel check: the job's, or its host dropping, which ends
- * the run at once (it is retried elsewhere, never reported as a result). */
-struct run_ctx {
-	struct runner *r;
-	size_t host;
-};
-
-static int run_cancelled_cb(void *userdata)
-{
-	struct run_ctx *c = userdata;
-	return runner_cancelled(c->r) || !hostpool_is_up(c->r->pool, c->host);
-}
-
-/* Boots one run of key on host hidx of the pool: its plan in an initrd,
- * the guest, and the run record from what came back. NULL with err set on
- * an infrastructure failure; *ret_dropped says the host dropped. */
-static json_object *run_one(struct runner *r, size_t hidx, const struct run_key *k,
-			    const char *base_initrd, struct kbuild_artifact *art, const char *accel,
-			    bool *ret_dropped, struct sl_error *err)
-{
-	const char *uri = hostpool_uri(r->pool, hidx);
-	bool local = hostpool_is_local(r->pool, hidx), acquired = false;
-	*ret_dropped = false;
-	char key[RUN_KEY_STRLEN], run_id[RUN_RECORD_ID_LEN], started[TIME_ISO8601_MAX];
-	run_key_format(k, key);
-	run_record_id(r->job_dir, key, run_id);
-	time_now_iso8601(started);
-	json_object *run = run_record_new(k, run_id, uri, started);
-	_cleanup_free_ char *runs_dir = fs_path_join(r->job_dir, "runs");
-	_cleanup_free_ char *run_dir = fs_path_join(runs_dir, run_id);
-	_cleanup_free_ char *initrd = fs_path_join(run_dir, "initrd.img");
-	/* Not the key itself: a '#' in a file name wants quoting in a shell. */
-	char console_name[RUN_KEY_STRLEN + 16];
-	snprintf(console_name, sizeof(console_name), "console-%s-%d.log", k->variant, k->repeat);
-	_cleanup_free_ char *console = fs_path_join(r->job_dir, console_name);
-	_cleanup_json_ json_object *plan = NULL;
-	struct guest_host *host = NULL;
-	virConnectPtr conn = NULL;
-	struct volume_ref kv = {0}, iv = {0};
-	struct guest_outcome *out = NULL;
-	/* the floor before the run writes its initrd, console and record */
-	int rc = runner_wait_for_room(r, err);
-	if (rc >= 0)
-		rc = plan_build(r->job, k->variant, run_id, &plan, err);
-	if (rc >= 0)
-		rc = fs_mkdir_p(run_dir, err);
-	if (rc >= 0)
-		rc = initramfs_with_plan(base_initrd, plan, initrd, err);
-	if (rc < 0)
-		goto cleanup;
-	struct run_ctx ctx = {.r = r, .host = hidx};
-	struct guest_pinning pin = {.n_vcpus = r->job->guest.vcpus};
-	struct guest_numa_cell numa[GUEST_NUMA_MAX_CELLS];
-	size_t n_numa = r->job->guest.n_numa < GUEST_NUMA_MAX_CELLS ? r->job->guest.n_numa
-								    : GUEST_NUMA_MAX_CELLS;
-	for (size_t i = 0; i < n_numa; i++)
-		numa[i] = (struct guest_numa_cell){.cpus = r->job->guest.numa[i].cpus,
-						   .memory_mb = r->job->guest.numa[i].memory_mb};
-	struct guest_spec gs = {
-	    .run_id = run_id,
-	    .kernel = art->bzimage,
-	    .initrd = initrd,
-	    .vcpus = r->job->guest.vcpus,
-	    .memory_mb = r->job->guest.memory_mb,
-	    .sockets = r->job->guest.sockets,
-	    .cores = r->job->guest.cores,
-	    .threads = r->job->guest.threads,
-	    .numa = numa,
-	    .n_numa = n_numa,
-	    .accel = accel,
-	    .deadline_s = plan_deadline_s(plan, strcmp(accel, "tcg") == 0),
-	    .console_log_path = console,
-	    .cancelled = run_cancelled_cb,
-	    .userdata = &ctx,
-	};
-	runner_progress(r, "booting", -1, "run %d/%d: %s (%s) on '%s'", r->run_index, r->run_total,
-			key, k->variant, uri);
-	rc = hostpool_acquire(r->pool, hidx, runner_cancelled, r);
-	if (rc == -ECANCELED) {
-		error_set(err, ERR_CANCELLED, ECANCELED, "The job was cancelled.");
-		goto cleanup;
-	}
-	if (rc < 0) {
-		*ret_dropped = true;
-		error_set(err, ERR_INFRA, EHOSTDOWN, "The hypervisor host '%s' is down.", uri);
-		goto cleanup;
-	}
-	acquired = true;
-	rc = hostpool_connect(r->pool, hidx, &host, &conn, err);
-	if (rc < 0)
-		*ret_dropped = true;
-	if (rc >= 0 && !local) {
-		/* A remote host boots what libvirt uploaded into its pool. */
-		rc = volume_upload(conn, art->bzimage, "kernel", NULL, &kv, err);
-		if (rc >= 0)
-			rc = volume_upload(conn, initrd, "initrd", NULL, &iv, err);
-		gs.kernel = kv.path;
-		gs.initrd = iv.path;
-		gs.files_on_host = true;
-	}
-	double t0 = time_monotonic_s();
-	if (rc >= 0) {
-		if (local)
-			placement_slot_acquire(PLACEMENT_SLOT_GUEST, r->cfg->guest_slots);
-		/* docs/guests.md "Pinning": chosen once the guest has its slot. */
-		if (r->job->guest.pinning_off)
-			snprintf(pin.reason, sizeof(pin.reason), "guest.pinning is off");
-		else
-			hostpool_pin(r->pool, hidx, gs.vcpus, &pin);
-		if (pin.pinned) {
-			gs.vcpu_pin = pin.vcpu_cpu;
-			gs.emulator_pin = pin.emulator;
-		}
-		rc = guest_run(host, &gs, &out, err);
-		hostpool_unpin(r->pool, hidx, &pin);
-		if (local)
-			placement_slot_release(PLACEMENT_SLOT_GUEST);
-	}
-	/* A host that dropped during the run makes whatever came back (a broken
-	 * stream, a cancel) an infrastructure failure, not a kernel's result. */
-	if (!runner_cancelled(r) && !hostpool_is_up(r->pool, hidx)) {
-		*ret_dropped = true;
-		rc = error_set(err, ERR_INFRA, EHOSTDOWN,
-			       "The hypervisor host '%s' dropped during run '%s'.", uri, key);
-	}
-	if (!local && conn && !*ret_dropped) {
-		/* The run's initrd is used once; old kernels go by LRU. */
-		const char *keep[] = {kv.name, NULL};
-		if (iv.path)
-			volume_delete(conn, iv.name, NULL);
-		volume_evict(conn, VOLUME_KEEP_DEFAULT, keep, NULL);
-	}
-	/* What the upload cost, for bench/scaleout.sh and the curious. */
-	if (!local && rc >= 0)
-		run_record_add_volumes(run, &kv, &iv);
-	if (rc >= 0) {
-		run_record_set_outcome(run, r->job, accel, out, time_monotonic_s() - t0);
-		run_record_set_pinning(run, &pin, out->vcpu_pin_applied);
-	}
-cleanup:
-	volume_ref_clear(&kv);
-	volume_ref_clear(&iv);
-	if (acquired)
-		hostpool_release(r->pool, hidx);
-	guest_outcome_free(out);
-	/* The initrd is big and reproducible from the cache and the plan. */
-	fs_rm_rf(run_dir, NULL);
-	if (rc < 0) {
-		json_object_put(run);
-		return NULL;
-	}
-	return run;
-}
-
-/* One run as placement_run() asks for it: run_one() on the host it chose. */
+/* One run as placement_run() asks for it: runner_run_one() on the host it
+ * chose. */
 struct placed_run {
 	struct runner *r;
 	const struct run_key *key;
@@ -209,7 +43,8 @@ static json_object *placed_run_cb(void *userdata, size_t host, bool *ret_dropped
 				  struct sl_error *err)
 {
 	struct placed_run *p = userdata;
-	return run_one(p->r, host, p->key, p->base_initrd, p->art, p->accel, ret_dropped, err);
+	return runner_run_one(p->r, host, p->key, p->base_initrd, p->art, p->accel, ret_dropped,
+			      err);
 }
 
 static void placed_retrying_cb(void *userdata, const struct sl_error *err)
@@ -233,7 +68,7 @@ static void fail_fast(struct runner *r, const struct run_key *k, json_object *ru
 		runner_progress(
 		    r, "running", -1,
 		    "run %s %s: the rest of variant '%s' is skipped (fail fast)%s", key,
-		    json_object_get_string(get(run, "status")), k->variant,
+		    json_object_get_string(json_member(run, "status")), k->variant,
 		    job_stopped ? "; no other variant is left to compare, so the job stops" : "");
 }
 
@@ -304,13 +139,15 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 		 * belong to schedlab, not to the kernel (docs/kernel-bugs.md): run
 		 * it once more; one that repeats is kept. A hang or panic is the
 		 * kernel's and is never retried. */
-		const char *st = json_object_get_string(get(run, "status"));
+		const char *st = json_object_get_string(json_member(run, "status"));
 		if (st && (strcmp(st, "error") == 0 || strcmp(st, "crashed") == 0) &&
 		    !runner_cancelled(r)) {
-			runner_progress(
-			    r, "running", -1, "run %d/%d: %s error: %s Running it once more.",
-			    r->run_index, r->run_total, key,
-			    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+			runner_progress(r, "running", -1,
+					"run %d/%d: %s error: %s Running it once more.",
+					r->run_index, r->run_total, key,
+					json_member(run, "reason")
+					    ? json_object_get_string(json_member(run, "reason"))
+					    : "");
 			json_object *again = placement_run(pl, k, &ops, err);
 			if (!again) {
 				json_object_put(run);
@@ -319,18 +156,19 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 			}
 			json_object *attempt = json_object_new_object();
 			json_object_object_add(attempt, "status",
-					       json_object_get(get(run, "status")));
+					       json_object_get(json_member(run, "status")));
 			json_object_object_add(attempt, "reason",
-					       json_object_get(get(run, "reason")));
+					       json_object_get(json_member(run, "reason")));
 			json_object_object_add(again, "retry_of", attempt);
 			json_object_put(run);
 			run = again;
-			st = json_object_get_string(get(run, "status"));
+			st = json_object_get_string(json_member(run, "status"));
 		}
 		runner_progress(
 		    r, "running", 100.0 * r->run_index / r->run_total, "run %d/%d: %s %s%s%s",
-		    r->run_index, r->run_total, key, st, get(run, "reason") ? ": " : "",
-		    get(run, "reason") ? json_object_get_string(get(run, "reason")) : "");
+		    r->run_index, r->run_total, key, st, json_member(run, "reason") ? ": " : "",
+		    json_member(run, "reason") ? json_object_get_string(json_member(run, "reason"))
+					       : "");
 		if (r->hooks && r->hooks->run_done)
 			r->hooks->run_done(r->hooks->userdata, key, run);
 		fail_fast(r, k, run);
@@ -343,14 +181,14 @@ static int run_rounds(struct runner *r, struct placement *pl, json_object *resul
 static int noisy_runs(json_object *result, int from, int to)
 {
 	int most = 0;
-	json_object_object_foreach(get(result, "variants"), vname, v)
+	json_object_object_foreach(json_member(result, "variants"), vname, v)
 	{
 		(void)vname;
-		json_object *runs = get(v, "runs");
+		json_object *runs = json_member(v, "runs");
 		int n = 0;
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *run = json_object_array_get_idx(runs, i);
-			int rep = json_object_get_int(get(run, "repeat"));
+			int rep = json_object_get_int(json_member(run, "repeat"));
 			if (rep >= from && rep < to && noise_run_is_noisy(run))
 				n++;
 		}
@@ -363,11 +201,12 @@ static int noisy_runs(json_object *result, int from, int to)
 /* Whether a look left a gate neither failed nor passed (inconclusive): more runs may help. */
 static bool gated_undecided(json_object *result)
 {
-	json_object *cmps = get(result, "comparisons");
+	json_object *cmps = json_member(result, "comparisons");
 	for (size_t i = 0; cmps && i < json_object_array_length(cmps); i++) {
 		json_object *c = json_object_array_get_idx(cmps, i);
-		const char *v = json_object_get_string(get(c, "verdict"));
-		if (json_object_get_boolean(get(c, "gated")) && v && strcmp(v, "inconclusive") == 0)
+		const char *v = json_object_get_string(json_member(c, "verdict"));
+		if (json_object_get_boolean(json_member(c, "gated")) && v &&
+		    strcmp(v, "inconclusive") == 0)
 			return true;
 	}
 	return false;
@@ -447,7 +286,8 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 		json_object *look = json_object_new_object();
 		json_object_object_add(look, "repeats", json_object_new_int(looks[li]));
 		json_object_object_add(look, "rounds_run", json_object_new_int(rounds));
-		json_object_object_add(look, "verdict", json_object_get(get(result, "verdict")));
+		json_object_object_add(look, "verdict",
+				       json_object_get(json_member(result, "verdict")));
 		json_object_object_add(look, "undecided", json_object_new_boolean(undecided));
 		json_object_array_add(jlooks, look);
 		if (!adaptive)
@@ -460,7 +300,7 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 			stopped = "every gated metric was decided";
 			break;
 		}
-		if (strcmp(json_object_get_string(get(result, "verdict")), "fail") == 0) {
+		if (strcmp(json_object_get_string(json_member(result, "verdict")), "fail") == 0) {
 			stopped = "the job failed";
 			break;
 		}
@@ -485,7 +325,8 @@ static int run_all(struct runner *r, struct placement *pl, json_object *result,
 static void attach_calibration(struct runner *r, json_object *result, const char *accel)
 {
 	const char *kname = r->job->baseline->kernel->name;
-	const char *kkey = get_str(get(get(result, "kernels"), kname), "key");
+	const char *kkey =
+	    json_member_string(json_member(json_member(result, "kernels"), kname), "key");
 	if (!kkey)
 		return;
 	struct calibration_host h;
@@ -501,8 +342,8 @@ static void attach_calibration(struct runner *r, json_object *result, const char
 		    r, "booting", -1,
 		    "workload '%s': default thresholds from the A/A calibration of %s (%d "
 		    "boots)",
-		    get_str(e, "workload"), get_str(e, "made_at"),
-		    json_object_get_int(get(e, "boots")));
+		    json_member_string(e, "workload"), json_member_string(e, "made_at"),
+		    json_object_get_int(json_member(e, "boots")));
 	}
 	json_object_object_add(result, "calibration", cal);
 }
@@ -516,7 +357,7 @@ static void choose_noise_limit(struct runner *r, json_object *result)
 	r->noise_aa_wait = NAN;
 	if (r->job->noise_limit_given)
 		return;
-	double lim = calibration_noise_limit(get(result, "calibration"),
+	double lim = calibration_noise_limit(json_member(result, "calibration"),
 					     JOB_NOISE_LIMIT_DEFAULT_PCT, &r->noise_aa_wait);
 	r->job->noise_limit_pct = lim;
 	if (isfinite(r->noise_aa_wait))

@@ -8,12 +8,7 @@
 #include "run/runner.h"
 #include "run/series_runner.h"
 #include "util/json.h"
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 /* A step run by the service's runner: the job's progress and cancel hooks,
  * the bisection's run pool for lookups. */
@@ -83,7 +78,8 @@ int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_conf
 			    struct sl_error *err)
 {
 	int r = runner(cfg, expanded, job_dir, hooks, ret_result, err);
-	json_object *want = get(expanded, "bisect"), *per_patch = get(expanded, "per_patch");
+	json_object *want = json_member(expanded, "bisect"),
+		    *per_patch = json_member(expanded, "per_patch");
 	bool attribute = per_patch && json_object_get_boolean(per_patch);
 	if (r < 0 || (!attribute && (!want || !json_object_get_boolean(want))))
 		return r;
@@ -92,7 +88,7 @@ int run_job_and_bisect_with(bisection_runner_fn runner, const struct runner_conf
 				  .expanded = true,
 				  .origin = JOB_ORIGIN_SERVICE,
 				  .job_dir = job_dir,
-				  .commits = get(expanded, "commits"),
+				  .commits = json_member(expanded, "commits"),
 				  .step_run = worker_step_run,
 				  .step_build = worker_step_build,
 				  .build_slots = cfg ? cfg->build_slots : 1,

@@ -1,4 +1,4 @@
-/* The service's runner for a job that walks its series (issue 18): a
+/* The service's runner for a job that walks its series: a
  * CI shorthand with "bisect": true is bisected when it fails
  * (run/bisection.h), one with "per_patch": true is attributed patch by
  * patch whatever its verdict (run/attribution.h). serve_cmd.c hands

@@ -34,6 +34,12 @@ json_object *json_member(json_object *o, const char *key)
 	return v;
 }
 
+const char *json_member_string(json_object *o, const char *key)
+{
+	json_object *v = json_member(o, key);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
 json_object *json_item(json_object *a, size_t i)
 {
 	if (!json_object_is_type(a, json_type_array) || i >= json_object_array_length(a))

@@ -41,6 +41,11 @@ const char *json_type_phrase(json_object *v);
  * such member, or it is null. Never asserts, whatever o is. */
 json_object *json_member(json_object *o, const char *key);
 
+/* The string member key of o (borrowed), or NULL when o is not an object or
+ * the member is absent or not a string: for documents this process wrote
+ * or has validated, where a missing string and a wrong one read alike. */
+const char *json_member_string(json_object *o, const char *key);
+
 /* Item i of a (borrowed), or NULL when a is not an array or i is out of range. */
 json_object *json_item(json_object *a, size_t i);
 

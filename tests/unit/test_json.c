@@ -1,4 +1,5 @@
-/* The strict JSON entry point (service/util/json.c). */
+/* The strict JSON entry point (service/util/json.c) and the member
+ * accessors every stage reads its documents with (util/json_get.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "util/json.h"
+#include "util/json_get.h"
 
 /* Parses s (of len bytes) and expects failure with r, kind and a message
  * holding every NULL-terminated fragment. */
@@ -249,15 +251,37 @@ static void test_value_bound(void **state)
 		    NULL);
 }
 
+/* The accessors that replaced each file's own get(): NULL for a NULL or
+ * non-object document, an absent member and a null one, never an assertion. */
+static void test_member_accessors(void **state)
+{
+	(void)state;
+	json_object *o = json_tokener_parse("{\"s\":\"x\",\"n\":1,\"z\":null,\"a\":[1]}");
+	assert_non_null(o);
+	assert_non_null(json_member(o, "n"));
+	assert_null(json_member(o, "z"));
+	assert_null(json_member(o, "missing"));
+	assert_null(json_member(NULL, "n"));
+	assert_null(json_member(json_member(o, "a"), "n"));
+	assert_string_equal(json_member_string(o, "s"), "x");
+	assert_null(json_member_string(o, "n"));
+	assert_null(json_member_string(o, "z"));
+	assert_null(json_member_string(o, "missing"));
+	assert_null(json_member_string(NULL, "s"));
+	assert_null(json_member_string(json_member(o, "s"), "s"));
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_good_input),	cmocka_unit_test(test_bad_utf8),
-	    cmocka_unit_test(test_not_strict),	cmocka_unit_test(test_depth_bomb),
-	    cmocka_unit_test(test_oversized),	cmocka_unit_test(test_trailing_garbage),
-	    cmocka_unit_test(test_nul_byte),	cmocka_unit_test(test_offset_and_line),
-	    cmocka_unit_test(test_read_file),	cmocka_unit_test(test_nonfinite_numbers),
-	    cmocka_unit_test(test_value_bound), cmocka_unit_test(test_too_many_values),
+	    cmocka_unit_test(test_good_input),	     cmocka_unit_test(test_bad_utf8),
+	    cmocka_unit_test(test_not_strict),	     cmocka_unit_test(test_depth_bomb),
+	    cmocka_unit_test(test_oversized),	     cmocka_unit_test(test_trailing_garbage),
+	    cmocka_unit_test(test_nul_byte),	     cmocka_unit_test(test_offset_and_line),
+	    cmocka_unit_test(test_read_file),	     cmocka_unit_test(test_nonfinite_numbers),
+	    cmocka_unit_test(test_value_bound),	     cmocka_unit_test(test_too_many_values),
+	    cmocka_unit_test(test_member_accessors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -573,6 +573,41 @@ static void test_better(void **state)
 	assert_string_equal(metrics_better(NULL, "max_delay_us"), "lower");
 }
 
+/* Each metric's default threshold comes from its tool's plug-in, the
+ * values compare/ used before it asked (docs/statistics.md). */
+static void expect_threshold(const char *tool, const char *metric, double floor_abs, double rel,
+			     bool latency_gate)
+{
+	struct metric_threshold t;
+	metrics_default_threshold(tool, metric, &t);
+	if (t.floor_abs != floor_abs || t.rel != rel || t.latency_gate != latency_gate)
+		fail_msg("%s %s: floor %g rel %g gate %d, want %g %g %d", tool ? tool : "(null)",
+			 metric, t.floor_abs, t.rel, t.latency_gate, floor_abs, rel, latency_gate);
+}
+
+static void test_default_threshold(void **state)
+{
+	(void)state;
+	expect_threshold("rt-migrate-test", "inversions", 1, 0, false);
+	expect_threshold("rt-migrate-test", "inversion_max_us", 1000, 0.25, false);
+	expect_threshold("rt-migrate-test", "start_delay_us.prio2.max", 1000, 0.5, false);
+	expect_threshold("rt-migrate-test", "start_delay_us.prio2.avg", 1000, 0.25, false);
+	expect_threshold("cyclictest", "latency_us.avg", 0, 0.10, true);
+	expect_threshold("cyclictest", "latency_us.p99", 0, 0.15, true);
+	expect_threshold("cyclictest", "latency_us.p99.9", 0, 0.5, false);
+	expect_threshold("cyclictest", "latency_us.max", 0, 0.5, false);
+	expect_threshold("cyclictest", "latency_us.min", 0, 0.25, false);
+	expect_threshold("cyclicdeadline", "latency_us.avg", 0, 0.10, true);
+	expect_threshold("wakeup", "wakeup_latency_us.p50", 0, 0.10, true);
+	expect_threshold("wakeup", "wakeup_latency_us.p99", 0, 0.5, false);
+	expect_threshold("slice", "slice_overrun_us.mean", 0, 0.10, true);
+	expect_threshold("share", "cpu_fraction.1000", 0.05, 0, false);
+	expect_threshold("share", "share_error", 0.05, 0, false);
+	expect_threshold("hackbench", "time_s", 0, 0.25, false);
+	expect_threshold("nope", "inversions", 0, 0.25, false);
+	expect_threshold(NULL, "x.p99", 0, 0.5, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -590,6 +625,7 @@ int main(void)
 	    cmocka_unit_test(test_own_tool),
 	    cmocka_unit_test(test_from_workload),
 	    cmocka_unit_test(test_better),
+	    cmocka_unit_test(test_default_threshold),
 	};
 	/* Only tests/e2e/06-metrics-live.sh sets this: it runs the real tools first. */
 	if (getenv("SCHEDLAB_RT_LIVE_DIR")) {

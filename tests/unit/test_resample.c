@@ -4,10 +4,12 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "compare/resample.h"
+#include "util/fs.h"
 
 #define assert_close(a, b, eps)                                                                    \
 	do {                                                                                       \
@@ -133,12 +135,46 @@ static void test_job_json(void **state)
 	json_object_put(stored);
 }
 
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	_cleanup_free_ char *path = fs_path_join(dir, name);
+	struct sl_error err = {0};
+	if (fs_write_file_atomic(path, text, strlen(text), &err) < 0)
+		fail_msg("%s", err.message);
+}
+
+/* Stored results are read back strictly: a file that is JSON but not a
+ * result document (a run without its status, no variants) is left out. */
+static void test_load_results(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_resample.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *good = NULL;
+	struct sl_error err = {0};
+	assert_int_equal(fs_read_file("data/result-example.json", 1 << 20, &good, NULL, &err), 0);
+	put_file(dir, "aa-1-hog0.result.json", good);
+	put_file(dir, "aa-2-hog0.result.json",
+		 "{\"schema\":\"x\",\"job\":{},\"environment\":{},\"verdict\":\"pass\","
+		 "\"verdict_reasons\":[],\"comparisons\":[],\"variants\":{\"base\":{"
+		 "\"kernel\":\"k\",\"runs\":[{\"key\":\"base#0\",\"repeat\":0}]}}}");
+	put_file(dir, "aa-3-hog0.result.json", "{\"job\":{}}");
+	put_file(dir, "planted-1-hog0.result.json", good);
+	json_object *out[8] = {0};
+	int n = resample_load_results(dir, "aa-", 0, out, 8);
+	assert_int_equal(n, 1);
+	assert_non_null(json_object_object_get(out[0], "comparisons"));
+	json_object_put(out[0]);
+	assert_int_equal(fs_rm_rf(dir, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clopper_pearson),
 	    cmocka_unit_test(test_pool),
 	    cmocka_unit_test(test_job_json),
+	    cmocka_unit_test(test_load_results),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

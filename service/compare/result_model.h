@@ -1,0 +1,149 @@
+/* The result document (results-schema/result.schema.json) as C types: the
+ * result, a variant, a run record, a workload outcome and a comparison, one
+ * struct each, parsed once strictly through util/json_get and emitted once.
+ *
+ * It lives in compare/ because that is the lowest stage that reads whole
+ * results (comparisons of run records); run/, report/ and server/ sit above
+ * it and may use it too.
+ *
+ * A parsed model borrows its strings and its untyped members (the job, the
+ * environment, a run's topology, ...) from the document it was parsed
+ * from, and holds a reference on that document until model_result_free().
+ * Members the schema does not name are kept as they were (extra) so that
+ * parse -> emit gives an equal document; has says which fields were
+ * present and which were null (a nullable field's "null" is data: a
+ * comparison without values has "p_value": null). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "util/error.h"
+
+/* Bounds on what a stored or uploaded result can make us hold. */
+#define MODEL_MAX_STRING (1 << 20) /* bytes in one string member */
+#define MODEL_MAX_ITEMS	 (1 << 20) /* items in one array member */
+
+/* Which fields of a model struct the document had: bit i is the type's
+ * field i (model_field_name()). integral marks a number written as an
+ * integer, so emitting writes it as one again. */
+struct model_presence {
+	uint64_t set, null, integral;
+};
+
+/* #/$defs/workload: one workload's outcome in one run. */
+struct model_workload {
+	const char *name, *tool, *status;
+	int64_t exit_code;
+	const char *reason;
+	json_object *metrics, *details;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/run: one run record. */
+struct model_run {
+	const char *key;
+	int64_t repeat;
+	const char *status, *accelerator, *host;
+	json_object *pinning, *volumes;
+	const char *started_at;
+	double boot_seconds, duration_seconds;
+	json_object *features_applied, *topology, *sched_ext, *kernel_events, *signatures;
+	const char *console_excerpt;
+	json_object *host_interference;
+	const char *taskstats_error;
+	json_object *retry_of;
+	bool noisy;
+	const char *reason;
+	struct model_workload *workloads;
+	size_t n_workloads;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/comparison: one metric of one workload, a candidate against the
+ * baseline. */
+struct model_comparison {
+	const char *variant, *workload, *metric;
+	json_object *baseline, *candidate; /* #/$defs/sample */
+	double change, change_pct, estimate, ci_level;
+	const char *ci_method;
+	json_object *ci95;
+	double p_value;
+	const char *better;
+	bool gated;
+	double threshold, alpha, min_p, cliffs_delta, detectable_change;
+	bool relative;
+	const char *threshold_source;
+	double threshold_capped_from, aa_spread;
+	const char *verdict, *undecided_reason;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/variant: one variant (its name is its key in variants). */
+struct model_variant {
+	const char *name;
+	const char *kernel;
+	json_object *features;
+	struct model_run *runs;
+	size_t n_runs;
+	json_object *not_built;
+	int64_t skipped_runs;
+	const char *skipped_reason;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* The whole result. */
+struct model_result {
+	json_object *schema, *job, *environment, *signatures, *kernels, *calibration, *repeats,
+	    *order, *placement;
+	struct model_variant *variants;
+	size_t n_variants;
+	struct model_comparison *comparisons;
+	size_t n_comparisons;
+	const char *verdict;
+	json_object *verdict_reasons;
+	const char *started_at, *finished_at;
+	json_object *attribution, *bisection;
+	struct model_presence has;
+	json_object *extra;
+	json_object *doc; /* the parsed document, referenced */
+};
+
+enum model_type {
+	MODEL_RESULT,
+	MODEL_VARIANT,
+	MODEL_RUN,
+	MODEL_WORKLOAD,
+	MODEL_COMPARISON,
+};
+
+/* Field i of a type by its JSON name, or NULL past the last: what the type
+ * knows, for the test that holds it to the schema. */
+const char *model_field_name(enum model_type type, size_t i);
+
+/* Whether field name of a parsed struct of type was present and not null. */
+bool model_has(enum model_type type, const struct model_presence *has, const char *name);
+
+/* Parses doc (borrowed; the model takes its own reference) into *ret. A
+ * member of the wrong type, a string or array over the bounds above, or a
+ * missing required member is ERR_INVALID naming its path ("The result
+ * document: variants.base.runs[2].status is missing."). */
+int model_result_parse(json_object *doc, struct model_result *ret, struct sl_error *err);
+
+/* A new document equal (json_object_equal) to the one parsed; members keep
+ * no link to it. NULL when out of memory. */
+json_object *model_result_emit(const struct model_result *m);
+
+/* One run record or comparison on its own, for a stage that has one. */
+int model_run_parse(json_object *o, struct model_run *ret, struct sl_error *err);
+json_object *model_run_emit(const struct model_run *run);
+void model_run_free(struct model_run *run);
+json_object *model_comparison_emit(const struct model_comparison *c);
+
+void model_result_free(struct model_result *m);
