@@ -7,11 +7,12 @@
 #   config   make tinyconfig and olddefconfig in an empty object directory
 #            (hostcc builds kconfig's conf; flex and bison run);
 #   patch    patch --dry-run, apply and revert (-R) of the series;
-#   kernel   make bzImage in a copy of a cached, complete object directory
-#            with kernel/sched/core.o removed: gcc, as, ld, objtool, the
-#            relink, kallsyms, pahole (6.12's BTF), the compressor and the
-#            bzImage tools, without compiling the whole tree (a cold build
-#            under strace takes hours on 2 cores);
+#   kernel   make bzImage in a cached, complete object directory, in
+#            place under the tree's lock, with kernel/sched/core.o removed:
+#            gcc, as, ld, objtool, the relink, kallsyms, pahole (6.12's
+#            BTF), the compressor and the bzImage tools, without compiling
+#            the whole tree (a cold build under strace takes hours on 2
+#            cores);
 #   scx      for a 6.12 tree: tools/sched_ext's schedulers in a scratch copy
 #            (clang, bpftool, libbpf), as kernel/kbuild_scx.c builds them;
 #   tools    what the tests run inside: python3, perl, sh, ls, wc, tr.
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--keep) keep=$2; shift 2 ;;
 	--cache) cache=$2; shift 2 ;;
-	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) echo "sandbox-syscalls: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -65,16 +66,22 @@ for tree in "$cache"/trees/*/; do
 	series=$root/guest-kernel/linux-$(make -s -C "$src" kernelversion | cut -d. -f1-2)
 	p=$(ls "$series"/0*.patch 2>/dev/null | tail -1)
 	[ -z "$p" ] || trace "patch-$id" sh -c "patch -p1 -R --dry-run -d '$src' <'$p' >/dev/null || true"
-	cp -a "$obj" "$work/obj-$id"
-	rm -f "$work/obj-$id/kernel/sched/core.o" "$work/obj-$id/vmlinux"
-	trace "kernel-$id" make -C "$src" O="$work/obj-$id" -j2 CC=gcc bzImage
+	# In place, under the tree's lock: kbuild rebuilds every object whose
+	# command line changed, and O= and CC are on it, so a copy elsewhere or
+	# another CC would rebuild the whole tree. Removing core.o and making
+	# bzImage again rebuilds the same kernel the directory held.
+	exec 9>"${tree%/}.lock"
+	flock 9
+	rm -f "$obj/kernel/sched/core.o"
+	trace "kernel-$id" make -C "$src" O="$obj" -j2 "CC=ccache gcc" bzImage
 	if [ -d "$src/tools/sched_ext" ] && grep -q '^CONFIG_SCHED_CLASS_EXT=y' "$obj/.config" &&
 		command -v clang-16 >/dev/null; then
 		mkdir -p "$work/scx-$id"
 		trace "scx-$id" make -C "$src/tools/sched_ext" O="$work/scx-$id" \
-			VMLINUX_BTF="$work/obj-$id/vmlinux" -j2 CLANG=clang-16
+			VMLINUX_BTF="$obj/vmlinux" -j2 CLANG=clang-16
 	fi
-	rm -rf "$work/obj-$id" "$work/scx-$id"
+	exec 9>&-
+	rm -rf "$work/scx-$id"
 done
 [ "$n" -gt 0 ] || { echo "sandbox-syscalls: no built tree under $cache/trees (build a kernel first)" >&2; exit 1; }
 trace tools sh -c 'python3 -c "import socket, ctypes" && perl -e "1" && ls / | wc -l | tr -d " " >/dev/null && id -u >/dev/null && grep -c . /proc/self/status >/dev/null'
