@@ -4,7 +4,8 @@
 # defers the preemption of a running fair task by a woken RT task to the
 # fair task's next tick; a wakeup on an idle CPU preempts the idle task as
 # before. So on an idle guest nothing changes and `schedlab test --suite
-# latency` passes it, while `schedlab test` with no --suite (the default
+# latency` does not see it (no gated metric regressed: pass, or inconclusive
+# where cyclictest's p99 cannot be shown unchanged at 5 to 8 runs), while `schedlab test` with no --suite (the default
 # suite, which includes under-load: cyclictest while hackbench and burn keep
 # every CPU busy) fails it on a latency gate of a workload under load.
 # Builds one kernel and boots 10 or more guests for each suite.
@@ -12,7 +13,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/planted/planted.sh"
 planted_test rt-preempt-busy latency 5:8
-planted_expect_pass
+planted_expect_not_regressed
 planted_test rt-preempt-busy default 5:8
 planted_expect_fail 'latency_us.*'
 planted_expect_regressed_in '*-loaded' 'latency_us.*'
