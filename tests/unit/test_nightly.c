@@ -1,6 +1,6 @@
-/* Nightly (issue 22) without a server: the git source allow-list
+/* Nightly without a server: the git source allow-list
  * (job/source_policy.c), the config's schedules, git_sources and webhooks
- * (server/config_nightly.c), the scheduler's once-per-slot rule over a real
+ * (server/config_nightly.c), the nightly clock's once-per-slot rule over a real
  * store (server/nightly_clock.c; the queue runs no job), and the webhook's
  * payload, key and signature (server/webhook.c). The e2e test
  * 72-nightly does the same with the real service, HTTP and a receiver. */
