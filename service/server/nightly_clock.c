@@ -169,7 +169,7 @@ int nightly_clock_start(const struct nightly_clock_opts *opts, struct nightly_cl
 		if (pthread_create(&s->thread, NULL, thread_main, s) != 0) {
 			nightly_clock_free(s);
 			return error_set(err, ERR_INTERNAL, EAGAIN,
-					 "Cannot start the schedules' thread.");
+					 "Cannot start the nightly clock's thread.");
 		}
 		s->running = true;
 	}
