@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds for many prefixes (issue 18 item 4): builds every prefix of a
+# Builds for many prefixes: builds every prefix of a
 # 16-patch series of small scheduler changes, the way a bisection or a
 # per-patch attribution does (prefix k = the built-in base plus the first k
 # patches, a new kernel each), through the real CLI, and prints the time of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 22's "done when", for real, start to end (docs/service.md "Nightly
-# performance tracking", docs/statistics.md "Change points across nights"):
+# Nightly tracking from schedule to culprit commit, for real, start to end
+# (docs/service.md "Nightly performance tracking", docs/statistics.md "Change points across nights"):
 # a service configured with ONE schedule ("* * * * *": a night a minute) on a
 # local git kernel tree runs it unattended; after BEFORE nights a user
 # commits two changes to the tree's main branch (a comment, then the planted

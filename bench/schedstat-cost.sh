@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What schedstat costs (issue 20, docs/workloads.md "schedstat"): the built-in
+# What schedstat costs (docs/workloads.md "schedstat"): the built-in
 # 6.1 kernel against the same kernel with "schedstat": true (CONFIG_SCHEDSTATS
 # and kernel.sched_schedstats on, snapshots around each workload), side by
 # side in one job, on cyclictest (latency) and hackbench (throughput). Both

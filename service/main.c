@@ -1,5 +1,6 @@
-/* schedlab: the command-line entry point. Each subcommand lives in its own
- * cli_<name>.c and is listed here. */
+/* schedlab: the command-line entry point. Each subcommand is a function
+ * cli_<name>() in service/cli/<name>_cmd.c (trend shares report_cmd.c;
+ * cli/cli.h names each one's file) and is listed in the table below. */
 #include <stdio.h>
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #include "run/series_runner.h"
 #include "server/http.h"
 #include "server/queue.h"
-#include "server/scheduler.h"
+#include "server/nightly_clock.h"
 #include "server/retention_timer.h"
 #include "server/webhook.h"
 #include "server/config.h"
@@ -217,7 +217,7 @@ static int test_clock_apply(void)
 			offset);
 		return -1;
 	}
-	scheduler_set_clock_offset(n);
+	nightly_clock_set_offset(n);
 	serve_log("test clock: schedules run SCHEDLAB_TEST_CLOCK_OFFSET_S seconds ahead");
 	return 0;
 }
@@ -234,7 +234,7 @@ int cli_serve(int argc, char **argv)
 	struct store *store = NULL;
 	struct queue *queue = NULL;
 	struct http_server *srv = NULL;
-	struct scheduler *sched = NULL;
+	struct nightly_clock *nightly = NULL;
 	struct retention_timer *retention = NULL;
 	struct webhooks *hooks = NULL;
 	int ret = EXIT_ERROR;
@@ -294,9 +294,9 @@ int cli_serve(int argc, char **argv)
 	/* Schedules (docs/service.md "Schedules"). */
 	if (test_clock_apply() < 0)
 		goto out;
-	struct scheduler_opts so = {
+	struct nightly_clock_opts so = {
 	    .config = cfg, .store = store, .queue = queue, .log = serve_log};
-	if (scheduler_start(&so, &sched, &err) < 0)
+	if (nightly_clock_start(&so, &nightly, &err) < 0)
 		goto fail;
 	{
 		char line[256];
@@ -326,7 +326,7 @@ fail:
 	fprintf(stderr, "schedlab serve: %s\n", err.message);
 out:
 	retention_timer_free(retention);
-	scheduler_free(sched);
+	nightly_clock_free(nightly);
 	http_server_free(srv);
 	webhooks_set_queue(hooks, NULL); /* no bisection starts into a freed queue */
 	queue_free(queue);

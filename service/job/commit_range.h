@@ -1,6 +1,6 @@
-/* A commit range of a local git tree, "git:TREE@BASE..HEAD" (issue 18 item
- * 3): the commits a bisection steps through, one step per commit, each
- * named by its hash and subject. parse checks the text (no git runs),
+/* A commit range of a local git tree, "git:TREE@BASE..HEAD" (`schedlab
+ * test --range`): the commits a bisection steps through, one step per
+ * commit, each named by its hash and subject. parse checks the text (no git runs),
  * resolve asks git (both refs name commits, BASE is an ancestor of HEAD,
  * no merge commits, at most max_commits commits) and lists the commits
  * oldest first, patches writes them as the inline patches a job carries.

@@ -1,5 +1,5 @@
 /* Which kernel sources a service job may name besides Debian's packages
- * (issue 22, a moving source): `git:/tree@REF` when the tree lies under a
+ * (a moving source, for nightly schedules): `git:/tree@REF` when the tree lies under a
  * directory of the config's "git_sources" (job_limits.git_sources). The
  * Debian half of the check stays at its spot in job.c. */
 #pragma once

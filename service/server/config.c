@@ -448,7 +448,7 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
 				c->build_slots = (int)n;
 		}
-		/* Kernel builds: the sandbox and the time limit (issue 21). */
+		/* Kernel builds: the sandbox and the time limit. */
 		else if (strcmp(key, "build_sandbox") == 0) {
 			if (!json_object_is_type(v, json_type_boolean))
 				r = error_set_path(

@@ -89,7 +89,8 @@ struct service_config {
 	/* From "hypervisors" (hostpool.h, docs/scale-out.md); NULL: the runner's
 	 * one host libvirt_uri. Shared by every worker's runner_config. */
 	struct hostpool *hostpool;
-	/* Kernel builds (issue 21, sandboxed builds; docs/kernel-builds.md). */
+	/* Kernel builds: sandboxed by default, since a job's patch is untrusted
+	 * (docs/kernel-builds.md). */
 	bool build_sandbox;  /* "build_sandbox", default true: patch and make in bubblewrap */
 	int build_timeout_s; /* "build_timeout_s", default 0: kbuild's (3600 s for make) */
 	/* Disk budgets (docs/service.md "Disk and memory budgets"):
@@ -114,8 +115,7 @@ struct service_config {
 	struct service_quotas quotas;
 	struct service_retention retention;
 
-	/* ---- nightly (issue 22; config_nightly.c, docs/service.md
-	 * "Schedules") ---- */
+	/* ---- nightly (config_nightly.c, docs/service.md "Schedules") ---- */
 	char *config_dir; /* the config file's directory: job files are relative to it */
 	struct service_schedule *schedules; /* "schedules" */
 	size_t n_schedules;
@@ -155,7 +155,7 @@ unsigned service_config_token_match(const struct service_config *c, const char *
 const struct service_token *service_config_token_find(const struct service_config *c,
 						      const char *token);
 
-/* ---- the nightly keys (issue 22): "schedules", "git_sources" and
+/* ---- the nightly keys: "schedules", "git_sources" and
  * "webhooks", parsed in config_nightly.c so config.c keeps one call per
  * key; docs/service.md "Schedules" and "Webhooks" document them. ---- */
 

@@ -8,7 +8,9 @@
  *   http_streams.c  the log and the Server-Sent Events stream
  *   http_metrics.c  health, Prometheus /metrics and the trend page
  *   http_conns.c    per-connection state, the request deadline, the ticker
- *   http_nightly.c  the schedules and the change points as JSON
+ *   http_nightly.c  the schedules and the change points as JSON, and a
+ *                   change point's bisection on request
+ *   http_calibration.c  the host's A/A calibrations (/v1/calibration)
  *
  * Not for use outside service/server/http*.c; http.h is the public API.
  * This header does not include http.h (the files include both), so the
@@ -146,18 +148,19 @@ void http_streams_wake_all(struct http_server *srv);
 /* Open event streams now. */
 size_t http_streams_count(struct http_server *srv);
 
+/* ---- http.c ---- */
+
 /* Hands one formatted line to opts.log, or to stderr. */
 void http_log(struct http_server *srv, const char *fmt, ...) _printf_(2, 3);
 
-/* Queues a response of len bytes of data with the given content type and
- * records status in req (may be NULL). mode says who frees data, as in
- * MHD_create_response_from_buffer. A 405 carries req->allow as Allow. */
 /* Records the status of the answer being queued and counts it
  * (schedlab_http_requests_total) now, not when libmicrohttpd completes the
  * request: a client that reads the answer and scrapes /metrics next must
  * see it counted. */
 void http_request_answered(struct request *req, unsigned status);
-
+/* Queues a response of len bytes of data with the given content type and
+ * records status in req (may be NULL). mode says who frees data, as in
+ * MHD_create_response_from_buffer. A 405 carries req->allow as Allow. */
 enum MHD_Result http_respond_buf(struct MHD_Connection *conn, struct request *req, unsigned status,
 				 const char *type, const void *data, size_t len,
 				 enum MHD_ResponseMemoryMode mode);
@@ -175,14 +178,19 @@ enum MHD_Result http_respond_errorf(struct MHD_Connection *conn, struct request 
 				    enum error_kind kind, const char *path, const char *fmt, ...)
     _printf_(5, 6);
 
-/* Routes method and url: sets req->route, and req->id when the route has
- * "{id}". Returns MHD_YES with *ret_answered false when a route matched;
- * otherwise the result of a 404, 405 or bad-id response, *ret_answered
- * true. */
+/* ---- http_routes.c ---- */
+
+/* Routes method and url: sets req->route, and req->id or req->key when the
+ * route has "{id}" or "{key}". Returns MHD_YES with *ret_answered false
+ * when a route matched; otherwise the result of a 404, 405 or bad-id
+ * response, *ret_answered true. */
 enum MHD_Result http_route_request(struct MHD_Connection *conn, const char *method, const char *url,
 				   struct request *req, bool *ret_answered);
 
-/* The handlers the route table points at (route_fn). */
+/* The handlers the route table points at (route_fn), by the file that
+ * defines them. */
+
+/* ---- http_jobs.c ---- */
 enum MHD_Result http_jobs_submit(struct http_server *srv, struct MHD_Connection *conn,
 				 struct request *req);
 enum MHD_Result http_jobs_list(struct http_server *srv, struct MHD_Connection *conn,
@@ -195,30 +203,40 @@ enum MHD_Result http_jobs_result(struct http_server *srv, struct MHD_Connection 
 				 struct request *req);
 enum MHD_Result http_jobs_report(struct http_server *srv, struct MHD_Connection *conn,
 				 struct request *req);
+/* A 429 (ERR_QUOTA): the error body and a Retry-After header. */
+enum MHD_Result http_respond_quota(struct MHD_Connection *conn, struct request *req,
+				   const struct sl_error *err, int retry_after_s);
+
+/* ---- http_streams.c: the handlers ---- */
 enum MHD_Result http_streams_log(struct http_server *srv, struct MHD_Connection *conn,
 				 struct request *req);
 enum MHD_Result http_streams_events(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
-/* http_calibration.c: GET /v1/calibration, and the summary /v1/health
- * carries ({count, newest_made_at, newest_age_s}; a new object). */
-/* http_nightly.c */
+
+/* ---- http_nightly.c ---- */
+/* GET /v1/schedules and GET /v1/change-points. */
 enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
 enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Connection *conn,
 					struct request *req);
-/* A 429 (ERR_QUOTA): the error body and a Retry-After header (http_jobs.c). */
-enum MHD_Result http_respond_quota(struct MHD_Connection *conn, struct request *req,
-				   const struct sl_error *err, int retry_after_s);
-/* POST /v1/change-points/{key}/bisect (change_point_bisect.h) */
+/* POST /v1/change-points/{key}/bisect (the job it starts:
+ * change_point_bisect.h). */
 enum MHD_Result http_change_point_bisect(struct http_server *srv, struct MHD_Connection *conn,
 					 struct request *req);
+
+/* ---- http_calibration.c ---- */
+/* GET /v1/calibration, and the summary /v1/health carries ({count,
+ * newest_made_at, newest_age_s}; a new object). */
 enum MHD_Result http_calibration_list(struct http_server *srv, struct MHD_Connection *conn,
 				      struct request *req);
 json_object *http_calibration_summary(struct http_server *srv);
+
+/* ---- http_metrics.c ---- */
 /* One libvirt probe per hypervisor host of the config (or its one
  * libvirt_uri): -ENOMEM on failure. fini: NULL-safe parts. */
 int http_health_init(struct http_server *srv);
 void http_health_fini(struct http_server *srv);
+/* GET /v1/health and GET /metrics (Prometheus text). */
 enum MHD_Result http_metrics_health(struct http_server *srv, struct MHD_Connection *conn,
 				    struct request *req);
 enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Connection *conn,
@@ -228,5 +246,6 @@ enum MHD_Result http_metrics_prometheus(struct http_server *srv, struct MHD_Conn
  * a duration. GET /v1/trend and GET /v1/change-points. */
 #define HTTP_SINCE_DEFAULT_S (30L * 86400)
 int http_query_since(struct MHD_Connection *conn, long *ret_seconds, struct sl_error *err);
+/* GET /v1/trend: the trend page (report/trend.h). */
 enum MHD_Result http_metrics_trend(struct http_server *srv, struct MHD_Connection *conn,
 				   struct request *req);

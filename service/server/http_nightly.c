@@ -1,6 +1,6 @@
 /* The nightly routes (docs/service.md "Nightly"):
  *   GET /v1/schedules       the config's schedules with their last run (job
- *                           id, time, slot) and next run (scheduler.h)
+ *                           id, time, slot) and next run (nightly_clock.h)
  *   GET /v1/change-points   the trend's change points as JSON, with their
  *                           nights, commit ranges and bisections
  *                           (server/store_trend.h)
@@ -12,7 +12,7 @@
 #include "server/http.h"
 #include "server/http-internal.h"
 #include "server/change_point_bisect.h"
-#include "server/scheduler.h"
+#include "server/nightly_clock.h"
 #include "job/job.h"
 #include "report/trend.h"
 #include "server/store_trend.h"
@@ -24,7 +24,7 @@ enum MHD_Result http_schedules_list(struct http_server *srv, struct MHD_Connecti
 {
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *o =
-	    scheduler_list_json(srv->opts->config, srv->opts->store, &err);
+	    nightly_clock_list_json(srv->opts->config, srv->opts->store, &err);
 	if (!o)
 		return http_respond_error(conn, req, &err);
 	return http_respond_json(conn, req, MHD_HTTP_OK, o);

@@ -54,7 +54,7 @@ struct store_new_job {
 	json_object *spec, *expanded;
 	long long budget_s; /* job_budget_s(), counted by the daily quota */
 	long long bytes;    /* the spec's size, counted by the bytes quota */
-	/* A scheduled job (scheduler.c): the schedule's row records
+	/* A scheduled job (nightly_clock.c): the schedule's row records
 	 * schedule_slot and the job in the same transaction, so a slot is
 	 * enqueued once even if the service dies between the two. */
 	const char *schedule; /* NULL: not scheduled */

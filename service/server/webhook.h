@@ -1,4 +1,4 @@
-/* Alerts (issue 22): after each job ends, its series (the job's name) is
+/* Alerts: after each job ends, its series (the job's name) is
  * judged again with the trend's change-point detection (report/trend.h);
  * each change point not seen before is recorded in the store (once) and
  * POSTed as JSON to every URL of the config's "webhooks". All of it runs

@@ -2,7 +2,7 @@
 # tier: host
 # `schedlab validate --schema SCHEMA FILE` driven from outside, as a user
 # checks a file against a schema of their own: the ECMA-262 pattern cases
-# issue #23 names (\d is a digit class, 'é*' matches characters, not bytes),
+# that once failed (\d is a digit class, 'é*' matches characters, not bytes),
 # a percent-encoded $ref pointer (%25), exit codes (0 valid, 1 invalid,
 # 2 unusable schema) and then every case of schedlab's own conformance files
 # (tests/data/jsonschema/*.json, the JSON-Schema-Test-Suite format) one

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A candidate kernel that does not build is a result, not an error (issue 15,
-# contract A): a CI-shorthand job run from a directory that is not the repo,
+# A candidate kernel that does not build is a result, not an error
+# (docs/kernel-builds.md, "In a job"): a CI-shorthand job run from a directory that is not the repo,
 # with the default job dir, whose patch does not apply to kernel/sched/rt.c,
 # exits 1 with verdict fail, kernels.patched.build naming the status, the
 # patch and a log excerpt, a verdict reason naming it, and a JUnit failure.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's first failure, as a new user meets it: a job file in its own
+# The first failure a new user met: a job file in its own
 # directory whose patched kernel lists the built-in series plus a local
 # patch ({"path": "comment-only.patch"}, relative to the job file), run with
 # `schedlab run DIR/job.json` from ANOTHER working directory with the default

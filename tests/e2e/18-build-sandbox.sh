@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sandboxed kernel builds (issue 21, docs/kernel-builds.md "The sandbox"):
+# Sandboxed kernel builds (docs/kernel-builds.md "The sandbox"):
 # hostile candidate patches against the real built-in tree, each a rule at
 # the top of the kernel's Makefile that acts while `make tinyconfig` reads it
 # and then stops make. Each job exits 1 with the candidate's kernel

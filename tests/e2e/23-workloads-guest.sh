@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20's workloads in a real guest, through `schedlab run`: hackbench
+# The workloads beyond the four suites' in a real guest, through `schedlab run`: hackbench
 # (pipes; process and thread mode), pi_stress, pip_stress, cyclicdeadline
 # (SCHED_DEADLINE), stress-ng (switch, mutex, futex, yield; its --yaml file)
 # and schedlab's wakeup probe, in short form, one boot per variant of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest CPU topology (issue 20, docs/guests.md "Topology"): a job with
+# Guest CPU topology (docs/guests.md "Topology"): a job with
 # guest.topology 2 sockets x 2 cores x 1 thread (vcpus left out: it follows)
 # boots real 6.1 guests (the base kernel, warm from the other tests) whose
 # sysfs reads the topology back: every run records cpus 4, sockets 2,

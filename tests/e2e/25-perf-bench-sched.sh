@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf-bench-sched in a real guest (issue 20, docs/workloads.md
+# perf-bench-sched in a real guest (docs/workloads.md
 # "perf-bench-sched"): `perf bench sched messaging` (pipes, processes and
 # threads) and `perf bench sched pipe`, Debian's linux-perf with its shared
 # libraries in the initramfs, on the built-in 6.1 kernel (warm from the

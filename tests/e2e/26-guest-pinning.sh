@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host CPU pinning (issue 20, docs/guests.md "Pinning") with real guests and
+# Host CPU pinning (docs/guests.md "Pinning") with real guests and
 # real libvirt, the built-in 6.1 kernel (warm from the other tests):
 #   1. guest.pinning "yes" is refused before any guest boots, naming
 #      $.guest.pinning.

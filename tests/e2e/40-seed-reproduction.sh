@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The seed reproduction end to end, in short form (rt-migrate-test -l 60,
-# repeat 3): real kernel, real guests, real rt-tests. Checks issue #4's
+# repeat 3): real kernel, real guests, real rt-tests. Checks the seed's
 # promise: the baseline shows priority inversions in every repeat, the patched
 # scheduler none in the median repeat (under nested TCG an isolated full-run
 # inversion still shows with push on: 1 of 6 patched repeats of `make demo`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sched_ext in real Linux 6.12 guests (issue 19): the 6.12 kernel (the same
+# sched_ext in real Linux 6.12 guests: the 6.12 kernel (the same
 # content key as e2e 41's, so CI builds it once) with its tools/sched_ext
 # schedulers, from examples/scx-simple.json cut short (one cyclictest of 1000
 # cycles, 2 repeats):

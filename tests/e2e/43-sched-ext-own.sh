@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A sched_ext scheduler of the user's own (issue 19 item 3), run as a user
+# A sched_ext scheduler of the user's own, run as a user
 # would: the job file and its two source files (examples/scx-user/: scx_gfifo,
 # a global FIFO dispatch queue with the ops name "gfifo", written for
 # schedlab) in a directory of their own, `schedlab run` started from another

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #5, fair per-user scheduling, end to end in short form: user 1000
+# Fair per-user scheduling, end to end in short form: user 1000
 # runs 1 hog and user 1001 runs 3 on one CPU. Without groups 1001 gets at
 # least 0.65; with equal or 2:1 cpu_share groups each split is within 10% of
 # the expected one (share_error <= 0.10).

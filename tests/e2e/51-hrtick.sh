@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #5, the high-resolution preemption tick (seed 010), end to end in
+# The high-resolution preemption tick (seed 010), end to end in
 # short form: 3 slice threads on one CPU, NO_HRTICK against HRTICK. HRTICK
 # ends slices on time, so the gated slice_overrun_us.mean comes out improved
 # and the median overrun too; the mean slice and the median boot's 99th

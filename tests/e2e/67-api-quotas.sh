@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tier: host
 # Quotas, ownership, submit-time checks and bounded storage with the real
-# service (issue 21), which runs no job here ("workers": 0 holds them all
+# service, which runs no job here ("workers": 0 holds them all
 # in the queue), so no guest or build is started:
 #   - a token with "roles": [] is 403, not 401;
 #   - priority above 0 needs the admin role (403 naming "priority");

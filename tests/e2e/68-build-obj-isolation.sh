@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An untrusted build cannot poison the object tree later builds reuse
-# (issue 21, docs/kernel-builds.md "Untrusted builds"). A hostile patch's
+# (docs/kernel-builds.md "Untrusted builds"). A hostile patch's
 # Makefile rule, while `make tinyconfig` reads it, overwrites an object of
 # the object directory make was given (O=) and of the tree's shared obj/
 # with garbage newer than everything, and leaves a marker file; then it

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds of one source tree at once (issue 18 item 4; docs/kernel-builds.md
-# "Builds at once"). Two `schedlab kernel build --build-slots 2` of
+# Builds of one source tree at once, as a bisection's prefixes are built
+# (docs/kernel-builds.md "Builds at once"). Two `schedlab kernel build --build-slots 2` of
 # different untrusted prefixes are started together, twice:
 # 1. the first pair: one build takes the tree (area 0), the other finds it
 #    busy and takes work area 1, which it seeds from area 0 once area 0 is

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tier: host
 # Nightly schedules, git source allow-list and change-point webhooks with the
-# real service, real HTTP and the real SQLite store (issue 22). No kernel is
+# real service, real HTTP and the real SQLite store. No kernel is
 # built and no guest boots: the scheduled job's kernel source is an
 # allow-listed git tree with one commit and no kernel in it, so each run
 # fails within a second (the top-level Makefile is missing).

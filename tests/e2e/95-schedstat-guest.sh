@@ -5,7 +5,7 @@
 # plus CONFIG_SCHEDSTATS=y, and NUMA for the guest's two nodes: a cache key of
 # its own) on a 2 x 2 x 1 guest with one NUMA node per socket;
 # hackbench, perf bench sched messaging, pi_stress, stress-ng and wakeup
-# (issue 20's done-when) end ok with their own metrics, the topology read
+# (every tool beyond the four suites') end ok with their own metrics, the topology read
 # back (sched domains MC and NUMA), and schedstat.* for all 4 CPUs and both
 # domain levels, with better direction none and no default gate on them,
 # and each workload's tasks' run delay from taskstats (schedstat.tasks.*);

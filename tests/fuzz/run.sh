@@ -50,7 +50,7 @@ done
 printf '\x02{"tool":"slice","metrics":{"slice_us.mean":4044.5,"slice_us.max":8461},"details":{}}\n' |
 	seed fuzz_metrics own-tool
 seed fuzz_metrics wakeup < <(printf '\x02'; cat tests/data/workloads/wakeup-m2-w2.stdout)
-# issue 20's tools, by the first byte (modulo 10): 3 hackbench, 4 pi_stress, 5 pip_stress,
+# the tools beyond the four suites', by the first byte (modulo 10): 3 hackbench, 4 pi_stress, 5 pip_stress,
 # 6 cyclicdeadline, 7 stress-ng (stdout NUL file)
 for f in tests/data/rt-tests/hackbench-*.stdout; do
 	{ printf '\x03'; cat "$f"; } | seed fuzz_metrics "$(basename "$f" .stdout)"

@@ -1,4 +1,4 @@
-/* Admission (issue 21): priority above 0 needs admin (403 naming the
+/* Admission: priority above 0 needs admin (403 naming the
  * field); the global queue cap, per-token queued jobs, guest-seconds per
  * day and stored bytes answer ERR_QUOTA (429) naming the limit with a
  * Retry-After; admin tokens skip the per-token quotas; only a job's owner

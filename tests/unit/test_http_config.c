@@ -115,7 +115,7 @@ static void expect_error(const char *text, const char *needle)
 		fail_msg("message '%s' lacks '%s'", err.message, needle);
 }
 
-/* The kernel build keys (issue 21): the sandbox can be turned off for
+/* The kernel build keys: the sandbox can be turned off for
  * trusted trees, and the time limit set. */
 static void test_build_keys(void **state)
 {
@@ -158,7 +158,7 @@ static void test_disk_keys(void **state)
 	assert_non_null(strstr(err.message, "must be an integer"));
 }
 
-/* issue 21: tokens carry a name (jobs record it as their owner) and may
+/* Tokens carry a name (jobs record it as their owner) and may
  * have the admin role; a known token with "roles": [] is found (403 for it,
  * not 401). */
 static void test_token_names_and_admin(void **state)

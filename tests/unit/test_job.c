@@ -202,8 +202,8 @@ static void test_guest_time_budget(void **state)
 	json_object_put(spec);
 }
 
-/* issue 21: 16 variants x 17 repeats x 16 one-second workloads was budgeted
- * at 20,672 s (60 s + timeouts per run) and could run 50,592 s. The budget
+/* The budget once undercounted: 16 variants x 17 repeats x 16 one-second
+ * workloads was budgeted at 20,672 s (60 s + timeouts per run) and could run 50,592 s. The budget
  * is the runner's own deadline (90 + sum(timeout + 5) per run under TCG)
  * plus a build estimate per kernel, so it is over the 6 h default. */
 static void test_budget_is_the_real_deadline(void **state)

@@ -297,8 +297,8 @@ static void test_suite_settings_yield_to_the_job(void **state)
 	}
 }
 
-/* Issue 20's tools: hackbench, cyclicdeadline and wakeup gate by default;
- * pi_stress, pip_stress and stress-ng do not. Their arguments are checked
+/* The tools beyond the four suites': hackbench, cyclicdeadline and wakeup
+ * gate by default; pi_stress, pip_stress and stress-ng do not. Their arguments are checked
  * while expanding (service/job/workload_args.c). */
 static void test_new_tools_default_gates(void **state)
 {

@@ -958,7 +958,8 @@ static char *read_text(const char *path)
 static int build_failing(struct fixture *fx, const char *json, struct kbuild_failure *f,
 			 struct sl_error *err);
 
-/* Builds of one tree at once (issue 18 item 4): with two slots, a build
+/* Builds of one tree at once (the prefixes of a series, built side by
+ * side): with two slots, a build
  * that finds area 0 busy takes area 1, which is seeded from area 0 (once
  * area 0's build let it go) and whose sandboxed steps see it at area 0's
  * paths; a later build goes to the area holding most of its patches. One

@@ -1,7 +1,7 @@
-/* Nightly (issue 22) without a server: the git source allow-list
+/* Nightly without a server: the git source allow-list
  * (job/source_policy.c), the config's schedules, git_sources and webhooks
- * (server/config_nightly.c), the scheduler's once-per-slot rule over a real
- * store (server/scheduler.c; the queue runs no job), and the webhook's
+ * (server/config_nightly.c), the nightly clock's once-per-slot rule over a real
+ * store (server/nightly_clock.c; the queue runs no job), and the webhook's
  * payload, key and signature (server/webhook.c). The e2e test
  * 72-nightly does the same with the real service, HTTP and a receiver. */
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include "server/store_trend.h"
 #include "server/config.h"
 #include "server/queue.h"
-#include "server/scheduler.h"
+#include "server/nightly_clock.h"
 #include "server/store.h"
 #include "server/webhook.h"
 #include "util/fs.h"
@@ -246,7 +246,7 @@ static int64_t jobs_in(struct store *st)
 	return total;
 }
 
-static void test_scheduler_once_per_slot(void **state)
+static void test_nightly_clock_once_per_slot(void **state)
 {
 	(void)state;
 	char text[4096], dir[PATH_MAX + 16];
@@ -263,34 +263,34 @@ static void test_scheduler_once_per_slot(void **state)
 	struct queue *q = NULL;
 	struct queue_opts qo = {.store = st, .runner = no_runner, .workers = 1};
 	assert_int_equal(queue_new(&qo, &q, &err), 0); /* never started: no job runs */
-	struct scheduler_opts so = {.config = c, .store = st, .queue = q};
-	struct scheduler *s = NULL;
+	struct nightly_clock_opts so = {.config = c, .store = st, .queue = q};
+	struct nightly_clock *s = NULL;
 
 	/* 30 s past a slot: first sight records it, runs nothing */
 	time_t now = time(NULL);
 	long base = (long)(now - now % 60 + 60 * 60 + 30 - now);
-	scheduler_set_clock_offset(base);
-	assert_int_equal(scheduler_start(&so, &s, &err), 0);
+	nightly_clock_set_offset(base);
+	assert_int_equal(nightly_clock_start(&so, &s, &err), 0);
 	assert_int_equal(jobs_in(st), 0);
-	_cleanup_json_ json_object *list = scheduler_list_json(c, st, &err);
+	_cleanup_json_ json_object *list = nightly_clock_list_json(c, st, &err);
 	json_object *e = json_object_array_get_idx(json_object_object_get(list, "schedules"), 0);
 	assert_true(json_object_is_type(json_object_object_get(e, "last_run"), json_type_null));
-	scheduler_free(s);
+	nightly_clock_free(s);
 
 	/* 5 slots later, at start: one job, not five */
-	scheduler_set_clock_offset(base + 300);
-	assert_int_equal(scheduler_start(&so, &s, &err), 0);
+	nightly_clock_set_offset(base + 300);
+	assert_int_equal(nightly_clock_start(&so, &s, &err), 0);
 	assert_int_equal(jobs_in(st), 1);
-	scheduler_free(s);
+	nightly_clock_free(s);
 	/* the same slot again: nothing */
-	assert_int_equal(scheduler_start(&so, &s, &err), 0);
+	assert_int_equal(nightly_clock_start(&so, &s, &err), 0);
 	assert_int_equal(jobs_in(st), 1);
 	/* the thread sees the next slot come */
-	scheduler_set_clock_offset(base + 360);
+	nightly_clock_set_offset(base + 360);
 	for (int i = 0; i < 40 && jobs_in(st) < 2; i++)
 		usleep(100000);
 	assert_int_equal(jobs_in(st), 2);
-	scheduler_free(s);
+	nightly_clock_free(s);
 
 	struct store_schedule_state ss;
 	assert_int_equal(store_schedule_get(st, "every-min", &ss, &err), 0);
@@ -304,7 +304,7 @@ static void test_scheduler_once_per_slot(void **state)
 			    "every-min");
 	assert_string_equal(json_object_get_string(json_object_object_get(j0, "id")),
 			    ss.last_job_id);
-	scheduler_set_clock_offset(0);
+	nightly_clock_set_offset(0);
 	queue_free(q);
 	store_free(st);
 	service_config_free(c);
@@ -560,7 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_policy),
 	    cmocka_unit_test(test_config),
-	    cmocka_unit_test(test_scheduler_once_per_slot),
+	    cmocka_unit_test(test_nightly_clock_once_per_slot),
 	    cmocka_unit_test(test_webhook_payload),
 	    cmocka_unit_test(test_trend_commit_range),
 	    cmocka_unit_test(test_trend_tenancy),

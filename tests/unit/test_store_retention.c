@@ -1,4 +1,4 @@
-/* Bounded storage (issue 21): a patch is stored once by content hash,
+/* Bounded storage: a patch is stored once by content hash,
  * however many kernels, specs and jobs carry it, and read back whole;
  * retention takes a finished job's directory, runs, events, specs and
  * patches and keeps its result (or drops it with the row); 1000 jobs
@@ -174,7 +174,8 @@ static void test_purge_keeps_result(void **state)
 	assert_int_equal(sql_int(f, "SELECT COUNT(*) FROM blobs;"), 0);
 }
 
-/* issue 21: 1000 submissions, each cancelled, kept everything. With
+/* Before retention ran at submission, 1000 submissions, each cancelled,
+ * kept everything. With
  * retention at age 0 (what the service runs at each submission) the
  * database stays bounded even when every job carries its own 32 KiB
  * patch; without, it would hold 1000 of them. */

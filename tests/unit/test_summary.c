@@ -59,7 +59,7 @@ static void test_thresholds_and_unchanged(void **state)
 									   "\"verdict_reasons\":["
 									   "\"No gated metric "
 									   "regressed.\"]}");
-	/* The issue's line: a large change whose interval does not clear the
+	/* An older result's line: a large change whose interval does not clear the
 	 * threshold, now with the threshold and the reason beside it. */
 	expect(out, "-24145  [-24864, -4686]  0.008  \u00b16036     unchanged (CI reaches within "
 		    "\u00b16036)\n");

@@ -126,7 +126,7 @@ static void test_twenty_percent_regresses(void **state)
 	assert_true(fabs(json_object_get_double(get(c, "threshold")) - 10) < 1e-9);
 }
 
-/* The issue's first report: latency_us.avg 124.13 -> 172.25 (+39 %), p 0.000
+/* The first case reported: latency_us.avg 124.13 -> 172.25 (+39 %), p 0.000
  * at 12 a side, was unchanged and the job passed. 12 a side of about those
  * medians: a regression now. */
 static void test_thirty_nine_percent_at_twelve_regresses(void **state)
@@ -165,7 +165,7 @@ static void test_interval_crossing_is_undecided(void **state)
 	assert_string_equal(verdict, "pass"); /* nothing gated */
 }
 
-/* The A/A job of the issue: adaptive 3..8, latency_us.avg 156.94 -> 136.08
+/* The A/A job reported with it: adaptive 3..8, latency_us.avg 156.94 -> 136.08
  * at 3 a side, complete separation (p 0.100), bootstrap CI [-38.69, -2.34]:
  * it was unchanged and the job passed after 3 rounds. Over the looks 3, 5,
  * 8 each look tests at 0.025, where 3 v 3 bound no interval: the gate is

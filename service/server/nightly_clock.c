@@ -1,6 +1,6 @@
-/* The schedules' thread: once a second, each schedule whose latest slot
+/* The nightly clock's thread: once a second, each schedule whose latest slot
  * (cron_prev of now) is past its recorded last slot gets its job enqueued
- * (see scheduler.h for the rules). */
+ * (see nightly_clock.h for the rules). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,25 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/scheduler.h"
+#include "server/nightly_clock.h"
 #include "server/submit_checks.h"
 #include "util/redact.h"
 #include "util/time.h"
 
 static atomic_long clock_offset;
 
-time_t scheduler_now(void)
+time_t nightly_clock_now(void)
 {
 	return time(NULL) + (time_t)atomic_load(&clock_offset);
 }
 
-void scheduler_set_clock_offset(long seconds)
+void nightly_clock_set_offset(long seconds)
 {
 	atomic_store(&clock_offset, seconds);
 }
 
-struct scheduler {
-	struct scheduler_opts opts;
+struct nightly_clock {
+	struct nightly_clock_opts opts;
 	int64_t *last_slot; /* per schedule, as recorded in the store */
 	pthread_t thread;
 	bool running;
@@ -36,8 +36,8 @@ struct scheduler {
 	bool stop;
 };
 
-static void slog(const struct scheduler *s, const char *fmt, ...) _printf_(2, 3);
-static void slog(const struct scheduler *s, const char *fmt, ...)
+static void slog(const struct nightly_clock *s, const char *fmt, ...) _printf_(2, 3);
+static void slog(const struct nightly_clock *s, const char *fmt, ...)
 {
 	char line[1200];
 	va_list ap;
@@ -52,7 +52,7 @@ static void slog(const struct scheduler *s, const char *fmt, ...)
 
 /* Expands, checks, stores (with the slot, in one transaction) and queues
  * the schedule's job. */
-static int enqueue(struct scheduler *s, const struct service_schedule *sch, int64_t slot,
+static int enqueue(struct nightly_clock *s, const struct service_schedule *sch, int64_t slot,
 		   char id[STORE_ID_LEN + 1], struct sl_error *err)
 {
 	const struct service_config *c = s->opts.config;
@@ -81,7 +81,7 @@ static int enqueue(struct scheduler *s, const struct service_schedule *sch, int6
 }
 
 /* One pass over the schedules at time now. */
-static void tick(struct scheduler *s, time_t now)
+static void tick(struct nightly_clock *s, time_t now)
 {
 	const struct service_config *c = s->opts.config;
 	for (size_t i = 0; i < c->n_schedules; i++) {
@@ -110,7 +110,7 @@ static void tick(struct scheduler *s, time_t now)
 
 static void *thread_main(void *arg)
 {
-	struct scheduler *s = arg;
+	struct nightly_clock *s = arg;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		struct timespec ts;
@@ -120,16 +120,17 @@ static void *thread_main(void *arg)
 		if (s->stop)
 			break;
 		pthread_mutex_unlock(&s->lock);
-		tick(s, scheduler_now());
+		tick(s, nightly_clock_now());
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
-int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret, struct sl_error *err)
+int nightly_clock_start(const struct nightly_clock_opts *opts, struct nightly_clock **ret,
+			struct sl_error *err)
 {
-	struct scheduler *s = calloc(1, sizeof(*s));
+	struct nightly_clock *s = calloc(1, sizeof(*s));
 	size_t n = opts->config->n_schedules;
 	if (!s || !(s->last_slot = calloc(n ? n : 1, sizeof(*s->last_slot)))) {
 		free(s);
@@ -138,13 +139,13 @@ int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret, s
 	s->opts = *opts;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	time_t now = scheduler_now();
+	time_t now = nightly_clock_now();
 	for (size_t i = 0; i < n; i++) {
 		const struct service_schedule *sch = &opts->config->schedules[i];
 		struct store_schedule_state st;
 		int r = store_schedule_get(opts->store, sch->name, &st, err);
 		if (r < 0) {
-			scheduler_free(s);
+			nightly_clock_free(s);
 			return r;
 		}
 		if (st.found) {
@@ -156,7 +157,7 @@ int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret, s
 		s->last_slot[i] = due < 0 ? 0 : due;
 		if ((r = store_schedule_mark(opts->store, sch->name, s->last_slot[i], NULL, err)) <
 		    0) {
-			scheduler_free(s);
+			nightly_clock_free(s);
 			return r;
 		}
 		char next[TIME_ISO8601_MAX];
@@ -166,9 +167,9 @@ int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret, s
 	tick(s, now); /* the slots missed while the service was down, once */
 	if (n) {
 		if (pthread_create(&s->thread, NULL, thread_main, s) != 0) {
-			scheduler_free(s);
+			nightly_clock_free(s);
 			return error_set(err, ERR_INTERNAL, EAGAIN,
-					 "Cannot start the schedules' thread.");
+					 "Cannot start the nightly clock's thread.");
 		}
 		s->running = true;
 	}
@@ -176,7 +177,7 @@ int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret, s
 	return 0;
 }
 
-void scheduler_free(struct scheduler *s)
+void nightly_clock_free(struct nightly_clock *s)
 {
 	if (!s)
 		return;
@@ -193,10 +194,10 @@ void scheduler_free(struct scheduler *s)
 	free(s);
 }
 
-json_object *scheduler_list_json(const struct service_config *config, struct store *store,
-				 struct sl_error *err)
+json_object *nightly_clock_list_json(const struct service_config *config, struct store *store,
+				     struct sl_error *err)
 {
-	time_t now = scheduler_now();
+	time_t now = nightly_clock_now();
 	char buf[TIME_ISO8601_MAX];
 	_cleanup_json_ json_object *list = json_object_new_array();
 	for (size_t i = 0; i < config->n_schedules; i++) {

@@ -1,5 +1,7 @@
-/* The service's schedules (config "schedules", issue 22): a thread that
- * enqueues each schedule's job once per slot of its cron expression (UTC).
+/* The nightly clock: the thread that starts the service's scheduled jobs
+ * (config "schedules"; nothing to do with the CPU schedulers the jobs
+ * measure). It enqueues each schedule's job once per slot of its cron
+ * expression (UTC).
  *
  * Once per slot, even across restarts: the store keeps each schedule's last
  * slot, written in the same transaction as the job it enqueued. A schedule
@@ -18,7 +20,7 @@
 #include "server/store.h"
 #include "util/error.h"
 
-struct scheduler_opts {
+struct nightly_clock_opts {
 	const struct service_config *config; /* borrowed: schedules, limits */
 	struct store *store;		     /* borrowed */
 	struct queue *queue;		     /* borrowed */
@@ -26,23 +28,23 @@ struct scheduler_opts {
 	const char *data_dir;		     /* guest-kernel/'s parent; NULL: fs_data_dir() */
 };
 
-struct scheduler;
+struct nightly_clock;
 
 /* Handles the slots due now (missed ones once) and starts the thread,
  * which looks again every second. No schedules: no thread. */
-int scheduler_start(const struct scheduler_opts *opts, struct scheduler **ret,
-		    struct sl_error *err);
+int nightly_clock_start(const struct nightly_clock_opts *opts, struct nightly_clock **ret,
+			struct sl_error *err);
 /* Stops the thread and frees. NULL is a no-op. */
-void scheduler_free(struct scheduler *s);
+void nightly_clock_free(struct nightly_clock *s);
 
 /* The clock schedules follow: time(NULL) plus a test-only offset that
  * `schedlab serve` reads from SCHEDLAB_TEST_CLOCK_OFFSET_S (seconds,
  * docs/service.md "Schedules"); nothing in the API can change it. */
-time_t scheduler_now(void);
-void scheduler_set_clock_offset(long seconds);
+time_t nightly_clock_now(void);
+void nightly_clock_set_offset(long seconds);
 
 /* {"schedules": [{name, at, source_ref?, last_run: {job_id, time, slot} or
  * null, last_error?, next_run}], "now"}: what GET /v1/schedules answers,
  * from the config and the store. A new reference, or NULL with err set. */
-json_object *scheduler_list_json(const struct service_config *config, struct store *store,
-				 struct sl_error *err);
+json_object *nightly_clock_list_json(const struct service_config *config, struct store *store,
+				     struct sl_error *err);
