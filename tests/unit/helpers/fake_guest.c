@@ -41,13 +41,17 @@ static size_t variant_slot(struct fake_guest *fg, const char *variant)
 	size_t i = fg->n_variants++;
 	snprintf(fg->variants[i].name, sizeof(fg->variants[i].name), "%s", variant);
 	fg->variants[i].seconds = 1.0;
+	fg->variants[i].spread_pct = 2.0;
 	return i;
 }
 
-void fake_guest_variant(struct fake_guest *fg, const char *variant, double seconds)
+void fake_guest_variant(struct fake_guest *fg, const char *variant, double seconds,
+			double spread_pct)
 {
 	pthread_mutex_lock(&fg->lock);
-	fg->variants[variant_slot(fg, variant)].seconds = seconds;
+	size_t i = variant_slot(fg, variant);
+	fg->variants[i].seconds = seconds;
+	fg->variants[i].spread_pct = spread_pct;
 	pthread_mutex_unlock(&fg->lock);
 }
 
@@ -141,8 +145,9 @@ int fake_guest_run(void *userdata, const struct run_key *k, struct guest_host *h
 		snprintf(fg->seen[fg->n_seen++], RUN_KEY_STRLEN, "%s", key);
 	enum fake_guest_kind kind = next_kind(fg, key);
 	size_t v = variant_slot(fg, k->variant);
-	/* -2 % .. +2 %, a different point for each run of the variant */
-	double s = fg->variants[v].seconds * (1.0 + 0.01 * (fg->variants[v].runs++ % 5 - 2));
+	/* -spread .. +spread in five steps, a different one for each run */
+	double s = fg->variants[v].seconds *
+		   (1.0 + fg->variants[v].spread_pct / 100.0 * (fg->variants[v].runs++ % 5 - 2) / 2.0);
 	pthread_mutex_unlock(&fg->lock);
 
 	struct guest_outcome *o = calloc(1, sizeof(*o));
@@ -157,6 +162,7 @@ int fake_guest_run(void *userdata, const struct run_key *k, struct guest_host *h
 	    [FAKE_GUEST_HUNG] = "The deadline passed (fake guest).",
 	    [FAKE_GUEST_CRASHED] = "The guest crashed without a panic line (fake guest).",
 	    [FAKE_GUEST_ERROR] = "The guest stopped without a summary frame (fake guest).",
+	    [FAKE_GUEST_NOISY] = NULL,
 	};
 	snprintf(o->status, sizeof(o->status), "%s", status[kind]);
 	o->reason = reason[kind] ? strdup(reason[kind]) : NULL;

@@ -36,6 +36,7 @@ struct fake_guest {
 	struct {
 		char name[64];
 		double seconds;
+		double spread_pct; /* ok runs range over seconds +- this % */
 		int runs; /* ok runs so far: the jitter's phase */
 	} variants[FAKE_GUEST_MAX_VARIANTS];
 	size_t n_variants;
@@ -57,9 +58,12 @@ struct fake_guest {
  * runner's guest and kernel hooks; fake_guest_end() removes both. */
 void fake_guest_begin(struct fake_guest *fg);
 void fake_guest_end(struct fake_guest *fg);
-/* Ok runs of variant report about seconds (within +-2 %, so a variant's
- * runs are not all equal and the statistics have a spread). */
-void fake_guest_variant(struct fake_guest *fg, const char *variant, double seconds);
+/* Ok runs of variant report seconds, spread evenly over +-spread_pct % in
+ * a cycle of five (so a variant's runs are not all equal: a small spread
+ * lets the statistics decide, a wide one leaves them undecided). Unset: 1.0
+ * and 2 %. */
+void fake_guest_variant(struct fake_guest *fg, const char *variant, double seconds,
+			double spread_pct);
 /* The next run of key (NULL: the next run at all) ends as kind. */
 void fake_guest_script(struct fake_guest *fg, const char *key, enum fake_guest_kind kind);
 /* The runs seen so far as "a#0 b#0 a#1 ..." (static buffer). */
