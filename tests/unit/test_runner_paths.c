@@ -21,19 +21,33 @@
 static struct fake_guest fg;
 static char workdir[64];
 
+/* One work directory for the group: its cache keeps the base initramfs,
+ * which every test's job shares (building it is most of a job's time). */
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(workdir, sizeof(workdir), "/tmp/runner-paths-XXXXXX");
+	return mkdtemp(workdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	fs_rm_rf(workdir, NULL);
+	return 0;
+}
+
 static int setup(void **state)
 {
 	(void)state;
 	fake_guest_begin(&fg);
-	snprintf(workdir, sizeof(workdir), "/tmp/runner-paths-XXXXXX");
-	return mkdtemp(workdir) ? 0 : -1;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
 	fake_guest_end(&fg);
-	fs_rm_rf(workdir, NULL);
 	return 0;
 }
 
@@ -59,7 +73,10 @@ static json_object *run_job(const char *extra)
 		fail_msg("job_expand_json: %s: %s", err.path, err.message);
 	json_object_put(spec);
 	_cleanup_free_ char *cache = fs_path_join(workdir, "cache");
-	_cleanup_free_ char *job_dir = fs_path_join(workdir, "job");
+	static int jobs;
+	char name[32];
+	snprintf(name, sizeof(name), "job-%d", jobs++);
+	_cleanup_free_ char *job_dir = fs_path_join(workdir, name);
 	struct runner_config cfg = {
 	    .cache_dir = cache,
 	    .data_dir = "..", /* the tests run in tests/: build/agent is the repo's */
@@ -260,5 +277,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_crash_retry_fails_stays, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hung_fails_fast, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
