@@ -77,9 +77,9 @@ json_object *runner_run_one(struct runner *r, size_t hidx, const struct run_key 
  * (tests/unit/helpers/fake_guest.h): they script outcomes without libvirt.
  * Production never sets it, and with none set runner_run_one() calls
  * guest_run() exactly as before. */
-typedef int (*runner_guest_run_fn)(void *userdata, const struct run_key *k,
-				   struct guest_host *h, const struct guest_spec *spec,
-				   struct guest_outcome **ret, struct sl_error *err);
+typedef int (*runner_guest_run_fn)(void *userdata, const struct run_key *k, struct guest_host *h,
+				   const struct guest_spec *spec, struct guest_outcome **ret,
+				   struct sl_error *err);
 /* Sets (fn NULL: clears) the hook for every runner of the process. */
 void runner_set_guest_hook(runner_guest_run_fn fn, void *userdata);
 

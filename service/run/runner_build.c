@@ -164,8 +164,8 @@ int runner_build_kernels(struct runner *r, json_object *result, struct built_ker
 		const char *kname = r->job->kernels[i].name;
 		if (hook) {
 			/* counted before the checks, so runner_built_free() frees it */
-			int rc = hooked_kernel(r, hook, hook_userdata, i, result, &built[(*ret_n)++],
-					       err);
+			int rc = hooked_kernel(r, hook, hook_userdata, i, result,
+					       &built[(*ret_n)++], err);
 			if (rc < 0)
 				return rc;
 			continue;

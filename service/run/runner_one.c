@@ -37,8 +37,8 @@ void runner_set_guest_hook(runner_guest_run_fn fn, void *userdata)
 	pthread_mutex_unlock(&guest_hook_lock);
 }
 
-static int run_guest(const struct run_key *k, struct guest_host *host,
-		     const struct guest_spec *gs, struct guest_outcome **ret, struct sl_error *err)
+static int run_guest(const struct run_key *k, struct guest_host *host, const struct guest_spec *gs,
+		     struct guest_outcome **ret, struct sl_error *err)
 {
 	pthread_mutex_lock(&guest_hook_lock);
 	runner_guest_run_fn fn = guest_hook;

@@ -93,7 +93,8 @@ static json_object *run_job(const char *extra)
 
 static json_object *variant_run(json_object *result, const char *variant, int repeat)
 {
-	json_object *runs = json_member(json_member(json_member(result, "variants"), variant), "runs");
+	json_object *runs =
+	    json_member(json_member(json_member(result, "variants"), variant), "runs");
 	json_object *found = NULL;
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
@@ -111,7 +112,8 @@ static const char *str(json_object *o, const char *k)
 
 static int count_runs(json_object *result, const char *variant)
 {
-	json_object *runs = json_member(json_member(json_member(result, "variants"), variant), "runs");
+	json_object *runs =
+	    json_member(json_member(json_member(result, "variants"), variant), "runs");
 	return runs ? (int)json_object_array_length(runs) : 0;
 }
 
@@ -151,8 +153,9 @@ static void test_interleaved(void **state)
 	json_object *b0 = variant_run(r, "b", 0);
 	assert_string_equal(str(b0, "status"), "ok");
 	json_object *wl = json_object_array_get_idx(json_member(b0, "workloads"), 0);
-	assert_float_equal(json_object_get_double(json_member(json_member(wl, "metrics"), "time_s")),
-			   1.96, 1e-9); /* b's first run: the low end of its spread */
+	assert_float_equal(
+	    json_object_get_double(json_member(json_member(wl, "metrics"), "time_s")), 1.96,
+	    1e-9); /* b's first run: the low end of its spread */
 	/* b takes twice as long, but 3 v 3 runs cannot reach p <= 0.05 */
 	assert_string_equal(str(r, "verdict"), "inconclusive");
 	json_object_put(r);

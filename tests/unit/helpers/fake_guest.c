@@ -130,8 +130,7 @@ static enum fake_guest_kind next_kind(struct fake_guest *fg, const char *key)
 }
 
 int fake_guest_run(void *userdata, const struct run_key *k, struct guest_host *h,
-		   const struct guest_spec *spec, struct guest_outcome **ret,
-		   struct sl_error *err)
+		   const struct guest_spec *spec, struct guest_outcome **ret, struct sl_error *err)
 {
 	(void)h;
 	struct fake_guest *fg = userdata;
@@ -146,15 +145,15 @@ int fake_guest_run(void *userdata, const struct run_key *k, struct guest_host *h
 	enum fake_guest_kind kind = next_kind(fg, key);
 	size_t v = variant_slot(fg, k->variant);
 	/* -spread .. +spread in five steps, a different one for each run */
-	double s = fg->variants[v].seconds *
-		   (1.0 + fg->variants[v].spread_pct / 100.0 * (fg->variants[v].runs++ % 5 - 2) / 2.0);
+	double s = fg->variants[v].seconds * (1.0 + fg->variants[v].spread_pct / 100.0 *
+							(fg->variants[v].runs++ % 5 - 2) / 2.0);
 	pthread_mutex_unlock(&fg->lock);
 
 	struct guest_outcome *o = calloc(1, sizeof(*o));
 	if (!o)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	static const char *const status[] = {
-	    [FAKE_GUEST_OK] = "ok",	       [FAKE_GUEST_HUNG] = "hung",
+	    [FAKE_GUEST_OK] = "ok",	      [FAKE_GUEST_HUNG] = "hung",
 	    [FAKE_GUEST_CRASHED] = "crashed", [FAKE_GUEST_ERROR] = "error",
 	    [FAKE_GUEST_NOISY] = "ok",
 	};

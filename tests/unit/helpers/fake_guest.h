@@ -37,7 +37,7 @@ struct fake_guest {
 		char name[64];
 		double seconds;
 		double spread_pct; /* ok runs range over seconds +- this % */
-		int runs; /* ok runs so far: the jitter's phase */
+		int runs;	   /* ok runs so far: the jitter's phase */
 	} variants[FAKE_GUEST_MAX_VARIANTS];
 	size_t n_variants;
 	/* one-shot outcomes, each for the first run of its key ("b#0"), or with
@@ -71,7 +71,6 @@ const char *fake_guest_seen(struct fake_guest *fg);
 
 /* The hooks themselves (runner-internal.h), for tests that install them. */
 int fake_guest_run(void *userdata, const struct run_key *k, struct guest_host *h,
-		   const struct guest_spec *spec, struct guest_outcome **ret,
-		   struct sl_error *err);
+		   const struct guest_spec *spec, struct guest_outcome **ret, struct sl_error *err);
 int fake_guest_kernel(void *userdata, const char *name, struct kbuild_artifact **ret,
 		      struct sl_error *err);
