@@ -19,6 +19,9 @@ struct runner_config;
 struct runner_hooks;
 struct kbuild_artifact;
 struct run_key;
+struct guest_host;
+struct guest_spec;
+struct guest_outcome;
 
 struct runner {
 	const struct runner_config *cfg;
@@ -68,3 +71,23 @@ int runner_wait_for_room(struct runner *r, struct sl_error *err);
 json_object *runner_run_one(struct runner *r, size_t hidx, const struct run_key *k,
 			    const char *base_initrd, struct kbuild_artifact *art, const char *accel,
 			    bool *ret_dropped, struct sl_error *err);
+
+/* The guest a run boots, in place of guest_run() (guest/guest.h), with the
+ * same contract plus the run's key. For unit tests only
+ * (tests/unit/helpers/fake_guest.h): they script outcomes without libvirt.
+ * Production never sets it, and with none set runner_run_one() calls
+ * guest_run() exactly as before. */
+typedef int (*runner_guest_run_fn)(void *userdata, const struct run_key *k, struct guest_host *h,
+				   const struct guest_spec *spec, struct guest_outcome **ret,
+				   struct sl_error *err);
+/* Sets (fn NULL: clears) the hook for every runner of the process. */
+void runner_set_guest_hook(runner_guest_run_fn fn, void *userdata);
+
+/* The kernels a job gets, in place of materialize_kernel() and
+ * kbuild_build(): *ret a new artifact (kbuild.h; freed with
+ * kbuild_artifact_free) for the kernel named name. For unit tests only, so
+ * that runner_run_job() runs without a kernel tree or a build; with none
+ * set runner_build_kernels() builds as before. */
+typedef int (*runner_kernel_fn)(void *userdata, const char *name, struct kbuild_artifact **ret,
+				struct sl_error *err);
+void runner_set_kernel_hook(runner_kernel_fn fn, void *userdata);

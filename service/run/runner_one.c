@@ -4,6 +4,7 @@
  * orders the runs, places them and compares them, because a run's own
  * life (a host dropping, volumes, pinning) is a concern of its own. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,30 @@
 #include "run/runner.h"
 #include "util/fs.h"
 #include "util/time.h"
+
+/* The unit tests' guest (runner-internal.h); NULL in production. Behind a
+ * lock like cmd_dry_run_set_hook(): runs may run on several threads. */
+static pthread_mutex_t guest_hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static runner_guest_run_fn guest_hook;
+static void *guest_hook_userdata;
+
+void runner_set_guest_hook(runner_guest_run_fn fn, void *userdata)
+{
+	pthread_mutex_lock(&guest_hook_lock);
+	guest_hook = fn;
+	guest_hook_userdata = userdata;
+	pthread_mutex_unlock(&guest_hook_lock);
+}
+
+static int run_guest(const struct run_key *k, struct guest_host *host, const struct guest_spec *gs,
+		     struct guest_outcome **ret, struct sl_error *err)
+{
+	pthread_mutex_lock(&guest_hook_lock);
+	runner_guest_run_fn fn = guest_hook;
+	void *userdata = guest_hook_userdata;
+	pthread_mutex_unlock(&guest_hook_lock);
+	return fn ? fn(userdata, k, host, gs, ret, err) : guest_run(host, gs, ret, err);
+}
 
 /* A guest run's cancel check: the job's, or its host dropping, which ends
  * the run at once (it is retried elsewhere, never reported as a result). */
@@ -132,7 +157,7 @@ json_object *runner_run_one(struct runner *r, size_t hidx, const struct run_key 
 			gs.vcpu_pin = pin.vcpu_cpu;
 			gs.emulator_pin = pin.emulator;
 		}
-		rc = guest_run(host, &gs, &out, err);
+		rc = run_guest(k, host, &gs, &out, err);
 		hostpool_unpin(r->pool, hidx, &pin);
 		if (local)
 			placement_slot_release(PLACEMENT_SLOT_GUEST);
