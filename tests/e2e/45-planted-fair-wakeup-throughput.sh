@@ -8,10 +8,13 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/planted/planted.sh"
-# Under load every vCPU of the 2-vCPU guest is busy: on a host with fewer
-# than 4 CPUs its vCPUs wait about half of each run for a host CPU, every
-# run is noisy and the verdict inconclusive (docs/workloads.md, "Loads").
-e2e_need_cpus 4 "a 2-vCPU guest under load; with fewer, every loaded run is noisy"
+# Runs where the host has 4 CPUs or more. On the 2-CPU CI machine its 10 or
+# more under-load boots (about a minute each under TCG) would take the suite
+# past CI's time limit beside the busy-CPU plant (45-planted-rt-preempt-busy),
+# which runs the same loads in the default suite there; the throughput gates
+# themselves are checked on every host by that test's result and the unit
+# tests of the load metrics.
+e2e_need_cpus 4 "its 10 or more under-load boots do not fit CI's time on a 2-CPU host"
 planted_test fair-wakeup-throughput under-load 5:8
 planted_expect_fail 'loops_per_s'
 planted_expect_regressed_in 'hackbench-load' 'loops_per_s'
