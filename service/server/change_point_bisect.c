@@ -13,40 +13,32 @@
 #include "job/job.h"
 #include "report/trend.h"
 #include "server/store_trend.h"
+#include "util/json_get.h"
 #include "util/redact.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 /* The kernel the change point measured on the night job: its variant's
  * (the baseline's for a baseline change point). */
 static json_object *night_kernel(json_object *cp, json_object *night)
 {
-	const char *variant = str(cp, "variant");
+	const char *variant = json_member_string(cp, "variant");
 	if (!variant)
-		variant = str(night, "baseline");
-	const char *kernel = variant ? str(get(get(night, "variants"), variant), "kernel") : NULL;
-	return kernel ? get(get(night, "kernels"), kernel) : NULL;
+		variant = json_member_string(night, "baseline");
+	const char *kernel =
+	    variant
+		? json_member_string(json_member(json_member(night, "variants"), variant), "kernel")
+		: NULL;
+	return kernel ? json_member(json_member(night, "kernels"), kernel) : NULL;
 }
 
 /* The night's workload entry named like the change point's. */
 static json_object *night_workload(json_object *night, const char *name)
 {
-	json_object *list = get(night, "workloads");
+	json_object *list = json_member(night, "workloads");
 	for (size_t i = 0; name && list && i < json_object_array_length(list); i++) {
 		json_object *w = json_object_array_get_idx(list, i);
-		const char *n = str(w, "name");
+		const char *n = json_member_string(w, "name");
 		if (n && strcmp(n, name) == 0)
 			return w;
 	}
@@ -62,9 +54,9 @@ static json_object *night_workload(json_object *night, const char *name)
 static json_object *bisect_repeat(json_object *night_repeat)
 {
 	bool adaptive = json_object_is_type(night_repeat, json_type_object);
-	int lo = adaptive ? json_object_get_int(get(night_repeat, "min"))
+	int lo = adaptive ? json_object_get_int(json_member(night_repeat, "min"))
 			  : json_object_get_int(night_repeat);
-	int hi = adaptive ? json_object_get_int(get(night_repeat, "max")) : lo;
+	int hi = adaptive ? json_object_get_int(json_member(night_repeat, "max")) : lo;
 	if (lo >= CHANGE_POINT_BISECT_MIN_REPEAT) {
 		json_object *c = NULL;
 		json_object_deep_copy(night_repeat, &c, NULL);
@@ -83,20 +75,21 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 			     json_object **ret_spec, json_object **ret_commits,
 			     struct sl_error *err)
 {
-	json_object *range = get(cp, "commit_range");
-	const char *from = str(range, "from"), *to = str(range, "to");
+	json_object *range = json_member(cp, "commit_range");
+	const char *from = json_member_string(range, "from"), *to = json_member_string(range, "to");
 	if (!from || !to || !trend_commit_valid(from) || !trend_commit_valid(to))
 		return error_set_path(err, ERR_CONFLICT, "commit_range",
 				      "The change point has no commit range: the commits of its "
 				      "two nights are not both known.");
 	json_object *kernel = night_kernel(cp, night);
-	const char *source = str(kernel, "source");
+	const char *source = json_member_string(kernel, "source");
 	const char *at = source ? strrchr(source, '@') : NULL;
 	if (!source || strncmp(source, "git:", 4) != 0 || !at || at == source + 4)
 		return error_set_path(err, ERR_CONFLICT, "source",
 				      "The change point's kernel is not a git source "
 				      "(git:TREE@REF): there is no tree to bisect.");
-	const char *workload = str(cp, "workload"), *metric = str(cp, "metric");
+	const char *workload = json_member_string(cp, "workload"),
+		   *metric = json_member_string(cp, "metric");
 	json_object *wl = night_workload(night, workload);
 	if (!wl || !metric)
 		return error_set_path(err, ERR_CONFLICT, "workload",
@@ -129,12 +122,14 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	char name[JOB_NAME_MAX + 1];
 	/* the jobs' name ("series" may be "NAME@OWNER", not a job name) */
 	snprintf(name, sizeof(name), CHANGE_POINT_BISECT_PREFIX "%s",
-		 str(cp, "name") ? str(cp, "name") : str(cp, "series"));
+		 json_member_string(cp, "name") ? json_member_string(cp, "name")
+						: json_member_string(cp, "series"));
 	json_object_object_add(spec, "name", json_object_new_string(name));
 	char desc[256];
 	snprintf(desc, sizeof(desc),
 		 "Bisection of the change point %.64s (%s %s) over %.12s..%.12s",
-		 str(cp, "key") ? str(cp, "key") : "", workload, metric, from, to);
+		 json_member_string(cp, "key") ? json_member_string(cp, "key") : "", workload,
+		 metric, from, to);
 	json_object_object_add(spec, "description", json_object_new_string(desc));
 	/* The night's candidate kernel (its config, its own patches) at FROM. */
 	json_object *base = NULL;
@@ -149,12 +144,12 @@ int change_point_bisect_spec(json_object *cp, json_object *night, size_t max_com
 	json_object_object_add(spec, "workloads", wls);
 	static const char *const copied[] = {"guest", "accelerator"};
 	for (size_t i = 0; i < ELEMENTSOF(copied); i++)
-		if (get(night, copied[i])) {
+		if (json_member(night, copied[i])) {
 			json_object *c = NULL;
-			json_object_deep_copy(get(night, copied[i]), &c, NULL);
+			json_object_deep_copy(json_member(night, copied[i]), &c, NULL);
 			json_object_object_add(spec, copied[i], c);
 		}
-	json_object_object_add(spec, "repeat", bisect_repeat(get(night, "repeat")));
+	json_object_object_add(spec, "repeat", bisect_repeat(json_member(night, "repeat")));
 	json_object *gate = json_object_new_object();
 	json_object_object_add(gate, "workload", json_object_new_string(workload));
 	json_object_object_add(gate, "metric", json_object_new_string(metric));
@@ -174,7 +169,7 @@ static json_object *answer_json(const char *id, json_object *cp, json_object *co
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "job_id", json_object_new_string(id));
-	json_object_object_add(o, "change_point", json_object_get(get(cp, "key")));
+	json_object_object_add(o, "change_point", json_object_get(json_member(cp, "key")));
 	json_object_object_add(o, "commits", json_object_get(commits));
 	json_object *links = json_object_new_object();
 	static const char *const names[] = {"job", "result", "events", "report"};
@@ -192,8 +187,8 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
 			      json_object **ret_answer, int *ret_retry_after_s,
 			      struct sl_error *err)
 {
-	const char *key = str(cp, "key");
-	const char *night_id = str(get(cp, "first_night_after"), "job_id");
+	const char *key = json_member_string(cp, "key");
+	const char *night_id = json_member_string(json_member(cp, "first_night_after"), "job_id");
 	if (!key || !night_id || !store_id_valid(night_id))
 		return error_set_path(err, ERR_NOT_FOUND, "change_point",
 				      "The change point's first night after is not a job of "
@@ -216,7 +211,7 @@ int change_point_bisect_start(const struct change_point_bisect_request *rq, json
 	    (r = job_expand_json(spec, JOB_ORIGIN_SERVICE, NULL, &c->limits, &expanded, err)) < 0 ||
 	    (r = submit_checks(expanded, rq->data_dir, err)) < 0)
 		return r;
-	const char *name = str(spec, "name");
+	const char *name = json_member_string(spec, "name");
 	long long bytes = (long long)strlen(json_object_to_json_string_ext(spec, 0));
 	const struct store_new_job nj = {
 	    .name = name,
@@ -254,12 +249,12 @@ int change_point_find(struct store *store, const char *key, json_object **ret_cp
 {
 	_cleanup_json_ json_object *all = NULL;
 	int r = store_trend_change_points(store_state_dir(store), NULL, TREND_WINDOW_S, time(NULL),
-					 &all, err);
+					  &all, err);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		json_object *cp = json_object_array_get_idx(all, i);
-		const char *k = str(cp, "key");
+		const char *k = json_member_string(cp, "key");
 		if (k && strcmp(k, key) == 0) {
 			*ret_cp = json_object_get(cp);
 			return 0;

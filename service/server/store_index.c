@@ -4,8 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "server/store.h"
 #include "server/store-internal.h"
+#include "server/store.h"
+#include "util/json_get.h"
 #include "util/time.h"
 
 static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const char *key)
@@ -18,14 +19,6 @@ static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const c
 		sqlite3_bind_null(st, i);
 }
 
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return NULL;
-}
-
 /* The git commit the variant's kernel was built from (kernels.K.
  * source_commit), or NULL: what the trend's commit ranges read. */
 static const char *variant_commit(json_object *result, const char *variant)
@@ -33,11 +26,12 @@ static const char *variant_commit(json_object *result, const char *variant)
 	json_object *variants = NULL, *v = NULL, *kernels = NULL, *k = NULL;
 	const char *kname = NULL;
 	if (!variant || !json_object_object_get_ex(result, "variants", &variants) ||
-	    !json_object_object_get_ex(variants, variant, &v) || !(kname = get_str(v, "kernel")) ||
+	    !json_object_object_get_ex(variants, variant, &v) ||
+	    !(kname = json_member_string(v, "kernel")) ||
 	    !json_object_object_get_ex(result, "kernels", &kernels) ||
 	    !json_object_object_get_ex(kernels, kname, &k))
 		return NULL;
-	return get_str(k, "source_commit");
+	return json_member_string(k, "source_commit");
 }
 
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err)
@@ -48,8 +42,8 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 	time_now_iso8601(now);
 	json_object *job = NULL, *cmps = NULL, *kernels = NULL;
 	json_object_object_get_ex(result, "job", &job);
-	const char *name = get_str(job, "name");
-	const char *finished = get_str(result, "finished_at");
+	const char *name = json_member_string(job, "name");
+	const char *finished = json_member_string(result, "finished_at");
 	if ((r = store_db_exec(s, "BEGIN IMMEDIATE;", err)) < 0)
 		return r;
 	_cleanup_stmt_ sqlite3_stmt *del = NULL, *ins = NULL, *delk = NULL, *insk = NULL;
@@ -89,9 +83,17 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 			bind_text(ins, 1, id);
 			bind_text(ins, 2, name ? name : "");
 			bind_text(ins, 3, finished ? finished : now);
-			bind_text(ins, 4, get_str(c, "variant") ? get_str(c, "variant") : "");
-			bind_text(ins, 5, get_str(c, "workload") ? get_str(c, "workload") : "");
-			bind_text(ins, 6, get_str(c, "metric") ? get_str(c, "metric") : "");
+			bind_text(ins, 4,
+				  json_member_string(c, "variant")
+				      ? json_member_string(c, "variant")
+				      : "");
+			bind_text(ins, 5,
+				  json_member_string(c, "workload")
+				      ? json_member_string(c, "workload")
+				      : "");
+			bind_text(ins, 6,
+				  json_member_string(c, "metric") ? json_member_string(c, "metric")
+								  : "");
 			bind_double_at(ins, 7, b, "median");
 			bind_double_at(ins, 8, k, "median");
 			bind_double_at(ins, 9, c, "change");
@@ -108,8 +110,9 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 				    json_object_get_double(json_object_array_get_idx(ci, 1)));
 			}
 			bind_double_at(ins, 12, c, "p_value");
-			bind_text(ins, 13, get_str(c, "verdict"));
-			bind_text(ins, 14, variant_commit(result, get_str(c, "variant")));
+			bind_text(ins, 13, json_member_string(c, "verdict"));
+			bind_text(ins, 14,
+				  variant_commit(result, json_member_string(c, "variant")));
 			if (sqlite3_step(ins) != SQLITE_DONE) {
 				r = store_db_error(s, err, "store a comparison");
 				goto rollback;
