@@ -29,7 +29,11 @@ static const struct job_limits default_limits = {
     .max_repeat = 50,
     .max_patches = 200,
     .max_patch_bytes = 4 * 1024 * 1024,
-    .max_guest_seconds = 6 * 3600,
+    /* The default `schedlab test` (the all suite with under-load, 5 to 20
+     * rounds of two kernels) may keep a TCG host busy 8.3 h if every
+     * workload ran to its timeout (20 x 2 x a 700 s run deadline, plus two
+     * builds): the default limit must admit the default job. */
+    .max_guest_seconds = 12 * 3600,
     .max_memory_mb = 4096,
     .max_total_vcpus = 64,
 };

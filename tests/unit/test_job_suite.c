@@ -499,6 +499,21 @@ static void test_cli_sources_made_absolute(void **state)
 		     "$.kernels.base.source", "Debian");
 }
 
+/* The job `schedlab test PATCH` makes with no options (the all suite, 5 to
+ * 20 rounds) fits the default limits: its worst-case budget is under
+ * max_guest_seconds. A suite that grows past it would make the default
+ * command refuse itself. */
+static void test_default_test_job_fits(void **state)
+{
+	(void)state;
+	json_object *out = expand_ok(SHORT(",\"suite\":\"all\",\"repeat\":{\"min\":5,\"max\":20}"),
+				     JOB_ORIGIN_CLI, NULL);
+	long long budget = job_budget_s(out);
+	assert_true(budget > 0);
+	assert_true(budget <= job_default_limits()->max_guest_seconds);
+	json_object_put(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +525,7 @@ int main(void)
 	    cmocka_unit_test(test_gates_explicit_and_opt_out),
 	    cmocka_unit_test(test_old_expanded_job_loads),
 	    cmocka_unit_test(test_cli_sources_made_absolute),
+	    cmocka_unit_test(test_default_test_job_fits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
