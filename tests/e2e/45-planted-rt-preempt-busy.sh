@@ -9,14 +9,21 @@
 # `schedlab test` with no --suite (the default
 # suite, which includes under-load: cyclictest while hackbench and burn keep
 # every CPU busy) fails it on a latency gate of a workload under load.
-# Builds one kernel and boots 10 to 16 guests for the latency suite and 10
-# (5 rounds, no more: each boot of the default suite takes about a minute
-# under TCG) for the default one.
+# Builds one kernel and boots 10 guests (5 rounds of the default suite, a
+# minute a boot under TCG), and 10 to 16 more for the latency suite on a
+# host of 4 CPUs or more.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/planted/planted.sh"
-planted_test rt-preempt-busy latency 5:8
-planted_expect_not_regressed
+# The default suite's idle part is the latency suite's cyclictest with its
+# gates, in the same boots: planted_expect_regressed_in below fails if any
+# idle gate regressed. The separate `--suite latency` job (16 boots, about
+# 150 s) runs where the host has 4 CPUs or more; on the 2-CPU CI machine
+# its time is what keeps the suite inside CI's limit.
+if [ "$(nproc)" -ge 4 ]; then
+	planted_test rt-preempt-busy latency 5:8
+	planted_expect_not_regressed
+fi
 planted_test rt-preempt-busy default 5
 planted_expect_fail 'latency_us.*'
 planted_expect_regressed_in '*-loaded' 'latency_us.*'
