@@ -37,6 +37,9 @@ echo "base kernel: cached=$(jq .cached base.json) in $((SECONDS - t0)) s"
 token="schedlab e2e 69, run $$ at $(date +%s)"
 tree61=
 for d in "$cache"/trees/*/src; do # the 6.1 tree (another base may be cached too)
+	# not a work area (NAME.N): it holds whatever its last build applied,
+	# and a patch made against that would not apply to the base
+	case $d in */trees/*.*/src) continue ;; esac
 	if grep -q '^VERSION = 6$' "$d/Makefile" 2>/dev/null && grep -q '^PATCHLEVEL = 1$' "$d/Makefile"; then
 		tree61=$d
 		break
