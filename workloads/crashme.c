@@ -157,13 +157,15 @@ int main(int argc, char **argv)
 		announce(action, NULL);
 		fd = open(dev, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
-			fprintf(stderr, "crashme: '%s' could not be opened: %s.\n", dev, strerror(errno));
+			fprintf(stderr, "crashme: '%s' could not be opened: %s.\n", dev,
+				strerror(errno));
 			return 1;
 		}
 		rc = frame_write(fd, argv[2], argv[3], strlen(argv[3]));
 		close(fd);
 		if (rc < 0) {
-			fprintf(stderr, "crashme: the %s frame was not written: %s.\n", argv[2], strerror(-rc));
+			fprintf(stderr, "crashme: the %s frame was not written: %s.\n", argv[2],
+				strerror(-rc));
 			return 1;
 		}
 		return 0;

@@ -142,7 +142,8 @@ int cli_trend(int argc, char **argv)
 			since);
 		return EXIT_ERROR;
 	}
-	if (store_trend_html(state, seconds, &html, &err) < 0 || write_output(out, html, &err) < 0) {
+	if (store_trend_html(state, seconds, &html, &err) < 0 ||
+	    write_output(out, html, &err) < 0) {
 		fprintf(stderr, "schedlab trend: %s\n", err.message);
 		return EXIT_ERROR;
 	}

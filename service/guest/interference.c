@@ -237,8 +237,8 @@ json_object *interference_to_json(const struct interference *t)
 			       node ? num(100.0 * (double)(b->node_busy_ns - a->node_busy_ns) /
 					  (double)(b->node_total_ns - a->node_total_ns))
 				    : NULL);
-	bool others = node && a->have_guest_cpu && b->have_guest_cpu &&
-		      b->guest_cpu_ns >= a->guest_cpu_ns;
+	bool others =
+	    node && a->have_guest_cpu && b->have_guest_cpu && b->guest_cpu_ns >= a->guest_cpu_ns;
 	double others_pct = NAN;
 	if (others) {
 		double busy = (double)(b->node_busy_ns - a->node_busy_ns);

@@ -47,8 +47,8 @@ enum MHD_Result http_change_points_list(struct http_server *srv, struct MHD_Conn
 	_cleanup_json_ json_object *all = NULL;
 	/* The store is the service's own: a failure is a 500, its message
 	 * (which may name this host's paths) goes to the log only. */
-	if (store_trend_change_points(store_state_dir(srv->opts->store), series, seconds, time(NULL),
-				     &all, &err) < 0) {
+	if (store_trend_change_points(store_state_dir(srv->opts->store), series, seconds,
+				      time(NULL), &all, &err) < 0) {
 		http_log(srv, "change points: %s", err.message);
 		return http_respond_errorf(
 		    conn, req, ERR_INTERNAL, NULL,

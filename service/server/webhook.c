@@ -314,7 +314,7 @@ static void judge(struct webhooks *w, const char *id)
 	}
 	trend_series_id(owner, jstr(job, "name"), series, sizeof(series));
 	if (store_trend_change_points(store_state_dir(w->opts.store), series, TREND_WINDOW_S,
-				     time(NULL), &cps, &err) < 0) {
+				      time(NULL), &cps, &err) < 0) {
 		wlog(w, "change points of '%.64s': %s", series, err.message);
 		return;
 	}

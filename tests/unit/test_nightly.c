@@ -473,8 +473,8 @@ static void test_trend_tenancy(void **state)
 	_cleanup_json_ json_object *night = NULL, *token = NULL, *gone = NULL, *all = NULL;
 	assert_int_equal(store_trend_change_points(dir, "s", 3650L * 86400, now, &night, &err), 0);
 	assert_int_equal(json_object_array_length(night), 0);
-	assert_int_equal(store_trend_change_points(dir, "s@alice", 3650L * 86400, now, &token, &err),
-			 0);
+	assert_int_equal(
+	    store_trend_change_points(dir, "s@alice", 3650L * 86400, now, &token, &err), 0);
 	assert_int_equal(json_object_array_length(token), 1);
 	json_object *cp = json_object_array_get_idx(token, 0);
 	assert_string_equal(json_object_get_string(json_object_object_get(cp, "series")),

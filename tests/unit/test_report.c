@@ -835,8 +835,8 @@ static void test_trend_errors(void **state)
 	char dir[64] = "/tmp/test_report.XXXXXX";
 	sqlite3 *db;
 
-	assert_int_equal(store_trend_html_at("/nonexistent-schedlab-state", 86400, NOW, &html, &err),
-			 -ENOENT);
+	assert_int_equal(
+	    store_trend_html_at("/nonexistent-schedlab-state", 86400, NOW, &html, &err), -ENOENT);
 	assert_int_equal(err.kind, ERR_NOT_FOUND);
 	assert_int_equal(store_trend_html_at(f->dir, 0, NOW, &html, &err), -EINVAL);
 	assert_non_null(mkdtemp(dir));
