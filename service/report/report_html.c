@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 /* A short form of a hex digest: its first 12 characters, escaped. */
 static void put_short_hash(struct html_buf *o, const char *hex)
@@ -471,23 +472,28 @@ static int section_charts(struct html_buf *o, struct report_ctx *c)
 
 int report_html(json_object *result, char **ret_html, struct sl_error *err)
 {
+	struct model_result m = {0};
+
+	if (!result || !json_object_is_type(result, json_type_object))
+		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
+	int r = model_result_parse(result, &m, err);
+	if (r < 0)
+		return r;
+	r = report_html_model(&m, ret_html, err);
+	model_result_free(&m);
+	return r;
+}
+
+int report_html_model(const struct model_result *m, char **ret_html, struct sl_error *err)
+{
 	struct report_ctx c;
 	_cleanup_html_buf_ struct html_buf *o = NULL;
 	_cleanup_free_ char *title = NULL;
 	const char *name;
 
-	if (!result || !json_object_is_type(result, json_type_object))
-		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
-	if (!report_get(result, "variants") ||
-	    !json_object_is_type(report_get(result, "variants"), json_type_object))
-		return error_set_path(err, ERR_INVALID, "$.variants",
-				      "The result has no 'variants' object, so there is nothing to "
-				      "report.");
-	report_ctx_init(&c, result);
-	name = report_str(report_get(result, "job"), "name");
-	if (asprintf(&title, "schedlab: %.200s (%s)", name ? name : "unnamed job",
-		     report_str(result, "verdict") ? report_str(result, "verdict") : "no verdict") <
-	    0)
+	report_ctx_init(&c, m);
+	name = json_member_string(m->job, "name");
+	if (asprintf(&title, "schedlab: %.200s (%s)", name ? name : "unnamed job", m->verdict) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 
 	o = html_buf_new();
