@@ -50,6 +50,9 @@ void report_ctx_init(struct report_ctx *c, const struct model_result *m);
 const struct model_variant *report_model_variant(const struct model_result *m, const char *name);
 /* Whether field name of comparison c was present and not null. */
 bool report_cmp_has(const struct model_comparison *c, const char *name);
+/* Whether typed number field name (value v) of run r was present, not null
+ * and finite, into *ret. */
+bool report_run_num(const struct model_run *r, const char *name, double v, double *ret);
 /* A string member or NULL. */
 const char *report_str(json_object *o, const char *key);
 /* A finite number member (int or double) into *ret; false when absent. */

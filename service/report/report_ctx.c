@@ -88,6 +88,14 @@ bool report_cmp_has(const struct model_comparison *c, const char *name)
 	return model_has(MODEL_COMPARISON, &c->has, name);
 }
 
+bool report_run_num(const struct model_run *r, const char *name, double v, double *ret)
+{
+	if (!model_has(MODEL_RUN, &r->has, name) || !isfinite(v))
+		return false;
+	*ret = v;
+	return true;
+}
+
 static void ctx_add(struct report_ctx *c, const struct model_variant *v)
 {
 	for (size_t i = 0; i < c->n_names; i++)
