@@ -33,8 +33,6 @@
  * REPORT_MAX_VARIANTS; names[i] is vars[i]->name. */
 struct report_ctx {
 	const struct model_result *m; /* borrowed */
-	json_object *result;	      /* m->doc */
-	json_object *variants;	      /* borrowed */
 	const char *baseline;
 	const char *names[REPORT_MAX_VARIANTS];
 	const struct model_variant *vars[REPORT_MAX_VARIANTS];
@@ -117,10 +115,10 @@ void charts_values_done(struct charts_values *x);
 /* The median (sorts x), or NAN when empty. */
 double charts_values_median(struct charts_values *x);
 
-/* The workload objects named `workload` of variant i's ok runs, in run
- * order: up to max of them into out; returns how many. */
+/* The workloads named `workload` of variant i's ok runs (borrowed from
+ * the model), in run order: up to max of them into out; returns how many. */
 size_t charts_ok_workloads(const struct report_ctx *c, size_t vi, const char *workload,
-			   json_object **out, size_t max);
+			   const struct model_workload **out, size_t max);
 /* metric's values over variant i's ok runs: from "metrics", else a number
  * of that name in "details" (the slice tool keeps its min and p50 there). */
 void charts_metric_values(const struct report_ctx *c, size_t vi, const char *workload,

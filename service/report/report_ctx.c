@@ -115,8 +115,6 @@ void report_ctx_init(struct report_ctx *c, const struct model_result *m)
 
 	memset(c, 0, sizeof(*c));
 	c->m = m;
-	c->result = m->doc;
-	c->variants = json_member(m->doc, "variants");
 	if (!base)
 		base = report_model_variant(m, "baseline");
 	if (base)

@@ -403,8 +403,8 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 			report_badge(o, "not_built");
 		}
 		if (model_has(MODEL_VARIANT, &v->has, "skipped_runs") && v->skipped_runs > 0) {
-			html_buf_printf(o, "<br><span class=\"muted\">%.0f skipped: ",
-					(double)v->skipped_runs);
+			html_buf_printf(
+			    o, "<br><span class=\"muted\">%.0f skipped: ", (double)v->skipped_runs);
 			report_put_str_or_dash(o, v->skipped_reason);
 			html_buf_puts(o, "</span>");
 		}

@@ -93,7 +93,8 @@ static void complete_result(json_object *r)
 	}
 	json_object *cmps = json_object_object_get(r, "comparisons");
 	for (size_t i = 0;
-	     json_object_is_type(cmps, json_type_array) && i < json_object_array_length(cmps); i++) {
+	     json_object_is_type(cmps, json_type_array) && i < json_object_array_length(cmps);
+	     i++) {
 		json_object *c = json_object_array_get_idx(cmps, i);
 		put_default(c, "baseline", json_object_new_object());
 		put_default(c, "candidate", json_object_new_object());

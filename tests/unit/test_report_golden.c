@@ -162,10 +162,8 @@ static void test_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_result),
-	    cmocka_unit_test(test_real_rtmigrate),
-	    cmocka_unit_test(test_hostile),
-	    cmocka_unit_test(test_example),
+	    cmocka_unit_test(test_result),    cmocka_unit_test(test_real_rtmigrate),
+	    cmocka_unit_test(test_hostile),   cmocka_unit_test(test_example),
 	    cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
