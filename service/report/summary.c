@@ -560,9 +560,17 @@ int summary_print(FILE *f, json_object *result, struct sl_error *err)
 
 int summary_exit_code(json_object *result)
 {
-	const char *v = json_member_string(result, "verdict");
-	if (!v)
+	struct model_result m = {0};
+	if (model_result_parse(result, &m, NULL) < 0)
 		return EXIT_ERROR;
+	int code = summary_exit_code_model(&m);
+	model_result_free(&m);
+	return code;
+}
+
+int summary_exit_code_model(const struct model_result *m)
+{
+	const char *v = m->verdict;
 	if (strcmp(v, "pass") == 0)
 		return EXIT_PASS;
 	if (strcmp(v, "fail") == 0)

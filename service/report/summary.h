@@ -53,6 +53,9 @@ void summary_print_bisection(FILE *f, json_object *bisection);
  * each decided change. */
 void summary_print_attribution(FILE *f, json_object *attribution);
 
-/* EXIT_PASS, EXIT_FAIL or EXIT_INCONCLUSIVE from result.verdict; EXIT_ERROR
- * when it is missing or unknown. */
+/* EXIT_PASS, EXIT_FAIL or EXIT_INCONCLUSIVE from result.verdict (result
+ * borrowed, parsed with model_result_parse()); EXIT_ERROR when the verdict
+ * is unknown or the result does not parse. */
 int summary_exit_code(json_object *result);
+/* The same from a parsed result (borrowed). */
+int summary_exit_code_model(const struct model_result *m);
