@@ -71,8 +71,10 @@ int cli_report(int argc, char **argv)
 		fprintf(stderr, "schedlab report: %s\n", err.message);
 		return EXIT_ERROR;
 	}
-	/* The report shows whatever it can of any result; a result that does
-	 * not match the schema is worth a warning, not a refusal. */
+	/* A result that breaks the schema only where the report does not look
+	 * (an unknown member, a format) is worth a warning, not a refusal;
+	 * report_html() refuses one its typed model cannot read, naming the
+	 * field. */
 	if (schema_validate("result", result, &err) < 0)
 		fprintf(stderr,
 			"schedlab report: warning: '%s' does not match result.schema.json: %s "

@@ -191,10 +191,10 @@ int cli_run_expanded_then(const char *cmd, json_object *expanded, const struct c
 	}
 	if (junit_path) {
 		_cleanup_free_ char *xml = NULL;
-		if (junit_from_result(result, &xml) < 0 ||
+		if (junit_from_result(result, &xml, &err) < 0 ||
 		    fs_write_file_atomic(junit_path, xml, strlen(xml), &err) < 0) {
-			fprintf(stderr, "schedlab %s: cannot write JUnit XML to '%s'.\n", cmd,
-				junit_path);
+			fprintf(stderr, "schedlab %s: cannot write JUnit XML to '%s': %s\n", cmd,
+				junit_path, err.message);
 			return EXIT_ERROR;
 		}
 	}
@@ -207,7 +207,10 @@ int cli_run_expanded_then(const char *cmd, json_object *expanded, const struct c
 			return EXIT_ERROR;
 		}
 	}
-	summary_print(stdout, result);
+	if (summary_print(stdout, result, &err) < 0) {
+		fprintf(stderr, "schedlab %s: cannot print the summary: %s\n", cmd, err.message);
+		return EXIT_ERROR;
+	}
 	printf("result: %s\n", output);
 	return summary_exit_code(result);
 }

@@ -166,9 +166,8 @@ static int write_outputs(json_object *result, const char *text, const struct sub
 		return r;
 	if (out->junit) {
 		_cleanup_free_ char *xml = NULL;
-		if (junit_from_result(result, &xml) < 0)
-			return error_set(err, ERR_INTERNAL, EIO, "Cannot render JUnit XML.");
-		if ((r = fs_write_file_atomic(out->junit, xml, strlen(xml), err)) < 0)
+		if ((r = junit_from_result(result, &xml, err)) < 0 ||
+		    (r = fs_write_file_atomic(out->junit, xml, strlen(xml), err)) < 0)
 			return r;
 	}
 	if (out->report) {
@@ -206,9 +205,10 @@ int submit_fetch_result(struct httpclient *c, const char *id, const struct submi
 	if (r == 0)
 		r = write_outputs(result, resp.body, out, err);
 	httpclient_response_clear(&resp);
+	if (r == 0)
+		r = summary_print(stderr, result, err);
 	if (r < 0)
 		return r;
-	summary_print(stderr, result);
 	*ret_result = TAKE_PTR(result);
 	return 0;
 }

@@ -53,24 +53,18 @@ double charts_values_median(struct charts_values *x)
 /* The workload objects named `workload` of variant i's ok runs, in run
  * order: up to max of them into out; returns how many. */
 size_t charts_ok_workloads(const struct report_ctx *c, size_t vi, const char *workload,
-			   json_object **out, size_t max)
+			   const struct model_workload **out, size_t max)
 {
-	json_object *runs = report_get(report_get(c->variants, c->names[vi]), "runs");
+	const struct model_variant *v = c->vars[vi];
 	size_t n = 0;
 
-	if (!runs || !json_object_is_type(runs, json_type_array))
-		return 0;
-	for (size_t j = 0; j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-		json_object *run = json_object_array_get_idx(runs, j);
-		json_object *wls = report_get(run, "workloads");
-		const char *st = report_str(run, "status");
-		if (!st || strcmp(st, "ok") != 0 || !wls ||
-		    !json_object_is_type(wls, json_type_array))
+	for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+		const struct model_run *run = &v->runs[j];
+		if (strcmp(run->status, "ok") != 0)
 			continue;
-		for (size_t k = 0; k < json_object_array_length(wls); k++) {
-			json_object *w = json_object_array_get_idx(wls, k);
-			const char *name = report_str(w, "name"), *ws = report_str(w, "status");
-			if (name && strcmp(name, workload) == 0 && ws && strcmp(ws, "ok") == 0 &&
+		for (size_t k = 0; k < run->n_workloads; k++) {
+			const struct model_workload *w = &run->workloads[k];
+			if (strcmp(w->name, workload) == 0 && strcmp(w->status, "ok") == 0 &&
 			    n < max) {
 				out[n++] = w;
 				break;
@@ -85,13 +79,12 @@ size_t charts_ok_workloads(const struct report_ctx *c, size_t vi, const char *wo
 void charts_metric_values(const struct report_ctx *c, size_t vi, const char *workload,
 			  const char *metric, struct charts_values *out)
 {
-	json_object *w[REPORT_MAX_RUNS];
+	const struct model_workload *w[REPORT_MAX_RUNS];
 	size_t n = charts_ok_workloads(c, vi, workload, w, REPORT_MAX_RUNS);
 	double d;
 
 	for (size_t i = 0; i < n; i++)
-		if (report_num(report_get(w[i], "metrics"), metric, &d) ||
-		    report_num(report_get(w[i], "details"), metric, &d))
+		if (report_num(w[i]->metrics, metric, &d) || report_num(w[i]->details, metric, &d))
 			charts_values_push(out, d);
 }
 

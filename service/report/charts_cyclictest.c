@@ -24,12 +24,12 @@ static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char
 	int drawn;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t n = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		struct charts_values p99 = {0}, max = {0};
 
 		for (size_t j = 0; j < n; j++) {
-			json_object *det = report_get(w[j], "details");
+			json_object *det = w[j]->details;
 			json_object *ov = report_get(det, "overflows");
 			any_hist = charts_hist_from_details(&h[i], det) || any_hist;
 			for (size_t k = 0; ov && json_object_is_type(ov, json_type_array) &&

@@ -23,10 +23,10 @@ static size_t rtm_priorities(const struct report_ctx *c, const char *workload, i
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t nw = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		for (size_t j = 0; j < nw; j++) {
-			json_object *wm = report_get_object(w[j], "metrics");
+			json_object *wm = w[j]->metrics;
 			if (!wm)
 				continue;
 			json_object_object_foreach(wm, name, val)
@@ -111,14 +111,14 @@ static void rtm_delay_chart(struct html_buf *o, struct report_ctx *c, const char
 	svg_plot_y_axis(p, SVG_LOG10, "start delay (\xc2\xb5s)");
 	svg_plot_x_categories(p, cats, n_prios);
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t nw = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		struct charts_values v[16] = {0};
 		int s = charts_add_variant_series(p, c, i);
 		if (s < 0)
 			break;
 		for (size_t j = 0; j < nw; j++) {
-			json_object *det = report_get(w[j], "details");
+			json_object *det = w[j]->details;
 			double me;
 			if (report_num(det, "maxerr_us", &me))
 				maxerr = me;
@@ -146,7 +146,7 @@ static void rtm_delay_chart(struct html_buf *o, struct report_ctx *c, const char
 					double d;
 					snprintf(m, sizeof(m), "start_delay_us.prio%d.max",
 						 prios[k]);
-					if (report_num(report_get(w[j], "metrics"), m, &d))
+					if (report_num(w[j]->metrics, m, &d))
 						charts_values_push(&v[k], d);
 				}
 			}
@@ -183,13 +183,10 @@ static void rtm_inversions_chart(struct html_buf *o, struct report_ctx *c, const
 	int max_repeat = -1;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get(report_get(c->variants, c->names[i]), "runs");
-		for (size_t j = 0; runs && json_object_is_type(runs, json_type_array) &&
-				   j < json_object_array_length(runs) && j < REPORT_MAX_RUNS;
-		     j++) {
-			double r;
-			if (report_num(json_object_array_get_idx(runs, j), "repeat", &r) &&
-			    r >= 0 && r < 50 && (int)r > max_repeat)
+		const struct model_variant *v = c->vars[i];
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			int64_t r = v->runs[j].repeat;
+			if (r >= 0 && r < 50 && (int)r > max_repeat)
 				max_repeat = (int)r;
 		}
 	}
@@ -203,25 +200,20 @@ static void rtm_inversions_chart(struct html_buf *o, struct report_ctx *c, const
 	svg_plot_bar_labels(p, true);
 	svg_plot_x_categories(p, cats, (size_t)(max_repeat + 1));
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get(report_get(c->variants, c->names[i]), "runs");
+		const struct model_variant *v = c->vars[i];
 		int s = charts_add_variant_series(p, c, i);
 		if (s < 0)
 			break;
-		for (size_t j = 0; runs && json_object_is_type(runs, json_type_array) &&
-				   j < json_object_array_length(runs) && j < REPORT_MAX_RUNS;
-		     j++) {
-			json_object *run = json_object_array_get_idx(runs, j);
-			json_object *wls = report_get(run, "workloads");
-			double r, d;
-			if (!report_num(run, "repeat", &r) || r < 0 || r > max_repeat)
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			const struct model_run *run = &v->runs[j];
+			int64_t r = run->repeat;
+			double d;
+			if (r < 0 || r > max_repeat)
 				continue;
-			for (size_t k = 0; wls && json_object_is_type(wls, json_type_array) &&
-					   k < json_object_array_length(wls);
-			     k++) {
-				json_object *w = json_object_array_get_idx(wls, k);
-				const char *name = report_str(w, "name");
-				if (name && strcmp(name, workload) == 0 &&
-				    report_num(report_get(w, "metrics"), "inversions", &d))
+			for (size_t k = 0; k < run->n_workloads; k++) {
+				const struct model_workload *w = &run->workloads[k];
+				if (strcmp(w->name, workload) == 0 &&
+				    report_num(w->metrics, "inversions", &d))
 					svg_plot_bar(p, s, (size_t)r, d);
 			}
 		}

@@ -41,10 +41,10 @@ int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload)
 	bool any_target = false;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t nw = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		for (size_t j = 0; j < nw; j++) {
-			json_object *wm = report_get_object(w[j], "metrics");
+			json_object *wm = w[j]->metrics;
 			if (!wm)
 				continue;
 			json_object_object_foreach(wm, name, val)
@@ -84,7 +84,7 @@ int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload)
 	svg_plot_target_label(p, "expected fraction");
 	svg_plot_bar_labels(p, true);
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t nw = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		int s = charts_add_variant_series(p, c, i);
 		if (s < 0)
@@ -99,7 +99,7 @@ int charts_share(struct html_buf *o, struct report_ctx *c, const char *workload)
 				svg_plot_bar(p, s, k, charts_values_median(&v));
 			charts_values_done(&v);
 			for (size_t j = 0; j < nw; j++)
-				if (share_expected(report_get(w[j], "details"), uids[k], &t)) {
+				if (share_expected(w[j]->details, uids[k], &t)) {
 					svg_plot_bar_target(p, s, k, t);
 					any_target = true;
 					break;

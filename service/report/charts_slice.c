@@ -34,13 +34,12 @@ int charts_slice(struct html_buf *o, struct report_ctx *c, const char *workload)
 	int drawn;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *w[REPORT_MAX_RUNS];
+		const struct model_workload *w[REPORT_MAX_RUNS];
 		size_t nw = charts_ok_workloads(c, i, workload, w, REPORT_MAX_RUNS);
 		for (size_t j = 0; j < nw; j++) {
 			double d;
-			any_hist = charts_hist_from_details(&h[i], report_get(w[j], "details")) ||
-				   any_hist;
-			if (predicted[i].n == 0 && slice_predicted(report_get(w[j], "details"), &d))
+			any_hist = charts_hist_from_details(&h[i], w[j]->details) || any_hist;
+			if (predicted[i].n == 0 && slice_predicted(w[j]->details, &d))
 				charts_values_push(&predicted[i], d);
 		}
 	}

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/result_model.h"
 #include "report/junit.h"
+#include "util/json_get.h"
 #include "util/escape.h"
 
 struct junit_counts {
@@ -25,31 +27,17 @@ static void junit_escape(FILE *f, const char *s)
 		escape_xml(s, strlen(s), ESCAPE_XML_WS, junit_sink, f);
 }
 
-static json_object *member(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static const char *str(json_object *o, const char *k)
-{
-	json_object *v = member(o, k);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
+/* A number member of an untyped object (a sample, host_interference, a
+ * signature), or def: the model keeps those as JSON. */
 static double num(json_object *o, const char *k, double def)
 {
-	json_object *v = member(o, k);
+	json_object *v = json_member(o, k);
 	if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
 		return def;
 	return json_object_get_double(v);
 }
 
-static bool flag(json_object *o, const char *k)
-{
-	json_object *v = member(o, k);
-	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
-}
+#define HAS_C(c, name) model_has(MODEL_COMPARISON, &(c)->has, name)
 
 /* <TAG type="TYPE" message="MESSAGE">TEXT</TAG>, or <TAG message=.../> without
  * text. type may be NULL. */
@@ -103,27 +91,24 @@ static void property(FILE *f, const char *name, const char *value)
 }
 
 /* One <testcase> per comparison of variant vname. */
-static void write_comparisons(FILE *f, json_object *cmps, const char *vname, struct junit_counts *n)
+static void write_comparisons(FILE *f, const struct model_result *m, const char *vname,
+			      struct junit_counts *n)
 {
-	size_t len = cmps ? json_object_array_length(cmps) : 0;
-	for (size_t i = 0; i < len; i++) {
-		json_object *c = json_object_array_get_idx(cmps, i);
-		const char *variant = str(c, "variant");
-		if (!variant || strcmp(variant, vname) != 0)
+	for (size_t i = 0; i < m->n_comparisons; i++) {
+		const struct model_comparison *c = &m->comparisons[i];
+		if (strcmp(c->variant, vname) != 0)
 			continue;
-		json_object *b = member(c, "baseline"), *k = member(c, "candidate");
-		const char *verdict = str(c, "verdict") ? str(c, "verdict") : "unknown";
-		bool gated = flag(c, "gated");
+		json_object *b = c->baseline, *k = c->candidate;
+		const char *verdict = c->verdict;
+		bool gated = c->gated;
 		n->tests++;
-		testcase_open(f, vname, str(c, "workload") ? str(c, "workload") : "?",
-			      str(c, "metric") ? str(c, "metric") : "?");
+		testcase_open(f, vname, c->workload, c->metric);
 		fputs(">\n", f);
 		char thr[48], ci[80], pct[48] = "", summary[840];
-		if (member(c, "change_pct") &&
-		    !json_object_is_type(member(c, "change_pct"), json_type_null))
-			snprintf(pct, sizeof(pct), " (%+.1f%%)", num(c, "change_pct", 0));
-		snprintf(thr, sizeof(thr), "%g", num(c, "threshold", 0));
-		json_object *jci = member(c, "ci95");
+		if (HAS_C(c, "change_pct"))
+			snprintf(pct, sizeof(pct), " (%+.1f%%)", c->change_pct);
+		snprintf(thr, sizeof(thr), "%g", HAS_C(c, "threshold") ? c->threshold : 0);
+		json_object *jci = c->ci95;
 		if (json_object_is_type(jci, json_type_array) && json_object_array_length(jci) == 2)
 			snprintf(ci, sizeof(ci), "[%g, %g]",
 				 json_object_get_double(json_object_array_get_idx(jci, 0)),
@@ -134,21 +119,21 @@ static void write_comparisons(FILE *f, json_object *cmps, const char *vname, str
 		property(f, "gated", gated ? "true" : "false");
 		property(f, "verdict", verdict);
 		property(f, "threshold", thr);
-		property(f, "relative", flag(c, "relative") ? "true" : "false");
+		property(f, "relative", c->relative ? "true" : "false");
 		fputs("      </properties>\n", f);
 		/* An undecided row says why, as the summary table does, so a
 		 * CI page never reads "no change" where the data said "don't
 		 * know". */
 		char why[200] = "";
-		if (str(c, "undecided_reason"))
-			snprintf(why, sizeof(why), " (%.180s)", str(c, "undecided_reason"));
+		if (c->undecided_reason)
+			snprintf(why, sizeof(why), " (%.180s)", c->undecided_reason);
 		snprintf(summary, sizeof(summary),
 			 "%s%s%s: baseline median %g, candidate median %g, change %+g%s, "
 			 "%s %s, threshold \u00b1%s, p=%.3g",
 			 verdict, why, gated ? "" : " (not gated)", num(b, "median", 0),
-			 num(k, "median", 0), num(c, "change", 0), pct,
-			 member(c, "ci_method") ? "interval" : "95% CI", ci, thr,
-			 num(c, "p_value", 1));
+			 num(k, "median", 0), HAS_C(c, "change") ? c->change : 0, pct,
+			 HAS_C(c, "ci_method") ? "interval" : "95% CI", ci, thr,
+			 HAS_C(c, "p_value") ? c->p_value : 1);
 		if (gated && strcmp(verdict, "regressed") == 0) {
 			n->failures++;
 			element(f, "failure", "regressed", summary, summary);
@@ -176,28 +161,27 @@ static bool kernel_failed(const char *status)
 }
 
 /* One <testcase> per run of variant v; policy is the job's noise_policy. */
-static void write_runs(FILE *f, json_object *v, const char *vname, bool candidate,
-		       const char *policy, struct junit_counts *n)
+static void write_runs(FILE *f, const struct model_variant *v, bool candidate, const char *policy,
+		       struct junit_counts *n)
 {
-	json_object *runs = member(v, "runs");
-	size_t len =
-	    json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
-	for (size_t i = 0; i < len; i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		const char *status = str(r, "status") ? str(r, "status") : "error";
-		const char *reason = str(r, "reason");
-		double t = num(r, "duration_seconds", 0);
+	const char *vname = v->name;
+	for (size_t i = 0; i < v->n_runs; i++) {
+		const struct model_run *r = &v->runs[i];
+		const char *status = r->status;
+		const char *reason = r->reason;
+		double t =
+		    model_has(MODEL_RUN, &r->has, "duration_seconds") ? r->duration_seconds : 0;
 		n->time += t;
 		n->tests++;
-		testcase_open(f, vname, "runs", str(r, "key") ? str(r, "key") : "run");
+		testcase_open(f, vname, "runs", r->key);
 		fprintf(f, " time=\"%.3f\">\n", t);
 		char msg[1200];
 		bool ok = strcmp(status, "ok") == 0;
-		if (flag(r, "noisy") && !kernel_failed(status) && strcmp(policy, "keep") != 0) {
+		if (r->noisy && !kernel_failed(status) && strcmp(policy, "keep") != 0) {
 			snprintf(
 			    msg, sizeof(msg),
 			    "%s, noisy: its vCPUs waited %.1f %% of the run for a host CPU%s%s",
-			    status, num(member(r, "host_interference"), "vcpu_wait_pct", 0),
+			    status, num(r->host_interference, "vcpu_wait_pct", 0),
 			    reason ? ": " : "", reason ? reason : "");
 			if (candidate && strcmp(policy, "fail") == 0) {
 				n->failures++;
@@ -213,8 +197,7 @@ static void write_runs(FILE *f, json_object *v, const char *vname, bool candidat
 			if (candidate) {
 				n->failures++;
 				element(f, "failure", status, msg,
-					str(r, "console_excerpt") ? str(r, "console_excerpt")
-								  : msg);
+					r->console_excerpt ? r->console_excerpt : msg);
 			} else {
 				/* The baseline may be the buggy kernel: its failed runs
 				 * are left out and do not fail the job. */
@@ -228,18 +211,19 @@ static void write_runs(FILE *f, json_object *v, const char *vname, bool candidat
 		fputs("    </testcase>\n", f);
 	}
 	/* Fail fast (docs/contracts.md): the runs not made after a failure. */
-	int skipped = (int)num(v, "skipped_runs", 0);
+	int skipped = model_has(MODEL_VARIANT, &v->has, "skipped_runs") ? (int)v->skipped_runs : 0;
 	if (skipped > 0) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "%d run(s) skipped: %s", skipped,
-			 str(v, "skipped_reason") ? str(v, "skipped_reason") : "no reason given");
+			 v->skipped_reason ? v->skipped_reason : "no reason given");
 		n->tests++;
 		testcase_open(f, vname, "runs", "skipped runs");
 		fputs(">\n", f);
 		element(f, "skipped", NULL, msg, NULL);
 		fputs("    </testcase>\n", f);
 	}
-	if (flag(v, "not_built")) {
+	if (json_object_is_type(v->not_built, json_type_boolean) &&
+	    json_object_get_boolean(v->not_built)) {
 		n->tests++;
 		testcase_open(f, vname, NULL, "runs");
 		fputs(">\n", f);
@@ -247,7 +231,7 @@ static void write_runs(FILE *f, json_object *v, const char *vname, bool candidat
 		snprintf(msg, sizeof(msg),
 			 "not run: kernel '%s' did not build (its testcase in suite 'kernels' "
 			 "has the failure)",
-			 str(v, "kernel") ? str(v, "kernel") : "?");
+			 v->kernel);
 		element(f, "skipped", NULL, msg, NULL);
 		fputs("    </testcase>\n", f);
 	}
@@ -258,30 +242,38 @@ static void write_kernels(FILE *f, json_object *kernels, struct junit_counts *n)
 {
 	json_object_object_foreach(kernels, kname, k)
 	{
-		json_object *build = member(k, "build");
+		json_object *build = json_member(k, "build");
 		if (!build)
 			continue;
-		const char *status = str(build, "status") ? str(build, "status") : "unknown";
+		const char *status = json_member_string(build, "status")
+					 ? json_member_string(build, "status")
+					 : "unknown";
 		n->tests++;
 		/* A kernel from the cache took no time in this job. */
-		double t = flag(k, "cached") ? 0 : num(k, "build_seconds", 0);
+		json_object *cached = json_member(k, "cached");
+		bool from_cache = json_object_is_type(cached, json_type_boolean) &&
+				  json_object_get_boolean(cached);
+		double t = from_cache ? 0 : num(k, "build_seconds", 0);
 		n->time += t;
 		testcase_open(f, "kernels", NULL, kname);
 		fprintf(f, " time=\"%.3f\">\n", t);
 		if (strcmp(status, "ok") == 0) {
-			system_out(f, flag(k, "cached") ? "built (from the cache)" : "built");
+			system_out(f, from_cache ? "built (from the cache)" : "built");
 		} else {
 			n->failures++;
-			const char *message = str(build, "message") ? str(build, "message")
-								    : "the kernel did not build";
+			const char *message = json_member_string(build, "message")
+						  ? json_member_string(build, "message")
+						  : "the kernel did not build";
 			_cleanup_free_ char *text = NULL;
-			const char *patch = str(build, "patch"), *option = str(build, "option");
+			const char *patch = json_member_string(build, "patch"),
+				   *option = json_member_string(build, "option");
 			if (asprintf(&text, "%s\n%s%s%s%s%s--- log excerpt ---\n%s", message,
 				     patch ? "patch: " : "", patch ? patch : "",
 				     option ? "option: " : "", option ? option : "",
 				     patch || option ? "\n" : "",
-				     str(build, "log_excerpt") ? str(build, "log_excerpt")
-							       : "(none)") < 0)
+				     json_member_string(build, "log_excerpt")
+					 ? json_member_string(build, "log_excerpt")
+					 : "(none)") < 0)
 				text = NULL;
 			element(f, "failure", status, message, text ? text : message);
 		}
@@ -290,10 +282,10 @@ static void write_kernels(FILE *f, json_object *kernels, struct junit_counts *n)
 }
 
 /* The verdict itself, so the report is red exactly when the job failed. */
-static void write_verdict(FILE *f, json_object *result, struct junit_counts *n)
+static void write_verdict(FILE *f, const struct model_result *m, struct junit_counts *n)
 {
-	const char *verdict = str(result, "verdict") ? str(result, "verdict") : "unknown";
-	json_object *reasons = member(result, "verdict_reasons");
+	const char *verdict = m->verdict;
+	json_object *reasons = m->verdict_reasons;
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *t = open_memstream(&text, &text_len);
@@ -331,9 +323,11 @@ static void write_signatures(FILE *f, json_object *sigs, struct junit_counts *n)
 	    json_object_is_type(sigs, json_type_array) ? json_object_array_length(sigs) : 0;
 	for (size_t i = 0; i < len; i++) {
 		json_object *s = json_object_array_get_idx(sigs, i);
-		const char *title = str(s, "title") ? str(s, "title") : "?";
-		const char *kind = str(s, "kind") ? str(s, "kind") : "bug";
-		json_object *new_in = member(s, "new_in");
+		const char *title =
+		    json_member_string(s, "title") ? json_member_string(s, "title") : "?";
+		const char *kind =
+		    json_member_string(s, "kind") ? json_member_string(s, "kind") : "bug";
+		json_object *new_in = json_member(s, "new_in");
 		size_t n_new = json_object_is_type(new_in, json_type_array)
 				   ? json_object_array_length(new_in)
 				   : 0;
@@ -341,15 +335,16 @@ static void write_signatures(FILE *f, json_object *sigs, struct junit_counts *n)
 		testcase_open(f, "signatures", kind, title);
 		fputs(">\n", f);
 		char msg[800];
-		int w =
-		    snprintf(msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
-			     str(s, "location") ? " at " : "",
-			     str(s, "location") ? str(s, "location") : "", (int)num(s, "runs", 0),
-			     n_new ? "never in the baseline; in" : "seen in the baseline too");
+		int w = snprintf(
+		    msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
+		    json_member_string(s, "location") ? " at " : "",
+		    json_member_string(s, "location") ? json_member_string(s, "location") : "",
+		    (int)num(s, "runs", 0),
+		    n_new ? "never in the baseline; in" : "seen in the baseline too");
 		for (size_t k = 0; k < n_new && w > 0 && (size_t)w < sizeof(msg); k++)
 			w += snprintf(msg + w, sizeof(msg) - (size_t)w, " '%s'",
 				      json_object_get_string(json_object_array_get_idx(new_in, k)));
-		const char *excerpt = str(member(s, "first"), "excerpt");
+		const char *excerpt = json_member_string(json_member(s, "first"), "excerpt");
 		if (n_new) {
 			n->failures++;
 			element(f, "failure", "kernel_bug", msg, excerpt ? excerpt : msg);
@@ -393,16 +388,17 @@ static int write_suite(FILE *f, const char *name, suite_fill_t fill, void *ctx,
 }
 
 struct variant_ctx {
-	json_object *v, *cmps;
-	const char *name, *policy;
+	const struct model_result *m;
+	const struct model_variant *v;
+	const char *policy;
 	bool candidate;
 };
 
 static void fill_variant(FILE *f, void *ctx, struct junit_counts *n)
 {
 	struct variant_ctx *c = ctx;
-	write_comparisons(f, c->cmps, c->name, n);
-	write_runs(f, c->v, c->name, c->candidate, c->policy, n);
+	write_comparisons(f, c->m, c->v->name, n);
+	write_runs(f, c->v, c->candidate, c->policy, n);
 }
 
 static void fill_kernels(FILE *f, void *ctx, struct junit_counts *n)
@@ -415,16 +411,30 @@ static void fill_verdict(FILE *f, void *ctx, struct junit_counts *n)
 	write_verdict(f, ctx, n);
 }
 
-int junit_from_result(json_object *result, char **ret_xml)
+int junit_from_result(json_object *result, char **ret_xml, struct sl_error *err)
 {
+	struct model_result m = {0};
 	if (!json_object_is_type(result, json_type_object))
-		return -EINVAL;
-	json_object *variants = member(result, "variants"), *cmps = member(result, "comparisons");
-	json_object *job = member(result, "job"), *kernels = member(result, "kernels");
-	if (!json_object_is_type(cmps, json_type_array))
-		cmps = NULL;
-	const char *baseline = str(job, "baseline") ? str(job, "baseline") : "baseline";
-	const char *policy = str(job, "noise_policy") ? str(job, "noise_policy") : "exclude";
+		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
+	int r = model_result_parse(result, &m, err);
+	if (r < 0)
+		return r;
+	r = junit_from_model(&m, ret_xml);
+	model_result_free(&m);
+	if (r < 0)
+		return error_set(err, ERR_INTERNAL, -r, "Out of memory while writing JUnit XML.");
+	return 0;
+}
+
+int junit_from_model(const struct model_result *m, char **ret_xml)
+{
+	json_object *job = m->job, *kernels = m->kernels;
+	const char *baseline = json_member_string(job, "baseline");
+	const char *policy = json_member_string(job, "noise_policy");
+	if (!baseline)
+		baseline = "baseline";
+	if (!policy)
+		policy = "exclude";
 	/* Suites are written to a second buffer first: the totals go on the
 	 * root element. */
 	char *body = NULL, *doc = NULL;
@@ -436,25 +446,18 @@ int junit_from_result(json_object *result, char **ret_xml)
 	int r = 0;
 	if (json_object_is_type(kernels, json_type_object))
 		r = write_suite(f, "kernels", fill_kernels, kernels, &total);
-	if (r == 0 && json_object_is_type(variants, json_type_object)) {
-		json_object_object_foreach(variants, vname, v)
-		{
-			struct variant_ctx c = {.v = v,
-						.cmps = cmps,
-						.name = vname,
-						.policy = policy,
-						.candidate = strcmp(vname, baseline) != 0};
-			r = write_suite(f, vname, fill_variant, &c, &total);
-			if (r < 0)
-				break;
-		}
+	for (size_t i = 0; r == 0 && i < m->n_variants; i++) {
+		const struct model_variant *v = &m->variants[i];
+		struct variant_ctx c = {
+		    .m = m, .v = v, .policy = policy, .candidate = strcmp(v->name, baseline) != 0};
+		r = write_suite(f, v->name, fill_variant, &c, &total);
 	}
-	json_object *sigs = member(result, "signatures");
+	json_object *sigs = m->signatures;
 	if (r == 0 && json_object_is_type(sigs, json_type_array) &&
 	    json_object_array_length(sigs) > 0)
 		r = write_suite(f, "signatures", fill_signatures, sigs, &total);
-	if (r == 0 && member(result, "verdict"))
-		r = write_suite(f, "verdict", fill_verdict, result, &total);
+	if (r == 0)
+		r = write_suite(f, "verdict", fill_verdict, (void *)m, &total);
 	fclose(f);
 	if (r < 0) {
 		free(body);
@@ -466,7 +469,7 @@ int junit_from_result(json_object *result, char **ret_xml)
 		return -ENOMEM;
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"schedlab ", f);
-	junit_escape(f, str(job, "name") ? str(job, "name") : "job");
+	junit_escape(f, json_member_string(job, "name") ? json_member_string(job, "name") : "job");
 	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", total.tests,
 		total.failures, total.time);
 	fwrite(body, 1, body_len, f);

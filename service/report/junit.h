@@ -43,8 +43,12 @@
  * replaced. */
 #pragma once
 
+#include "compare/result_model.h"
 #include "util/error.h"
 
 /* On success *ret_xml is a malloc'd NUL-terminated document. result is
- * borrowed. -EINVAL when result is not an object. */
-int junit_from_result(json_object *result, char **ret_xml);
+ * borrowed and parsed once (model_result_parse()): one that is not an
+ * object or does not parse is ERR_INVALID naming the field. */
+int junit_from_result(json_object *result, char **ret_xml, struct sl_error *err);
+/* The same from a parsed result (borrowed); -ENOMEM is its only error. */
+int junit_from_model(const struct model_result *m, char **ret_xml);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "compare/result_model.h"
 #include "report/html.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -27,21 +28,29 @@
 #define CHART_WIDTH  1080
 #define CHART_HEIGHT 360
 
-/* result["variants"] names in display order: the baseline first, then the
- * others as the job lists them (or as stored), at most REPORT_MAX_VARIANTS. */
+/* The parsed result's variants in display order: the baseline first, then
+ * the others as the job lists them (or as stored), at most
+ * REPORT_MAX_VARIANTS; names[i] is vars[i]->name. */
 struct report_ctx {
-	json_object *result;
-	json_object *variants; /* borrowed */
+	const struct model_result *m; /* borrowed */
 	const char *baseline;
 	const char *names[REPORT_MAX_VARIANTS];
+	const struct model_variant *vars[REPORT_MAX_VARIANTS];
 	size_t n_names;
 	int chart_id;
 };
 
 /* ---- report_ctx.c: every json_object here is borrowed ---- */
 
-/* Fills c from result (borrowed; c borrows from it). */
-void report_ctx_init(struct report_ctx *c, json_object *result);
+/* Fills c from m (borrowed; c borrows from it). */
+void report_ctx_init(struct report_ctx *c, const struct model_result *m);
+/* The variant of m named name, or NULL. */
+const struct model_variant *report_model_variant(const struct model_result *m, const char *name);
+/* Whether field name of comparison c was present and not null. */
+bool report_cmp_has(const struct model_comparison *c, const char *name);
+/* Whether typed number field name (value v) of run r was present, not null
+ * and finite, into *ret. */
+bool report_run_num(const struct model_run *r, const char *name, double v, double *ret);
 /* A string member or NULL. */
 const char *report_str(json_object *o, const char *key);
 /* A finite number member (int or double) into *ret; false when absent. */
@@ -106,10 +115,10 @@ void charts_values_done(struct charts_values *x);
 /* The median (sorts x), or NAN when empty. */
 double charts_values_median(struct charts_values *x);
 
-/* The workload objects named `workload` of variant i's ok runs, in run
- * order: up to max of them into out; returns how many. */
+/* The workloads named `workload` of variant i's ok runs (borrowed from
+ * the model), in run order: up to max of them into out; returns how many. */
 size_t charts_ok_workloads(const struct report_ctx *c, size_t vi, const char *workload,
-			   json_object **out, size_t max);
+			   const struct model_workload **out, size_t max);
 /* metric's values over variant i's ok runs: from "metrics", else a number
  * of that name in "details" (the slice tool keeps its min and p50 there). */
 void charts_metric_values(const struct report_ctx *c, size_t vi, const char *workload,

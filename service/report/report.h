@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "compare/result_model.h"
 #include "report/html.h"
 #include "util/error.h"
 
@@ -18,10 +19,14 @@
 #define REPORT_MAX_HIST_BUCKETS 200000
 
 /* Renders result (borrowed) as HTML. On success *ret_html is a malloc'd
- * NUL-terminated page owned by the caller. Fails with ERR_INVALID when
- * result is not a JSON object or lacks "variants"; anything else missing is
- * shown as missing rather than failing. */
+ * NUL-terminated page owned by the caller. The result is parsed once
+ * (model_result_parse()): one that is not an object or does not parse is
+ * ERR_INVALID naming the field ("The result document: variants.base.runs[2]
+ * .status is ..."); an optional member that is missing is shown as
+ * missing. */
 int report_html(json_object *result, char **ret_html, struct sl_error *err);
+/* The same from a parsed result (borrowed). */
+int report_html_model(const struct model_result *m, char **ret_html, struct sl_error *err);
 
 /* Page scaffolding shared with the trend report: <!DOCTYPE> to <body> with
  * the house CSS and a Content-Security-Policy that forbids scripts and

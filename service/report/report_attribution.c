@@ -23,7 +23,7 @@ static void num_cell(struct html_buf *o, json_object *c, const char *key, bool s
 
 void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *a = report_get_object(c->result, "attribution");
+	json_object *a = c->m->attribution;
 	json_object *steps = report_get_array(a, "steps");
 	json_object *by = report_get_array(a, "carried_by");
 	double builds = 0, boots = 0;

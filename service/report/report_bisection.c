@@ -23,7 +23,7 @@ void report_step_name(struct html_buf *o, json_object *s)
 
 void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *b = report_get_object(c->result, "bisection");
+	json_object *b = c->m->bisection;
 	json_object *steps = report_get_array(b, "steps");
 	double first = 0, total = 0, builds = 0, boots = 0;
 	json_object *certain = report_get(b, "certain");

@@ -9,28 +9,35 @@
 #include "report/report-internal.h"
 #include "report/summary.h"
 
-static void put_change(struct html_buf *o, json_object *cmp)
+/* Whether field name of cmp is a finite number, into *ret. */
+static bool cmp_num(const struct model_comparison *cmp, const char *name, double v, double *ret)
+{
+	*ret = v;
+	return report_cmp_has(cmp, name) && isfinite(v);
+}
+
+static void put_change(struct html_buf *o, const struct model_comparison *cmp)
 {
 	char n[HTML_NUM_MAX], p[HTML_NUM_MAX];
 	double d, pct;
 
-	if (!report_num(cmp, "change", &d)) {
+	if (!cmp_num(cmp, "change", cmp->change, &d)) {
 		html_buf_puts(o, "\xe2\x80\x93");
 		return;
 	}
 	html_buf_printf(o, "%s%s", d > 0 ? "+" : "", html_fmt_value(d, n));
-	if (report_num(cmp, "change_pct", &pct)) {
+	if (cmp_num(cmp, "change_pct", cmp->change_pct, &pct)) {
 		html_fmt_fixed(pct, fabs(pct) >= 100 ? 0 : 1, p);
 		html_buf_printf(o, " (%s%s%%)", pct > 0 ? "+" : "", p);
 	}
 }
 
-static void put_ci(struct html_buf *o, json_object *cmp)
+static void put_ci(struct html_buf *o, const struct model_comparison *cmp)
 {
-	json_object *ci = report_get_array(cmp, "ci95");
+	json_object *ci = cmp->ci95;
 	char a[HTML_NUM_MAX], b[HTML_NUM_MAX];
 
-	if (!ci || json_object_array_length(ci) != 2) {
+	if (!json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2) {
 		html_buf_puts(o, "\xe2\x80\x93");
 		return;
 	}
@@ -39,17 +46,17 @@ static void put_ci(struct html_buf *o, json_object *cmp)
 	html_buf_printf(o, "[%s, %s]", html_fmt_value(lo, a), html_fmt_value(hi, b));
 }
 
-static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
+static void put_comparison_row(struct html_buf *o, const struct model_comparison *cmp, bool gated)
 {
-	const char *better = report_str(cmp, "better");
+	const char *better = cmp->better;
 	double nb = 0, nc = 0;
 
 	html_buf_printf(o, "<tr%s><td>", gated ? " class=\"gated\"" : "");
-	report_put_str_or_dash(o, report_str(cmp, "variant"));
+	report_put_str_or_dash(o, cmp->variant);
 	html_buf_puts(o, "</td><td>");
-	report_put_str_or_dash(o, report_str(cmp, "workload"));
+	report_put_str_or_dash(o, cmp->workload);
 	html_buf_puts(o, "</td><td><code>");
-	report_put_str_or_dash(o, report_str(cmp, "metric"));
+	report_put_str_or_dash(o, cmp->metric);
 	html_buf_puts(o, "</code>");
 	if (gated)
 		html_buf_puts(o, "<span class=\"tag\">gate</span>");
@@ -57,24 +64,27 @@ static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
 		html_buf_printf(o, " <span class=\"muted\" title=\"%s is better\">%s</span>",
 				better, better[0] == 'l' ? "\xe2\x86\x93" : "\xe2\x86\x91");
 	html_buf_puts(o, "</td><td class=\"num\">");
-	report_put_value(o, report_get(cmp, "baseline"), "median");
+	report_put_value(o, cmp->baseline, "median");
 	html_buf_puts(o, "</td><td class=\"num\">");
-	report_put_value(o, report_get(cmp, "candidate"), "median");
+	report_put_value(o, cmp->candidate, "median");
 	html_buf_puts(o, "</td><td class=\"num\">");
 	put_change(o, cmp);
 	html_buf_puts(o, "</td><td class=\"num\">");
 	put_ci(o, cmp);
 	html_buf_puts(o, "</td><td class=\"num\">");
-	report_put_value(o, cmp, "p_value");
-	report_num(report_get(cmp, "baseline"), "n", &nb);
-	report_num(report_get(cmp, "candidate"), "n", &nc);
+	char pb[HTML_NUM_MAX];
+	double pv;
+	html_buf_puts(o, cmp_num(cmp, "p_value", cmp->p_value, &pv) ? html_fmt_value(pv, pb)
+								    : "\xe2\x80\x93");
+	report_num(cmp->baseline, "n", &nb);
+	report_num(cmp->candidate, "n", &nc);
 	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td class=\"num\"", nb, nc);
 	/* The threshold the verdict used, and why an undecided row is
 	 * undecided: without it such a row reads as a bug. */
 	char thr[HTML_NUM_MAX], note[208];
 	double t;
-	bool have_thr = report_num(cmp, "threshold", &t);
-	if (have_thr && json_object_get_boolean(report_get(cmp, "relative")))
+	bool have_thr = cmp_num(cmp, "threshold", cmp->threshold, &t);
+	if (have_thr && cmp->relative)
 		html_buf_puts(o, " title=\"relative: a fraction of the baseline median\"");
 	html_buf_puts(o, ">");
 	if (have_thr)
@@ -82,7 +92,7 @@ static void put_comparison_row(struct html_buf *o, json_object *cmp, bool gated)
 	else
 		html_buf_puts(o, "\xe2\x80\x93");
 	html_buf_puts(o, "</td><td>");
-	report_badge(o, report_str(cmp, "verdict"));
+	report_badge(o, cmp->verdict);
 	summary_unchanged_note(cmp, have_thr ? thr : "?", note, sizeof(note));
 	if (note[0]) {
 		html_buf_puts(o, "<br><span class=\"muted\">");
@@ -115,8 +125,7 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 {
 	static const char *const verdicts[] = {"regressed",    "improved",  "changed",
 					       "inconclusive", "undecided", "unchanged"};
-	json_object *cmps = report_get_array(c->result, "comparisons");
-	size_t n = cmps ? json_object_array_length(cmps) : 0, folded = 0;
+	size_t n = c->m->n_comparisons, folded = 0;
 	size_t counts[ELEMENTSOF(verdicts)] = {0};
 
 	html_buf_puts(o, "<section id=\"comparisons\">\n<h2>Comparison with the baseline");
@@ -134,15 +143,15 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 	}
 	size_t schedstat = 0;
 	for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
-		json_object *cmp = json_object_array_get_idx(cmps, i);
-		const char *v = report_str(cmp, "verdict");
-		if (summary_schedstat_metric(report_str(cmp, "metric"))) {
+		const struct model_comparison *cmp = &c->m->comparisons[i];
+		const char *v = cmp->verdict;
+		if (summary_schedstat_metric(cmp->metric)) {
 			schedstat++;
 			continue;
 		}
 		for (size_t k = 0; v && k < ELEMENTSOF(verdicts); k++)
 			counts[k] += strcmp(v, verdicts[k]) == 0;
-		folded += per_thread_metric(report_str(cmp, "metric"));
+		folded += per_thread_metric(cmp->metric);
 	}
 	html_buf_puts(o, "<p>");
 	for (size_t k = 0, shown = 0; k < ELEMENTSOF(verdicts); k++) {
@@ -178,14 +187,12 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 					folded, comparison_head);
 		}
 		for (size_t i = 0; i < n && i < REPORT_MAX_ROWS; i++) {
-			json_object *cmp = json_object_array_get_idx(cmps, i);
-			json_object *gated = report_get(cmp, "gated");
-			bool g = gated && json_object_get_boolean(gated);
-			bool thread = per_thread_metric(report_str(cmp, "metric"));
+			const struct model_comparison *cmp = &c->m->comparisons[i];
+			bool g = cmp->gated;
+			bool thread = per_thread_metric(cmp->metric);
 			int row_pass = g ? 0 : thread ? 2 : 1;
 
-			if (row_pass == pass &&
-			    !summary_schedstat_metric(report_str(cmp, "metric")))
+			if (row_pass == pass && !summary_schedstat_metric(cmp->metric))
 				put_comparison_row(o, cmp, g);
 		}
 		if (pass == 2)
@@ -199,14 +206,13 @@ void report_section_comparisons(struct html_buf *o, struct report_ctx *c)
 
 void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *cmps = report_get_array(c->result, "comparisons");
-	size_t n = cmps ? json_object_array_length(cmps) : 0;
+	const struct model_comparison *cmps = c->m->comparisons;
+	size_t n = c->m->n_comparisons;
 	if (n > REPORT_MAX_ROWS)
 		n = REPORT_MAX_ROWS;
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++)
-		any = summary_schedstat_metric(
-		    report_str(json_object_array_get_idx(cmps, i), "metric"));
+		any = summary_schedstat_metric(cmps[i].metric);
 	if (!any)
 		return;
 	html_buf_puts(o, "<section id=\"schedstat\">\n<h2>What moved: schedstat</h2>\n"
@@ -217,23 +223,23 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 			 "its threshold (changed); the per-CPU and per-domain rest is "
 			 "folded.</p>\n");
 	for (size_t i = 0; i < n; i++) {
-		if (!summary_schedstat_group_start(cmps, i))
+		if (!summary_schedstat_group_start(c->m, i))
 			continue;
-		json_object *cmp = json_object_array_get_idx(cmps, i);
+		const struct model_comparison *cmp = &cmps[i];
 		html_buf_puts(o, "<h3>");
-		report_put_str_or_dash(o, report_str(cmp, "variant"));
+		report_put_str_or_dash(o, cmp->variant);
 		html_buf_puts(o, " / ");
-		report_put_str_or_dash(o, report_str(cmp, "workload"));
+		report_put_str_or_dash(o, cmp->workload);
 		html_buf_puts(o, "</h3>\n<p>Its own metrics:");
 		size_t own = 0, folded = 0;
 		for (size_t k = 0; k < n; k++) {
-			json_object *e = json_object_array_get_idx(cmps, k);
+			const struct model_comparison *e = &cmps[k];
 			if (!summary_same_group(e, cmp) || !summary_schedstat_own_row(e))
 				continue;
 			html_buf_puts(o, own++ ? ", <code>" : " <code>");
-			report_put_str_or_dash(o, report_str(e, "metric"));
+			report_put_str_or_dash(o, e->metric);
 			html_buf_puts(o, "</code> ");
-			report_badge(o, report_str(e, "verdict"));
+			report_badge(o, e->verdict);
 			html_buf_puts(o, " ");
 			put_change(o, e);
 		}
@@ -251,9 +257,9 @@ void report_section_schedstat(struct html_buf *o, struct report_ctx *c)
 				    folded, comparison_head);
 			}
 			for (size_t k = i; k < n; k++) {
-				json_object *e = json_object_array_get_idx(cmps, k);
+				const struct model_comparison *e = &cmps[k];
 				if (!summary_same_group(e, cmp) ||
-				    !summary_schedstat_metric(report_str(e, "metric")))
+				    !summary_schedstat_metric(e->metric))
 					continue;
 				bool shown = summary_schedstat_shown(e);
 				folded += pass == 0 && !shown;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 const char *report_str(json_object *o, const char *key)
 {
@@ -74,38 +75,61 @@ int report_variant_color(const struct report_ctx *c, size_t i)
 	return (int)(i % 7);
 }
 
-void report_ctx_init(struct report_ctx *c, json_object *result)
+const struct model_variant *report_model_variant(const struct model_result *m, const char *name)
 {
-	json_object *job = report_get(result, "job");
-	json_object *job_variants = report_get(job, "variants");
+	for (size_t i = 0; name && i < m->n_variants; i++)
+		if (strcmp(m->variants[i].name, name) == 0)
+			return &m->variants[i];
+	return NULL;
+}
+
+bool report_cmp_has(const struct model_comparison *c, const char *name)
+{
+	return model_has(MODEL_COMPARISON, &c->has, name);
+}
+
+bool report_run_num(const struct model_run *r, const char *name, double v, double *ret)
+{
+	if (!model_has(MODEL_RUN, &r->has, name) || !isfinite(v))
+		return false;
+	*ret = v;
+	return true;
+}
+
+static void ctx_add(struct report_ctx *c, const struct model_variant *v)
+{
+	for (size_t i = 0; i < c->n_names; i++)
+		if (c->vars[i] == v)
+			return;
+	if (c->n_names < REPORT_MAX_VARIANTS) {
+		c->vars[c->n_names] = v;
+		c->names[c->n_names++] = v->name;
+	}
+}
+
+void report_ctx_init(struct report_ctx *c, const struct model_result *m)
+{
+	json_object *job_variants = json_member(m->job, "variants");
+	const struct model_variant *base =
+	    report_model_variant(m, json_member_string(m->job, "baseline"));
 
 	memset(c, 0, sizeof(*c));
-	c->result = result;
-	c->variants = report_get(result, "variants");
-	c->baseline = report_str(job, "baseline");
-	if (c->baseline && !report_get(c->variants, c->baseline))
-		c->baseline = NULL;
-	if (!c->baseline)
-		c->baseline = report_get(c->variants, "baseline") ? "baseline" : NULL;
-	if (c->baseline)
-		c->names[c->n_names++] = c->baseline;
+	c->m = m;
+	if (!base)
+		base = report_model_variant(m, "baseline");
+	if (base)
+		ctx_add(c, base);
 	/* The job's order first, then whatever else the result holds. */
-	for (int pass = 0; pass < 2; pass++) {
-		json_object *src = pass == 0 ? job_variants : c->variants;
-		if (!src || !json_object_is_type(src, json_type_object))
-			continue;
-		json_object_object_foreach(src, name, val)
+	if (json_object_is_type(job_variants, json_type_object)) {
+		json_object_object_foreach(job_variants, name, val)
 		{
 			(void)val;
-			bool seen = false;
-			if (!report_get(c->variants, name))
-				continue;
-			for (size_t i = 0; i < c->n_names; i++)
-				seen = seen || strcmp(c->names[i], name) == 0;
-			if (!seen && c->n_names < REPORT_MAX_VARIANTS)
-				c->names[c->n_names++] = name;
+			const struct model_variant *v = report_model_variant(m, name);
+			if (v)
+				ctx_add(c, v);
 		}
 	}
-	if (!c->baseline && c->n_names > 0)
-		c->baseline = c->names[0];
+	for (size_t i = 0; i < m->n_variants; i++)
+		ctx_add(c, &m->variants[i]);
+	c->baseline = base ? base->name : c->n_names > 0 ? c->names[0] : NULL;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 /* A short form of a hex digest: its first 12 characters, escaped. */
 static void put_short_hash(struct html_buf *o, const char *hex)
@@ -27,10 +28,9 @@ static size_t collect_hosts(const struct report_ctx *c, const char **hosts, size
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
-		for (size_t j = 0;
-		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-			const char *h = report_str(json_object_array_get_idx(runs, j), "host");
+		const struct model_variant *v = c->vars[i];
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			const char *h = v->runs[j].host;
 			bool seen = false;
 			if (!h)
 				continue;
@@ -48,8 +48,8 @@ static size_t collect_hosts(const struct report_ctx *c, const char **hosts, size
  * details. */
 static void header_facts(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *kernels = report_get(c->result, "kernels");
-	const char *accel = report_str(report_get(c->result, "environment"), "accelerator");
+	json_object *kernels = c->m->kernels;
+	const char *accel = report_str(c->m->environment, "accelerator");
 	const char *hosts[8];
 	size_t n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts)), shown = 0;
 
@@ -100,13 +100,13 @@ static void header_facts(struct html_buf *o, struct report_ctx *c)
 
 static void section_header(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *job = report_get(c->result, "job");
+	json_object *job = c->m->job;
 	const char *name = report_str(job, "name");
-	const char *verdict = report_str(c->result, "verdict");
+	const char *verdict = c->m->verdict;
 	const char *desc = report_str(job, "description");
-	const char *started = report_str(c->result, "started_at");
-	const char *finished = report_str(c->result, "finished_at");
-	json_object *reasons = report_get_array(c->result, "verdict_reasons");
+	const char *started = c->m->started_at;
+	const char *finished = c->m->finished_at;
+	json_object *reasons = c->m->verdict_reasons;
 
 	html_buf_puts(o, "<header class=\"top\" id=\"verdict\">\n<div class=\"badge big v-");
 	html_buf_puts(o, verdict && (strcmp(verdict, "pass") == 0 || strcmp(verdict, "fail") == 0 ||
@@ -156,7 +156,7 @@ static void section_header(struct html_buf *o, struct report_ctx *c)
  * status, the patch or option, the message and the log excerpt. */
 static void section_build_failures(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *kernels = report_get_object(c->result, "kernels");
+	json_object *kernels = c->m->kernels;
 	size_t shown = 0;
 
 	if (!kernels)
@@ -203,7 +203,7 @@ static void section_build_failures(struct html_buf *o, struct report_ctx *c)
 
 static void section_kernels(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *kernels = report_get(c->result, "kernels");
+	json_object *kernels = c->m->kernels;
 	size_t shown = 0;
 
 	html_buf_puts(o, "<section id=\"kernels\">\n<h2>Kernels</h2>\n");
@@ -273,7 +273,7 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 
 static void section_environment(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *env = report_get(c->result, "environment");
+	json_object *env = c->m->environment;
 	const char *accel = report_str(env, "accelerator");
 	const char *hosts[16];
 	size_t n_hosts = 0;
@@ -367,23 +367,20 @@ static void put_int_map(struct html_buf *o, json_object *m)
 
 static void section_variants(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *job_variants = report_get(report_get(c->result, "job"), "variants");
+	json_object *job_variants = report_get(c->m->job, "variants");
 
 	html_buf_puts(o,
 		      "<section id=\"variants\">\n<h2>Variants</h2>\n<table>\n<tr><th>variant</th>"
 		      "<th>kernel</th><th>sched features</th><th>tunables</th>"
 		      "<th>uid shares</th><th class=\"num\">runs ok</th></tr>\n");
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *v = report_get(c->variants, c->names[i]);
+		const struct model_variant *v = c->vars[i];
 		json_object *spec = report_get(job_variants, c->names[i]);
-		json_object *runs = report_get_array(v, "runs");
-		json_object *features = report_get_array(v, "features");
-		size_t total = runs ? json_object_array_length(runs) : 0, ok = 0;
+		json_object *features = v->features;
+		size_t total = v->n_runs, ok = 0;
 
-		for (size_t j = 0; j < total; j++) {
-			const char *st = report_str(json_object_array_get_idx(runs, j), "status");
-			ok += st && strcmp(st, "ok") == 0;
-		}
+		for (size_t j = 0; j < total; j++)
+			ok += strcmp(v->runs[j].status, "ok") == 0;
 		html_buf_printf(
 		    o, "<tr><td><span class=\"badge\" style=\"background:%s\">&nbsp;</span> <b>",
 		    svg_palette(report_variant_color(c, i)));
@@ -392,7 +389,7 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 		if (c->baseline && strcmp(c->names[i], c->baseline) == 0)
 			html_buf_puts(o, " <span class=\"tag\">baseline</span>");
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(v, "kernel"));
+		report_put_str_or_dash(o, v->kernel);
 		html_buf_puts(o, "</td><td>");
 		put_string_array(o, features ? features : report_get_array(spec, "features"));
 		html_buf_puts(o, "</td><td>");
@@ -400,15 +397,15 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 		html_buf_puts(o, "</td><td>");
 		put_int_map(o, report_get(spec, "uid_shares"));
 		html_buf_printf(o, "</td><td class=\"num\">%zu / %zu", ok, total);
-		if (json_object_is_type(report_get(v, "not_built"), json_type_boolean) &&
-		    json_object_get_boolean(report_get(v, "not_built"))) {
+		if (json_object_is_type(v->not_built, json_type_boolean) &&
+		    json_object_get_boolean(v->not_built)) {
 			html_buf_puts(o, " ");
 			report_badge(o, "not_built");
 		}
-		double skipped;
-		if (report_num(v, "skipped_runs", &skipped) && skipped > 0) {
-			html_buf_printf(o, "<br><span class=\"muted\">%.0f skipped: ", skipped);
-			report_put_str_or_dash(o, report_str(v, "skipped_reason"));
+		if (model_has(MODEL_VARIANT, &v->has, "skipped_runs") && v->skipped_runs > 0) {
+			html_buf_printf(
+			    o, "<br><span class=\"muted\">%.0f skipped: ", (double)v->skipped_runs);
+			report_put_str_or_dash(o, v->skipped_reason);
 			html_buf_puts(o, "</span>");
 		}
 		html_buf_puts(o, "</td></tr>\n");
@@ -435,31 +432,62 @@ static int workload_charts(struct html_buf *o, struct report_ctx *c, const char 
 	return 0;
 }
 
-static int section_charts(struct html_buf *o, struct report_ctx *c)
+/* The workloads to chart: the job's (name, tool, load), or those of the
+ * first run that has any; at most 32. Returns how many. */
+static size_t chart_workloads(const struct report_ctx *c, const char **names, const char **tools,
+			      bool *loads)
 {
-	json_object *wls = report_get_array(report_get(c->result, "job"), "workloads");
-	int charts = 0;
+	json_object *wls = report_get_array(c->m->job, "workloads");
+	size_t n = 0;
 
-	if (!wls) {
-		for (size_t i = 0; i < c->n_names && !wls; i++) {
-			json_object *runs =
-			    report_get_array(report_get(c->variants, c->names[i]), "runs");
-			for (size_t j = 0; runs && j < json_object_array_length(runs) && !wls; j++)
-				wls = report_get_array(json_object_array_get_idx(runs, j),
-						       "workloads");
+	if (wls) {
+		for (size_t i = 0; i < json_object_array_length(wls) && i < 32; i++) {
+			json_object *w = json_object_array_get_idx(wls, i);
+			json_object *lj = report_get(w, "load");
+			names[n] = report_str(w, "name");
+			tools[n] = report_str(w, "tool");
+			loads[n++] = json_object_is_type(lj, json_type_boolean) &&
+				     json_object_get_boolean(lj);
+		}
+		return n;
+	}
+	for (size_t i = 0; i < c->n_names; i++) {
+		const struct model_variant *v = c->vars[i];
+		for (size_t j = 0; j < v->n_runs; j++) {
+			const struct model_run *run = &v->runs[j];
+			/* a run record's "workloads" present, even empty, is
+			 * the list, as the job's would be */
+			if (!model_has(MODEL_RUN, &run->has, "workloads"))
+				continue;
+			for (size_t k = 0; k < run->n_workloads && k < 32; k++) {
+				names[n] = run->workloads[k].name;
+				tools[n] = run->workloads[k].tool;
+				/* not in the schema: kept among the extra members */
+				json_object *lj = report_get(run->workloads[k].extra, "load");
+				loads[n++] = json_object_is_type(lj, json_type_boolean) &&
+					     json_object_get_boolean(lj);
+			}
+			return n;
 		}
 	}
+	return 0;
+}
+
+static int section_charts(struct html_buf *o, struct report_ctx *c)
+{
+	const char *names[32], *tools[32];
+	bool loads[32];
+	size_t n = chart_workloads(c, names, tools, loads);
+	int charts = 0;
+
 	/* the loads run beside the workloads listed after the first of them
 	 * (docs/workloads.md "Loads"); a cyclictest there is drawn beside the
 	 * first cyclictest listed before it, which ran idle */
 	const char *idle_ct = NULL;
 	bool loaded = false;
-	for (size_t i = 0; wls && i < json_object_array_length(wls) && i < 32; i++) {
-		json_object *w = json_object_array_get_idx(wls, i);
-		const char *name = report_str(w, "name"), *tool = report_str(w, "tool");
-		json_object *lj = report_get(w, "load");
-		bool load =
-		    json_object_is_type(lj, json_type_boolean) && json_object_get_boolean(lj);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i], *tool = tools[i];
+		bool load = loads[i];
 		loaded |= load;
 		if (name && tool && !loaded && !idle_ct && strcmp(tool, "cyclictest") == 0)
 			idle_ct = name;
@@ -471,23 +499,28 @@ static int section_charts(struct html_buf *o, struct report_ctx *c)
 
 int report_html(json_object *result, char **ret_html, struct sl_error *err)
 {
+	struct model_result m = {0};
+
+	if (!result || !json_object_is_type(result, json_type_object))
+		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
+	int r = model_result_parse(result, &m, err);
+	if (r < 0)
+		return r;
+	r = report_html_model(&m, ret_html, err);
+	model_result_free(&m);
+	return r;
+}
+
+int report_html_model(const struct model_result *m, char **ret_html, struct sl_error *err)
+{
 	struct report_ctx c;
 	_cleanup_html_buf_ struct html_buf *o = NULL;
 	_cleanup_free_ char *title = NULL;
 	const char *name;
 
-	if (!result || !json_object_is_type(result, json_type_object))
-		return error_set(err, ERR_INVALID, EINVAL, "The result is not a JSON object.");
-	if (!report_get(result, "variants") ||
-	    !json_object_is_type(report_get(result, "variants"), json_type_object))
-		return error_set_path(err, ERR_INVALID, "$.variants",
-				      "The result has no 'variants' object, so there is nothing to "
-				      "report.");
-	report_ctx_init(&c, result);
-	name = report_str(report_get(result, "job"), "name");
-	if (asprintf(&title, "schedlab: %.200s (%s)", name ? name : "unnamed job",
-		     report_str(result, "verdict") ? report_str(result, "verdict") : "no verdict") <
-	    0)
+	report_ctx_init(&c, m);
+	name = json_member_string(m->job, "name");
+	if (asprintf(&title, "schedlab: %.200s (%s)", name ? name : "unnamed job", m->verdict) < 0)
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 
 	o = html_buf_new();

@@ -11,9 +11,9 @@
  * it says otherwise. */
 static bool excludes_noisy(struct report_ctx *c)
 {
-	const char *p = report_str(report_get(c->result, "repeats"), "noise_policy");
+	const char *p = report_str(c->m->repeats, "noise_policy");
 	if (!p)
-		p = report_str(report_get(c->result, "job"), "noise_policy");
+		p = report_str(c->m->job, "noise_policy");
 	return !p || strcmp(p, "exclude") == 0;
 }
 
@@ -35,15 +35,14 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 	int noisy = svg_plot_add_series(p, exclude ? "noisy runs (left out)" : "noisy runs (kept)",
 					5, false);
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
+		const struct model_variant *v = c->vars[i];
 		struct charts_values vc = {0}, vn = {0};
-		for (size_t j = 0;
-		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-			json_object *run = json_object_array_get_idx(runs, j);
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			const struct model_run *run = &v->runs[j];
 			double d;
-			if (!report_num(report_get(run, "host_interference"), "vcpu_wait_pct", &d))
+			if (!report_num(run->host_interference, "vcpu_wait_pct", &d))
 				continue;
-			bool is_noisy = json_object_get_boolean(report_get(run, "noisy"));
+			bool is_noisy = run->noisy;
 			charts_values_push(is_noisy ? &vn : &vc, d);
 			n_runs++;
 			n_noisy += is_noisy;
@@ -60,8 +59,8 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 				 "schedlab measured host interference).</p>\n");
 		return;
 	}
-	bool have_limit = report_num(report_get(c->result, "repeats"), "noise_limit_pct", &limit) ||
-			  report_num(report_get(c->result, "job"), "noise_limit_pct", &limit);
+	bool have_limit = report_num(c->m->repeats, "noise_limit_pct", &limit) ||
+			  report_num(c->m->job, "noise_limit_pct", &limit);
 	if (have_limit) {
 		char label[64];
 		snprintf(label, sizeof(label), "noise limit %s %%", html_fmt_value(limit, num));
@@ -80,7 +79,7 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 			n_noisy == 0 ? ""
 			: exclude    ? " and left out of the comparisons (noise_policy exclude)"
 				     : " and counted (noise_policy keep or fail)");
-	json_object *rep = report_get(c->result, "repeats");
+	json_object *rep = c->m->repeats;
 	const char *src = report_str(rep, "noise_limit_source");
 	double aa;
 	if (have_limit && src && strcmp(src, "calibration") == 0 &&
@@ -101,7 +100,7 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 
 static void calibration_table(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *cal = report_get_array(c->result, "calibration");
+	json_object *cal = c->m->calibration;
 	size_t n = cal ? json_object_array_length(cal) : 0;
 
 	if (n == 0) {

@@ -4,18 +4,13 @@
 
 #include "report/report-internal.h"
 
-static bool run_failed(json_object *run)
+static bool run_failed(const struct model_run *run)
 {
-	const char *st = report_str(run, "status");
-	json_object *wls = report_get_array(run, "workloads");
-
-	if (!st || strcmp(st, "ok") != 0)
+	if (strcmp(run->status, "ok") != 0)
 		return true;
-	for (size_t i = 0; wls && i < json_object_array_length(wls); i++) {
-		const char *ws = report_str(json_object_array_get_idx(wls, i), "status");
-		if (ws && strcmp(ws, "ok") != 0)
+	for (size_t i = 0; i < run->n_workloads; i++)
+		if (strcmp(run->workloads[i].status, "ok") != 0)
 			return true;
-	}
 	return false;
 }
 
@@ -29,19 +24,17 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			 "<th class=\"num\" title=\"share of the run its vCPUs waited for a host "
 			 "CPU\">vCPU wait</th><th>workloads</th></tr>\n");
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
-		for (size_t j = 0;
-		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-			json_object *run = json_object_array_get_idx(runs, j);
-			json_object *wls = report_get_array(run, "workloads");
+		const struct model_variant *v = c->vars[i];
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			const struct model_run *run = &v->runs[j];
 			double d;
 
 			html_buf_puts(o, "<tr><td>");
-			report_put_str_or_dash(o, report_str(run, "key"));
+			report_put_str_or_dash(o, run->key);
 			html_buf_puts(o, "</td><td>");
-			report_badge(o, report_str(run, "status"));
+			report_badge(o, run->status);
 			/* the variant's sched_ext scheduler as the run read it back */
-			json_object *scx = report_get(run, "sched_ext");
+			json_object *scx = run->sched_ext;
 			if (scx) {
 				html_buf_puts(o, " <span class=\"scx\">");
 				report_put_str_or_dash(o, report_str(scx, "scheduler"));
@@ -49,17 +42,17 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 				report_put_str_or_dash(o, report_str(scx, "state"));
 				html_buf_puts(o, " / ");
 				report_put_str_or_dash(o, report_str(scx, "ops"));
-				if (report_str(scx, "exit_reason") && report_str(run, "status") &&
-				    strcmp(report_str(run, "status"), "sched_ext_failed") == 0) {
+				if (report_str(scx, "exit_reason") &&
+				    strcmp(run->status, "sched_ext_failed") == 0) {
 					html_buf_puts(o, "; exit: ");
 					report_put_str_or_dash(o, report_str(scx, "exit_reason"));
 				}
 				html_buf_puts(o, "</span>");
 			}
 			html_buf_puts(o, "</td><td>");
-			report_put_str_or_dash(o, report_str(run, "host"));
+			report_put_str_or_dash(o, run->host);
 			/* docs/guests.md "Pinning": where a pinned guest ran */
-			json_object *pin = report_get(run, "pinning");
+			json_object *pin = run->pinning;
 			json_object *pv = report_get_array(pin, "vcpus");
 			if (json_object_get_boolean(report_get(pin, "pinned")) && pv) {
 				html_buf_puts(o, "<br><span class=\"pin\">vCPUs on host CPU");
@@ -72,31 +65,30 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 				html_buf_puts(o, "</span>");
 			}
 			html_buf_puts(o, "</td><td>");
-			report_put_str_or_dash(o, report_str(run, "accelerator"));
+			report_put_str_or_dash(o, run->accelerator);
 			html_buf_puts(o, "</td><td>");
-			report_put_str_or_dash(o, report_str(run, "started_at"));
+			report_put_str_or_dash(o, run->started_at);
 			html_buf_puts(o, "</td><td class=\"num\">");
-			if (report_num(run, "boot_seconds", &d))
+			if (report_run_num(run, "boot_seconds", run->boot_seconds, &d))
 				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
 			html_buf_puts(o, "</td><td class=\"num\">");
-			if (report_num(run, "duration_seconds", &d))
+			if (report_run_num(run, "duration_seconds", run->duration_seconds, &d))
 				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
 			html_buf_puts(o, "</td><td class=\"num\">");
-			if (report_num(report_get(run, "host_interference"), "vcpu_wait_pct", &d))
+			if (report_num(run->host_interference, "vcpu_wait_pct", &d))
 				html_buf_printf(o, "%s %%", html_fmt_fixed(d, 1, n));
-			if (json_object_get_boolean(report_get(run, "noisy"))) {
+			if (run->noisy) {
 				html_buf_puts(o, " ");
 				report_badge(o, "noisy");
 			}
 			html_buf_puts(o, "</td><td>");
-			for (size_t k = 0; wls && k < json_object_array_length(wls) && k < 32;
-			     k++) {
-				json_object *w = json_object_array_get_idx(wls, k);
-				const char *ws = report_str(w, "status");
+			for (size_t k = 0; k < run->n_workloads && k < 32; k++) {
+				const struct model_workload *w = &run->workloads[k];
+				const char *ws = w->status;
 				if (k)
 					html_buf_puts(o, ", ");
-				report_put_str_or_dash(o, report_str(w, "name"));
-				if (ws && strcmp(ws, "ok") != 0) {
+				report_put_str_or_dash(o, w->name);
+				if (strcmp(ws, "ok") != 0) {
 					html_buf_puts(o, " ");
 					report_badge(o, ws);
 				}
@@ -131,48 +123,44 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 
 	html_buf_puts(o, "<section id=\"failed-runs\">\n<h2>Failed runs</h2>\n");
 	for (size_t i = 0; i < c->n_names; i++) {
-		json_object *runs = report_get_array(report_get(c->variants, c->names[i]), "runs");
-		for (size_t j = 0;
-		     runs && j < json_object_array_length(runs) && j < REPORT_MAX_RUNS; j++) {
-			json_object *run = json_object_array_get_idx(runs, j);
-			json_object *events = report_get_array(run, "kernel_events");
-			json_object *wls = report_get_array(run, "workloads");
-			const char *reason = report_str(run, "reason");
-			const char *console = report_str(run, "console_excerpt");
+		const struct model_variant *v = c->vars[i];
+		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
+			const struct model_run *run = &v->runs[j];
+			json_object *events = run->kernel_events;
+			const char *reason = run->reason;
+			const char *console = run->console_excerpt;
 
 			if (!run_failed(run))
 				continue;
 			failed++;
 			html_buf_puts(o, "<div class=\"run\">\n<h3>");
-			report_put_str_or_dash(o, report_str(run, "key"));
+			report_put_str_or_dash(o, run->key);
 			html_buf_puts(o, " ");
-			report_badge(o, report_str(run, "status"));
+			report_badge(o, run->status);
 			html_buf_puts(o, "</h3>\n");
 			if (reason) {
 				html_buf_puts(o, "<p>");
 				html_buf_escape(o, reason);
 				html_buf_puts(o, "</p>\n");
 			}
-			for (size_t k = 0; wls && k < json_object_array_length(wls) && k < 32;
-			     k++) {
-				json_object *w = json_object_array_get_idx(wls, k);
-				const char *ws = report_str(w, "status");
-				double ec;
-				if (!ws || strcmp(ws, "ok") == 0)
+			for (size_t k = 0; k < run->n_workloads && k < 32; k++) {
+				const struct model_workload *w = &run->workloads[k];
+				if (strcmp(w->status, "ok") == 0)
 					continue;
 				html_buf_puts(o, "<p>Workload \xe2\x80\x98");
-				report_put_str_or_dash(o, report_str(w, "name"));
+				report_put_str_or_dash(o, w->name);
 				html_buf_puts(o, "\xe2\x80\x99 ");
-				report_badge(o, ws);
-				if (report_num(w, "exit_code", &ec))
-					html_buf_printf(o, " exit code %.0f", ec);
-				if (report_str(w, "reason")) {
+				report_badge(o, w->status);
+				if (model_has(MODEL_WORKLOAD, &w->has, "exit_code"))
+					html_buf_printf(o, " exit code %.0f", (double)w->exit_code);
+				if (w->reason) {
 					html_buf_puts(o, ": ");
-					html_buf_escape(o, report_str(w, "reason"));
+					html_buf_escape(o, w->reason);
 				}
 				html_buf_puts(o, "</p>\n");
 			}
-			if (events && json_object_array_length(events) > 0) {
+			if (json_object_is_type(events, json_type_array) &&
+			    json_object_array_length(events) > 0) {
 				size_t ne = json_object_array_length(events);
 				html_buf_printf(o, "<p>Kernel events (%zu):</p>\n<ul>\n", ne);
 				for (size_t k = 0; k < ne && k < REPORT_MAX_EVENTS; k++) {

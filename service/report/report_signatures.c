@@ -9,7 +9,7 @@
 
 void report_section_signatures(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *sigs = report_get_array(c->result, "signatures");
+	json_object *sigs = c->m->signatures;
 	size_t n = sigs ? json_object_array_length(sigs) : 0;
 	if (n == 0)
 		return; /* results from before signatures, and clean jobs */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compare/noise.h"
+#include "compare/result_model.h"
 #include "report/summary.h"
 #include "util/version.h"
 #include "util/json_get.h"
@@ -24,6 +25,30 @@ static void fmt_num(char *buf, size_t len, json_object *v)
 		snprintf(buf, len, "%.0f", d);
 	else
 		snprintf(buf, len, "%.2f", d);
+}
+
+/* fmt_num() of a typed number: "-" when the model says it was absent or
+ * null. */
+static void fmt_d(char *buf, size_t len, bool has, double d)
+{
+	if (!has) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (fabs(d) >= 1000 || d == floor(d))
+		snprintf(buf, len, "%.0f", d);
+	else
+		snprintf(buf, len, "%.2f", d);
+}
+
+#define HAS_C(c, name) model_has(MODEL_COMPARISON, &(c)->has, name)
+#define HAS_R(r, name) model_has(MODEL_RUN, &(r)->has, name)
+#define HAS_V(v, name) model_has(MODEL_VARIANT, &(v)->has, name)
+
+/* An int64 as json_object_get_int() gave it before the model: clamped. */
+static int clamp_int(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int)v;
 }
 
 static bool is_true(json_object *o, const char *k)
@@ -54,10 +79,10 @@ static void print_lines(FILE *f, const char *indent, const char *text, int max_l
 }
 
 /* Contract A (docs/contracts.md): one block per kernel that did not build. */
-static void print_build_failures(FILE *f, json_object *result)
+static void print_build_failures(FILE *f, const struct model_result *m)
 {
 	int header = 0;
-	json_object *kernels = json_member(result, "kernels");
+	json_object *kernels = m->kernels;
 	if (!json_object_is_type(kernels, json_type_object))
 		return;
 	json_object_object_foreach(kernels, name, k)
@@ -83,9 +108,9 @@ static void print_build_failures(FILE *f, json_object *result)
 
 /* The guest's shape, and the topology and sched domains its first run read
  * back (docs/guests.md "Topology"). */
-static void print_guest(FILE *f, json_object *result)
+static void print_guest(FILE *f, const struct model_result *m)
 {
-	json_object *g = json_member(json_member(result, "job"), "guest");
+	json_object *g = json_member(m->job, "guest");
 	if (!g)
 		return;
 	fprintf(f, "  guest: %d vCPU(s), %d MiB", json_object_get_int(json_member(g, "vcpus")),
@@ -106,15 +131,13 @@ static void print_guest(FILE *f, json_object *result)
 	}
 	json_object *seen = NULL, *pinned_ex = NULL, *floating_ex = NULL;
 	int pinned = 0, runs_seen = 0;
-	json_object_object_foreach(json_member(result, "variants"), name, v)
-	{
-		(void)name;
-		json_object *runs = json_member(v, "runs");
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *run = json_object_array_get_idx(runs, i);
+	for (size_t vi = 0; vi < m->n_variants; vi++) {
+		const struct model_variant *v = &m->variants[vi];
+		for (size_t i = 0; i < v->n_runs; i++) {
+			const struct model_run *run = &v->runs[i];
 			if (!seen)
-				seen = json_member(run, "topology");
-			json_object *p = json_member(run, "pinning");
+				seen = run->topology;
+			json_object *p = run->pinning;
 			if (!p)
 				continue;
 			runs_seen++;
@@ -151,35 +174,29 @@ static void print_guest(FILE *f, json_object *result)
 
 /* The debug preset ("lockdep") of the kernel variant vname booted, or NULL
  * for a normal build (result.kernels.K.debug, docs/kernel-bugs.md). */
-static const char *variant_debug(json_object *result, const char *vname)
+static const char *variant_debug(const struct model_result *m, const struct model_variant *v)
 {
-	const char *kernel =
-	    str(json_member(json_member(result, "variants"), vname), "kernel", NULL);
-	json_object *d =
-	    kernel ? json_member(json_member(json_member(result, "kernels"), kernel), "debug")
-		   : NULL;
+	const char *kernel = v->kernel;
+	json_object *d = kernel ? json_member(json_member(m->kernels, kernel), "debug") : NULL;
 	return json_object_is_type(d, json_type_string) ? json_object_get_string(d) : NULL;
 }
 
 /* Which variants ran debug kernels: their timings include the checks
  * (lockdep on every lock taken under TCG), so nobody reads one as a
  * production kernel's latency. Nothing for a job of normal kernels. */
-static void print_debug_kernels(FILE *f, json_object *result)
+static void print_debug_kernels(FILE *f, const struct model_result *m)
 {
-	json_object *variants = json_member(result, "variants");
-	if (!json_object_is_type(variants, json_type_object))
-		return;
 	int n = 0;
-	json_object_object_foreach(variants, vname, v)
-	{
-		const char *preset = variant_debug(result, vname);
+	for (size_t vi = 0; vi < m->n_variants; vi++) {
+		const struct model_variant *v = &m->variants[vi];
+		const char *preset = variant_debug(m, v);
 		if (!preset)
 			continue;
 		if (n == 0)
 			fprintf(f, "\nDebug kernels:");
 		if (n < 16)
-			fprintf(f, "%s %.64s (kernel '%.64s', %.32s build)", n ? "," : "", vname,
-				str(v, "kernel", "?"), preset);
+			fprintf(f, "%s %.64s (kernel '%.64s', %.32s build)", n ? "," : "", v->name,
+				v->kernel, preset);
 		n++;
 	}
 	if (n > 16)
@@ -191,88 +208,77 @@ static void print_debug_kernels(FILE *f, json_object *result)
 			"(docs/kernel-bugs.md, \"The debug variant\").\n");
 }
 
-static void print_runs(FILE *f, json_object *result)
+/* One variant's line of run statuses, then what each run adds: the vCPU
+ * wait, the sched_ext state, the reason of one that failed. */
+static void print_variant_runs(FILE *f, const struct model_result *m, const struct model_variant *v)
 {
-	fprintf(f, "\nRuns (%s, order: interleaved)\n",
-		str(json_member(result, "environment"), "accelerator", "?"));
-	print_guest(f, result);
-	json_object *variants = json_member(result, "variants");
-	if (!json_object_is_type(variants, json_type_object))
-		return;
-	json_object_object_foreach(variants, name, v)
-	{
-		json_object *runs = json_member(v, "runs");
-		const char *preset = variant_debug(result, name);
-		if (preset) {
-			char tagged[128];
-			snprintf(tagged, sizeof(tagged), "%.64s [%.32s]", name, preset);
-			fprintf(f, "  %-20s", tagged);
-		} else {
-			fprintf(f, "  %-20s", name);
-		}
-		if (is_true(v, "not_built")) {
-			const char *kernel = str(v, "kernel", "?");
-			fprintf(f, " not built (kernel '%s': %s)\n", kernel,
-				str(json_member(json_member(json_member(result, "kernels"), kernel),
-						"build"),
-				    "status", "did not build"));
-			continue;
-		}
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *r = json_object_array_get_idx(runs, i);
-			fprintf(f, " %s%s", str(r, "status", "?"),
-				json_object_get_boolean(json_member(r, "noisy")) ? "(noisy)" : "");
-		}
-		fputc('\n', f);
-		/* How long the vCPUs waited for a host CPU, per run: the host's part
-		 * in what was measured (docs/statistics.md). */
-		bool any = false;
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *w = json_member(
-			    json_member(json_object_array_get_idx(runs, i), "host_interference"),
-			    "vcpu_wait_pct");
-			if (!json_object_is_type(w, json_type_double) &&
-			    !json_object_is_type(w, json_type_int))
-				continue;
-			if (!any)
-				fprintf(f, "  %-20s", "  vCPU wait %");
-			any = true;
-			fprintf(f, " %.1f", json_object_get_double(w));
-		}
-		if (any)
-			fputc('\n', f);
-		/* The variant's sched_ext scheduler as each run read it back
-		 * (docs/sched-ext.md): state/ops, and the exit reason of one
-		 * that was ejected. */
-		any = false;
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *x =
-			    json_member(json_object_array_get_idx(runs, i), "sched_ext");
-			if (!x)
-				continue;
-			if (!any)
-				fprintf(f, "    sched_ext %s:", str(x, "scheduler", "?"));
-			any = true;
-			const char *end = str(x, "state_end", NULL);
-			fprintf(f, " %s/%s%s%s", *str(x, "state", "") ? str(x, "state", "") : "-",
-				*str(x, "ops", "") ? str(x, "ops", "") : "-",
-				end && strcmp(end, "enabled") != 0 ? "->" : "",
-				end && strcmp(end, "enabled") != 0 ? end : "");
-		}
-		if (any)
-			fputc('\n', f);
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *r = json_object_array_get_idx(runs, i);
-			if (json_member(r, "reason"))
-				fprintf(f, "    %s: %s\n", str(r, "key", "?"),
-					str(r, "reason", ""));
-		}
-		/* Fail fast: the runs left out after a hang, panic or crash. */
-		json_object *skipped = json_member(v, "skipped_runs");
-		if (json_object_is_type(skipped, json_type_int) && json_object_get_int(skipped) > 0)
-			fprintf(f, "    skipped %d run(s): %s\n", json_object_get_int(skipped),
-				str(v, "skipped_reason", "no reason given"));
+	const char *preset = variant_debug(m, v);
+	if (preset) {
+		char tagged[128];
+		snprintf(tagged, sizeof(tagged), "%.64s [%.32s]", v->name, preset);
+		fprintf(f, "  %-20s", tagged);
+	} else {
+		fprintf(f, "  %-20s", v->name);
 	}
+	if (json_object_is_type(v->not_built, json_type_boolean) &&
+	    json_object_get_boolean(v->not_built)) {
+		fprintf(f, " not built (kernel '%s': %s)\n", v->kernel,
+			str(json_member(json_member(m->kernels, v->kernel), "build"), "status",
+			    "did not build"));
+		return;
+	}
+	for (size_t i = 0; i < v->n_runs; i++)
+		fprintf(f, " %s%s", v->runs[i].status, v->runs[i].noisy ? "(noisy)" : "");
+	fputc('\n', f);
+	/* How long the vCPUs waited for a host CPU, per run: the host's part
+	 * in what was measured (docs/statistics.md). */
+	bool any = false;
+	for (size_t i = 0; i < v->n_runs; i++) {
+		json_object *w = json_member(v->runs[i].host_interference, "vcpu_wait_pct");
+		if (!json_object_is_type(w, json_type_double) &&
+		    !json_object_is_type(w, json_type_int))
+			continue;
+		if (!any)
+			fprintf(f, "  %-20s", "  vCPU wait %");
+		any = true;
+		fprintf(f, " %.1f", json_object_get_double(w));
+	}
+	if (any)
+		fputc('\n', f);
+	/* The variant's sched_ext scheduler as each run read it back
+	 * (docs/sched-ext.md): state/ops, and the exit reason of one
+	 * that was ejected. */
+	any = false;
+	for (size_t i = 0; i < v->n_runs; i++) {
+		json_object *x = v->runs[i].sched_ext;
+		if (!x)
+			continue;
+		if (!any)
+			fprintf(f, "    sched_ext %s:", str(x, "scheduler", "?"));
+		any = true;
+		const char *end = str(x, "state_end", NULL);
+		fprintf(f, " %s/%s%s%s", *str(x, "state", "") ? str(x, "state", "") : "-",
+			*str(x, "ops", "") ? str(x, "ops", "") : "-",
+			end && strcmp(end, "enabled") != 0 ? "->" : "",
+			end && strcmp(end, "enabled") != 0 ? end : "");
+	}
+	if (any)
+		fputc('\n', f);
+	for (size_t i = 0; i < v->n_runs; i++)
+		if (HAS_R(&v->runs[i], "reason"))
+			fprintf(f, "    %s: %s\n", v->runs[i].key, v->runs[i].reason);
+	/* Fail fast: the runs left out after a hang, panic or crash. */
+	if (HAS_V(v, "skipped_runs") && clamp_int(v->skipped_runs) > 0)
+		fprintf(f, "    skipped %d run(s): %s\n", clamp_int(v->skipped_runs),
+			v->skipped_reason ? v->skipped_reason : "no reason given");
+}
+
+static void print_runs(FILE *f, const struct model_result *m)
+{
+	fprintf(f, "\nRuns (%s, order: interleaved)\n", str(m->environment, "accelerator", "?"));
+	print_guest(f, m);
+	for (size_t vi = 0; vi < m->n_variants; vi++)
+		print_variant_runs(f, m, &m->variants[vi]);
 }
 
 /* Which gates the verdict used: the job's, its workloads' defaults, or none
@@ -313,72 +319,73 @@ static bool number(json_object *v, double *out)
 	return isfinite(*out);
 }
 
-void summary_unchanged_note(json_object *c, const char *thr_text, char *buf, size_t sz)
+/* A typed number that was present, not null and finite. */
+static bool typed(const struct model_comparison *c, const char *name, double v, double *out)
+{
+	*out = v;
+	return HAS_C(c, name) && isfinite(v);
+}
+
+void summary_unchanged_note(const struct model_comparison *c, const char *thr_text, char *buf,
+			    size_t sz)
 {
 	buf[0] = '\0';
 	/* The rule names its own reason (compare/decide.c): an undecided or
 	 * inconclusive row says why, e.g. "interval crosses ±28.75". */
-	const char *why = str(c, "undecided_reason", "");
+	const char *why = c->undecided_reason ? c->undecided_reason : "";
 	if (*why) {
 		snprintf(buf, sz, " (%s)", why);
 		return;
 	}
 	/* A result from before December 2026 called "unchanged" what it could
 	 * not tell; say so from its numbers. */
-	if (json_member(c, "ci_method"))
+	if (HAS_C(c, "ci_method"))
 		return;
 	double change, thr, lo, hi, p, alpha;
-	json_object *ci = json_member(c, "ci95");
-	if (strcmp(str(c, "verdict", ""), "unchanged") != 0 ||
-	    !number(json_member(c, "change"), &change) ||
-	    !number(json_member(c, "threshold"), &thr) || fabs(change) <= thr ||
+	json_object *ci = c->ci95;
+	if (strcmp(c->verdict, "unchanged") != 0 || !typed(c, "change", c->change, &change) ||
+	    !typed(c, "threshold", c->threshold, &thr) || fabs(change) <= thr ||
 	    !json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2 ||
 	    !number(json_object_array_get_idx(ci, 0), &lo) ||
 	    !number(json_object_array_get_idx(ci, 1), &hi))
 		return;
 	if (lo > thr || hi < -thr) {
-		if (number(json_member(c, "p_value"), &p) &&
-		    number(json_member(c, "alpha"), &alpha))
+		if (typed(c, "p_value", c->p_value, &p) && typed(c, "alpha", c->alpha, &alpha))
 			snprintf(buf, sz, " (p %.3g above alpha %.3g)", p, alpha);
 		return;
 	}
 	snprintf(buf, sz, " (CI reaches within \u00b1%s)", thr_text);
 }
 
-static void print_comparison(FILE *f, json_object *c)
+static void print_comparison(FILE *f, const struct model_comparison *c)
 {
 	char b[32], cand[32], ch[32], lo[32], hi[32], p[32], thr[32];
-	fmt_num(b, sizeof(b), json_member(json_member(c, "baseline"), "median"));
-	fmt_num(cand, sizeof(cand), json_member(json_member(c, "candidate"), "median"));
-	fmt_num(ch, sizeof(ch), json_member(c, "change"));
+	fmt_num(b, sizeof(b), json_member(c->baseline, "median"));
+	fmt_num(cand, sizeof(cand), json_member(c->candidate, "median"));
+	fmt_d(ch, sizeof(ch), HAS_C(c, "change"), c->change);
 	/* the % change beside the absolute one, as latency numbers are quoted */
-	json_object *pct = json_member(c, "change_pct");
 	char chp[48];
-	if (json_object_is_type(pct, json_type_double) || json_object_is_type(pct, json_type_int))
-		snprintf(chp, sizeof(chp), "%s (%+.1f%%)", ch, json_object_get_double(pct));
+	if (HAS_C(c, "change_pct"))
+		snprintf(chp, sizeof(chp), "%s (%+.1f%%)", ch, c->change_pct);
 	else
 		snprintf(chp, sizeof(chp), "%s", ch);
-	json_object *ci = json_member(c, "ci95");
+	json_object *ci = c->ci95;
 	if (!json_object_is_type(ci, json_type_array) || json_object_array_length(ci) != 2)
 		ci = NULL;
 	fmt_num(lo, sizeof(lo), ci ? json_object_array_get_idx(ci, 0) : NULL);
 	fmt_num(hi, sizeof(hi), ci ? json_object_array_get_idx(ci, 1) : NULL);
-	json_object *pv = json_member(c, "p_value");
-	if (pv && !json_object_is_type(pv, json_type_null))
-		snprintf(p, sizeof(p), "%.3f", json_object_get_double(pv));
+	if (HAS_C(c, "p_value"))
+		snprintf(p, sizeof(p), "%.3f", c->p_value);
 	else
 		snprintf(p, sizeof(p), "-");
-	fmt_num(thr, sizeof(thr), json_member(c, "threshold"));
+	fmt_d(thr, sizeof(thr), HAS_C(c, "threshold"), c->threshold);
 	char metric[80], note[208];
-	snprintf(metric, sizeof(metric), "%s%s", str(c, "metric", "?"),
-		 json_member(c, "gated") && json_object_get_boolean(json_member(c, "gated")) ? " *"
-											     : "");
+	snprintf(metric, sizeof(metric), "%s%s", c->metric, c->gated ? " *" : "");
 	/* The threshold beside the verdict, and why an undecided row is
 	 * undecided, so that reads as the rule, not as a bug. */
 	summary_unchanged_note(c, thr, note, sizeof(note));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  [%s, %s] %6s  \u00b1%-8s %s%s\n",
-		str(c, "variant", "?"), str(c, "workload", "?"), metric, b, cand, chp, lo, hi, p,
-		thr, str(c, "verdict", "?"), note);
+		c->variant, c->workload, metric, b, cand, chp, lo, hi, p, thr, c->verdict, note);
 }
 
 bool summary_schedstat_metric(const char *metric)
@@ -386,75 +393,69 @@ bool summary_schedstat_metric(const char *metric)
 	return metric && strncmp(metric, "schedstat.", 10) == 0;
 }
 
-bool summary_schedstat_shown(json_object *c)
+bool summary_schedstat_shown(const struct model_comparison *c)
 {
-	const char *m = str(c, "metric", "");
+	const char *m = c->metric;
 	if (!summary_schedstat_metric(m))
 		return false;
-	return strcmp(str(c, "verdict", ""), "changed") == 0 ||
+	return strcmp(c->verdict, "changed") == 0 ||
 	       (strncmp(m + 10, "cpu", 3) != 0 && strncmp(m + 10, "domain", 6) != 0);
 }
 
-bool summary_same_group(json_object *a, json_object *b)
+bool summary_same_group(const struct model_comparison *a, const struct model_comparison *b)
 {
-	return strcmp(str(a, "variant", ""), str(b, "variant", "")) == 0 &&
-	       strcmp(str(a, "workload", ""), str(b, "workload", "")) == 0;
+	return strcmp(a->variant, b->variant) == 0 && strcmp(a->workload, b->workload) == 0;
 }
 
-bool summary_schedstat_group_start(json_object *cmps, size_t i)
+bool summary_schedstat_group_start(const struct model_result *m, size_t i)
 {
-	json_object *c = json_object_array_get_idx(cmps, i);
-	if (!summary_schedstat_metric(str(c, "metric", "")))
+	const struct model_comparison *c = &m->comparisons[i];
+	if (!summary_schedstat_metric(c->metric))
 		return false;
 	for (size_t k = 0; k < i; k++) {
-		json_object *e = json_object_array_get_idx(cmps, k);
-		if (summary_same_group(e, c) && summary_schedstat_metric(str(e, "metric", "")))
+		const struct model_comparison *e = &m->comparisons[k];
+		if (summary_same_group(e, c) && summary_schedstat_metric(e->metric))
 			return false;
 	}
 	return true;
 }
 
-bool summary_schedstat_own_row(json_object *c)
+bool summary_schedstat_own_row(const struct model_comparison *c)
 {
-	return !summary_schedstat_metric(str(c, "metric", "")) &&
-	       (strcmp(str(c, "verdict", ""), "unchanged") != 0 || is_true(c, "gated"));
+	return !summary_schedstat_metric(c->metric) &&
+	       (strcmp(c->verdict, "unchanged") != 0 || c->gated);
 }
 
 /* Why a metric moved: per variant and workload that has schedstat rows,
  * the workload's own decided or gated rows in one line, then the schedstat
  * totals and every schedstat row that changed, and how many more did not. */
-static void print_schedstat(FILE *f, json_object *cmp)
+static void print_schedstat(FILE *f, const struct model_result *m)
 {
-	size_t n = cmp ? json_object_array_length(cmp) : 0;
+	size_t n = m->n_comparisons;
 	int header = 0;
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(cmp, i);
-		if (!summary_schedstat_metric(str(c, "metric", "")))
-			continue;
-		if (!summary_schedstat_group_start(cmp, i))
+		const struct model_comparison *c = &m->comparisons[i];
+		if (!summary_schedstat_group_start(m, i))
 			continue;
 		if (!header++)
 			fprintf(f, "\nschedstat: what moved (not gated; docs/workloads.md "
 				   "\"schedstat\")\n");
-		fprintf(f, "  %s / %s: its own metrics:", str(c, "variant", "?"),
-			str(c, "workload", "?"));
+		fprintf(f, "  %s / %s: its own metrics:", c->variant, c->workload);
 		int own = 0, folded = 0;
 		for (size_t k = 0; k < n; k++) {
-			json_object *e = json_object_array_get_idx(cmp, k);
-			const char *v = str(e, "verdict", "");
+			const struct model_comparison *e = &m->comparisons[k];
 			if (!summary_same_group(e, c) || !summary_schedstat_own_row(e))
 				continue;
 			char ch[32];
-			fmt_num(ch, sizeof(ch), json_member(e, "change_pct"));
+			fmt_d(ch, sizeof(ch), HAS_C(e, "change_pct"), e->change_pct);
 			if (own++ < 6)
-				fprintf(f, " %s %s (%s%s%%)", str(e, "metric", "?"), v,
+				fprintf(f, " %s %s (%s%s%%)", e->metric, e->verdict,
 					ch[0] == '-' ? "" : "+", ch);
 		}
 		fprintf(f, "%s\n", own == 0 ? " unchanged" : own > 6 ? " ..." : "");
 		for (size_t k = i; k < n; k++) {
-			json_object *e = json_object_array_get_idx(cmp, k);
-			if (!summary_same_group(e, c) ||
-			    !summary_schedstat_metric(str(e, "metric", "")))
+			const struct model_comparison *e = &m->comparisons[k];
+			if (!summary_same_group(e, c) || !summary_schedstat_metric(e->metric))
 				continue;
 			if (summary_schedstat_shown(e))
 				print_comparison(f, e);
@@ -469,18 +470,17 @@ static void print_schedstat(FILE *f, json_object *cmp)
 	}
 }
 
-void summary_print(FILE *f, json_object *result)
+void summary_print_model(FILE *f, const struct model_result *m)
 {
-	fprintf(f, "\nschedlab: %s\n", str(json_member(result, "job"), "name", "job"));
-	print_debug_kernels(f, result);
-	print_build_failures(f, result);
-	print_runs(f, result);
-	json_object *cmp = json_member(result, "comparisons");
-	size_t n = cmp ? json_object_array_length(cmp) : 0;
+	fprintf(f, "\nschedlab: %s\n", str(m->job, "name", "job"));
+	print_debug_kernels(f, m);
+	print_build_failures(f, m);
+	print_runs(f, m);
+	size_t n = m->n_comparisons;
 	fprintf(f,
 		"\nComparisons against baseline '%s' (medians; * = gated; interval: of the "
 		"shift, at 1 - 2 alpha)\n",
-		str(json_member(result, "job"), "baseline", "?"));
+		str(m->job, "baseline", "?"));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  %s %6s  %-9s %s\n", "variant", "workload",
 		"metric", "baseline", "candidate", "change", "[interval]", "p", "threshold",
 		"verdict");
@@ -489,14 +489,12 @@ void summary_print(FILE *f, json_object *result)
 			   "variant)\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
-			json_object *c = json_object_array_get_idx(cmp, i);
-			bool gated = json_member(c, "gated") &&
-				     json_object_get_boolean(json_member(c, "gated"));
-			if (gated == (pass == 0) && !summary_schedstat_metric(str(c, "metric", "")))
+			const struct model_comparison *c = &m->comparisons[i];
+			if (c->gated == (pass == 0) && !summary_schedstat_metric(c->metric))
 				print_comparison(f, c);
 		}
-	print_schedstat(f, cmp);
-	json_object *rep = json_member(result, "repeats");
+	print_schedstat(f, m);
+	json_object *rep = m->repeats;
 	if (rep)
 		fprintf(
 		    f,
@@ -526,7 +524,7 @@ void summary_print(FILE *f, json_object *result)
 		else
 			fprintf(f, " (the default; `schedlab calibrate` sets one for this host)\n");
 	}
-	json_object *cal = json_member(result, "calibration");
+	json_object *cal = m->calibration;
 	for (size_t i = 0; json_object_is_type(cal, json_type_array) &&
 			   i < json_object_array_length(cal) && i < 64;
 	     i++) {
@@ -539,19 +537,40 @@ void summary_print(FILE *f, json_object *result)
 			str(json_member(e, "host"), "hostname", "?"));
 	}
 	fputc('\n', f);
-	summary_print_bisection(f, json_member(result, "bisection"));
-	summary_print_attribution(f, json_member(result, "attribution"));
-	print_gates(f, json_member(result, "job"));
-	fprintf(f, "verdict: %s\n", str(result, "verdict", "?"));
-	json_object *reasons = json_member(result, "verdict_reasons");
+	summary_print_bisection(f, m->bisection);
+	summary_print_attribution(f, m->attribution);
+	print_gates(f, m->job);
+	fprintf(f, "verdict: %s\n", m->verdict);
+	json_object *reasons = m->verdict_reasons;
 	for (size_t i = 0; reasons && i < json_object_array_length(reasons); i++)
 		fprintf(f, "  - %s\n",
 			json_object_get_string(json_object_array_get_idx(reasons, i)));
 }
 
+int summary_print(FILE *f, json_object *result, struct sl_error *err)
+{
+	struct model_result m = {0};
+	int r = model_result_parse(result, &m, err);
+	if (r < 0)
+		return r;
+	summary_print_model(f, &m);
+	model_result_free(&m);
+	return 0;
+}
+
 int summary_exit_code(json_object *result)
 {
-	const char *v = str(result, "verdict", "");
+	struct model_result m = {0};
+	if (model_result_parse(result, &m, NULL) < 0)
+		return EXIT_ERROR;
+	int code = summary_exit_code_model(&m);
+	model_result_free(&m);
+	return code;
+}
+
+int summary_exit_code_model(const struct model_result *m)
+{
+	const char *v = m->verdict;
 	if (strcmp(v, "pass") == 0)
 		return EXIT_PASS;
 	if (strcmp(v, "fail") == 0)
