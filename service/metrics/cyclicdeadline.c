@@ -104,10 +104,13 @@ static int cyclicdeadline_parse(const struct metrics_output *out, json_object *w
 	return metrics_cyclicdeadline(out->json_text, ret_metrics, ret_details, err);
 }
 
-static const char *cyclicdeadline_better(const char *metric)
-{
-	return strcmp(metric, "cycles") == 0 ? "none" : NULL; /* latency_*: lower */
-}
+/* Its latencies are better lower; cycles counts how many it measured. */
+static const struct metrics_name cyclicdeadline_names[] = {
+    {"latency_us.min", "lower", false},
+    {"latency_us.avg", "lower", false},
+    {"latency_us.max", "lower", true},
+    {"cycles", "none", false},
+};
 
 /* cyclicdeadline ends with "FATAL: <why>" on stderr when it cannot run: its
  * calibration of the work loop missed the runtime ("Failed to perform task
@@ -128,16 +131,17 @@ static bool cyclicdeadline_failure_reason(const struct metrics_output *out, char
 	return true;
 }
 
-/* Its latency_us.avg is read like cyclictest's, a default gate's metric. */
+/* Its latency_us.avg is read like cyclictest's, a default gate's metric
+ * (it has no histogram, so no p99). */
 static void cyclicdeadline_threshold(const char *metric, struct metric_threshold *t)
 {
-	metrics_latency_gate(metric, "latency_us.avg", "latency_us.p99", t);
+	metrics_latency_gate(metric, "latency_us.avg", NULL, t);
 }
 
 const struct metrics_plugin metrics_plugin_cyclicdeadline = {
     .tool = "cyclicdeadline",
+    METRICS_NAMES(cyclicdeadline_names),
     .parse = cyclicdeadline_parse,
-    .better = cyclicdeadline_better,
     .threshold = cyclicdeadline_threshold,
     .failure_reason = cyclicdeadline_failure_reason,
 };

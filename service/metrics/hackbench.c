@@ -122,17 +122,14 @@ static int hackbench_parse(const struct metrics_output *out, json_object *worklo
 	return metrics_hackbench(out->stdout_text, out->stdout_len, ret_metrics, ret_details, err);
 }
 
-static const char *hackbench_better(const char *metric)
-{
-	if (strcmp(metric, "time_s") == 0)
-		return "lower";
-	if (strcmp(metric, "messages_per_s") == 0 || strcmp(metric, "loops_per_s") == 0)
-		return "higher";
-	return NULL;
-}
+static const struct metrics_name hackbench_names[] = {
+    {"time_s", "lower", false},
+    {"messages_per_s", "higher", false},
+    {"loops_per_s", "higher", false}, /* under a load (load.c) */
+};
 
 const struct metrics_plugin metrics_plugin_hackbench = {
     .tool = "hackbench",
+    METRICS_NAMES(hackbench_names),
     .parse = hackbench_parse,
-    .better = hackbench_better,
 };

@@ -32,24 +32,46 @@ struct metrics_output {
 	const char *stderr_text; /* "" when the agent sent none */
 };
 
+/* One name (or family of names) a plug-in emits, with what the stages
+ * above read about it: its better direction and whether it is a maximum or
+ * a tail percentile. Each plug-in lists every metric it emits, so the
+ * direction comes from the code that knows the metric, not from its
+ * spelling (a name the plug-in does not list has direction "none"). */
+struct metrics_name {
+	const char *pattern; /* an fnmatch(3) pattern, no flags: "latency_us.t*.max" */
+	const char *better;  /* "lower", "higher" or "none" (a count that describes) */
+	/* A maximum or tail percentile (.max, .p99, .p99.9): its default
+	 * threshold is 50 % of the baseline median, not 25 %, as a tail moves
+	 * between boots of one kernel far more than a centre does. */
+	bool tail;
+};
+
+/* The first entry of names (n of them) whose pattern matches metric, or
+ * NULL. */
+const struct metrics_name *metrics_name_find(const struct metrics_name *names, size_t n,
+					     const char *metric);
+
 /* One tool's parser. */
 struct metrics_plugin {
 	const char *tool; /* the job's workload "tool" */
-	bool all_lower;	  /* every metric but cpu_fraction.* and segments is better lower */
+	/* Every metric its parser emits (metrics_better(),
+	 * metrics_default_threshold()); n_names entries. */
+	const struct metrics_name *names;
+	size_t n_names;
 	/* Same contract as metrics_from_workload(); workload_spec may be NULL. */
 	int (*parse)(const struct metrics_output *out, json_object *workload_spec,
 		     json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
-	/* Optional: the better direction of one of its metrics ("lower",
-	 * "higher", "none"), or NULL to use the generic rules. */
-	const char *(*better)(const char *metric);
 	/* Optional: a default threshold of one of its metrics other than the
-	 * generic one (metrics_default_threshold() fills *t with that first),
-	 * for metrics whose scale the generic relative rule does not fit. */
+	 * one its names entry gives (metrics_default_threshold() fills *t with
+	 * that first), for metrics whose scale the relative rule does not fit. */
 	void (*threshold)(const char *metric, struct metric_threshold *t);
 	/* Optional: why a run that exited non-zero failed, from its output
 	 * (one sentence into buf), or false when the output does not say. */
 	bool (*failure_reason)(const struct metrics_output *out, char *buf, size_t len);
 };
+
+/* A plug-in's names table: .names and .n_names of struct metrics_plugin. */
+#define METRICS_NAMES(tab) .names = (tab), .n_names = ELEMENTSOF(tab)
 
 /* For a plug-in's threshold(): a default gate's latency metric, central
  * (an average, a median, a mean: 10 %) or its p99 (15 %), either may be
@@ -106,6 +128,13 @@ int metrics_perf_bench_sched(const char *stdout_text, size_t stdout_len, json_ob
  * metrics and the load.* counts. Same contract as metrics_from_workload(). */
 int metrics_load(const struct metrics_plugin *p, json_object *load, json_object *workload_spec,
 		 json_object **ret_metrics, json_object **ret_details, struct sl_error *err);
+
+/* The entry of a metric that load.c adds to any tool's (load.*), or NULL. */
+const struct metrics_name *metrics_load_name(const char *metric);
+
+/* The entry of a metric that schedstat.c adds to any tool's (schedstat.*),
+ * or NULL. */
+const struct metrics_name *metrics_schedstat_name(const char *metric);
 
 /* schedstat (schedstat.c): adds the schedstat.* differences between two
  * /proc/schedstat snapshots to metrics. 0, or ERR_INVALID with metrics

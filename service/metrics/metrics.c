@@ -1,6 +1,7 @@
 /* Dispatch from a workload frame to the plug-in that parses its tool's
- * output, and the better-direction table. See metrics.h; the plug-ins
- * (rtmigrate.c, cyclictest.c, own_tool.c) implement metrics-internal.h. */
+ * output, and to the plug-in that names a metric's direction and default
+ * threshold. See metrics.h; the plug-ins (rtmigrate.c, cyclictest.c,
+ * own_tool.c, ...) implement metrics-internal.h. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -91,44 +92,39 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 	return 0;
 }
 
-const char *metrics_better(const char *tool, const char *metric)
+/* A metric's entry: the load's and schedstat's metrics join any tool's
+ * (load.c, schedstat.c name theirs), the rest are the tool's plug-in's. */
+static const struct metrics_name *metrics_entry(const char *tool, const char *metric)
 {
-	if (!metric)
-		return "none";
-	if (strncmp(metric, "cpu_fraction.", 13) == 0 || strcmp(metric, "segments") == 0 ||
-	    strncmp(metric, "load.", 5) == 0 || strcmp(metric, "cpu_fraction") == 0 ||
-	    strncmp(metric, "schedstat.", 10) == 0)
-		return "none";
 	const struct metrics_plugin *p = metrics_plugin_find(tool);
-	const char *b = p && p->better ? p->better(metric) : NULL;
-	if (b)
-		return b;
-	if (p && p->all_lower)
-		return "lower";
-	if (strcmp(metric, "share_error") == 0)
-		return "lower";
-	static const char *const lower_words[] = {"latency", "delay",	  "wait", "error",
-						  "overrun", "inversion", "slice"};
-	for (size_t i = 0; i < ELEMENTSOF(lower_words); i++)
-		if (strstr(metric, lower_words[i]))
-			return "lower";
-	return "none";
+	if (!p || !metric)
+		return NULL;
+	const struct metrics_name *n = metrics_load_name(metric);
+	if (!n)
+		n = metrics_schedstat_name(metric);
+	if (!n)
+		n = metrics_name_find(p->names, p->n_names, metric);
+	return n;
 }
 
-/* The generic default: max(floor, rel x |baseline median|), chosen from the
- * A/A spread under TCG in DESIGN.md: minimum and average latencies vary by
+const char *metrics_better(const char *tool, const char *metric)
+{
+	const struct metrics_name *n = metrics_entry(tool, metric);
+	return n ? n->better : "none";
+}
+
+/* The default: max(floor, rel x |baseline median|), chosen from the A/A
+ * spread under TCG in DESIGN.md: minimum and average latencies vary by
  * about 20 to 50 % between boots of one kernel, the maximum by 2.5x
- * (docs/statistics.md). A relative threshold must stay well below 100 %: a
- * lower-is-better metric cannot improve by more than its whole value. */
+ * (docs/statistics.md), hence 50 % for what a plug-in marks a tail. A
+ * relative threshold must stay well below 100 %: a lower-is-better metric
+ * cannot improve by more than its whole value. */
 void metrics_default_threshold(const char *tool, const char *metric, struct metric_threshold *ret)
 {
-	size_t len = metric ? strlen(metric) : 0;
-#define ENDS_WITH(s) (len >= strlen(s) && strcmp(metric + len - strlen(s), s) == 0)
-	bool tail = ENDS_WITH(".max") || ENDS_WITH(".p99.9") || ENDS_WITH(".p99");
-#undef ENDS_WITH
-	*ret = (struct metric_threshold){.floor_abs = 0, .rel = tail ? 0.5 : 0.25};
+	const struct metrics_name *n = metrics_entry(tool, metric);
+	*ret = (struct metric_threshold){.floor_abs = 0, .rel = n && n->tail ? 0.5 : 0.25};
 	const struct metrics_plugin *p = metrics_plugin_find(tool);
-	if (metric && p && p->threshold)
+	if (n && p && p->threshold)
 		p->threshold(metric, ret);
 }
 

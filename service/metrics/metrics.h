@@ -43,10 +43,10 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 bool metrics_failure_reason(const char *tool, json_object *workload_payload, char *buf, size_t len);
 
 /* The better direction of a metric: "lower", "higher" or "none" (static
- * string). The tool's plug-in decides where it declares one (hackbench's
- * time_s, stress-ng's bogo_ops_per_s.*, wakeup's requests_per_s, ...);
- * other metrics are "lower" when their name says latency, delay, wait or
- * error, else "none". */
+ * string), as the tool's plug-in names it among the metrics it emits
+ * (metrics-internal.h; load.* and schedstat.*, which any tool can carry,
+ * are "none"). A tool without a plug-in (NULL too) or a metric its plug-in
+ * does not emit is "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
 /* A metric's default practical threshold, used when no gate gives one:
@@ -59,11 +59,11 @@ struct metric_threshold {
 	bool latency_gate;
 };
 
-/* The default threshold of a metric of a tool: the tool's plug-in decides
- * where it declares one (rt-migrate-test's counts and start delays, share's
- * CPU fractions, the default gates' latency metrics); other metrics take
- * 50 % for a maximum or tail percentile (.max, .p99.9, .p99) and 25 % else.
- * An unknown tool (NULL too) gets the generic rule. */
+/* The default threshold of a metric of a tool, as the tool's plug-in names
+ * it: 50 % for what it marks a maximum or tail percentile, 25 % else, or
+ * its own (rt-migrate-test's counts and start delays, share's CPU
+ * fractions, the default gates' latency metrics). A tool without a plug-in
+ * (NULL too) or a metric its plug-in does not emit gets 25 %. */
 void metrics_default_threshold(const char *tool, const char *metric, struct metric_threshold *ret);
 
 /* A load's CPU time over the measured window per CPU it should occupy,

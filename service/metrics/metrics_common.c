@@ -1,6 +1,7 @@
 /* Helpers the metric plug-ins share: number formatting, metric names and a
  * strict parser for the JSON a tool wrote. See metrics-internal.h. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,4 +98,13 @@ int metrics_parse_nonneg(const char *s, size_t len, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+const struct metrics_name *metrics_name_find(const struct metrics_name *names, size_t n,
+					     const char *metric)
+{
+	for (size_t i = 0; metric && i < n; i++)
+		if (fnmatch(names[i].pattern, metric, 0) == 0)
+			return &names[i];
+	return NULL;
 }

@@ -91,6 +91,14 @@ static int own_tool_parse(const struct metrics_output *out, json_object *workloa
 	return metrics_own_tool(out->stdout_text, out->stdout_len, ret_metrics, ret_details, err);
 }
 
+/* share (workloads/share.c): each uid's CPU fraction describes the split
+ * (none); share_error, the largest distance of one from its fair share, is
+ * better lower. */
+static const struct metrics_name share_names[] = {
+    {"cpu_fraction.*", "none", false},
+    {"share_error", "lower", false},
+};
+
 /* A CPU fraction and share's error (the largest distance of one from its
  * fair share) are fractions of 1 whatever the baseline: 5 points of a CPU,
  * not a share of a median that may be near 0. */
@@ -102,9 +110,19 @@ static void share_threshold(const char *metric, struct metric_threshold *t)
 
 const struct metrics_plugin metrics_plugin_share = {
     .tool = "share",
-    .all_lower = false,
+    METRICS_NAMES(share_names),
     .parse = own_tool_parse,
     .threshold = share_threshold,
+};
+
+/* slice (workloads/slice.c): run segments, the waits between them and how
+ * far a segment overran the slice the scheduler predicted, all better
+ * lower; segments counts them (none). */
+static const struct metrics_name slice_names[] = {
+    {"slice_us.mean", "lower", false},	      {"slice_us.p99", "lower", true},
+    {"slice_us.max", "lower", true},	      {"wait_us.p99", "lower", true},
+    {"slice_overrun_us.p50", "lower", false}, {"slice_overrun_us.mean", "lower", false},
+    {"slice_overrun_us.p99", "lower", true},  {"segments", "none", false},
 };
 
 /* Its mean overrun is a default gate's latency metric. */
@@ -115,17 +133,19 @@ static void slice_threshold(const char *metric, struct metric_threshold *t)
 
 const struct metrics_plugin metrics_plugin_slice = {
     .tool = "slice",
-    .all_lower = true,
+    METRICS_NAMES(slice_names),
     .parse = own_tool_parse,
     .threshold = slice_threshold,
 };
 
-static const char *wakeup_better(const char *metric)
-{
-	if (strcmp(metric, "requests_per_s") == 0)
-		return "higher";
-	return NULL; /* wakeup_latency_us.*, request_latency_us.*: lower (latency) */
-}
+/* wakeup (workloads/wakeup.c): latencies better lower, requests_per_s its
+ * throughput. p90 is no tail: its default threshold stayed 25 %. */
+static const struct metrics_name wakeup_names[] = {
+    {"wakeup_latency_us.p50", "lower", false},	{"wakeup_latency_us.p90", "lower", false},
+    {"wakeup_latency_us.p99", "lower", true},	{"wakeup_latency_us.p99.9", "lower", true},
+    {"request_latency_us.p50", "lower", false}, {"request_latency_us.p99", "lower", true},
+    {"requests_per_s", "higher", false},
+};
 
 /* Its median wake-up latency is a default gate's latency metric. */
 static void wakeup_threshold(const char *metric, struct metric_threshold *t)
@@ -135,24 +155,20 @@ static void wakeup_threshold(const char *metric, struct metric_threshold *t)
 
 const struct metrics_plugin metrics_plugin_wakeup = {
     .tool = "wakeup",
-    .all_lower = false,
+    METRICS_NAMES(wakeup_names),
     .parse = own_tool_parse,
-    .better = wakeup_better,
     .threshold = wakeup_threshold,
 };
 
-static const char *burn_better(const char *metric)
-{
-	if (strcmp(metric, "ops_per_s") == 0)
-		return "higher";
-	return NULL; /* cpu_fraction: none */
-}
-
 /* burn (workloads/burn.c): a CPU (+ tmpfs I/O) load; ops_per_s is its
- * throughput. */
+ * throughput, cpu_fraction how much of its threads' CPUs it got (none). */
+static const struct metrics_name burn_names[] = {
+    {"ops_per_s", "higher", false},
+    {"cpu_fraction", "none", false},
+};
+
 const struct metrics_plugin metrics_plugin_burn = {
     .tool = "burn",
-    .all_lower = false,
+    METRICS_NAMES(burn_names),
     .parse = own_tool_parse,
-    .better = burn_better,
 };

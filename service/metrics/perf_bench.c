@@ -170,17 +170,14 @@ static int perf_bench_parse(const struct metrics_output *out, json_object *workl
 					err);
 }
 
-static const char *perf_bench_better(const char *metric)
-{
-	if (strcmp(metric, "time_s") == 0 || strcmp(metric, "usec_per_op") == 0)
-		return "lower";
-	if (strcmp(metric, "ops_per_s") == 0)
-		return "higher";
-	return NULL;
-}
+static const struct metrics_name perf_bench_names[] = {
+    {"time_s", "lower", false},
+    {"usec_per_op", "lower", false},
+    {"ops_per_s", "higher", false},
+};
 
 const struct metrics_plugin metrics_plugin_perf_bench_sched = {
     .tool = "perf-bench-sched",
+    METRICS_NAMES(perf_bench_names),
     .parse = perf_bench_parse,
-    .better = perf_bench_better,
 };

@@ -115,10 +115,9 @@ static int pi_stress_parse(const struct metrics_output *out, json_object *worklo
 				 ret_details, err);
 }
 
-static const char *pi_stress_better(const char *metric)
-{
-	return strcmp(metric, "inversions_completed") == 0 ? "higher" : NULL;
-}
+static const struct metrics_name pi_stress_names[] = {
+    {"inversions_completed", "higher", false},
+};
 
 /* The first "WATCHDOG triggered: group G is deadlocked!" in text, if any. */
 static bool find_deadlock(const char *text, long *ret_group)
@@ -151,8 +150,8 @@ static bool pi_stress_failure_reason(const struct metrics_output *out, char *buf
 
 const struct metrics_plugin metrics_plugin_pi_stress = {
     .tool = "pi_stress",
+    METRICS_NAMES(pi_stress_names),
     .parse = pi_stress_parse,
-    .better = pi_stress_better,
     .failure_reason = pi_stress_failure_reason,
 };
 
@@ -199,13 +198,13 @@ static int pip_stress_parse(const struct metrics_output *out, json_object *workl
 	return metrics_pip_stress(out->stdout_text, out->stdout_len, ret_metrics, ret_details, err);
 }
 
-static const char *pip_stress_better(const char *metric)
-{
-	return strcmp(metric, "inversion_handled") == 0 ? "none" : NULL;
-}
+/* 1 or 0: a pass or fail of one run, not a quantity to improve. */
+static const struct metrics_name pip_stress_names[] = {
+    {"inversion_handled", "none", false},
+};
 
 const struct metrics_plugin metrics_plugin_pip_stress = {
     .tool = "pip_stress",
+    METRICS_NAMES(pip_stress_names),
     .parse = pip_stress_parse,
-    .better = pip_stress_better,
 };

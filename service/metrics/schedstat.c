@@ -154,6 +154,19 @@ static int ss_parse_snap(const char *text, size_t len, const char *what, struct 
 }
 
 /* after - before of one counter, or -1 when it went down. */
+/* Every schedstat.* metric (per CPU, per domain, the sums and the tasks')
+ * counters) says where the time went, not how good a kernel is: more
+ * migrations or wake-ups are neither better nor worse by themselves, so
+ * none has a direction; they explain a change in the tool's own metrics. */
+static const struct metrics_name schedstat_names[] = {
+    {"schedstat.*", "none", false},
+};
+
+const struct metrics_name *metrics_schedstat_name(const char *metric)
+{
+	return metrics_name_find(schedstat_names, ELEMENTSOF(schedstat_names), metric);
+}
+
 static double ss_delta(unsigned long long before, unsigned long long after)
 {
 	return after < before ? -1 : (double)(after - before);

@@ -196,17 +196,16 @@ static int stress_ng_parse(const struct metrics_output *out, json_object *worklo
 	return metrics_stress_ng(out->json_text, ret_metrics, ret_details, err);
 }
 
-static const char *stress_ng_better(const char *metric)
-{
-	if (strncmp(metric, "bogo_ops_per_", 13) == 0)
-		return "higher";
-	if (strncmp(metric, "ns_per_op.", 10) == 0)
-		return "lower";
-	return NULL;
-}
+/* Per stressor S: throughput (higher) and the time of one operation
+ * (lower). A stressor's name is no tail, whatever it is called. */
+static const struct metrics_name stress_ng_names[] = {
+    {"bogo_ops_per_s.*", "higher", false},
+    {"bogo_ops_per_cpu_s.*", "higher", false},
+    {"ns_per_op.*", "lower", false},
+};
 
 const struct metrics_plugin metrics_plugin_stress_ng = {
     .tool = "stress-ng",
+    METRICS_NAMES(stress_ng_names),
     .parse = stress_ng_parse,
-    .better = stress_ng_better,
 };

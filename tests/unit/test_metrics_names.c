@@ -1,0 +1,396 @@
+/* Every metric every workload emits, with the better direction and default
+ * threshold metrics_better() and metrics_default_threshold() give it. The
+ * table was recorded from the code before each plug-in named its own
+ * metrics (when metrics.c still guessed from the words of a name), on the
+ * metrics the parsers take from the golden output in tests/data/rt-tests/
+ * and tests/data/workloads/, the runs of the golden results in tests/data,
+ * the own tools' documented metrics (workloads/) and the load.* and
+ * schedstat.* metrics any tool can carry. A comparison's verdict rests on
+ * both, so a change here changes verdicts: make it on purpose. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "metrics/metrics.h"
+
+struct pinned {
+	const char *tool, *metric, *better;
+	double floor_abs, rel;
+	bool latency_gate;
+};
+
+static const struct pinned pinned[] = {
+    {"burn", "cpu_fraction", "none", 0, 0.25, false},
+    {"burn", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"burn", "load.failures", "none", 0, 0.25, false},
+    {"burn", "load.iterations", "none", 0, 0.25, false},
+    {"burn", "load.restarts", "none", 0, 0.25, false},
+    {"burn", "ops_per_s", "higher", 0, 0.25, false},
+    {"burn", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"burn", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"burn", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"cyclicdeadline", "cycles", "none", 0, 0.25, false},
+    {"cyclicdeadline", "latency_us.avg", "lower", 0, 0.1, true},
+    {"cyclicdeadline", "latency_us.max", "lower", 0, 0.5, false},
+    {"cyclicdeadline", "latency_us.min", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.avg", "lower", 0, 0.1, true},
+    {"cyclictest", "latency_us.max", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.min", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.p50", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.p90", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.p99", "lower", 0, 0.15, true},
+    {"cyclictest", "latency_us.p99.9", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t0.avg", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t0.max", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t0.min", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t0.p50", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t0.p90", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t0.p99", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t0.p99.9", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t1.avg", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t1.max", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t1.min", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t1.p50", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t1.p90", "lower", 0, 0.25, false},
+    {"cyclictest", "latency_us.t1.p99", "lower", 0, 0.5, false},
+    {"cyclictest", "latency_us.t1.p99.9", "lower", 0, 0.5, false},
+    {"cyclictest", "schedstat.cpu0.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu0.switches", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu0.ttwu", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu0.ttwu_local", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu0.ttwu_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu1.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu1.switches", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu1.ttwu", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu1.ttwu_local", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu1.ttwu_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu2.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu2.switches", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu2.ttwu", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu2.ttwu_local", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu2.ttwu_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu3.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu3.switches", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu3.ttwu", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu3.ttwu_local", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.cpu3.ttwu_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_count.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_count.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_count.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_failed.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_failed.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_failed.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_gained.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_gained.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.lb_gained.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.ttwu_move_affine", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain0.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_count.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_count.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_count.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_failed.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_failed.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_failed.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_gained.busy", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_gained.idle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.lb_gained.newidle", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.ttwu_move_affine", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.domain1.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.lb_migrations", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.count", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.cpu_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.run_delay_ms", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.switches_involuntary", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.switches_voluntary", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.timeslices", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"cyclictest", "schedstat.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"hackbench", "load.failures", "none", 0, 0.25, false},
+    {"hackbench", "load.iterations", "none", 0, 0.25, false},
+    {"hackbench", "load.restarts", "none", 0, 0.25, false},
+    {"hackbench", "loops_per_s", "higher", 0, 0.25, false},
+    {"hackbench", "messages_per_s", "higher", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu0.run_delay_ms", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu0.switches", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu0.ttwu", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu0.ttwu_local", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu0.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu1.run_delay_ms", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu1.switches", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu1.ttwu", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu1.ttwu_local", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu1.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu2.run_delay_ms", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu2.switches", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu2.ttwu", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu2.ttwu_local", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu2.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu3.run_delay_ms", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu3.switches", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu3.ttwu", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu3.ttwu_local", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.cpu3.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_count.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_count.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_count.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_failed.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_failed.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_failed.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_gained.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_gained.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.lb_gained.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.ttwu_move_affine", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain0.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_count.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_count.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_count.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_failed.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_failed.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_failed.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_gained.busy", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_gained.idle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.lb_gained.newidle", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.ttwu_move_affine", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.domain1.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.lb_migrations", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"hackbench", "schedstat.ttwu_remote", "none", 0, 0.25, false},
+    {"hackbench", "time_s", "lower", 0, 0.25, false},
+    {"perf-bench-sched", "ops_per_s", "higher", 0, 0.25, false},
+    {"perf-bench-sched", "time_s", "lower", 0, 0.25, false},
+    {"perf-bench-sched", "usec_per_op", "lower", 0, 0.25, false},
+    {"pi_stress", "inversions_completed", "higher", 0, 0.25, false},
+    {"pip_stress", "inversion_handled", "none", 0, 0.25, false},
+    {"rt-migrate-test", "inversion_max_us", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "inversions", "lower", 1, 0, false},
+    {"rt-migrate-test", "schedstat.cpu0.run_delay_ms", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu0.switches", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu0.ttwu", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu0.ttwu_local", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu0.ttwu_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu1.run_delay_ms", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu1.switches", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu1.ttwu", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu1.ttwu_local", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu1.ttwu_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu2.run_delay_ms", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu2.switches", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu2.ttwu", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu2.ttwu_local", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu2.ttwu_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu3.run_delay_ms", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu3.switches", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu3.ttwu", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu3.ttwu_local", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.cpu3.ttwu_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_count.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_count.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_count.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_failed.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_failed.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_failed.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_gained.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_gained.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.lb_gained.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.ttwu_move_affine", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain0.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_count.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_count.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_count.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_failed.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_failed.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_failed.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_gained.busy", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_gained.idle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.lb_gained.newidle", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.ttwu_move_affine", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.domain1.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.lb_migrations", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"rt-migrate-test", "schedstat.ttwu_remote", "none", 0, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio10.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio10.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio10.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio11.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio11.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio11.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio12.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio12.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio12.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio13.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio13.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio13.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio60.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio60.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio60.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio61.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio61.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio61.min", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio62.avg", "lower", 1000, 0.25, false},
+    {"rt-migrate-test", "start_delay_us.prio62.max", "lower", 1000, 0.5, false},
+    {"rt-migrate-test", "start_delay_us.prio62.min", "lower", 1000, 0.25, false},
+    {"share", "cpu_fraction.1000", "none", 0.05, 0, false},
+    {"share", "cpu_fraction.1001", "none", 0.05, 0, false},
+    {"share", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"share", "load.failures", "none", 0, 0.25, false},
+    {"share", "load.iterations", "none", 0, 0.25, false},
+    {"share", "load.restarts", "none", 0, 0.25, false},
+    {"share", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"share", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"share", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"share", "share_error", "lower", 0.05, 0, false},
+    {"slice", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"slice", "load.failures", "none", 0, 0.25, false},
+    {"slice", "load.iterations", "none", 0, 0.25, false},
+    {"slice", "load.restarts", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu0.run_delay_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu0.switches", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu0.ttwu", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu0.ttwu_local", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu0.ttwu_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu1.run_delay_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu1.switches", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu1.ttwu", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu1.ttwu_local", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu1.ttwu_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu2.run_delay_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu2.switches", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu2.ttwu", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu2.ttwu_local", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu2.ttwu_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu3.run_delay_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu3.switches", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu3.ttwu", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu3.ttwu_local", "none", 0, 0.25, false},
+    {"slice", "schedstat.cpu3.ttwu_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_count.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_count.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_count.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_failed.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_failed.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_failed.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_gained.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_gained.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.lb_gained.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.ttwu_move_affine", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain0.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_count.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_count.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_count.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_failed.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_failed.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_failed.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_gained.busy", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_gained.idle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.lb_gained.newidle", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.ttwu_move_affine", "none", 0, 0.25, false},
+    {"slice", "schedstat.domain1.ttwu_wake_remote", "none", 0, 0.25, false},
+    {"slice", "schedstat.lb_migrations", "none", 0, 0.25, false},
+    {"slice", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"slice", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"slice", "schedstat.ttwu_remote", "none", 0, 0.25, false},
+    {"slice", "segments", "none", 0, 0.25, false},
+    {"slice", "slice_overrun_us.mean", "lower", 0, 0.1, true},
+    {"slice", "slice_overrun_us.p50", "lower", 0, 0.25, false},
+    {"slice", "slice_overrun_us.p99", "lower", 0, 0.5, false},
+    {"slice", "slice_us.max", "lower", 0, 0.5, false},
+    {"slice", "slice_us.mean", "lower", 0, 0.25, false},
+    {"slice", "slice_us.p99", "lower", 0, 0.5, false},
+    {"slice", "wait_us.p99", "lower", 0, 0.5, false},
+    {"stress-ng", "bogo_ops_per_cpu_s.futex", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_cpu_s.mutex", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_cpu_s.switch", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_cpu_s.yield", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_s.futex", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_s.mutex", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_s.switch", "higher", 0, 0.25, false},
+    {"stress-ng", "bogo_ops_per_s.yield", "higher", 0, 0.25, false},
+    {"stress-ng", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"stress-ng", "load.failures", "none", 0, 0.25, false},
+    {"stress-ng", "load.iterations", "none", 0, 0.25, false},
+    {"stress-ng", "load.restarts", "none", 0, 0.25, false},
+    {"stress-ng", "ns_per_op.mutex", "lower", 0, 0.25, false},
+    {"stress-ng", "ns_per_op.switch", "lower", 0, 0.25, false},
+    {"stress-ng", "ns_per_op.yield", "lower", 0, 0.25, false},
+    {"stress-ng", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"stress-ng", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"stress-ng", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"wakeup", "load.cpu_fraction", "none", 0, 0.25, false},
+    {"wakeup", "load.failures", "none", 0, 0.25, false},
+    {"wakeup", "load.iterations", "none", 0, 0.25, false},
+    {"wakeup", "load.restarts", "none", 0, 0.25, false},
+    {"wakeup", "request_latency_us.p50", "lower", 0, 0.25, false},
+    {"wakeup", "request_latency_us.p99", "lower", 0, 0.5, false},
+    {"wakeup", "requests_per_s", "higher", 0, 0.25, false},
+    {"wakeup", "schedstat.run_delay_ms", "none", 0, 0.25, false},
+    {"wakeup", "schedstat.tasks.run_delay_max_ms", "none", 0, 0.25, false},
+    {"wakeup", "schedstat.tasks.wait_per_slice_us", "none", 0, 0.25, false},
+    {"wakeup", "wakeup_latency_us.p50", "lower", 0, 0.1, true},
+    {"wakeup", "wakeup_latency_us.p90", "lower", 0, 0.25, false},
+    {"wakeup", "wakeup_latency_us.p99", "lower", 0, 0.5, false},
+    {"wakeup", "wakeup_latency_us.p99.9", "lower", 0, 0.5, false},
+};
+
+static void test_every_metric_pinned(void **state)
+{
+	(void)state;
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+		const struct pinned *p = &pinned[i];
+		struct metric_threshold t;
+		metrics_default_threshold(p->tool, p->metric, &t);
+		const char *b = metrics_better(p->tool, p->metric);
+		if (strcmp(b, p->better) != 0 || t.floor_abs != p->floor_abs || t.rel != p->rel ||
+		    t.latency_gate != p->latency_gate) {
+			print_error("%s %s: better %s floor %g rel %g gate %d, want %s %g %g %d\n",
+				    p->tool, p->metric, b, t.floor_abs, t.rel, t.latency_gate,
+				    p->better, p->floor_abs, p->rel, p->latency_gate);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* What the old guess got wrong on purpose: a name a plug-in does not emit
+ * (a hostile or misspelt one) has no direction, even for the tools whose
+ * every metric is better lower, and a tool without a plug-in has none and
+ * the plain 25 % threshold, whatever its metrics are called. */
+static void test_unnamed_metrics(void **state)
+{
+	(void)state;
+	const char *tools[] = {"cyclictest", "rt-migrate-test", "slice", "share", "hackbench"};
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		assert_string_equal(metrics_better(tools[i], "<blink>m</blink>"), "none");
+		assert_string_equal(metrics_better(tools[i], "runs"), "none");
+		assert_string_equal(metrics_better(tools[i], "latency_us.p99.x"), "none");
+	}
+	assert_string_equal(metrics_better("nope", "latency_us.p99"), "none");
+	assert_string_equal(metrics_better(NULL, "max_delay_us"), "none");
+	assert_string_equal(metrics_better("cyclictest", NULL), "none");
+	struct metric_threshold t;
+	metrics_default_threshold("nope", "latency_us.p99", &t);
+	assert_true(t.rel == 0.25 && t.floor_abs == 0 && !t.latency_gate);
+	metrics_default_threshold(NULL, "x.max", &t);
+	assert_true(t.rel == 0.25);
+	/* a stress-ng stressor is no tail, whatever its name */
+	metrics_default_threshold("stress-ng", "bogo_ops_per_s.max", &t);
+	assert_true(t.rel == 0.25);
+	assert_string_equal(metrics_better("stress-ng", "bogo_ops_per_s.max"), "higher");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_every_metric_pinned),
+	    cmocka_unit_test(test_unnamed_metrics),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
