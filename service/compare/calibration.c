@@ -137,22 +137,21 @@ static json_object *host_json(const struct calibration_host *h)
 /* Adds the numeric metrics of workload name in ok runs to values (metric ->
  * array), the noisy runs too when with_noisy; returns how many runs
  * counted. */
-static int gather(json_object *runs, const char *name, bool with_noisy, json_object *values)
+static int gather(const struct run_view *runs, const char *name, bool with_noisy,
+		  json_object *values)
 {
 	int used = 0;
-	for (size_t i = 0;
-	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
-	     i++) {
-		json_object *run = json_object_array_get_idx(runs, i);
-		const char *st = json_member_string(run, "status");
-		if (!st || strcmp(st, "ok") != 0 || (!with_noisy && noise_run_is_noisy(run)))
+	for (size_t i = 0; i < runs->n; i++) {
+		const struct model_run *run = &runs->runs[i];
+		if (!run_view_ok(run) || (!with_noisy && run->noisy))
 			continue;
-		json_object *wl = run_view_workload(run, name);
-		const char *ws = json_member_string(wl, "status");
-		if (!wl || (ws && strcmp(ws, "ok") != 0))
+		const struct model_workload *wl = run_view_ok_workload(run, name);
+		if (!wl)
 			continue;
 		used++;
-		json_object_object_foreach(json_member(wl, "metrics"), m, v)
+		if (!wl->metrics)
+			continue;
+		json_object_object_foreach(wl->metrics, m, v)
 		{
 			if (!is_num(v) || !isfinite(json_object_get_double(v)))
 				continue;
@@ -174,17 +173,21 @@ json_object *calibration_from_runs(const struct calibration_host *h, const char 
 {
 	char key[65];
 	calibration_key(h, kernel_key, job, w, key);
+	struct run_view view;
+	struct sl_error err = {0};
+	if (run_view_read(runs, "The A/A job", &view, &err) < 0)
+		return NULL;
 	/* The clean runs, as the comparisons count them; on a host so busy
 	 * that fewer than CALIBRATION_MIN_BOOTS were clean, every ok run (a
 	 * wider spread: the thresholds err on the side of calling less). */
 	_cleanup_json_ json_object *values = json_object_new_object();
 	bool with_noisy = false;
-	int used = gather(runs, w->name, false, values);
+	int used = gather(&view, w->name, false, values);
 	if (used < CALIBRATION_MIN_BOOTS) {
 		json_object_put(values);
 		values = json_object_new_object();
 		with_noisy = true;
-		used = gather(runs, w->name, true, values);
+		used = gather(&view, w->name, true, values);
 	}
 	json_object *metrics = json_object_new_object();
 	json_object_object_foreach(values, m, arr)
@@ -210,9 +213,10 @@ json_object *calibration_from_runs(const struct calibration_host *h, const char 
 	json_object_object_add(doc, "boots", json_object_new_int(boots));
 	json_object_object_add(doc, "runs_used", json_object_new_int(used));
 	json_object_object_add(doc, "noisy_runs_included", json_object_new_boolean(with_noisy));
-	double wait = noise_runs_median_wait(runs);
+	double wait = noise_model_wait_quantile(view.runs, view.n, 0.5);
 	json_object_object_add(doc, "vcpu_wait_pct_median", isfinite(wait) ? jnum(wait) : NULL);
-	double wait90 = noise_runs_wait_quantile(runs, 0.9);
+	double wait90 = noise_model_wait_quantile(view.runs, view.n, 0.9);
+	run_view_free(&view);
 	json_object_object_add(doc, "vcpu_wait_pct_p90", isfinite(wait90) ? jnum(wait90) : NULL);
 	json_object_object_add(doc, "host", host_json(h));
 	json_object_object_add(doc, "kernel", json_object_new_string(kernel_key));

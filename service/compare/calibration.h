@@ -57,7 +57,8 @@ double calibration_spread(const double *v, size_t n);
  * objects of one variant): per metric the values of ok, not-noisy runs
  * whose workload was ok, their median and spread (metrics with fewer than
  * CALIBRATION_MIN_BOOTS values are left out). boots: the boots asked for.
- * made_at: ISO 8601. A new object; NULL on OOM. */
+ * made_at: ISO 8601. A new object; NULL on OOM or when runs holds
+ * something that is not a run record (run_view_read()). */
 json_object *calibration_from_runs(const struct calibration_host *h, const char *kernel_key,
 				   const struct job *job, const struct job_workload *w,
 				   json_object *runs, int boots, const char *made_at);

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare/calibration.h"
@@ -36,9 +37,16 @@
 #include "compare/stats.h"
 #include "util/json_get.h"
 
+/* One variant of the result, its runs read once through the result model
+ * (run_view.h). */
+struct cmp_variant {
+	const char *name;
+	json_object *json; /* borrowed: the variant's object in the result */
+	struct run_view view;
+};
+
 struct cmp_ctx {
 	const struct job *job;
-	json_object *variants;
 	const char *baseline;
 	json_object *comparisons, *reasons;
 	json_object *calibration; /* result.calibration (borrowed) or NULL */
@@ -85,30 +93,20 @@ static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload,
 	return NULL;
 }
 
-static bool run_ok(json_object *run)
-{
-	const char *s = json_member_string(run, "status");
-	return s && strcmp(s, "ok") == 0;
-}
-
 /* The values of one metric over a variant's ok runs (less the noisy ones
  * when the policy excludes them); returns the count. */
-static size_t collect(struct cmp_ctx *c, json_object *variant, const char *workload,
+static size_t collect(struct cmp_ctx *c, const struct run_view *variant, const char *workload,
 		      const char *metric, double *out, size_t max)
 {
 	size_t n = 0;
-	json_object *runs = json_member(variant, "runs");
-	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
-			   i < json_object_array_length(runs) && n < max;
-	     i++) {
-		json_object *run = json_object_array_get_idx(runs, i);
-		if (!run_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && noise_run_is_noisy(run)))
+	for (size_t i = 0; i < variant->n && n < max; i++) {
+		const struct model_run *run = &variant->runs[i];
+		if (!run_view_ok(run) || (c->noise == JOB_NOISE_EXCLUDE && run->noisy))
 			continue;
-		json_object *w = run_view_workload(run, workload);
-		const char *ws = json_member_string(w, "status");
-		if (!w || (ws && strcmp(ws, "ok") != 0))
+		const struct model_workload *w = run_view_ok_workload(run, workload);
+		if (!w)
 			continue;
-		json_object *v = json_member(json_member(w, "metrics"), metric);
+		json_object *v = json_member(w->metrics, metric);
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double))
 			continue;
@@ -285,8 +283,8 @@ static void add_comparison(struct cmp_ctx *c, const char *vname, const char *wor
 	json_object_array_add(c->comparisons, o);
 }
 
-static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *cand,
-			  json_object *base, const char *workload, const char *tool,
+static int compare_metric(struct cmp_ctx *c, const char *vname, const struct run_view *cand,
+			  const struct run_view *base, const char *workload, const char *tool,
 			  const char *metric)
 {
 	double a[STATS_MAX_VALUES], b[STATS_MAX_VALUES];
@@ -336,18 +334,17 @@ static int compare_metric(struct cmp_ctx *c, const char *vname, json_object *can
 
 /* Metric names of workload w in a variant's ok runs, in first-seen order, as
  * the keys of a new object. */
-static json_object *metric_names(json_object *variant, const char *workload)
+static json_object *metric_names(const struct run_view *variant, const char *workload)
 {
 	json_object *names = json_object_new_object();
-	json_object *runs = json_member(variant, "runs");
-	for (size_t i = 0;
-	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
-	     i++) {
-		json_object *run = json_object_array_get_idx(runs, i);
-		if (!run_ok(run))
+	for (size_t i = 0; i < variant->n; i++) {
+		const struct model_run *run = &variant->runs[i];
+		if (!run_view_ok(run))
 			continue;
-		json_object *m = json_member(run_view_workload(run, workload), "metrics");
-		if (!json_object_is_type(m, json_type_object))
+		/* every ok run's workload of that name, whatever its status */
+		const struct model_workload *w = model_run_workload(run, workload);
+		json_object *m = w ? w->metrics : NULL;
+		if (!m)
 			continue;
 		json_object_object_foreach(m, k, v_unused)
 		{
@@ -371,16 +368,15 @@ static void why_tail(char *buf, size_t sz, const char *why)
 	snprintf(buf, sz, ": %.400s%s", why, why[l - 1] == '.' ? "" : ".");
 }
 
-static void check_runs(struct cmp_ctx *c, const char *vname, json_object *variant, bool candidate)
+static void check_runs(struct cmp_ctx *c, const char *vname, const struct run_view *variant,
+		       bool candidate)
 {
-	json_object *runs = json_member(variant, "runs");
-	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+	size_t n = variant->n;
 	for (size_t i = 0; i < n; i++) {
-		json_object *run = json_object_array_get_idx(runs, i);
-		const char *key = json_member_string(run, "key"),
-			   *status = json_member_string(run, "status");
+		const struct model_run *run = &variant->runs[i];
+		const char *key = run->key, *status = run->status;
 		char tail[512];
-		double wait = noise_run_wait_pct(run);
+		double wait = noise_model_wait_pct(run);
 		/* A panic or crash is the kernel's whatever the host did; a slow
 		 * or hung run on a starved host is not. */
 		/* So is a BPF scheduler that did not load or that sched_ext ejected
@@ -390,10 +386,9 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 			       strcmp(status, "sched_ext_failed") == 0);
 		/* A candidate that hung while the baseline ran on a quiet host
 		 * spun its own vCPUs into the wait: the hang is the kernel's. */
-		bool own_hang = candidate && status && strcmp(status, "hung") == 0 &&
-				noise_run_is_noisy(run) &&
+		bool own_hang = candidate && status && strcmp(status, "hung") == 0 && run->noisy &&
 				noise_hang_is_kernels(c->base_wait, c->noise_limit);
-		bool noisy = noise_run_is_noisy(run) && !kernel_failed && !own_hang;
+		bool noisy = run->noisy && !kernel_failed && !own_hang;
 		if (own_hang)
 			reason(
 			    c,
@@ -420,9 +415,9 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 			/* A run the host starved is no evidence about the kernel, ok or not. */
 			continue;
 		}
-		if (run_ok(run))
+		if (run_view_ok(run))
 			continue;
-		why_tail(tail, sizeof(tail), json_member_string(run, "reason"));
+		why_tail(tail, sizeof(tail), run->reason);
 		if (candidate) {
 			c->fail = true;
 			reason(c, "Run '%s' of variant '%s' ended with status '%s'%s",
@@ -440,7 +435,7 @@ static void check_runs(struct cmp_ctx *c, const char *vname, json_object *varian
 }
 
 /* The workloads to compare: the job's, in order, else whatever the runs name. */
-static json_object *workload_list(struct cmp_ctx *c, json_object *base)
+static json_object *workload_list(struct cmp_ctx *c, const struct run_view *base)
 {
 	json_object *list = json_object_new_object(); /* name -> tool */
 	for (size_t i = 0; i < c->job->n_workloads; i++)
@@ -448,22 +443,22 @@ static json_object *workload_list(struct cmp_ctx *c, json_object *base)
 				       json_object_new_string(c->job->workloads[i].tool));
 	if (json_object_object_length(list) > 0)
 		return list;
-	json_object *runs = json_member(base, "runs");
-	for (size_t i = 0;
-	     json_object_is_type(runs, json_type_array) && i < json_object_array_length(runs);
-	     i++) {
-		json_object *wls = json_member(json_object_array_get_idx(runs, i), "workloads");
-		for (size_t j = 0;
-		     json_object_is_type(wls, json_type_array) && j < json_object_array_length(wls);
-		     j++) {
-			json_object *w = json_object_array_get_idx(wls, j);
-			const char *n = json_member_string(w, "name"),
-				   *t = json_member_string(w, "tool");
+	for (size_t i = 0; i < base->n; i++) {
+		const struct model_run *run = &base->runs[i];
+		for (size_t j = 0; j < run->n_workloads; j++) {
+			const char *n = run->workloads[j].name, *t = run->workloads[j].tool;
 			if (n && !json_member(list, n))
 				json_object_object_add(list, n, json_object_new_string(t ? t : ""));
 		}
 	}
 	return list;
+}
+
+static void free_variants(struct cmp_variant *vs, size_t n)
+{
+	for (size_t i = 0; vs && i < n; i++)
+		run_view_free(&vs[i].view);
+	free(vs);
 }
 
 int compare_result(const struct job *job, json_object *variants, json_object **ret_comparisons,
@@ -473,13 +468,87 @@ int compare_result(const struct job *job, json_object *variants, json_object **r
 					 ret_reasons, err);
 }
 
+/* Each variant of variants (an object) with its runs read through the
+ * model, in the result's order, into *ret (n_variants of them). */
+static int read_variants(json_object *variants, struct cmp_variant **ret, size_t *ret_n,
+			 struct sl_error *err)
+{
+	size_t n = (size_t)json_object_object_length(variants);
+	struct cmp_variant *vs = calloc(n ? n : 1, sizeof(*vs));
+	if (!vs)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory reading the variants.");
+	size_t k = 0;
+	int r = 0;
+	json_object_object_foreach(variants, vname, variant)
+	{
+		char what[160];
+		snprintf(what, sizeof(what), "Variant '%.64s'", vname);
+		vs[k] = (struct cmp_variant){.name = vname, .json = variant};
+		r = run_view_read(json_member(variant, "runs"), what, &vs[k].view, err);
+		if (r < 0)
+			break;
+		k++;
+	}
+	if (r < 0) {
+		free_variants(vs, k);
+		return r;
+	}
+	*ret = vs;
+	*ret_n = k;
+	return 0;
+}
+
+/* One candidate variant against the baseline: its runs, each metric of
+ * each workload, and the gates that found nothing to compare. */
+static void compare_candidate(struct cmp_ctx *c, const struct cmp_variant *v,
+			      const struct cmp_variant *base, json_object *wl)
+{
+	/* A variant whose kernel did not build (docs/contracts.md) has no
+	 * runs and nothing to compare: it fails the job, and the runner
+	 * gives the reason with the kernel's build status. */
+	json_object *nb = json_member(v->json, "not_built");
+	if (json_object_is_type(nb, json_type_boolean) && json_object_get_boolean(nb)) {
+		c->fail = true;
+		return;
+	}
+	check_runs(c, v->name, &v->view, true);
+	json_object_object_foreach(wl, wname, jtool)
+	{
+		const char *tool = json_object_get_string(jtool);
+		_cleanup_json_ json_object *names = metric_names(&base->view, wname);
+		json_object_object_foreach(names, metric, unused)
+		{
+			(void)unused;
+			compare_metric(c, v->name, &v->view, &base->view, wname, tool, metric);
+		}
+	}
+	/* A gate with nothing to compare cannot pass. */
+	for (size_t i = 0; i < c->job->n_gates; i++) {
+		const char *w = c->job->gates[i].workload, *m = c->job->gates[i].metric;
+		bool found = false;
+		for (size_t j = 0; j < json_object_array_length(c->comparisons); j++) {
+			json_object *cmp = json_object_array_get_idx(c->comparisons, j);
+			if (strcmp(json_member_string(cmp, "variant"), v->name) == 0 &&
+			    strcmp(json_member_string(cmp, "workload"), w) == 0 &&
+			    strcmp(json_member_string(cmp, "metric"), m) == 0)
+				found = true;
+		}
+		if (!found) {
+			c->inconclusive = true;
+			reason(c,
+			       "Gated metric '%s' of workload '%s' has no values in both "
+			       "variant '%s' and the baseline '%s', so it cannot be judged.",
+			       m, w, v->name, c->baseline);
+		}
+	}
+}
+
 int compare_result_calibrated(const struct job *job, json_object *variants,
 			      json_object *calibration, json_object **ret_comparisons,
 			      char ret_verdict[16], json_object **ret_reasons, struct sl_error *err)
 {
 	struct cmp_ctx c = {
 	    .job = job,
-	    .variants = variants,
 	    .calibration = calibration,
 	    .baseline = job->baseline->name,
 	    .alpha = compare_alpha(job),
@@ -488,66 +557,36 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	};
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
-	json_object *base = json_member(variants, c.baseline);
-	if (!json_object_is_type(base, json_type_object))
+	if (!json_object_is_type(json_member(variants, c.baseline), json_type_object))
 		return error_set_path(
 		    err, ERR_INVALID, "$.baseline",
 		    "The baseline variant '%s' is not among the result's variants.", c.baseline);
+	struct cmp_variant *vs = NULL;
+	size_t n_vs = 0;
+	int r = read_variants(variants, &vs, &n_vs, err);
+	if (r < 0)
+		return r;
+	const struct cmp_variant *base = NULL;
+	for (size_t i = 0; i < n_vs; i++)
+		if (strcmp(vs[i].name, c.baseline) == 0)
+			base = &vs[i];
 
 	_cleanup_json_ json_object *comparisons = json_object_new_array();
 	_cleanup_json_ json_object *reasons = json_object_new_array();
-	_cleanup_json_ json_object *wl = workload_list(&c, base);
+	_cleanup_json_ json_object *wl = workload_list(&c, &base->view);
 	c.comparisons = comparisons;
 	c.reasons = reasons;
 
-	c.base_wait = noise_runs_median_wait(json_member(base, "runs"));
-	check_runs(&c, c.baseline, base, false);
+	c.base_wait = noise_model_wait_quantile(base->view.runs, base->view.n, 0.5);
+	check_runs(&c, c.baseline, &base->view, false);
 	int ncand = 0;
-	json_object_object_foreach(variants, vname, variant)
-	{
-		if (strcmp(vname, c.baseline) == 0)
+	for (size_t i = 0; i < n_vs; i++) {
+		if (&vs[i] == base)
 			continue;
 		ncand++;
-		/* A variant whose kernel did not build (docs/contracts.md) has no
-		 * runs and nothing to compare: it fails the job, and the runner
-		 * gives the reason with the kernel's build status. */
-		json_object *nb = json_member(variant, "not_built");
-		if (json_object_is_type(nb, json_type_boolean) && json_object_get_boolean(nb)) {
-			c.fail = true;
-			continue;
-		}
-		check_runs(&c, vname, variant, true);
-		json_object_object_foreach(wl, wname, jtool)
-		{
-			const char *tool = json_object_get_string(jtool);
-			_cleanup_json_ json_object *names = metric_names(base, wname);
-			json_object_object_foreach(names, metric, unused)
-			{
-				(void)unused;
-				compare_metric(&c, vname, variant, base, wname, tool, metric);
-			}
-		}
-		/* A gate with nothing to compare cannot pass. */
-		for (size_t i = 0; i < job->n_gates; i++) {
-			const char *w = job->gates[i].workload, *m = job->gates[i].metric;
-			bool found = false;
-			for (size_t j = 0; j < json_object_array_length(comparisons); j++) {
-				json_object *cmp = json_object_array_get_idx(comparisons, j);
-				if (strcmp(json_member_string(cmp, "variant"), vname) == 0 &&
-				    strcmp(json_member_string(cmp, "workload"), w) == 0 &&
-				    strcmp(json_member_string(cmp, "metric"), m) == 0)
-					found = true;
-			}
-			if (!found) {
-				c.inconclusive = true;
-				reason(
-				    &c,
-				    "Gated metric '%s' of workload '%s' has no values in both "
-				    "variant '%s' and the baseline '%s', so it cannot be judged.",
-				    m, w, vname, c.baseline);
-			}
-		}
+		compare_candidate(&c, &vs[i], base, wl);
 	}
+	free_variants(vs, n_vs);
 	if (ncand == 0)
 		reason(&c,
 		       "The job has only the baseline variant '%s'; there is nothing to "

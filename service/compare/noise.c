@@ -45,6 +45,15 @@ bool noise_mark_run(json_object *run, double limit_pct)
 	return noisy;
 }
 
+/* The p-quantile of the k waits in w (sorted in place), or NAN. */
+static double wait_quantile(double *w, size_t k, double p)
+{
+	if (!w || k == 0 || !(p >= 0 && p <= 1))
+		return NAN;
+	gsl_sort(w, 1, k);
+	return gsl_stats_quantile_from_sorted_data(w, 1, k, p); /* type 7 */
+}
+
 double noise_runs_wait_quantile(json_object *runs, double p)
 {
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
@@ -58,11 +67,27 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
 			w[k++] = x;
 	}
-	double q = NAN;
-	if (k > 0 && p >= 0 && p <= 1) {
-		gsl_sort(w, 1, k);
-		q = gsl_stats_quantile_from_sorted_data(w, 1, k, p); /* type 7 */
+	double q = wait_quantile(w, k, p);
+	free(w);
+	return q;
+}
+
+double noise_model_wait_pct(const struct model_run *run)
+{
+	json_object *v = json_member(run->host_interference, "vcpu_wait_pct");
+	return is_number(v) ? json_object_get_double(v) : NAN;
+}
+
+double noise_model_wait_quantile(const struct model_run *runs, size_t n, double p)
+{
+	double *w = calloc(n ? n : 1, sizeof(*w));
+	size_t k = 0;
+	for (size_t i = 0; w && i < n; i++) {
+		double x = noise_model_wait_pct(&runs[i]);
+		if (runs[i].status && strcmp(runs[i].status, "ok") == 0 && isfinite(x))
+			w[k++] = x;
 	}
+	double q = wait_quantile(w, k, p);
 	free(w);
 	return q;
 }

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "compare/result_model.h"
 #include "job/job.h"
 
 /* The job's policy (job->noise_policy) by its name in the spec: "exclude",
@@ -48,6 +49,11 @@ double noise_runs_median_wait(json_object *runs);
 /* The same runs' p-quantile (type 7, 0 <= p <= 1) of the vCPU wait (%), or
  * NAN when none was measured. */
 double noise_runs_wait_quantile(json_object *runs, double p);
+/* The same two for runs read through the result model (run_view.h): one
+ * run's vCPU wait, and the p-quantile of the waits of those of runs (n of
+ * them, borrowed) that ended ok. */
+double noise_model_wait_pct(const struct model_run *run);
+double noise_model_wait_quantile(const struct model_run *runs, size_t n, double p);
 /* Whether a noisy hung run counts as the kernel's hang: the baseline's median
  * wait (noise_runs_median_wait) was measured and within limit_pct, so the
  * host was quiet for the same job. */

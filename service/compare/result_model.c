@@ -177,6 +177,14 @@ bool model_has(enum model_type type, const struct model_presence *has, const cha
 	return false;
 }
 
+/* A json_reader that also says whether a required member may be missing
+ * (model_run_read()). Every reader this file makes is one, so read_field()
+ * may look past its json_reader. */
+struct model_reader {
+	struct json_reader r; /* first */
+	bool partial;
+};
+
 /* One field of o at path into base: 0, or the reader's errno. */
 static int read_field(struct json_reader *r, json_object *o, const char *path,
 		      const struct field *f, size_t i, char *base, struct model_presence *has)
@@ -185,7 +193,8 @@ static int read_field(struct json_reader *r, json_object *o, const char *path,
 	if (!json_object_object_get_ex(o, f->name, &v)) {
 		char full[JSON_PATH_MAX];
 		snprintf(full, sizeof(full), "%s%s%s", path, path[0] ? "." : "", f->name);
-		return f->required ? json_reader_fail(r, full, "is missing") : 0;
+		bool partial = ((const struct model_reader *)r)->partial;
+		return f->required && !partial ? json_reader_fail(r, full, "is missing") : 0;
 	}
 	if (!v) {
 		if (!f->nullable) {
@@ -399,17 +408,18 @@ static int parse_variants(struct json_reader *r, json_object *o, struct model_re
 
 int model_result_parse(json_object *doc, struct model_result *ret, struct sl_error *err)
 {
-	struct json_reader r = JSON_READER("result document", err);
+	struct model_reader mr = {.r = JSON_READER("result document", err)};
+	struct json_reader *r = &mr.r;
 	*ret = (struct model_result){.doc = json_object_get(doc)};
-	int k = read_fields(&r, doc, "", MODEL_RESULT, ret, &ret->has, &ret->extra);
+	int k = read_fields(r, doc, "", MODEL_RESULT, ret, &ret->has, &ret->extra);
 	if (k >= 0)
-		k = parse_variants(&r, doc, ret);
+		k = parse_variants(r, doc, ret);
 	if (k >= 0)
-		k = read_children(&r, doc, "", "comparisons", sizeof(*ret->comparisons),
+		k = read_children(r, doc, "", "comparisons", sizeof(*ret->comparisons),
 				  (void **)&ret->comparisons, &ret->n_comparisons,
 				  parse_comparison);
 	if (k < 0) {
-		if (k == -ENOMEM && !r.failed)
+		if (k == -ENOMEM && !r->failed)
 			error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory reading a result.");
 		model_result_free(ret);
 		return k;
@@ -417,17 +427,35 @@ int model_result_parse(json_object *doc, struct model_result *ret, struct sl_err
 	return 0;
 }
 
-int model_run_parse(json_object *o, struct model_run *ret, struct sl_error *err)
+static int run_read(json_object *o, bool partial, struct model_run *ret, struct sl_error *err)
 {
-	struct json_reader r = JSON_READER("run record", err);
+	struct model_reader mr = {.r = JSON_READER("run record", err), .partial = partial};
 	*ret = (struct model_run){0};
-	int k = parse_run(&r, o, "", ret);
+	int k = parse_run(&mr.r, o, "", ret);
 	if (k < 0) {
-		if (k == -ENOMEM && !r.failed)
+		if (k == -ENOMEM && !mr.r.failed)
 			error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory reading a run record.");
 		model_run_free(ret);
 	}
 	return k < 0 ? k : 0;
+}
+
+int model_run_parse(json_object *o, struct model_run *ret, struct sl_error *err)
+{
+	return run_read(o, false, ret, err);
+}
+
+int model_run_read(json_object *o, struct model_run *ret, struct sl_error *err)
+{
+	return run_read(o, true, ret, err);
+}
+
+const struct model_workload *model_run_workload(const struct model_run *run, const char *name)
+{
+	for (size_t i = 0; run && name && i < run->n_workloads; i++)
+		if (run->workloads[i].name && strcmp(run->workloads[i].name, name) == 0)
+			return &run->workloads[i];
+	return NULL;
 }
 
 static json_object *workload_child(const void *base, const char *name)

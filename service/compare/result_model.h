@@ -143,6 +143,13 @@ json_object *model_result_emit(const struct model_result *m);
 /* One run record or comparison on its own, for a stage that has one. */
 int model_run_parse(json_object *o, struct model_run *ret, struct sl_error *err);
 json_object *model_run_emit(const struct model_run *run);
+/* Like model_run_parse() for a run record that may be partial (one the
+ * runner is still filling in, a test's fixture): a required member may be
+ * missing (NULL, has says so), every member present is still type-checked
+ * and bounded, ERR_INVALID naming it. */
+int model_run_read(json_object *o, struct model_run *ret, struct sl_error *err);
+/* The workload of run (borrowed) named name, or NULL when none is. */
+const struct model_workload *model_run_workload(const struct model_run *run, const char *name);
 void model_run_free(struct model_run *run);
 json_object *model_comparison_emit(const struct model_comparison *c);
 

@@ -580,6 +580,68 @@ static void test_result_example(void **state)
 		fail_msg("%s", err.message);
 }
 
+/* Every golden result's comparisons, verdict and reasons as compare_result()
+ * computes them, byte for byte against tests/data/compare/, recorded from
+ * the code before compare/ read run records through the result model. */
+static void test_golden_comparisons(void **state)
+{
+	(void)state;
+	static const char *const goldens[][2] = {
+	    {"tests/data/result-example.json", "tests/data/compare/result-example.json"},
+	    {"tests/data/report/result.json", "tests/data/compare/report-result.json"},
+	    {"tests/data/report/real-rtmigrate.json", "tests/data/compare/real-rtmigrate.json"},
+	    {"tests/data/report/hostile.json", "tests/data/compare/hostile.json"},
+	};
+	_cleanup_free_ char *root = fs_data_dir();
+	for (size_t g = 0; g < sizeof(goldens) / sizeof(goldens[0]); g++) {
+		_cleanup_free_ char *in = fs_path_join(root, goldens[g][0]);
+		_cleanup_free_ char *out = fs_path_join(root, goldens[g][1]);
+		_cleanup_json_ json_object *res = NULL, *cmps = NULL, *reasons = NULL, *got = NULL;
+		_cleanup_free_ char *want = NULL;
+		struct sl_error err = {0};
+		assert_int_equal(json_read_file_strict(in, 16 << 20, NULL, &res, &err), 0);
+		assert_int_equal(fs_read_file(out, 16 << 20, &want, NULL, &err), 0);
+		_cleanup_job_ struct job *job = NULL;
+		assert_int_equal(job_from_expanded(get(res, "job"), &job, &err), 0);
+		char verdict[16];
+		if (compare_result(job, get(res, "variants"), &cmps, verdict, &reasons, &err) < 0)
+			fail_msg("%s: %s", goldens[g][0], err.message);
+		got = json_object_new_object();
+		json_object_object_add(got, "comparisons", TAKE_PTR(cmps));
+		json_object_object_add(got, "verdict", json_object_new_string(verdict));
+		json_object_object_add(got, "verdict_reasons", TAKE_PTR(reasons));
+		const char *text = json_object_to_json_string_ext(
+		    got, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+		size_t wl = strlen(want);
+		if (wl > 0 && want[wl - 1] == '\n')
+			want[--wl] = '\0';
+		if (strcmp(text, want) != 0)
+			fail_msg("%s: the comparisons differ from %s; computed:\n%s", goldens[g][0],
+				 goldens[g][1], text);
+	}
+}
+
+/* A run record compare/ reads through the model: a member of the wrong
+ * type is an error naming the variant, the run and the member, not a run
+ * quietly read as failed. */
+static void test_malformed_run_is_refused(void **state)
+{
+	(void)state;
+	_cleanup_job_ struct job *spec = spec_with_gates("[]");
+	_cleanup_json_ json_object *variants = json_tokener_parse(
+	    "{\"baseline\": {\"runs\": [{\"key\": \"baseline#0\", \"repeat\": 0, "
+	    "\"status\": \"ok\", \"workloads\": [{\"name\": \"rtm\", \"tool\": "
+	    "\"rt-migrate-test\", \"status\": 7}]}]}, \"patched\": {\"runs\": []}}");
+	json_object *cmps = NULL, *reasons = NULL;
+	char verdict[16];
+	struct sl_error err = {0};
+	assert_true(compare_result(spec, variants, &cmps, verdict, &reasons, &err) < 0);
+	assert_int_equal(err.kind, ERR_INVALID);
+	assert_non_null(strstr(err.message, "Variant 'baseline', run 0"));
+	assert_non_null(strstr(err.message, "workloads[0].status"));
+	assert_null(cmps);
+}
+
 /* run (returned) with the vCPU wait and the noisy mark the runner records. */
 static json_object *with_wait(json_object *run, double wait_pct, bool noisy)
 {
@@ -852,6 +914,8 @@ int main(void)
 	    cmocka_unit_test(test_plausible_regression_is_not_a_pass),
 	    cmocka_unit_test(test_simulated_aa_error_rate),
 	    cmocka_unit_test(test_result_example),
+	    cmocka_unit_test(test_golden_comparisons),
+	    cmocka_unit_test(test_malformed_run_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
