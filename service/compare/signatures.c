@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare/result_model.h"
 #include "compare/signatures.h"
 #include "util/json_get.h"
 
@@ -33,7 +34,7 @@ static bool array_has(json_object *a, const char *s)
 
 /* The signature with id in all (an id -> entry index), or a new one. */
 static json_object *entry_for(json_object *all, json_object *by_id, json_object *sig,
-			      json_object *event, const char *vname, json_object *run)
+			      json_object *event, const char *vname, const struct model_run *run)
 {
 	const char *id = json_member_string(sig, "id");
 	json_object *idx = json_member(by_id, id);
@@ -53,12 +54,12 @@ static json_object *entry_for(json_object *all, json_object *by_id, json_object 
 	json_object_object_add(e, "variants", json_object_new_object());
 	json_object *first = json_object_new_object();
 	json_object_object_add(first, "variant", json_object_new_string(vname));
-	const char *rkeys[] = {"key", "run_id"};
-	for (size_t i = 0; i < 2; i++)
-		if (json_member_string(run, rkeys[i]))
-			json_object_object_add(
-			    first, rkeys[i],
-			    json_object_new_string(json_member_string(run, rkeys[i])));
+	if (run->key)
+		json_object_object_add(first, "key", json_object_new_string(run->key));
+	/* an older writer's name for the key: not in the schema, kept in extra */
+	const char *run_id = json_member_string(run->extra, "run_id");
+	if (run_id)
+		json_object_object_add(first, "run_id", json_object_new_string(run_id));
 	const char *ex = json_member_string(event, "excerpt");
 	json_object_object_add(first, "excerpt", json_object_new_string(ex ? ex : ""));
 	json_object_object_add(e, "first", first);
@@ -81,9 +82,11 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 		json_object *runs = json_member(v, "runs");
 		for (size_t r = 0; r < len_of(runs); r++) {
 			json_object *run = json_item(runs, r);
-			if (!json_object_is_type(run, json_type_object))
+			/* a record that does not read as a run has no events to count */
+			struct model_run m;
+			if (model_run_read(run, &m, NULL) < 0)
 				continue;
-			json_object *events = json_member(run, "kernel_events");
+			json_object *events = m.kernel_events;
 			json_object *ids = json_object_new_array();
 			for (size_t i = 0; i < len_of(events); i++) {
 				json_object *ev = json_item(events, i);
@@ -91,7 +94,7 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 				if (!json_member_string(sig, "id") ||
 				    !json_member_string(sig, "title"))
 					continue;
-				json_object *e = entry_for(all, by_id, sig, ev, vname, run);
+				json_object *e = entry_for(all, by_id, sig, ev, vname, &m);
 				if (!e) {
 					more++;
 					continue;
@@ -104,6 +107,7 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 				add_int(e, "runs", 1);
 				add_int(json_member(e, "variants"), vname, 1);
 			}
+			model_run_free(&m);
 			json_object_object_add(run, "signatures", ids);
 		}
 	}
