@@ -384,7 +384,8 @@ static int parse_comparison(struct json_reader *r, json_object *o, const char *p
 static int parse_variants(struct json_reader *r, json_object *o, struct model_result *m)
 {
 	json_object *vs = NULL;
-	if (json_get_object(r, o, "", "variants", true, &vs) != 0)
+	bool partial = ((const struct model_reader *)r)->partial;
+	if (json_get_object(r, o, "", "variants", !partial, &vs) != 0)
 		return r->failed;
 	size_t n = (size_t)json_object_object_length(vs);
 	m->variants = calloc(n ? n : 1, sizeof(*m->variants));
@@ -406,9 +407,10 @@ static int parse_variants(struct json_reader *r, json_object *o, struct model_re
 	return 0;
 }
 
-int model_result_parse(json_object *doc, struct model_result *ret, struct sl_error *err)
+static int result_read(json_object *doc, bool partial, struct model_result *ret,
+		       struct sl_error *err)
 {
-	struct model_reader mr = {.r = JSON_READER("result document", err)};
+	struct model_reader mr = {.r = JSON_READER("result document", err), .partial = partial};
 	struct json_reader *r = &mr.r;
 	*ret = (struct model_result){.doc = json_object_get(doc)};
 	int k = read_fields(r, doc, "", MODEL_RESULT, ret, &ret->has, &ret->extra);
@@ -438,6 +440,16 @@ static int run_read(json_object *o, bool partial, struct model_run *ret, struct 
 		model_run_free(ret);
 	}
 	return k < 0 ? k : 0;
+}
+
+int model_result_parse(json_object *doc, struct model_result *ret, struct sl_error *err)
+{
+	return result_read(doc, false, ret, err);
+}
+
+int model_result_read(json_object *doc, struct model_result *ret, struct sl_error *err)
+{
+	return result_read(doc, true, ret, err);
 }
 
 int model_run_parse(json_object *o, struct model_run *ret, struct sl_error *err)

@@ -135,6 +135,10 @@ bool model_has(enum model_type type, const struct model_presence *has, const cha
  * missing required member is ERR_INVALID naming its path ("The result
  * document: variants.base.runs[2].status is missing."). */
 int model_result_parse(json_object *doc, struct model_result *ret, struct sl_error *err);
+/* Like model_result_parse() for a document whose required members may be
+ * missing (an older or partial result: the store indexes whatever a job
+ * left); every member present is still type-checked and bounded. */
+int model_result_read(json_object *doc, struct model_result *ret, struct sl_error *err);
 
 /* A new document equal (json_object_equal) to the one parsed; members keep
  * no link to it. NULL when out of memory. */

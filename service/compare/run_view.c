@@ -5,8 +5,7 @@
 
 #include "compare/run_view.h"
 
-int run_view_read(json_object *runs, const char *what, struct run_view *ret,
-		  struct sl_error *err)
+int run_view_read(json_object *runs, const char *what, struct run_view *ret, struct sl_error *err)
 {
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
 	if (n > RUN_VIEW_MAX_RUNS)

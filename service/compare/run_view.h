@@ -24,8 +24,7 @@ struct run_view {
  * the wrong type or over its bounds is ERR_INVALID, prefixed with what
  * ("Variant 'patched'") and the run's index. Strings and untyped members
  * stay borrowed from runs, which must outlive the view. */
-int run_view_read(json_object *runs, const char *what, struct run_view *ret,
-		  struct sl_error *err);
+int run_view_read(json_object *runs, const char *what, struct run_view *ret, struct sl_error *err);
 void run_view_free(struct run_view *v);
 
 /* Whether run's status is "ok". */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare/result_model.h"
 #include "server/queue.h"
 #include "util/fs.h"
 #include "util/time.h"
@@ -294,11 +295,16 @@ static void job_succeeded(struct job_ctx *c, const char *job_dir, json_object *r
 	}
 	if (store_result_index(c->q->opts.store, c->id, result, &err) < 0)
 		qlog(c->q, "job %s: %s", c->id, err.message);
-	json_object *v = NULL;
-	const char *verdict = json_object_object_get_ex(result, "verdict", &v) &&
-				      json_object_is_type(v, json_type_string)
-				  ? json_object_get_string(v)
-				  : "inconclusive";
+	/* the runner's result, read through the model (partial: a series
+	 * job's result has no variants of its own) */
+	struct model_result m;
+	char verdict[32] = "inconclusive";
+	if (model_result_read(result, &m, &err) == 0) {
+		if (m.verdict)
+			snprintf(verdict, sizeof(verdict), "%s", m.verdict);
+		model_result_free(&m);
+	} else
+		qlog(c->q, "job %s: %s", c->id, err.message);
 	if (job_finish(c->q, c->id, "done", verdict, NULL) >= 0)
 		qlog(c->q, "job %s done: verdict %s", c->id, verdict);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "compare/result_model.h"
 #include "server/store-internal.h"
 #include "server/store.h"
 #include "util/json_get.h"
@@ -21,29 +22,82 @@ static void bind_double_at(sqlite3_stmt *st, int i, json_object *parent, const c
 
 /* The git commit the variant's kernel was built from (kernels.K.
  * source_commit), or NULL: what the trend's commit ranges read. */
-static const char *variant_commit(json_object *result, const char *variant)
+static const char *variant_commit(const struct model_result *m, const char *variant)
 {
-	json_object *variants = NULL, *v = NULL, *kernels = NULL, *k = NULL;
-	const char *kname = NULL;
-	if (!variant || !json_object_object_get_ex(result, "variants", &variants) ||
-	    !json_object_object_get_ex(variants, variant, &v) ||
-	    !(kname = json_member_string(v, "kernel")) ||
-	    !json_object_object_get_ex(result, "kernels", &kernels) ||
-	    !json_object_object_get_ex(kernels, kname, &k))
-		return NULL;
-	return json_member_string(k, "source_commit");
+	for (size_t i = 0; variant && i < m->n_variants; i++)
+		if (strcmp(m->variants[i].name, variant) == 0 && m->variants[i].kernel)
+			return json_member_string(json_member(m->kernels, m->variants[i].kernel),
+						  "source_commit");
+	return NULL;
 }
 
+static void bind_number(sqlite3_stmt *st, int i, const struct model_comparison *c,
+			const char *field, double v)
+{
+	if (model_has(MODEL_COMPARISON, &c->has, field))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* One comparison's row (ins prepared in store_result_index()). */
+static int insert_comparison(struct store *s, sqlite3_stmt *ins, const char *id,
+			     const struct model_result *m, const struct model_comparison *c,
+			     const char *name, const char *finished, struct sl_error *err)
+{
+	sqlite3_reset(ins);
+	sqlite3_clear_bindings(ins);
+	bind_text(ins, 1, id);
+	bind_text(ins, 2, name ? name : "");
+	bind_text(ins, 3, finished);
+	bind_text(ins, 4, c->variant ? c->variant : "");
+	bind_text(ins, 5, c->workload ? c->workload : "");
+	bind_text(ins, 6, c->metric ? c->metric : "");
+	bind_double_at(ins, 7, c->baseline, "median");
+	bind_double_at(ins, 8, c->candidate, "median");
+	bind_number(ins, 9, c, "change", c->change);
+	sqlite3_bind_null(ins, 10);
+	sqlite3_bind_null(ins, 11);
+	if (c->ci95 && json_object_array_length(c->ci95) == 2) {
+		sqlite3_bind_double(ins, 10,
+				    json_object_get_double(json_object_array_get_idx(c->ci95, 0)));
+		sqlite3_bind_double(ins, 11,
+				    json_object_get_double(json_object_array_get_idx(c->ci95, 1)));
+	}
+	bind_number(ins, 12, c, "p_value", c->p_value);
+	bind_text(ins, 13, c->verdict);
+	bind_text(ins, 14, variant_commit(m, c->variant));
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		return store_db_error(s, err, "store a comparison");
+	return 0;
+}
+
+static int index_locked(struct store *s, const char *id, json_object *result,
+			const struct model_result *m, struct sl_error *err);
+
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err)
+{
+	/* Read through the result model: whatever a job left may be partial,
+	 * but a member of the wrong type is refused before any row changes. */
+	struct model_result m;
+	int r = model_result_read(result, &m, err);
+	if (r < 0)
+		return r;
+	r = index_locked(s, id, result, &m, err);
+	model_result_free(&m);
+	return r;
+}
+
+static int index_locked(struct store *s, const char *id, json_object *result,
+			const struct model_result *m, struct sl_error *err)
 {
 	STORE_LOCK(s);
 	int r;
 	char now[TIME_ISO8601_MAX];
 	time_now_iso8601(now);
-	json_object *job = NULL, *cmps = NULL, *kernels = NULL;
-	json_object_object_get_ex(result, "job", &job);
-	const char *name = json_member_string(job, "name");
-	const char *finished = json_member_string(result, "finished_at");
+	json_object *kernels = m->kernels;
+	const char *name = json_member_string(m->job, "name");
+	const char *finished = m->finished_at ? m->finished_at : now;
 	if ((r = store_db_exec(s, "BEGIN IMMEDIATE;", err)) < 0)
 		return r;
 	_cleanup_stmt_ sqlite3_stmt *del = NULL, *ins = NULL, *delk = NULL, *insk = NULL;
@@ -70,57 +124,11 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 		r = store_db_error(s, err, "replace comparisons");
 		goto rollback;
 	}
-	if (json_object_object_get_ex(result, "comparisons", &cmps) &&
-	    json_object_is_type(cmps, json_type_array)) {
-		size_t n = json_object_array_length(cmps);
-		for (size_t i = 0; i < n; i++) {
-			json_object *c = json_object_array_get_idx(cmps, i), *b = NULL, *k = NULL,
-				    *ci = NULL;
-			json_object_object_get_ex(c, "baseline", &b);
-			json_object_object_get_ex(c, "candidate", &k);
-			sqlite3_reset(ins);
-			sqlite3_clear_bindings(ins);
-			bind_text(ins, 1, id);
-			bind_text(ins, 2, name ? name : "");
-			bind_text(ins, 3, finished ? finished : now);
-			bind_text(ins, 4,
-				  json_member_string(c, "variant")
-				      ? json_member_string(c, "variant")
-				      : "");
-			bind_text(ins, 5,
-				  json_member_string(c, "workload")
-				      ? json_member_string(c, "workload")
-				      : "");
-			bind_text(ins, 6,
-				  json_member_string(c, "metric") ? json_member_string(c, "metric")
-								  : "");
-			bind_double_at(ins, 7, b, "median");
-			bind_double_at(ins, 8, k, "median");
-			bind_double_at(ins, 9, c, "change");
-			sqlite3_bind_null(ins, 10);
-			sqlite3_bind_null(ins, 11);
-			if (json_object_object_get_ex(c, "ci95", &ci) &&
-			    json_object_is_type(ci, json_type_array) &&
-			    json_object_array_length(ci) == 2) {
-				sqlite3_bind_double(
-				    ins, 10,
-				    json_object_get_double(json_object_array_get_idx(ci, 0)));
-				sqlite3_bind_double(
-				    ins, 11,
-				    json_object_get_double(json_object_array_get_idx(ci, 1)));
-			}
-			bind_double_at(ins, 12, c, "p_value");
-			bind_text(ins, 13, json_member_string(c, "verdict"));
-			bind_text(ins, 14,
-				  variant_commit(result, json_member_string(c, "variant")));
-			if (sqlite3_step(ins) != SQLITE_DONE) {
-				r = store_db_error(s, err, "store a comparison");
-				goto rollback;
-			}
-		}
-	}
-	if (json_object_object_get_ex(result, "kernels", &kernels) &&
-	    json_object_is_type(kernels, json_type_object)) {
+	for (size_t i = 0; i < m->n_comparisons; i++)
+		if ((r = insert_comparison(s, ins, id, m, &m->comparisons[i], name, finished,
+					   err)) < 0)
+			goto rollback;
+	if (kernels) {
 		json_object_object_foreach(kernels, kname, kobj)
 		{
 			json_object *cached = NULL;

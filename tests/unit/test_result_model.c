@@ -159,13 +159,43 @@ static void test_refuses_malformed(void **state)
 	model_result_free(&m);
 }
 
+/* model_result_read() and model_run_read(): a partial document reads,
+ * its missing required members absent; a wrong type is still refused. */
+static void test_partial_read(void **state)
+{
+	(void)state;
+	struct sl_error err = {0};
+	_cleanup_json_ json_object *res = json_tokener_parse("{\"verdict\": \"pass\"}");
+	struct model_result m;
+	assert_true(model_result_parse(res, &m, &err) < 0);
+	assert_int_equal(model_result_read(res, &m, &err), 0);
+	assert_string_equal(m.verdict, "pass");
+	assert_int_equal(m.n_variants, 0);
+	assert_int_equal(m.n_comparisons, 0);
+	model_result_free(&m);
+
+	_cleanup_json_ json_object *run = json_tokener_parse(
+	    "{\"status\": \"ok\", \"workloads\": [{\"name\": \"a\", \"metrics\": {\"x\": 1}}]}");
+	struct model_run r;
+	assert_true(model_run_parse(run, &r, &err) < 0);
+	assert_int_equal(model_run_read(run, &r, &err), 0);
+	assert_null(r.key);
+	assert_false(model_has(MODEL_RUN, &r.has, "repeat"));
+	assert_non_null(model_run_workload(&r, "a"));
+	assert_null(model_run_workload(&r, "b"));
+	model_run_free(&r);
+
+	_cleanup_json_ json_object *bad = json_tokener_parse("{\"status\": \"ok\", \"noisy\": 1}");
+	assert_true(model_run_read(bad, &r, &err) < 0);
+	assert_non_null(strstr(err.message, "noisy"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),
-	    cmocka_unit_test(test_typed_fields),
-	    cmocka_unit_test(test_schema_agrees),
-	    cmocka_unit_test(test_refuses_malformed),
+	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_typed_fields),
+	    cmocka_unit_test(test_schema_agrees), cmocka_unit_test(test_refuses_malformed),
+	    cmocka_unit_test(test_partial_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

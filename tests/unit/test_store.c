@@ -302,6 +302,14 @@ static void test_result_index(void **state)
 	assert_int_equal(store_result_index(f->s, id, result, &err), 0);
 	/* Twice: rows are replaced, not doubled. */
 	assert_int_equal(store_result_index(f->s, id, result, &err), 0);
+	/* A result read through the model: a member of the wrong type is
+	 * refused, naming it, and the rows stored before stay (COUNT below). */
+	_cleanup_json_ json_object *bad = json_tokener_parse(
+	    "{\"comparisons\":[{\"variant\":\"patched\",\"metric\":\"inversions\","
+	    "\"verdict\":5}]}");
+	assert_true(store_result_index(f->s, id, bad, &err) < 0);
+	assert_int_equal(err.kind, ERR_INVALID);
+	assert_non_null(strstr(err.message, "comparisons[0].verdict"));
 	_cleanup_json_ json_object *builds = NULL;
 	assert_int_equal(store_build_seconds(f->s, &builds, &err), 0);
 	assert_int_equal(json_object_array_length(builds), 1);
