@@ -570,6 +570,11 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	for (size_t i = 0; i < n_vs; i++)
 		if (strcmp(vs[i].name, c.baseline) == 0)
 			base = &vs[i];
+	if (!base) { /* checked above; read_variants() reads every variant */
+		free_variants(vs, n_vs);
+		return error_set(err, ERR_INTERNAL, 0, "The baseline variant '%s' was not read.",
+				 c.baseline);
+	}
 
 	_cleanup_json_ json_object *comparisons = json_object_new_array();
 	_cleanup_json_ json_object *reasons = json_object_new_array();

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "compare/result_model.h"
 #include "server/counters.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -58,14 +59,15 @@ int store_schedule_claim_locked(struct store *s, const char *name, int64_t slot,
 int store_bisection_link_locked(struct store *s, const char *key, const char *job_id,
 				json_object *commits, const char *now, struct sl_error *err);
 /* store_nightly.c, the same: when job_id bisects a change point, its row
- * takes the answer from the job's result (borrowed): the state is the
+ * takes the answer from the job's result (borrowed, read through the
+ * result model by store_result_index()): the state is the
  * result's bisection.status ("found", "error") with its first bad commit,
  * subject, certainty and steps; without a bisection "no_regression" for a
  * pass, "inconclusive", or for a fail "found" naming a range's only commit
  * ("error" for more). A job that ends with no result keeps no answer: its
  * status stands for it (server/store_trend.c). */
-int store_bisection_answer_locked(struct store *s, const char *job_id, json_object *result,
-				  struct sl_error *err);
+int store_bisection_answer_locked(struct store *s, const char *job_id,
+				  const struct model_result *result, struct sl_error *err);
 
 static inline void stmt_finalizep(sqlite3_stmt **st)
 {

@@ -72,8 +72,8 @@ static int insert_comparison(struct store *s, sqlite3_stmt *ins, const char *id,
 	return 0;
 }
 
-static int index_locked(struct store *s, const char *id, json_object *result,
-			const struct model_result *m, struct sl_error *err);
+static int index_locked(struct store *s, const char *id, const struct model_result *m,
+			struct sl_error *err);
 
 int store_result_index(struct store *s, const char *id, json_object *result, struct sl_error *err)
 {
@@ -83,13 +83,13 @@ int store_result_index(struct store *s, const char *id, json_object *result, str
 	int r = model_result_read(result, &m, err);
 	if (r < 0)
 		return r;
-	r = index_locked(s, id, result, &m, err);
+	r = index_locked(s, id, &m, err);
 	model_result_free(&m);
 	return r;
 }
 
-static int index_locked(struct store *s, const char *id, json_object *result,
-			const struct model_result *m, struct sl_error *err)
+static int index_locked(struct store *s, const char *id, const struct model_result *m,
+			struct sl_error *err)
 {
 	STORE_LOCK(s);
 	int r;
@@ -146,7 +146,7 @@ static int index_locked(struct store *s, const char *id, json_object *result,
 		}
 	}
 	/* A change point's bisection job: its answer, with its comparisons. */
-	if ((r = store_bisection_answer_locked(s, id, result, err)) < 0)
+	if ((r = store_bisection_answer_locked(s, id, m, err)) < 0)
 		goto rollback;
 	if ((r = store_db_exec(s, "COMMIT;", err)) < 0)
 		return r;

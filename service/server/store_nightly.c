@@ -262,8 +262,8 @@ static const char *member_str(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-int store_bisection_answer_locked(struct store *s, const char *job_id, json_object *result,
-				  struct sl_error *err)
+int store_bisection_answer_locked(struct store *s, const char *job_id,
+				  const struct model_result *result, struct sl_error *err)
 {
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
 	int r = store_db_prepare(s, "SELECT commits FROM change_point_bisections WHERE job_id = ?;",
@@ -279,7 +279,7 @@ int store_bisection_answer_locked(struct store *s, const char *job_id, json_obje
 	const unsigned char *text = sqlite3_column_text(st, 0);
 	_cleanup_json_ json_object *commits = text ? json_tokener_parse((const char *)text) : NULL;
 
-	json_object *b = member(result, "bisection");
+	json_object *b = result->bisection;
 	json_object *certain = member(b, "certain"), *steps = member(b, "steps");
 	const char *state = NULL, *first_bad = NULL, *subject = NULL;
 	int is_certain = -1, n_steps = 0;
@@ -295,7 +295,7 @@ int store_bisection_answer_locked(struct store *s, const char *job_id, json_obje
 		/* Not bisected: the whole range passed (or stayed
 		 * inconclusive), or the range is one commit, which is the
 		 * answer when the job's verdict is fail. */
-		const char *verdict = member_str(result, "verdict");
+		const char *verdict = result->verdict;
 		json_object *only = json_object_is_type(commits, json_type_array) &&
 					    json_object_array_length(commits) == 1
 					? json_object_array_get_idx(commits, 0)
