@@ -521,8 +521,26 @@ int store_queued_jobs(struct store *s, json_object **ret_jobs, struct sl_error *
 	return 0;
 }
 
+static int run_put_locked(struct store *s, const char *id, const char *run_key, json_object *run,
+			  const struct model_run *m, struct sl_error *err);
+
 int store_run_put(struct store *s, const char *id, const char *run_key, json_object *run,
 		  struct sl_error *err)
+{
+	/* Read through the result model first: what the counters take from
+	 * it is typed, and a record with a member of the wrong type is refused
+	 * before it is stored. */
+	struct model_run m;
+	int r = model_run_read(run, &m, err);
+	if (r < 0)
+		return r;
+	r = run_put_locked(s, id, run_key, run, &m, err);
+	model_run_free(&m);
+	return r;
+}
+
+static int run_put_locked(struct store *s, const char *id, const char *run_key, json_object *run,
+			  const struct model_run *m, struct sl_error *err)
 {
 	STORE_LOCK(s);
 	_cleanup_stmt_ sqlite3_stmt *st = NULL;
@@ -542,16 +560,9 @@ int store_run_put(struct store *s, const char *id, const char *run_key, json_obj
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return store_db_error(s, err, "store a finished run");
 	if (sqlite3_changes(s->db) == 1) { /* not a key stored before */
-		json_object *v = NULL;
-		counters_run(s->counters,
-			     json_object_object_get_ex(run, "status", &v)
-				 ? json_object_get_string(v)
-				 : "unknown",
-			     1);
-		if (json_object_object_get_ex(run, "boot_seconds", &v) &&
-		    (json_object_is_type(v, json_type_double) ||
-		     json_object_is_type(v, json_type_int)))
-			counters_boot_seconds(s->counters, json_object_get_double(v));
+		counters_run(s->counters, m->status ? m->status : "unknown", 1);
+		if (model_has(MODEL_RUN, &m->has, "boot_seconds"))
+			counters_boot_seconds(s->counters, m->boot_seconds);
 	}
 	return 0;
 }

@@ -217,6 +217,11 @@ static void test_counters(void **state)
 	assert_int_equal(store_run_put(f->s, a, "baseline#0", run, &err), 0);
 	assert_int_equal(store_run_put(f->s, a, "baseline#0", run, &err), 0); /* kept once */
 	assert_int_equal(store_run_put(f->s, a, "baseline#1", odd, &err), 0);
+	/* read through the result model: a status that is no string is
+	 * refused, naming it, and neither stored nor counted */
+	_cleanup_json_ json_object *typo = json_tokener_parse("{\"status\":5}");
+	assert_true(store_run_put(f->s, a, "baseline#2", typo, &err) < 0);
+	assert_non_null(strstr(err.message, "status"));
 	_cleanup_json_ json_object *result =
 	    json_tokener_parse("{\"kernels\":{\"k1\":{\"build_seconds\":42,\"cached\":false},"
 			       "\"k2\":{\"build_seconds\":1,\"cached\":true}}}");
