@@ -1,5 +1,16 @@
 #!/usr/bin/env bash
 # timeout: 2700
+# false-failure rate: not shown ≤ 1/1000 (why: two parts. (1) Detection under
+# load: measured once, one boot a side (loaded avg +86 % against an A/A
+# spread of +57 %, docs/planted-regressions.md), too little for a rate; the
+# repeat is widened from a fixed 5 to 5:8 so an undecided loaded gate gets 3
+# more rounds instead of failing: about 6 boots, ~6 min of CI under TCG,
+# where the idle p99 gate usually keeps the job going to 8. (2) No idle
+# latency gate may regress: the latency pool of 2026-12-07 replayed at 5:8
+# (3000 jobs, bench/verdict_resample) gave REPLAY_LAT58 false regressions on
+# cyclictest's avg and p99. The ≥ 4-CPU latency-suite job asserts only "not
+# regressed" (pass or inconclusive), same rate. Measure (1) before counting
+# on it.)
 # Planted regression (docs/planted-regressions.md): tests/planted/rt-preempt-busy.patch
 # defers the preemption of a running fair task by a woken RT task to the
 # fair task's next tick; a wakeup on an idle CPU preempts the idle task as
@@ -9,8 +20,8 @@
 # `schedlab test` with no --suite (the default
 # suite, which includes under-load: cyclictest while hackbench and burn keep
 # every CPU busy) fails it on a latency gate of a workload under load.
-# Builds one kernel and boots 10 guests (5 rounds of the default suite, a
-# minute a boot under TCG), and 10 to 16 more for the latency suite on a
+# Builds one kernel and boots 10 to 16 guests (5 to 8 rounds of the default
+# suite, a minute a boot under TCG), and 10 to 16 more for the latency suite on a
 # host of 4 CPUs or more.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -24,7 +35,7 @@ if [ "$(nproc)" -ge 4 ]; then
 	planted_test rt-preempt-busy latency 5:8
 	planted_expect_not_regressed
 fi
-planted_test rt-preempt-busy default 5
+planted_test rt-preempt-busy default 5:8
 planted_expect_fail 'latency_us.*'
 planted_expect_regressed_in '*-loaded' 'latency_us.*'
 # The result carries the loads' throughput beside the latency: a gated
