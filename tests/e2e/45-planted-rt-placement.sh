@@ -3,8 +3,8 @@
 # plant is not `regressed`. bench/verdict_resample replaying 5000 jobs through
 # the production rule from the 70 candidate and 148 A/A runs docs/statistics.md
 # and docs/planted-regressions.md print for the quiet host (12 planted jobs,
-# inversions 0 to 13 against 0 to 7): at 5:8 2000 jobs missed 4 (0.2 %), at
-# 5:12 5000 missed 2 (0.04 %, at most 0.13 % one-sided 95 %); so 5:12. Level a
+# inversions 0 to 13 against 0 to 7): at 5:8 12000 jobs missed 43 (0.36 %),
+# at 5:12 5000 missed 2 (0.04 %, at most 0.13 % one-sided 95 %); so 5:12. Level a
 # look 0.0167: 5 v 5 still decide with one overlapping pair (p 0.016). Cost:
 # 8 boots (~4 min) in the few jobs still undecided at 8 (5.6 runs a side on
 # average in the replay, 5.4 at 5:8), else none.)

@@ -112,7 +112,7 @@ PY
 
 # Not "exit 0, verdict pass": an unchanged kernel passes only when every gate
 # is shown within its threshold, and at 5 to 8 runs a side a gate can stay
-# inconclusive (170 of 2000 replayed 5:8 A/A jobs of the quiet inversions
+# inconclusive (954 of 12000 replayed 5:8 A/A jobs of the quiet inversions
 # pool did: tests/e2e/45-planted-comment-only.sh's header). What must never
 # happen to identical kernels is a change: a gated comparison improved,
 # regressed or changed, or a failed verdict. That still fails a product that
