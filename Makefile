@@ -141,6 +141,7 @@ format:
 # unit tests and fuzz targets checks those paths for real.
 lint: $(BUILD)/schedlab
 	@tests/tools/check-sizes.py
+	@tests/tools/check-flake-rates.py
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  --suppress=memleak:service/kernel/kbuild.c --suppress=memleak:service/kernel/kbuild_cache.c -Iservice -Iworkloads service workloads
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# false-failure rate: 0 (deterministic: verdict fail comes from a patch that
+# does not apply or build, decided before any guest boots; no statistics).
 # A candidate kernel that does not build is a result, not an error
 # (docs/kernel-builds.md, "In a job"): a CI-shorthand job run from a directory that is not the repo,
 # with the default job dir, whose patch does not apply to kernel/sched/rt.c,

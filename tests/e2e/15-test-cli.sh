@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# false-failure rate: 0 (deterministic: no job runs; the verdict words it greps
+# are the exit codes in `schedlab test --help`).
 # `schedlab test` as a user meets it, without guests: from a directory
 # outside the repository, --dry-run with each PATCH form (a patch file, an
 # mbox of two patches with a cover letter, a directory with a quilt series

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# false-failure rate: 0 (deterministic: the verdicts compared are of a result
+# with no guest booted, fail by contract, and its rerun; no statistics).
 # `schedlab rerun RESULT.json`:
 #  - bad input exits 2 with a clear message: not JSON, not a result, a result
 #    without a job, a job that is not in the expanded form;

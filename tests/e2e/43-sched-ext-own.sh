@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# false-failure rate: 0 from the statistics (repeat 1: nothing can be decided;
+# any verdict and comparison word is accepted, exit 0, 1 or 3).
 # A sched_ext scheduler of the user's own, run as a user
 # would: the job file and its two source files (examples/scx-user/: scx_gfifo,
 # a global FIFO dispatch queue with the ops name "gfifo", written for

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# false-failure rate: 0 from the statistics (repeat 1, no comparison decides:
+# the fail verdict is the hang at the first RT push, which happens in every
+# boot; the 90 s bound is the silence rule's 30 s plus boot, a timing margin).
 # Planted regression (docs/planted-regressions.md): tests/planted/deadlock.patch
 # takes the target runqueue's lock a second time in push_rt_task(); the guest
 # boots and hangs at the first RT push, i.e. as soon as rt-migrate-test runs.

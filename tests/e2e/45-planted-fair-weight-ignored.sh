@@ -1,4 +1,9 @@
 #!/usr/bin/env bash
+# false-failure rate: ~0 (why: share_error is 0.0006 to 0.0026 on the base and
+# 0.4985 to 0.5024 planted in every documented run (docs/planted-regressions.md):
+# the samples cannot overlap, so 4 v 4 always separate completely, p 0.029 ≤
+# alpha 0.05 (repeat 4, one look), and the estimate (~0.5) is 10 times the
+# threshold 0.05. Only runs that do not finish could fail it, not statistics.)
 # Planted regression (docs/planted-regressions.md): tests/planted/fair-weight-ignored.patch
 # sizes every group entity against its parent's shares, so cpu.weight still
 # reads back what was written but sibling groups weigh the same. Submitted as

@@ -1,5 +1,18 @@
 #!/usr/bin/env bash
 # timeout: 2700
+# false-failure rate: not shown ≤ 1/1000 (why: two parts. (1) Detection under
+# load: measured once, one boot a side (loaded avg +86 % against an A/A
+# spread of +57 %, docs/planted-regressions.md), too little for a rate; the
+# repeat is widened from a fixed 5 to 5:8 so an undecided loaded gate gets 3
+# more rounds instead of failing: about 6 boots, ~6 min of CI under TCG,
+# where the idle p99 gate usually keeps the job going to 8. (2) The idle
+# cyclictest must not regress: bench/verdict_resample on the 2026-12-07
+# latency pool (24 A/A runs) gave false regressions of the idle p99 in 19 of
+# 3000 jobs at 5:8 (33 at the old fixed 5) and of the avg in 3 (12 at 5).
+# So the idle check is on latency_us.avg only, 0.1 % (≤ 0.35 % one-sided
+# 95 %): the avg is what an idle-visible RT latency plant moves (the
+# rt-wakeup-latency plant: 3000 of 3000). The ≥ 4-CPU latency-suite job
+# asserts "no gate regressed" (p99 included, ~0.7 %), but does not run in CI.)
 # Planted regression (docs/planted-regressions.md): tests/planted/rt-preempt-busy.patch
 # defers the preemption of a running fair task by a woken RT task to the
 # fair task's next tick; a wakeup on an idle CPU preempts the idle task as
@@ -9,8 +22,8 @@
 # `schedlab test` with no --suite (the default
 # suite, which includes under-load: cyclictest while hackbench and burn keep
 # every CPU busy) fails it on a latency gate of a workload under load.
-# Builds one kernel and boots 10 guests (5 rounds of the default suite, a
-# minute a boot under TCG), and 10 to 16 more for the latency suite on a
+# Builds one kernel and boots 10 to 16 guests (5 to 8 rounds of the default
+# suite, a minute a boot under TCG), and 10 to 16 more for the latency suite on a
 # host of 4 CPUs or more.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -24,9 +37,11 @@ if [ "$(nproc)" -ge 4 ]; then
 	planted_test rt-preempt-busy latency 5:8
 	planted_expect_not_regressed
 fi
-planted_test rt-preempt-busy default 5
+planted_test rt-preempt-busy default 5:8
 planted_expect_fail 'latency_us.*'
-planted_expect_regressed_in '*-loaded' 'latency_us.*'
+# The idle check on the average alone: the idle p99 regresses falsely in
+# 0.6 % of A/A jobs at 5:8 (the header), the average in 0.1 %.
+planted_expect_regressed_in '*-loaded' 'latency_us.*' 'latency_us.avg'
 # The result carries the loads' throughput beside the latency: a gated
 # comparison of each load's rate, with values on both sides.
 python3 - "$PLANTED_DIR/result.json" <<'PY'

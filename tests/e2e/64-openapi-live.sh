@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # tier: host
+# false-failure rate: 0 (deterministic: seeded store, a base that fails to
+# build in seconds; no comparison is judged).
 # Live OpenAPI conformance: the real `schedlab serve`, driven by
 # tests/api/openapi_live.py from results-schema/openapi.yaml (every
 # operation, wrong methods, malformed ids, bad parameters and bodies), in

@@ -20,9 +20,17 @@
 #       that regressed and a reason that names it; "hung" (or "panic",
 #       "crashed") must be the status of a run of variant 'patched', named
 #       in a reason.
-#   planted_expect_pass   exit 0 and verdict pass.
+#   planted_expect_no_change   the A/A check (comment-only): exit 0 or 3,
+#       verdict pass or inconclusive, no gated comparison of 'patched'
+#       improved, regressed or changed, every run of it ok, no JUnit failure.
 #   planted_expect_not_regressed   exit 0 or 3, no gated metric of
 #       'patched' regressed, every run of it ok.
+# false-failure rate: per caller (each 45-planted-*.sh states its own). The
+# checks after the verdict are deterministic given it; planted_expect_fail
+# fails on a missed detection, planted_expect_no_change and
+# planted_expect_not_regressed only on a false change of a gated metric
+# (never on "inconclusive"), and planted_expect_regressed_in also on a
+# false regression of an idle latency gate.
 # shellcheck shell=bash
 
 planted_test() {
@@ -102,30 +110,48 @@ PY
 	grep -q '<failure' "$PLANTED_DIR/junit.xml" || e2e_fail "junit.xml has no failure for a failed verdict"
 }
 
-planted_expect_pass() {
+# Not "exit 0, verdict pass": an unchanged kernel passes only when every gate
+# is shown within its threshold, and at 5 to 8 runs a side a gate can stay
+# inconclusive (954 of 12000 replayed 5:8 A/A jobs of the quiet inversions
+# pool did: tests/e2e/45-planted-comment-only.sh's header). What must never
+# happen to identical kernels is a change: a gated comparison improved,
+# regressed or changed, or a failed verdict. That still fails a product that
+# calls identical kernels different, or whose patch path breaks the kernel.
+planted_expect_no_change() {
 	planted_summary
 	case "$PLANTED_RC" in
-	0) ;;
-	3) e2e_fail "schedlab test was inconclusive (exit 3) on a comment-only patch: its kernel schedules exactly as the base does, so at this repeat count the gates must decide; a host too loaded to decide is a failure here, not a skip (see the reasons above)" ;;
-	*) e2e_fail "schedlab test exited $PLANTED_RC, expected 0 (pass)" ;;
+	0 | 3) ;;
+	*) e2e_fail "schedlab test exited $PLANTED_RC, expected 0 (pass) or 3 (inconclusive): an unchanged kernel must not fail" ;;
 	esac
 	python3 - "$PLANTED_DIR/result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["verdict"] == "pass", r.get("verdict_reasons")
+assert r["verdict"] in ("pass", "inconclusive"), (r["verdict"], r.get("verdict_reasons"))
 assert r["job"].get("gates"), "the suite's default gates must be there"
+gated = [c for c in r["comparisons"] if c["variant"] == "patched" and c.get("gated")]
+assert gated, "no gated comparison of variant 'patched'"
+bad = [(c["workload"], c["metric"], c["verdict"]) for c in gated
+       if c["verdict"] in ("improved", "regressed", "changed")]
+assert not bad, f"a false change between identical kernels: {bad}"
 runs = r["variants"]["patched"]["runs"]
 assert runs and all(run["status"] == "ok" for run in runs), [run["status"] for run in runs]
+if r["verdict"] == "inconclusive":
+    open_gates = [c for c in gated if c["verdict"] == "inconclusive"]
+    assert open_gates and all(any(f"'{c['metric']}'" in x for x in r["verdict_reasons"])
+                              for c in open_gates), r["verdict_reasons"]
+print("no false change: verdict", r["verdict"], [(c["metric"], c["verdict"]) for c in gated])
 PY
 	if grep -q '<failure' "$PLANTED_DIR/junit.xml"; then
-		e2e_fail "junit.xml has a failure although the verdict passed"
+		e2e_fail "junit.xml has a failure although the verdict did not fail"
 	fi
 }
 
-# planted_expect_regressed_in WORKLOAD_GLOB METRIC_GLOB: some gated comparison
-# of variant 'patched' on METRIC_GLOB regressed, and every such one is of a
-# workload matching WORKLOAD_GLOB (the under-load workloads: *-loaded,
-# *-load), so the idle measurement did not see it.
+# planted_expect_regressed_in WORKLOAD_GLOB METRIC_GLOB [IDLE_GLOB]: some
+# gated comparison of variant 'patched' on METRIC_GLOB of a workload matching
+# WORKLOAD_GLOB (the under-load workloads: *-loaded, *-load) regressed, and
+# none on IDLE_GLOB (default METRIC_GLOB) of any other workload did, so the
+# idle measurement did not see it. IDLE_GLOB narrows that second check to the
+# metrics whose A/A false regressions are rare enough (the caller says why).
 # planted_expect_not_regressed: the suite did not see the patch: no gated
 # comparison of variant 'patched' regressed, no run of it failed, and the
 # verdict is pass or inconclusive (exit 0 or 3). For a patch whose effect is
@@ -153,16 +179,22 @@ PY
 }
 
 planted_expect_regressed_in() {
-	python3 - "$PLANTED_DIR/result.json" "$1" "$2" <<'PY'
+	python3 - "$PLANTED_DIR/result.json" "$1" "$2" "${3:-$2}" <<'PY'
 import fnmatch, json, sys
 r = json.load(open(sys.argv[1]))
-wl, metric = sys.argv[2], sys.argv[3]
+wl, metric, idle_metric = sys.argv[2], sys.argv[3], sys.argv[4]
 comps = [c for c in r["comparisons"]
          if c["variant"] == "patched" and c.get("gated") and c["verdict"] == "regressed"
          and fnmatch.fnmatchcase(c["metric"], metric)]
-assert comps, f"no gated '{metric}' comparison regressed"
-bad = [c["workload"] for c in comps if not fnmatch.fnmatchcase(c["workload"], wl)]
-assert not bad, f"'{metric}' regressed in {bad}, outside '{wl}'"
-print("ok: regressed only under load:", sorted({(c["workload"], c["metric"]) for c in comps}))
+inside = [c for c in comps if fnmatch.fnmatchcase(c["workload"], wl)]
+assert inside, f"no gated '{metric}' comparison of a '{wl}' workload regressed: " + str(
+    [(c["workload"], c["metric"]) for c in comps])
+bad = [(c["workload"], c["metric"]) for c in comps
+       if not fnmatch.fnmatchcase(c["workload"], wl) and fnmatch.fnmatchcase(c["metric"], idle_metric)]
+assert not bad, f"regressed outside '{wl}': {bad}"
+other = [(c["workload"], c["metric"]) for c in comps if not fnmatch.fnmatchcase(c["workload"], wl)]
+if other:
+    print(f"note: regressed outside '{wl}' but not '{idle_metric}', not asserted:", other)
+print("ok: regressed under load:", sorted({(c["workload"], c["metric"]) for c in inside}))
 PY
 }
