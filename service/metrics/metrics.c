@@ -107,6 +107,11 @@ static const struct metrics_name *metrics_entry(const char *tool, const char *me
 	return n;
 }
 
+bool metrics_known(const char *tool, const char *metric)
+{
+	return metrics_entry(tool, metric) != NULL;
+}
+
 const char *metrics_better(const char *tool, const char *metric)
 {
 	const struct metrics_name *n = metrics_entry(tool, metric);

@@ -49,6 +49,11 @@ bool metrics_failure_reason(const char *tool, json_object *workload_payload, cha
  * does not emit is "none". */
 const char *metrics_better(const char *tool, const char *metric);
 
+/* Whether the tool's plug-in lists metric among those it emits (its own
+ * names, load.* or schedstat.*), so its direction is the plug-in's word and
+ * not the "none" a metric nobody listed falls back to. */
+bool metrics_known(const char *tool, const char *metric);
+
 /* A metric's default practical threshold, used when no gate gives one:
  * max(floor_abs, rel x |baseline median|). latency_gate marks the default
  * gates' latency metrics, whose threshold the host's A/A calibration may
