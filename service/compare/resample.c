@@ -38,35 +38,45 @@ static bool kept(const struct resample_keep *keep, size_t n, const char *w, cons
 }
 
 /* Drops the details, and with keep the workloads and metrics it does not
- * name, from one run's workloads. */
-static void prune(json_object *run, const struct resample_keep *keep, size_t n_keep)
+ * name, from one run's workloads. The run is read through the model
+ * (compare/result_model.h) for its workloads' names and metrics; the
+ * document is what is pruned, as the pool hands out copies of it. A run
+ * record that does not read is -EINVAL: results reach here parsed strictly
+ * (resample_load_results()), so it is a caller's hand-made one. */
+static int prune(json_object *run, const struct resample_keep *keep, size_t n_keep)
 {
+	struct model_run mr;
+	struct sl_error err = {0};
+	if (model_run_read(run, &mr, &err) < 0)
+		return -EINVAL;
+	/* the model's workloads are the array's items, index for index */
 	json_object *wls = json_object_object_get(run, "workloads");
-	for (size_t w = wls ? json_object_array_length(wls) : 0; w-- > 0;) {
-		json_object *wl = json_object_array_get_idx(wls, w);
-		const char *name = json_object_get_string(json_object_object_get(wl, "name"));
-		json_object_object_del(wl, "details");
+	for (size_t w = mr.n_workloads; w-- > 0;) {
+		const struct model_workload *wl = &mr.workloads[w];
+		/* wl borrows from the item: nothing of it is read after a delete */
+		json_object_object_del(json_object_array_get_idx(wls, w), "details");
 		if (!n_keep)
 			continue;
-		if (!name || !kept(keep, n_keep, name, NULL)) {
+		if (!wl->name || !kept(keep, n_keep, wl->name, NULL)) {
 			json_object_array_del_idx(wls, w, 1);
 			continue;
 		}
-		json_object *metrics = json_object_object_get(wl, "metrics");
-		if (!json_object_is_type(metrics, json_type_object))
+		if (!wl->metrics)
 			continue;
 		/* Collect first: deleting while iterating a json-c object is not safe. */
 		const char *drop[256];
 		size_t n_drop = 0;
-		json_object_object_foreach(metrics, key, val)
+		json_object_object_foreach(wl->metrics, key, val)
 		{
 			(void)val;
-			if (!kept(keep, n_keep, name, key) && n_drop < 256)
+			if (!kept(keep, n_keep, wl->name, key) && n_drop < 256)
 				drop[n_drop++] = key;
 		}
 		for (size_t i = 0; i < n_drop; i++)
-			json_object_object_del(metrics, drop[i]);
+			json_object_object_del(wl->metrics, drop[i]);
 	}
+	model_run_free(&mr);
+	return 0;
 }
 
 int resample_pool_add(struct resample_pool *p, json_object *result, bool baseline,
@@ -84,7 +94,8 @@ int resample_pool_add(struct resample_pool *p, json_object *result, bool baselin
 		json_object *runs = json_object_object_get(v, "runs");
 		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
 			json_object *run = json_object_array_get_idx(runs, i);
-			prune(run, keep, n_keep);
+			if (prune(run, keep, n_keep) < 0)
+				return -EINVAL;
 			if (pool_add(p, run) < 0)
 				return -ENOMEM;
 		}

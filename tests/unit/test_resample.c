@@ -87,6 +87,15 @@ static void test_pool(void **state)
 	json_object *bad = json_tokener_parse("{\"variants\": {}}");
 	assert_int_equal(resample_pool_add(&base, bad, true, NULL, 0), -EINVAL);
 	json_object_put(bad);
+	/* Runs are read through the result model: a workload whose metrics are
+	 * not an object is refused, not pruned halfway. */
+	bad = json_tokener_parse("{\"job\": {\"baseline\": \"base\"}, \"variants\": {\"base\": "
+				 "{\"runs\": [{\"workloads\": [{\"name\": \"w\", "
+				 "\"metrics\": [1]}]}]}}}");
+	assert_non_null(bad);
+	assert_int_equal(resample_pool_add(&base, bad, true, keep, 1), -EINVAL);
+	resample_pool_free(&base);
+	json_object_put(bad);
 	json_object_put(r);
 }
 
