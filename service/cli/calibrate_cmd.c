@@ -13,10 +13,12 @@
 #include "cli/cli.h"
 #include "cli/run_common.h"
 #include "compare/calibration.h"
+#include "compare/result_model.h"
 #include "job/job.h"
 #include "job/suite.h"
 #include "util/fs.h"
 #include "util/json.h"
+#include "util/json_get.h"
 #include "util/parse.h"
 #include "util/time.h"
 
@@ -100,6 +102,24 @@ static void print_doc(json_object *doc, const char *cache_dir)
 	}
 }
 
+/* Every variant's runs of m, as a new array of run records (emitted from
+ * the model, so calibration_from_runs() reads what the model checked): the
+ * variants all boot the one kernel alike. NULL when out of memory. */
+static json_object *all_runs(const struct model_result *m)
+{
+	json_object *runs = json_object_new_array();
+	for (size_t v = 0; runs && v < m->n_variants; v++)
+		for (size_t i = 0; i < m->variants[v].n_runs; i++) {
+			json_object *run = model_run_emit(&m->variants[v].runs[i]);
+			if (!run || json_object_array_add(runs, run) < 0) {
+				json_object_put(run);
+				json_object_put(runs);
+				return NULL;
+			}
+		}
+	return runs;
+}
+
 /* Stores one calibration per workload from the A/A job's result. */
 static int store(const char *result_path, json_object *expanded, const char *cache_dir, int boots)
 {
@@ -111,42 +131,35 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 		fprintf(stderr, "schedlab calibrate: %s\n", err.message);
 		return EXIT_ERROR;
 	}
-	json_object *kernels = NULL, *k = NULL, *kkey = NULL, *env = NULL, *accel = NULL,
-		    *variants = NULL;
-	json_object_object_get_ex(result, "kernels", &kernels);
-	json_object_object_get_ex(kernels, job->baseline->kernel->name, &k);
-	json_object_object_get_ex(k, "key", &kkey);
-	json_object_object_get_ex(result, "environment", &env);
-	json_object_object_get_ex(env, "accelerator", &accel);
-	json_object_object_get_ex(result, "variants", &variants);
-	/* every variant's runs: they all boot the one kernel alike */
-	_cleanup_json_ json_object *runs = json_object_new_array();
-	json_object_object_foreach(variants, vname, v)
-	{
-		(void)vname;
-		json_object *vr = NULL;
-		json_object_object_get_ex(v, "runs", &vr);
-		for (size_t i = 0;
-		     json_object_is_type(vr, json_type_array) && i < json_object_array_length(vr);
-		     i++)
-			json_object_array_add(runs,
-					      json_object_get(json_object_array_get_idx(vr, i)));
+	/* The result is read through its model (compare/result_model.h), so a
+	 * damaged one is named by its field here, not half-read below. */
+	_cleanup_(model_result_free) struct model_result m = {0};
+	if (model_result_parse(result, &m, &err) < 0) {
+		fprintf(stderr, "schedlab calibrate: %s\n", err.message);
+		return EXIT_ERROR;
 	}
-	if (!json_object_is_type(kkey, json_type_string) || !accel ||
-	    json_object_array_length(runs) == 0) {
+	/* kernels and environment are untyped members of the model */
+	const char *kkey =
+	    json_member_string(json_member(m.kernels, job->baseline->kernel->name), "key");
+	const char *accel = json_member_string(m.environment, "accelerator");
+	_cleanup_json_ json_object *runs = all_runs(&m);
+	if (!runs) {
+		fprintf(stderr, "schedlab calibrate: out of memory\n");
+		return EXIT_ERROR;
+	}
+	if (!kkey || !accel || json_object_array_length(runs) == 0) {
 		fprintf(stderr,
 			"schedlab calibrate: the A/A job ran no guest; nothing to store.\n");
 		return EXIT_ERROR;
 	}
 	struct calibration_host h;
-	calibration_host_local(json_object_get_string(accel), &h);
+	calibration_host_local(accel, &h);
 	char made_at[TIME_ISO8601_MAX];
 	time_now_iso8601(made_at);
 	int stored = 0;
 	for (size_t i = 0; i < job->n_workloads; i++) {
 		_cleanup_json_ json_object *doc =
-		    calibration_from_runs(&h, json_object_get_string(kkey), job, &job->workloads[i],
-					  runs, boots, made_at);
+		    calibration_from_runs(&h, kkey, job, &job->workloads[i], runs, boots, made_at);
 		json_object *metrics = NULL;
 		json_object_object_get_ex(doc, "metrics", &metrics);
 		if (json_object_object_length(metrics) == 0) {
