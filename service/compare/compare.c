@@ -93,20 +93,6 @@ static const struct job_gate *find_gate(struct cmp_ctx *c, const char *workload,
 	return NULL;
 }
 
-/* A metric as the result stores it: metrics_number() keeps the parser's
- * double in memory but writes 10 significant digits. Comparing on the
- * written value makes a comparison the same whether its runs were just
- * measured or read back from a result (rerun, the service's store, a
- * reader re-computing it), instead of differing in the 6th digit. */
-static double stored_precision(double d)
-{
-	char buf[32];
-	if (!isfinite(d))
-		return d;
-	snprintf(buf, sizeof(buf), "%.10g", d);
-	return strtod(buf, NULL);
-}
-
 /* The values of one metric over a variant's ok runs (less the noisy ones
  * when the policy excludes them); returns the count. */
 static size_t collect(struct cmp_ctx *c, const struct run_view *variant, const char *workload,
@@ -124,7 +110,7 @@ static size_t collect(struct cmp_ctx *c, const struct run_view *variant, const c
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double))
 			continue;
-		double d = stored_precision(json_object_get_double(v));
+		double d = json_object_get_double(v);
 		if (isfinite(d))
 			out[n++] = d;
 	}
