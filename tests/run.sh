@@ -28,7 +28,23 @@ passed=0 failed=0 skipped=0
 failures=()
 
 run_unit() {
-	local bin name out
+	local bin name out src targets=()
+	# Build the programs about to run, so that a filtered run after an edit
+	# never runs a stale binary (make check-unit has built them already:
+	# then this is a no-op).
+	for src in tests/unit/test_*.c; do
+		name=$(basename "$src" .c)
+		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+		targets+=("$BUILD/tests/$name")
+	done
+	if [ "$BUILD" = build ] && [ ${#targets[@]} -gt 0 ] &&
+		! make -s --no-print-directory "${targets[@]}" >"$logs/unit-build.log" 2>&1; then
+		echo "FAIL unit build (build/test-logs/unit-build.log):"
+		tail -n 20 "$logs/unit-build.log"
+		failures+=("unit build")
+		failed=$((failed + 1))
+		return
+	fi
 	for bin in "$BUILD"/tests/test_*; do
 		[ -x "$bin" ] || continue
 		name=$(basename "$bin")

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -102,22 +103,20 @@ static void print_doc(json_object *doc, const char *cache_dir)
 	}
 }
 
-/* Every variant's runs of m, as a new array of run records (emitted from
- * the model, so calibration_from_runs() reads what the model checked): the
- * variants all boot the one kernel alike. NULL when out of memory. */
-static json_object *all_runs(const struct model_result *m)
+/* Every variant's runs of m in one view that borrows them (free only its
+ * array, never the runs): the variants all boot the one kernel alike.
+ * false when out of memory. */
+static bool all_runs(const struct model_result *m, struct run_view *ret)
 {
-	json_object *runs = json_object_new_array();
-	for (size_t v = 0; runs && v < m->n_variants; v++)
-		for (size_t i = 0; i < m->variants[v].n_runs; i++) {
-			json_object *run = model_run_emit(&m->variants[v].runs[i]);
-			if (!run || json_object_array_add(runs, run) < 0) {
-				json_object_put(run);
-				json_object_put(runs);
-				return NULL;
-			}
-		}
-	return runs;
+	size_t n = 0;
+	for (size_t v = 0; v < m->n_variants; v++)
+		n += m->variants[v].n_runs;
+	ret->runs = calloc(n ? n : 1, sizeof(*ret->runs));
+	ret->n = 0;
+	for (size_t v = 0; ret->runs && v < m->n_variants; v++)
+		for (size_t i = 0; i < m->variants[v].n_runs; i++)
+			ret->runs[ret->n++] = m->variants[v].runs[i];
+	return ret->runs != NULL;
 }
 
 /* Stores one calibration per workload from the A/A job's result. */
@@ -142,12 +141,13 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 	const char *kkey =
 	    json_member_string(json_member(m.kernels, job->baseline->kernel->name), "key");
 	const char *accel = json_member_string(m.environment, "accelerator");
-	_cleanup_json_ json_object *runs = all_runs(&m);
-	if (!runs) {
+	struct run_view runs = {0};
+	if (!all_runs(&m, &runs)) {
 		fprintf(stderr, "schedlab calibrate: out of memory\n");
 		return EXIT_ERROR;
 	}
-	if (!kkey || !accel || json_object_array_length(runs) == 0) {
+	_cleanup_free_ struct model_run *borrowed = runs.runs;
+	if (!kkey || !accel || runs.n == 0) {
 		fprintf(stderr,
 			"schedlab calibrate: the A/A job ran no guest; nothing to store.\n");
 		return EXIT_ERROR;
@@ -159,7 +159,7 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 	int stored = 0;
 	for (size_t i = 0; i < job->n_workloads; i++) {
 		_cleanup_json_ json_object *doc =
-		    calibration_from_runs(&h, kkey, job, &job->workloads[i], runs, boots, made_at);
+		    calibration_from_view(&h, kkey, job, &job->workloads[i], &runs, boots, made_at);
 		json_object *metrics = NULL;
 		json_object_object_get_ex(doc, "metrics", &metrics);
 		if (json_object_object_length(metrics) == 0) {

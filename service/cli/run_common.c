@@ -10,6 +10,7 @@
 #include "cli/run_common.h"
 #include "job/debian_bases.h"
 #include "job/job.h"
+#include "compare/result_model.h"
 #include "report/junit.h"
 #include "report/report.h"
 #include "report/summary.h"
@@ -98,6 +99,36 @@ char *cli_default_job_dir(const char *name)
 	if (asprintf(&rel, "build/jobs/%s-%s", name && *name ? name : "job", stamp) < 0)
 		return NULL;
 	return cli_path_absolute(rel);
+}
+
+/* JUnit and the report into their files (when asked), the summary on
+ * stdout; the verdict's exit status, or EXIT_ERROR naming what failed. */
+static int write_and_print(const char *cmd, const struct model_result *m, const char *output,
+			   const char *junit_path, const char *report_path)
+{
+	struct sl_error err = {0};
+	if (junit_path) {
+		_cleanup_free_ char *xml = NULL;
+		if (junit_from_model(m, &xml) < 0)
+			error_set(&err, ERR_INTERNAL, ENOMEM, "Out of memory.");
+		if (!xml || fs_write_file_atomic(junit_path, xml, strlen(xml), &err) < 0) {
+			fprintf(stderr, "schedlab %s: cannot write JUnit XML to '%s': %s\n", cmd,
+				junit_path, err.message);
+			return EXIT_ERROR;
+		}
+	}
+	if (report_path) {
+		_cleanup_free_ char *html = NULL;
+		if (report_html_model(m, &html, &err) < 0 ||
+		    fs_write_file_atomic(report_path, html, strlen(html), &err) < 0) {
+			fprintf(stderr, "schedlab %s: cannot write the report to '%s': %s\n", cmd,
+				report_path, err.message);
+			return EXIT_ERROR;
+		}
+	}
+	summary_print_model(stdout, m);
+	printf("result: %s\n", output);
+	return summary_exit_code_model(m);
 }
 
 /* *ret = the absolute form of path (NULL stays NULL); a message on failure. */
@@ -189,30 +220,16 @@ int cli_run_expanded_then(const char *cmd, json_object *expanded, const struct c
 		fprintf(stderr, "schedlab %s: %s\n", cmd, err.message);
 		return EXIT_ERROR;
 	}
-	if (junit_path) {
-		_cleanup_free_ char *xml = NULL;
-		if (junit_from_result(result, &xml, &err) < 0 ||
-		    fs_write_file_atomic(junit_path, xml, strlen(xml), &err) < 0) {
-			fprintf(stderr, "schedlab %s: cannot write JUnit XML to '%s': %s\n", cmd,
-				junit_path, err.message);
-			return EXIT_ERROR;
-		}
-	}
-	if (report_path) {
-		_cleanup_free_ char *html = NULL;
-		if (report_html(result, &html, &err) < 0 ||
-		    fs_write_file_atomic(report_path, html, strlen(html), &err) < 0) {
-			fprintf(stderr, "schedlab %s: cannot write the report to '%s': %s\n", cmd,
-				report_path, err.message);
-			return EXIT_ERROR;
-		}
-	}
-	if (summary_print(stdout, result, &err) < 0) {
-		fprintf(stderr, "schedlab %s: cannot print the summary: %s\n", cmd, err.message);
+	/* One parse for every output: JUnit, the report, the summary and the
+	 * exit status all read the same typed result. */
+	struct model_result m = {0};
+	if (model_result_parse(result, &m, &err) < 0) {
+		fprintf(stderr, "schedlab %s: %s\n", cmd, err.message);
 		return EXIT_ERROR;
 	}
-	printf("result: %s\n", output);
-	return summary_exit_code(result);
+	int code = write_and_print(cmd, &m, output, junit_path, report_path);
+	model_result_free(&m);
+	return code;
 }
 
 int cli_run_option(const char *cmd, int c, const char *arg, struct cli_run_opts *o)

@@ -46,10 +46,12 @@ struct submit_outputs {
 };
 
 /* GETs the result of job id, writes the outputs, prints the summary table
- * on stderr, and returns in *ret_result a new reference to the result. A
- * job that is not done yet is ERR_CONFLICT, naming its status. */
+ * on stderr, and returns in *ret_result a new reference to the result and
+ * in *ret_exit the exit status its verdict gives (summary_exit_code). A
+ * job that is not done yet is ERR_CONFLICT, naming its status; a result
+ * the typed model cannot read is ERR_INVALID naming the field. */
 int submit_fetch_result(struct httpclient *c, const char *id, const struct submit_outputs *out,
-			json_object **ret_result, struct sl_error *err);
+			json_object **ret_result, int *ret_exit, struct sl_error *err);
 
 /* DELETEs job id (not interruptible: it clears the client's interrupt flag).
  * Returns 0 when the job is cancelled (HTTP 200) or stopping (202), with

@@ -444,13 +444,14 @@ static int wait_and_finish(struct httpclient *c, const char *id, const struct op
 		submit_print_ending(id, job);
 		return EXIT_ERROR;
 	}
-	if (submit_fetch_result(c, id, &o->out, &result, &err) < 0) {
+	int code = EXIT_ERROR;
+	if (submit_fetch_result(c, id, &o->out, &result, &code, &err) < 0) {
 		fprintf(stderr, "schedlab submit: %s\n", err.message);
 		return EXIT_ERROR;
 	}
 	const char *verdict = submit_jstr(result, "verdict");
 	fprintf(stderr, "Job %s done: verdict %s.\n", id, verdict ? verdict : "(none)");
-	return gate ? summary_exit_code(result) : EXIT_PASS;
+	return gate ? code : EXIT_PASS;
 }
 
 static int do_submit(const char *job_path, struct opts *o)
@@ -598,6 +599,7 @@ static int do_on_job(enum form form, const char *id, struct opts *o)
 	}
 	case FORM_RESULT: {
 		bool to_stdout = !o->out.result && !o->out.junit && !o->out.report;
+		int code = EXIT_ERROR;
 		char path[96];
 		if (to_stdout) {
 			snprintf(path, sizeof(path), "/v1/jobs/%s/result", id);
@@ -613,9 +615,10 @@ static int do_on_job(enum form form, const char *id, struct opts *o)
 			fwrite(resp.body, 1, resp.len, stdout);
 			if (resp.len && resp.body[resp.len - 1] != '\n')
 				putchar('\n');
-		} else if (submit_fetch_result(client, id, &o->out, &result, &err) < 0)
+			code = summary_exit_code(result);
+		} else if (submit_fetch_result(client, id, &o->out, &result, &code, &err) < 0)
 			goto fail;
-		ret = o->gate ? summary_exit_code(result) : EXIT_PASS;
+		ret = o->gate ? code : EXIT_PASS;
 		break;
 	}
 	case FORM_SUBMIT:

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/submit-internal.h"
+#include "compare/result_model.h"
 #include "report/junit.h"
 #include "report/report.h"
 #include "report/summary.h"
@@ -158,21 +159,22 @@ int submit_follow(struct httpclient *c, const char *id, long retry_for_s, json_o
 	}
 }
 
-static int write_outputs(json_object *result, const char *text, const struct submit_outputs *out,
-			 struct sl_error *err)
+static int write_outputs(const struct model_result *m, const char *text,
+			 const struct submit_outputs *out, struct sl_error *err)
 {
 	int r;
 	if (out->result && (r = fs_write_file_atomic(out->result, text, strlen(text), err)) < 0)
 		return r;
 	if (out->junit) {
 		_cleanup_free_ char *xml = NULL;
-		if ((r = junit_from_result(result, &xml, err)) < 0 ||
-		    (r = fs_write_file_atomic(out->junit, xml, strlen(xml), err)) < 0)
+		if (junit_from_model(m, &xml) < 0)
+			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory writing JUnit XML.");
+		if ((r = fs_write_file_atomic(out->junit, xml, strlen(xml), err)) < 0)
 			return r;
 	}
 	if (out->report) {
 		_cleanup_free_ char *html = NULL;
-		if ((r = report_html(result, &html, err)) < 0 ||
+		if ((r = report_html_model(m, &html, err)) < 0 ||
 		    (r = fs_write_file_atomic(out->report, html, strlen(html), err)) < 0)
 			return r;
 	}
@@ -180,7 +182,7 @@ static int write_outputs(json_object *result, const char *text, const struct sub
 }
 
 int submit_fetch_result(struct httpclient *c, const char *id, const struct submit_outputs *out,
-			json_object **ret_result, struct sl_error *err)
+			json_object **ret_result, int *ret_exit, struct sl_error *err)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/v1/jobs/%s/result", id);
@@ -202,11 +204,18 @@ int submit_fetch_result(struct httpclient *c, const char *id, const struct submi
 	r = json_parse_strict(resp.body, resp.len, NULL, what, &result, err);
 	if (r == 0 && !json_object_is_type(result, json_type_object))
 		r = error_set(err, ERR_INFRA, EIO, "The %s is not a JSON object.", what);
+	/* One parse for every output, the summary and the exit status. */
+	struct model_result m = {0};
 	if (r == 0)
-		r = write_outputs(result, resp.body, out, err);
+		r = model_result_parse(result, &m, err);
+	if (r == 0)
+		r = write_outputs(&m, resp.body, out, err);
 	httpclient_response_clear(&resp);
-	if (r == 0)
-		r = summary_print(stderr, result, err);
+	if (r == 0) {
+		summary_print_model(stderr, &m);
+		*ret_exit = summary_exit_code_model(&m);
+	}
+	model_result_free(&m);
 	if (r < 0)
 		return r;
 	*ret_result = TAKE_PTR(result);

@@ -171,12 +171,22 @@ json_object *calibration_from_runs(const struct calibration_host *h, const char 
 				   const struct job *job, const struct job_workload *w,
 				   json_object *runs, int boots, const char *made_at)
 {
-	char key[65];
-	calibration_key(h, kernel_key, job, w, key);
 	struct run_view view;
 	struct sl_error err = {0};
 	if (run_view_read(runs, "The A/A job", &view, &err) < 0)
 		return NULL;
+	json_object *doc = calibration_from_view(h, kernel_key, job, w, &view, boots, made_at);
+	run_view_free(&view);
+	return doc;
+}
+
+json_object *calibration_from_view(const struct calibration_host *h, const char *kernel_key,
+				   const struct job *job, const struct job_workload *w,
+				   const struct run_view *runs, int boots, const char *made_at)
+{
+	char key[65];
+	calibration_key(h, kernel_key, job, w, key);
+	const struct run_view view = *runs;
 	/* The clean runs, as the comparisons count them; on a host so busy
 	 * that fewer than CALIBRATION_MIN_BOOTS were clean, every ok run (a
 	 * wider spread: the thresholds err on the side of calling less). */
@@ -216,7 +226,6 @@ json_object *calibration_from_runs(const struct calibration_host *h, const char 
 	double wait = noise_model_wait_quantile(view.runs, view.n, 0.5);
 	json_object_object_add(doc, "vcpu_wait_pct_median", isfinite(wait) ? jnum(wait) : NULL);
 	double wait90 = noise_model_wait_quantile(view.runs, view.n, 0.9);
-	run_view_free(&view);
 	json_object_object_add(doc, "vcpu_wait_pct_p90", isfinite(wait90) ? jnum(wait90) : NULL);
 	json_object_object_add(doc, "host", host_json(h));
 	json_object_object_add(doc, "kernel", json_object_new_string(kernel_key));

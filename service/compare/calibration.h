@@ -13,6 +13,7 @@
  * below today's defaults (compare.c's floors). */
 #pragma once
 
+#include "compare/run_view.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -62,6 +63,12 @@ double calibration_spread(const double *v, size_t n);
 json_object *calibration_from_runs(const struct calibration_host *h, const char *kernel_key,
 				   const struct job *job, const struct job_workload *w,
 				   json_object *runs, int boots, const char *made_at);
+
+/* The same from runs already read (borrowed): a caller that holds the
+ * typed result reads its runs once for every workload. NULL on OOM. */
+json_object *calibration_from_view(const struct calibration_host *h, const char *kernel_key,
+				   const struct job *job, const struct job_workload *w,
+				   const struct run_view *view, int boots, const char *made_at);
 
 /* Checks a calibration document's shape (a file is untrusted input): the
  * fields, their types and bounds. ERR_INVALID names the field. */

@@ -23,9 +23,12 @@ json_object *metrics_number(double v)
 {
 	if (v == floor(v) && fabs(v) < 9007199254740992.0)
 		return json_object_new_int64((int64_t)v);
+	/* The value kept is the value written: a result stores 10 significant
+	 * digits, and a comparison made now must equal one re-made later from
+	 * the stored runs (rerun, the service's store, a reader checking it). */
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%.10g", v);
-	return json_object_new_double_s(v, buf);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
 
 bool metrics_name_ok(const char *name)

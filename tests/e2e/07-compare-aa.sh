@@ -139,19 +139,13 @@ for c in r["comparisons"]:
         if not close(c["min_p"], min(1.0, min_p)):
             problems.append(f"min_p {c['min_p']} != {min_p}")
         est, lo, hi = hl_shift(a, b, min(alpha, 0.49))
-        # Results carry 10 significant digits (metrics_number), while compare
-        # works on the parser's doubles: a difference of two values near 2e4
-        # can move by 1e-5 however small it is, so the tolerance scales with
-        # the values, not with the estimate.
-        scale = max([1.0] + [abs(x) for x in a + b])
-        def near(x, y):
-            return abs(x - y) <= 1e-8 * scale + 1e-9 * max(abs(x), abs(y))
-        if not near(c["estimate"], est):
+        # Results carry 10 significant digits (metrics.c): allow for that rounding.
+        if not close(c["estimate"], est, 1e-8):
             problems.append(f"estimate {c['estimate']} != {est}")
         if lo is None:
             if c["ci95"] is not None:
                 problems.append(f"ci95 {c['ci95']}, but no interval is bounded here")
-        elif c["ci95"] is None or not (near(c["ci95"][0], lo) and near(c["ci95"][1], hi)):
+        elif c["ci95"] is None or not (close(c["ci95"][0], lo, 1e-8) and close(c["ci95"][1], hi, 1e-8)):
             problems.append(f"ci95 {c['ci95']} != [{lo}, {hi}]")
         if not close(c["ci_level"], 1 - 2 * min(alpha, 0.49)):
             problems.append(f"ci_level {c['ci_level']}")

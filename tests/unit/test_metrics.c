@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -609,6 +610,20 @@ static void test_default_threshold(void **state)
 	expect_threshold(NULL, "x.p99", 0, 0.25, false);
 }
 
+/* A metric's value in memory is the value the result writes, so a
+ * comparison made now equals one re-made from the stored runs. */
+static void test_number_kept_as_written(void **state)
+{
+	(void)state;
+	const double vs[] = {21056.466666666667, 1.0 / 3.0, 5575790.917133, 2.0, -0.1, 1e-12};
+	for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+		json_object *o = metrics_number(vs[i]);
+		const char *text = json_object_to_json_string(o);
+		assert_true(json_object_get_double(o) == strtod(text, NULL));
+		json_object_put(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_from_workload),
 	    cmocka_unit_test(test_better),
 	    cmocka_unit_test(test_default_threshold),
+	    cmocka_unit_test(test_number_kept_as_written),
 	};
 	/* Only tests/e2e/06-metrics-live.sh sets this: it runs the real tools first. */
 	if (getenv("SCHEDLAB_RT_LIVE_DIR")) {

@@ -207,11 +207,13 @@ static void test_stress_ng_golden(void **state)
 	if (metrics_stress_ng(y, &m, &d, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_true(fabs(num(m, "bogo_ops_per_s.switch") - 149.018913) < 1e-6);
-	assert_true(fabs(num(m, "bogo_ops_per_cpu_s.mutex") - 12773.747853) < 1e-6);
+	/* 12773.747853, 5575790.917133 and 448831.437997 in the output: a
+	 * metric keeps the 10 significant digits a result stores. */
+	assert_true(fabs(num(m, "bogo_ops_per_cpu_s.mutex") - 12773.74785) < 1e-9);
 	assert_true(fabs(num(m, "bogo_ops_per_s.futex") - 8.861369) < 1e-6);
 	assert_true(fabs(num(m, "bogo_ops_per_s.yield") - 7488.586852) < 1e-6);
-	assert_true(fabs(num(m, "ns_per_op.switch") - 5575790.917133) < 1e-6);
-	assert_true(fabs(num(m, "ns_per_op.yield") - 448831.437997) < 1e-6);
+	assert_true(fabs(num(m, "ns_per_op.switch") - 5575790.917) < 1e-9);
+	assert_true(fabs(num(m, "ns_per_op.yield") - 448831.438) < 1e-9);
 	assert_false(json_object_object_get_ex(m, "ns_per_op.futex", NULL));
 	assert_true(num(d, "bogo_ops.mutex") == 37887);
 	assert_int_equal(json_object_object_length(m), 4 * 2 + 3);

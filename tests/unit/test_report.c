@@ -19,6 +19,7 @@
 #include "report/trend.h"
 #include "server/store_trend.h"
 #include "util/fs.h"
+#include "helpers/result_fixture.h"
 
 static json_object *load(const char *path)
 {
@@ -31,61 +32,6 @@ static json_object *load(const char *path)
 	if (!o)
 		fail_msg("'%s' is not JSON", path);
 	return o;
-}
-
-/* The result envelope the model requires, filled in where a hand-written
- * fixture leaves it out (the old string-key reader took its absence as
- * "missing"): the fixtures stay about the members they test. */
-static void put_default(json_object *o, const char *key, json_object *v)
-{
-	if (json_object_is_type(o, json_type_object) && !json_object_object_get_ex(o, key, NULL))
-		json_object_object_add(o, key, v);
-	else
-		json_object_put(v);
-}
-
-static void complete_result(json_object *r)
-{
-	put_default(r, "schema", json_object_new_string("schedlab-result/1"));
-	put_default(r, "job", json_object_new_object());
-	put_default(r, "environment", json_object_new_object());
-	put_default(r, "variants", json_object_new_object());
-	put_default(r, "comparisons", json_object_new_array());
-	put_default(r, "verdict", json_object_new_string("?"));
-	put_default(r, "verdict_reasons", json_object_new_array());
-	json_object *variants = json_object_object_get(r, "variants");
-	if (json_object_is_type(variants, json_type_object)) {
-		json_object_object_foreach(variants, name, v)
-		{
-			put_default(v, "kernel", json_object_new_string(name));
-			put_default(v, "runs", json_object_new_array());
-			json_object *runs = json_object_object_get(v, "runs");
-			for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
-					   i < json_object_array_length(runs);
-			     i++) {
-				json_object *run = json_object_array_get_idx(runs, i);
-				char key[32];
-				snprintf(key, sizeof(key), "%s-%zu", name, i);
-				put_default(run, "key", json_object_new_string(key));
-				put_default(run, "repeat", json_object_new_int((int)i));
-				put_default(run, "status", json_object_new_string("ok"));
-			}
-		}
-	}
-	json_object *cmps = json_object_object_get(r, "comparisons");
-	for (size_t i = 0;
-	     json_object_is_type(cmps, json_type_array) && i < json_object_array_length(cmps);
-	     i++) {
-		json_object *c = json_object_array_get_idx(cmps, i);
-		put_default(c, "baseline", json_object_new_object());
-		put_default(c, "candidate", json_object_new_object());
-		put_default(c, "change", NULL);
-		put_default(c, "ci95", NULL);
-		put_default(c, "p_value", NULL);
-		put_default(c, "better", json_object_new_string("lower"));
-		put_default(c, "gated", json_object_new_boolean(0));
-		put_default(c, "verdict", json_object_new_string("unchanged"));
-	}
 }
 
 static char *render(const char *path)
@@ -236,7 +182,7 @@ static void test_build_failure_and_thresholds(void **state)
 	assert_non_null(r);
 	_cleanup_free_ char *html = NULL;
 	struct sl_error err = {0};
-	complete_result(r);
+	result_fixture_complete(r);
 	if (report_html(r, &html, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_only_report_markup(html);
@@ -493,7 +439,7 @@ static void test_signatures_section(void **state)
 	assert_non_null(r);
 	_cleanup_free_ char *html = NULL;
 	struct sl_error err = {0};
-	complete_result(r);
+	result_fixture_complete(r);
 	if (report_html(r, &html, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_only_report_markup(html);
@@ -527,7 +473,7 @@ static void test_debug_kernel(void **state)
 	assert_non_null(r);
 	_cleanup_free_ char *html = NULL;
 	struct sl_error err = {0};
-	complete_result(r);
+	result_fixture_complete(r);
 	if (report_html(r, &html, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_only_report_markup(html);
@@ -595,7 +541,7 @@ static void test_bad_input(void **state)
 	assert_non_null(strstr(err.message, "schema is missing"));
 	assert_null(html);
 	assert_non_null(minimal);
-	complete_result(minimal);
+	result_fixture_complete(minimal);
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(report_html(minimal, &html, &err), -EINVAL);
 	assert_int_equal(err.kind, ERR_INVALID);
@@ -610,7 +556,7 @@ static void test_bad_input(void **state)
 	    "\"job\": {\"workloads\": [1, {\"name\": \"w\", \"tool\": \"cyclictest\"}], "
 	    "\"guest\": []}, \"environment\": {\"accelerator\": 7}}");
 	assert_non_null(odd);
-	complete_result(odd);
+	result_fixture_complete(odd);
 	if (report_html(odd, &html, &err) < 0)
 		fail_msg("%s", err.message);
 	assert_only_report_markup(html);
@@ -635,7 +581,7 @@ static void test_shared_priorities(void **state)
 	struct sl_error err = {0};
 
 	assert_non_null(r);
-	complete_result(r);
+	result_fixture_complete(r);
 	assert_int_equal(report_html(r, &html, &err), 0);
 	assert_only_report_markup(html);
 	assert_int_equal(count(html, "<svg "), 2);
