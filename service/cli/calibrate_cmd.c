@@ -119,6 +119,12 @@ static bool all_runs(const struct model_result *m, struct run_view *ret)
 	return ret->runs != NULL;
 }
 
+/* Frees what all_runs() allocated: the array, not the borrowed runs. */
+static void all_runs_free(struct run_view *v)
+{
+	free(v->runs);
+}
+
 /* Stores one calibration per workload from the A/A job's result. */
 static int store(const char *result_path, json_object *expanded, const char *cache_dir, int boots)
 {
@@ -141,12 +147,11 @@ static int store(const char *result_path, json_object *expanded, const char *cac
 	const char *kkey =
 	    json_member_string(json_member(m.kernels, job->baseline->kernel->name), "key");
 	const char *accel = json_member_string(m.environment, "accelerator");
-	struct run_view runs = {0};
+	_cleanup_(all_runs_free) struct run_view runs = {0};
 	if (!all_runs(&m, &runs)) {
 		fprintf(stderr, "schedlab calibrate: out of memory\n");
 		return EXIT_ERROR;
 	}
-	_cleanup_free_ struct model_run *borrowed = runs.runs;
 	if (!kkey || !accel || runs.n == 0) {
 		fprintf(stderr,
 			"schedlab calibrate: the A/A job ran no guest; nothing to store.\n");
