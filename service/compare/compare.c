@@ -55,7 +55,9 @@ struct cmp_ctx {
 	double noise_limit;
 	int n_excluded;	  /* noisy runs left out of the comparisons */
 	double max_wait;  /* the highest vCPU wait among them, % */
+	double max_others; /* the highest share other processes took among them, % */
 	double base_wait; /* the baseline's median vCPU wait over its ok runs, or NAN */
+	double base_others; /* the same runs' median share taken by other processes, or NAN */
 	bool fail, inconclusive;
 };
 
@@ -377,6 +379,7 @@ static void check_runs(struct cmp_ctx *c, const char *vname, const struct run_vi
 		const char *key = run->key, *status = run->status;
 		char tail[512];
 		double wait = noise_model_wait_pct(run);
+		double others = noise_model_others_pct(run);
 		/* A panic or crash is the kernel's whatever the host did; a slow
 		 * or hung run on a starved host is not. */
 		/* So is a BPF scheduler that did not load or that sched_ext ejected
@@ -387,7 +390,7 @@ static void check_runs(struct cmp_ctx *c, const char *vname, const struct run_vi
 		/* A candidate that hung while the baseline ran on a quiet host
 		 * spun its own vCPUs into the wait: the hang is the kernel's. */
 		bool own_hang = candidate && status && strcmp(status, "hung") == 0 && run->noisy &&
-				noise_hang_is_kernels(c->base_wait, c->noise_limit);
+				noise_hang_is_kernels(c->base_wait, c->base_others, c->noise_limit);
 		bool noisy = run->noisy && !kernel_failed && !own_hang;
 		if (own_hang)
 			reason(
@@ -403,12 +406,19 @@ static void check_runs(struct cmp_ctx *c, const char *vname, const struct run_vi
 			else {
 				c->n_excluded++;
 				c->max_wait = fmax(c->max_wait, wait);
+				c->max_others = fmax(c->max_others, others);
 			}
+			char took[160] = "";
+			if (isfinite(others))
+				snprintf(took, sizeof(took),
+					 " while other processes took %.1f %% of the host's CPU "
+					 "time (over %.0f %% is noisy whatever the wait)",
+					 others, NOISE_OTHERS_BUSY_PCT);
 			reason(
 			    c,
 			    "Run '%s' of variant '%s' was noisy: its vCPUs waited %.1f %% of the "
-			    "run for a host CPU (limit %.0f %%), so %s.",
-			    key ? key : "?", vname, wait, c->noise_limit,
+			    "run for a host CPU (limit %.0f %%)%s, so %s.",
+			    key ? key : "?", vname, wait, c->noise_limit, took,
 			    c->noise == JOB_NOISE_FAIL && candidate
 				? "the job fails (noise_policy 'fail')"
 				: "its values are left out");
@@ -554,6 +564,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	    .alpha = compare_alpha(job),
 	    .noise = job->noise_policy,
 	    .noise_limit = job->noise_limit_pct,
+	    .max_others = NAN,
 	};
 	if (!json_object_is_type(variants, json_type_object))
 		return error_set(err, ERR_INVALID, 0, "The result has no variants to compare.");
@@ -583,6 +594,7 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 	c.reasons = reasons;
 
 	c.base_wait = noise_model_wait_quantile(base->view.runs, base->view.n, 0.5);
+	c.base_others = noise_model_others_quantile(base->view.runs, base->view.n, 0.5);
 	check_runs(&c, c.baseline, &base->view, false);
 	int ncand = 0;
 	for (size_t i = 0; i < n_vs; i++) {
@@ -598,12 +610,18 @@ int compare_result_calibrated(const struct job *job, json_object *variants,
 		       "compare it with.",
 		       c.baseline);
 
-	if (c.inconclusive && c.n_excluded > 0)
+	if (c.inconclusive && c.n_excluded > 0) {
+		char took[96] = "";
+		if (isfinite(c.max_others))
+			snprintf(took, sizeof(took),
+				 " while other processes took up to %.1f %% of the host's CPU time",
+				 c.max_others);
 		reason(&c,
 		       "The host got in the way: %d run(s) were left out because their vCPUs "
-		       "waited up to %.1f %% of the run for a host CPU, which leaves too few "
+		       "waited up to %.1f %% of the run for a host CPU%s, which leaves too few "
 		       "clean runs to decide; rerun on a quieter host or with more repeats.",
-		       c.n_excluded, c.max_wait);
+		       c.n_excluded, c.max_wait, took);
+	}
 	const char *verdict = c.fail ? "fail" : c.inconclusive ? "inconclusive" : "pass";
 	if (!c.fail && !c.inconclusive) {
 		if (job->n_gates == 0 && job->gates_opt_out)

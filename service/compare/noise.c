@@ -36,11 +36,17 @@ double noise_run_others_pct(json_object *run)
 	return is_number(v) ? json_object_get_double(v) : NAN;
 }
 
+bool noise_is_noisy(double wait_pct, double others_pct, double limit_pct)
+{
+	bool others_known = isfinite(others_pct);
+	return (isfinite(wait_pct) && wait_pct > limit_pct &&
+		!(others_known && others_pct <= NOISE_OTHERS_LIMIT_PCT)) ||
+	       (others_known && others_pct > NOISE_OTHERS_BUSY_PCT);
+}
+
 bool noise_mark_run(json_object *run, double limit_pct)
 {
-	double w = noise_run_wait_pct(run), others = noise_run_others_pct(run);
-	bool noisy =
-	    isfinite(w) && w > limit_pct && !(isfinite(others) && others <= NOISE_OTHERS_LIMIT_PCT);
+	bool noisy = noise_is_noisy(noise_run_wait_pct(run), noise_run_others_pct(run), limit_pct);
 	json_object_object_add(run, "noisy", json_object_new_boolean(noisy));
 	return noisy;
 }
@@ -54,7 +60,8 @@ static double wait_quantile(double *w, size_t k, double p)
 	return gsl_stats_quantile_from_sorted_data(w, 1, k, p); /* type 7 */
 }
 
-double noise_runs_wait_quantile(json_object *runs, double p)
+/* The p-quantile of host_interference.<field> over the runs that ended ok. */
+static double runs_quantile(json_object *runs, const char *field, double p)
 {
 	size_t n = json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
 	double *w = calloc(n ? n : 1, sizeof(*w));
@@ -62,7 +69,8 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 	for (size_t i = 0; w && i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
 		json_object *st = json_member(run, "status");
-		double x = noise_run_wait_pct(run);
+		json_object *v = json_member(json_member(run, "host_interference"), field);
+		double x = is_number(v) ? json_object_get_double(v) : NAN;
 		if (json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
 			w[k++] = x;
@@ -72,18 +80,34 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 	return q;
 }
 
+double noise_runs_wait_quantile(json_object *runs, double p)
+{
+	return runs_quantile(runs, "vcpu_wait_pct", p);
+}
+
+static double model_field(const struct model_run *run, const char *field)
+{
+	json_object *v = json_member(run->host_interference, field);
+	return is_number(v) ? json_object_get_double(v) : NAN;
+}
+
+double noise_model_others_pct(const struct model_run *run)
+{
+	return model_field(run, "others_busy_pct");
+}
+
 double noise_model_wait_pct(const struct model_run *run)
 {
 	json_object *v = json_member(run->host_interference, "vcpu_wait_pct");
 	return is_number(v) ? json_object_get_double(v) : NAN;
 }
 
-double noise_model_wait_quantile(const struct model_run *runs, size_t n, double p)
+static double model_quantile(const struct model_run *runs, size_t n, const char *field, double p)
 {
 	double *w = calloc(n ? n : 1, sizeof(*w));
 	size_t k = 0;
 	for (size_t i = 0; w && i < n; i++) {
-		double x = noise_model_wait_pct(&runs[i]);
+		double x = model_field(&runs[i], field);
 		if (runs[i].status && strcmp(runs[i].status, "ok") == 0 && isfinite(x))
 			w[k++] = x;
 	}
@@ -92,12 +116,30 @@ double noise_model_wait_quantile(const struct model_run *runs, size_t n, double 
 	return q;
 }
 
+double noise_model_wait_quantile(const struct model_run *runs, size_t n, double p)
+{
+	return model_quantile(runs, n, "vcpu_wait_pct", p);
+}
+
+double noise_model_others_quantile(const struct model_run *runs, size_t n, double p)
+{
+	return model_quantile(runs, n, "others_busy_pct", p);
+}
+
 double noise_runs_median_wait(json_object *runs)
 {
 	return noise_runs_wait_quantile(runs, 0.5);
 }
 
-bool noise_hang_is_kernels(double baseline_median_wait, double limit_pct)
+double noise_runs_median_others(json_object *runs)
 {
-	return isfinite(baseline_median_wait) && baseline_median_wait <= limit_pct;
+	return runs_quantile(runs, "others_busy_pct", 0.5);
+}
+
+bool noise_hang_is_kernels(double baseline_median_wait, double baseline_median_others,
+			   double limit_pct)
+{
+	return isfinite(baseline_median_wait) && baseline_median_wait <= limit_pct &&
+	       !(isfinite(baseline_median_others) &&
+		 baseline_median_others > NOISE_OTHERS_BUSY_PCT);
 }

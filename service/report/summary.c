@@ -512,8 +512,9 @@ void summary_print_model(FILE *f, const struct model_result *m)
 		json_object *aa = json_member(rep, "calibration_vcpu_wait_pct_p90");
 		fprintf(f,
 			"noise limit: a run whose vCPUs waited over %.3g %% for a host CPU while "
-			"other processes took over %.3g %% of it is noisy",
-			json_object_get_double(lim), NOISE_OTHERS_LIMIT_PCT);
+			"other processes took over %.3g %% of it, or one beside other processes "
+			"that took over %.3g %%, is noisy",
+			json_object_get_double(lim), NOISE_OTHERS_LIMIT_PCT, NOISE_OTHERS_BUSY_PCT);
 		if (strcmp(src, "calibration") == 0 && aa)
 			fprintf(f,
 				" (from the A/A calibration: 9 in 10 of its runs waited at most "

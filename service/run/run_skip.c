@@ -144,7 +144,8 @@ bool run_skip_run_ended(struct run_skip *s, const struct run_key *key, json_obje
 	 * the host did. */
 	if (strcmp(word, "hung") == 0 && noise_run_is_noisy(run) &&
 	    s->job->noise_policy == JOB_NOISE_EXCLUDE &&
-	    !noise_hang_is_kernels(noise_runs_median_wait(s->base_runs), s->job->noise_limit_pct))
+	    !noise_hang_is_kernels(noise_runs_median_wait(s->base_runs),
+				   noise_runs_median_others(s->base_runs), s->job->noise_limit_pct))
 		return false;
 	char k[RUN_KEY_STRLEN];
 	run_key_format(key, k);

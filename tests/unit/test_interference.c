@@ -156,7 +156,17 @@ static void test_others_busy(void **state)
 	json_object_object_add(run, "host_interference", interference_to_json(&t));
 	assert_true(fabs(noise_run_others_pct(run) - 30) < 1e-6);
 	assert_true(noise_mark_run(run, 25));
-	assert_false(noise_mark_run(run, 45)); /* under the wait limit: never noisy */
+	assert_false(noise_mark_run(run, 45)); /* under the wait limit, others at 30 % */
+
+	/* Others took 11 of the 20 CPU-seconds (55 %): noisy even under the
+	 * wait limit, as idle vCPUs and QEMU's timers wait uncounted. */
+	t.last.node_busy_ns = t.first.node_busy_ns + 20000000000ULL;
+	t.last.guest_cpu_ns = t.first.guest_cpu_ns + 9000000000ULL;
+	json_object_object_add(run, "host_interference", interference_to_json(&t));
+	assert_true(fabs(noise_run_others_pct(run) - 55) < 1e-6);
+	assert_true(noise_mark_run(run, 45));
+	assert_true(json_object_get_boolean(json_object_object_get(run, "noisy")));
+	t.last.node_busy_ns = t.first.node_busy_ns + 19000000000ULL;
 
 	/* the counters read a moment apart: QEMU's time above the host's busy
 	 * time is 0 %, not negative */
@@ -177,6 +187,27 @@ static void test_others_busy(void **state)
 	assert_false(interference_add_sample(&t, &torn));
 }
 
+/* The busy rule on its own, and the hang exception that reads the baseline:
+ * a hang is the kernel's only when the baseline ran on a quiet host by both
+ * measures. */
+static void test_noise_rule(void **state)
+{
+	(void)state;
+	assert_false(noise_is_noisy(2, 0, 25));
+	assert_false(noise_is_noisy(30, 5, 25));  /* the guest's own wait */
+	assert_true(noise_is_noisy(30, 20, 25));
+	assert_true(noise_is_noisy(30, NAN, 25)); /* others not measured: the wait decides */
+	assert_false(noise_is_noisy(5, NAN, 25));
+	assert_false(noise_is_noisy(5, 40, 25)); /* at the busy limit, not over it */
+	assert_true(noise_is_noisy(5, 40.1, 25));
+	assert_true(noise_is_noisy(NAN, 80, 25)); /* no wait measured, others busy */
+	assert_true(noise_hang_is_kernels(10, 20, 25));
+	assert_true(noise_hang_is_kernels(10, NAN, 25));
+	assert_false(noise_hang_is_kernels(10, 70, 25));
+	assert_false(noise_hang_is_kernels(30, 0, 25));
+	assert_false(noise_hang_is_kernels(NAN, 0, 25));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +215,7 @@ int main(void)
 	    cmocka_unit_test(test_figures),
 	    cmocka_unit_test(test_teardown_sample_ignored),
 	    cmocka_unit_test(test_others_busy),
+	    cmocka_unit_test(test_noise_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
