@@ -65,7 +65,8 @@ static const char *const rule_names[N_RULES] = {
 /* One rule's answers for one metric over the simulated jobs. */
 struct tally {
 	int worse, better, same, undecided, jobs;
-	long runs; /* runs a side, summed over the jobs */
+	int inconclusive; /* schedlab: the gate undecided on its worse side */
+	long runs;	  /* runs a side, summed over the jobs */
 };
 
 struct metric {
@@ -245,6 +246,9 @@ static void count_schedlab(struct tally *t, json_object *cmps, const struct metr
 	    c ? json_object_get_string(json_object_object_get(c, "verdict")) : NULL, &worse);
 	int worse_sign = strcmp(m->better, "higher") == 0 ? -1 : 1;
 	count(t, a, worse ? worse_sign : -worse_sign, m->better, runs);
+	const char *v = c ? json_object_get_string(json_object_object_get(c, "verdict")) : NULL;
+	if (v && strcmp(v, "inconclusive") == 0)
+		t->inconclusive++;
 }
 
 /* schedlab adaptive: looks until no gated comparison is undecided. */
@@ -410,6 +414,15 @@ static void print_rates(const struct sim *s, bool have_planted)
 			printf("\n");
 		}
 	}
+	/* "undecided" above lumps a gate that passes one-sided (no regression
+	 * beyond its threshold) with one that is inconclusive, which makes the
+	 * job inconclusive: what a user of a harmless patch sees. */
+	printf("\nschedlab's gates left inconclusive (the job then is), A/A:");
+	for (int i = 0; i < s->n_metrics; i++)
+		printf(" %s %.1f %% (5 a side), %.1f %% (adaptive)%s", s->m[i].name,
+		       pct(s->m[i].aa[R_SCHEDLAB5].inconclusive, s->m[i].aa[R_SCHEDLAB5].jobs),
+		       pct(s->m[i].aa[R_SCHEDLAB_ADAPTIVE].inconclusive, s->m[i].aa[R_SCHEDLAB_ADAPTIVE].jobs),
+		       i + 1 < s->n_metrics ? ";" : "\n");
 }
 
 static void print_power(const struct sim *s)

@@ -169,7 +169,7 @@ static void threshold_of(struct cmp_ctx *c, const struct job_gate *gate, const c
 	double cal = calibration_threshold(c->calibration, workload, metric, t->abs, &t->spread);
 	if (!(cal > t->abs))
 		return;
-	double cap = def.latency_gate ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
+	double cap = def.practical_gate ? COMPARE_LATENCY_CAP * fabs(base_median) : INFINITY;
 	if (cal > cap) {
 		t->capped_from = cal;
 		cal = fmax(cap, t->abs);

@@ -78,6 +78,14 @@ struct metrics_plugin {
  * NULL; other metrics keep *t. Why those sizes: metrics.c. */
 void metrics_latency_gate(const char *metric, const char *central, const char *p99,
 			  struct metric_threshold *t);
+/* A load's throughput gate (loops_per_s, burn's ops_per_s), relative. */
+#define METRICS_LOAD_THROUGHPUT_REL 0.15
+/* For a plug-in's threshold(): a default gate's throughput (or time for a
+ * fixed amount of work) when metric is name: 10 % of the baseline median
+ * measured idle, METRICS_LOAD_THROUGHPUT_REL for a load's; else *t is
+ * kept. Why: metrics.c. */
+void metrics_throughput_gate(const char *metric, const char *name, bool load,
+			     struct metric_threshold *t);
 
 extern const struct metrics_plugin metrics_plugin_rtmigrate;	    /* rtmigrate.c */
 extern const struct metrics_plugin metrics_plugin_cyclictest;	    /* cyclictest.c */

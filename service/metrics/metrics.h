@@ -55,13 +55,13 @@ const char *metrics_better(const char *tool, const char *metric);
 bool metrics_known(const char *tool, const char *metric);
 
 /* A metric's default practical threshold, used when no gate gives one:
- * max(floor_abs, rel x |baseline median|). latency_gate marks the default
- * gates' latency metrics, whose threshold the host's A/A calibration may
- * widen only up to COMPARE_LATENCY_CAP (compare/compare.h). */
+ * max(floor_abs, rel x |baseline median|). practical_gate marks the default
+ * gates' latency and throughput metrics, whose threshold the host's A/A
+ * calibration may widen only up to COMPARE_LATENCY_CAP (compare/compare.h). */
 struct metric_threshold {
 	double floor_abs;
 	double rel;
-	bool latency_gate;
+	bool practical_gate;
 };
 
 /* The default threshold of a metric of a tool, as the tool's plug-in names

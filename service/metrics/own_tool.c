@@ -147,10 +147,11 @@ static const struct metrics_name wakeup_names[] = {
     {"requests_per_s", "higher", false},
 };
 
-/* Its median wake-up latency is a default gate's latency metric. */
+/* Its median wake-up latency and its throughput are default gates. */
 static void wakeup_threshold(const char *metric, struct metric_threshold *t)
 {
 	metrics_latency_gate(metric, "wakeup_latency_us.p50", NULL, t);
+	metrics_throughput_gate(metric, "requests_per_s", false, t);
 }
 
 const struct metrics_plugin metrics_plugin_wakeup = {
@@ -167,8 +168,15 @@ static const struct metrics_name burn_names[] = {
     {"cpu_fraction", "none", false},
 };
 
+/* Its throughput is the default gate of burn as a load. */
+static void burn_threshold(const char *metric, struct metric_threshold *t)
+{
+	metrics_throughput_gate(metric, "ops_per_s", true, t);
+}
+
 const struct metrics_plugin metrics_plugin_burn = {
     .tool = "burn",
     METRICS_NAMES(burn_names),
     .parse = own_tool_parse,
+    .threshold = burn_threshold,
 };

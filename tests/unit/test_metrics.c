@@ -578,13 +578,13 @@ static void test_better(void **state)
 /* Each metric's default threshold comes from its tool's plug-in, the
  * values compare/ used before it asked (docs/statistics.md). */
 static void expect_threshold(const char *tool, const char *metric, double floor_abs, double rel,
-			     bool latency_gate)
+			     bool practical_gate)
 {
 	struct metric_threshold t;
 	metrics_default_threshold(tool, metric, &t);
-	if (t.floor_abs != floor_abs || t.rel != rel || t.latency_gate != latency_gate)
+	if (t.floor_abs != floor_abs || t.rel != rel || t.practical_gate != practical_gate)
 		fail_msg("%s %s: floor %g rel %g gate %d, want %g %g %d", tool ? tool : "(null)",
-			 metric, t.floor_abs, t.rel, t.latency_gate, floor_abs, rel, latency_gate);
+			 metric, t.floor_abs, t.rel, t.practical_gate, floor_abs, rel, practical_gate);
 }
 
 static void test_default_threshold(void **state)
