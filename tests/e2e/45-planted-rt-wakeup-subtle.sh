@@ -12,8 +12,9 @@
 #   2026-12-07 latency pool's 24 quiet A/A runs, the candidate's avg and p99
 #   plus 40 us, missed 0 of 2000 jobs at 5:20, 10 runs a side on average;
 #   2000 replays bound a miss only to 0.15 % (one-sided 95 %). On a host busy
-#   enough to inflate guest latencies while the vCPUs barely wait (under the
-#   noise limit), one make check came out inconclusive; docs/testing.md.)
+#   enough to inflate guest latencies while the vCPUs barely wait, one make
+#   check came out inconclusive; such rounds are now marked noisy by the
+#   others' share and rerun (compare/noise.h); docs/testing.md.)
 # Boots 10 to 40 guests (cyclictest, about 9 s each) and builds one kernel.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
