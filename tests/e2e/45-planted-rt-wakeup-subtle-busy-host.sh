@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A busy host is never a silent verdict. The 40 us wakeup plant (the test
-# before this one, whose kernels it takes from the cache) submitted as a user
+# A busy host is never a silent verdict. The 40 us wakeup plant (as
+# 45-planted-rt-wakeup-subtle runs it on a quiet host) submitted as a user
 # would, `schedlab test --suite latency --repeat 2:2 PATCH`, while four busy
 # loops run on the host beside the guests. Under TCG the loops delay the
 # guest's timers and wake-ups far more than its vCPUs' wait shows (a busy
@@ -14,8 +14,8 @@
 #   beside four busy loops counts as clean, others' share 40 % or less;
 #   none of 150 such runs in the 2026-12-07 pools took under 66 %,
 #   docs/statistics.md "Host interference". Deterministic given the marks.)
-# Boots 8 guests (cyclictest): 82 s here with the kernels cached by the test
-# before this one (or built first, before the loops start).
+# Boots 8 guests (cyclictest): 82 s here with the kernels cached; on a cold
+# cache the job builds them first, before the loops start.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$E2E_ROOT/tests/planted/planted.sh"
