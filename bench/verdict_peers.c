@@ -421,7 +421,8 @@ static void print_rates(const struct sim *s, bool have_planted)
 	for (int i = 0; i < s->n_metrics; i++)
 		printf(" %s %.1f %% (5 a side), %.1f %% (adaptive)%s", s->m[i].name,
 		       pct(s->m[i].aa[R_SCHEDLAB5].inconclusive, s->m[i].aa[R_SCHEDLAB5].jobs),
-		       pct(s->m[i].aa[R_SCHEDLAB_ADAPTIVE].inconclusive, s->m[i].aa[R_SCHEDLAB_ADAPTIVE].jobs),
+		       pct(s->m[i].aa[R_SCHEDLAB_ADAPTIVE].inconclusive,
+			   s->m[i].aa[R_SCHEDLAB_ADAPTIVE].jobs),
 		       i + 1 < s->n_metrics ? ";" : "\n");
 }
 

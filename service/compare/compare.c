@@ -53,10 +53,10 @@ struct cmp_ctx {
 	double alpha;		  /* the level a test must reach for a change to count */
 	enum job_noise_policy noise;
 	double noise_limit;
-	int n_excluded;	  /* noisy runs left out of the comparisons */
-	double max_wait;  /* the highest vCPU wait among them, % */
-	double max_others; /* the highest share other processes took among them, % */
-	double base_wait; /* the baseline's median vCPU wait over its ok runs, or NAN */
+	int n_excluded;	    /* noisy runs left out of the comparisons */
+	double max_wait;    /* the highest vCPU wait among them, % */
+	double max_others;  /* the highest share other processes took among them, % */
+	double base_wait;   /* the baseline's median vCPU wait over its ok runs, or NAN */
 	double base_others; /* the same runs' median share taken by other processes, or NAN */
 	bool fail, inconclusive;
 };

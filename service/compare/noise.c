@@ -19,10 +19,16 @@ const char *noise_policy_name(enum job_noise_policy p)
 	return p == JOB_NOISE_KEEP ? "keep" : p == JOB_NOISE_FAIL ? "fail" : "exclude";
 }
 
+/* A number of a run's host_interference object (borrowed), or NAN. */
+static double interference_field(json_object *hi, const char *field)
+{
+	json_object *v = json_member(hi, field);
+	return is_number(v) ? json_object_get_double(v) : NAN;
+}
+
 double noise_run_wait_pct(json_object *run)
 {
-	json_object *v = json_member(json_member(run, "host_interference"), "vcpu_wait_pct");
-	return is_number(v) ? json_object_get_double(v) : NAN;
+	return interference_field(json_member(run, "host_interference"), "vcpu_wait_pct");
 }
 
 bool noise_run_is_noisy(json_object *run)
@@ -32,8 +38,7 @@ bool noise_run_is_noisy(json_object *run)
 
 double noise_run_others_pct(json_object *run)
 {
-	json_object *v = json_member(json_member(run, "host_interference"), "others_busy_pct");
-	return is_number(v) ? json_object_get_double(v) : NAN;
+	return interference_field(json_member(run, "host_interference"), "others_busy_pct");
 }
 
 bool noise_is_noisy(double wait_pct, double others_pct, double limit_pct)
@@ -69,8 +74,7 @@ static double runs_quantile(json_object *runs, const char *field, double p)
 	for (size_t i = 0; w && i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
 		json_object *st = json_member(run, "status");
-		json_object *v = json_member(json_member(run, "host_interference"), field);
-		double x = is_number(v) ? json_object_get_double(v) : NAN;
+		double x = interference_field(json_member(run, "host_interference"), field);
 		if (json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
 			w[k++] = x;
@@ -87,8 +91,7 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 
 static double model_field(const struct model_run *run, const char *field)
 {
-	json_object *v = json_member(run->host_interference, field);
-	return is_number(v) ? json_object_get_double(v) : NAN;
+	return interference_field(run->host_interference, field);
 }
 
 double noise_model_others_pct(const struct model_run *run)
@@ -98,8 +101,7 @@ double noise_model_others_pct(const struct model_run *run)
 
 double noise_model_wait_pct(const struct model_run *run)
 {
-	json_object *v = json_member(run->host_interference, "vcpu_wait_pct");
-	return is_number(v) ? json_object_get_double(v) : NAN;
+	return model_field(run, "vcpu_wait_pct");
 }
 
 static double model_quantile(const struct model_run *runs, size_t n, const char *field, double p)

@@ -194,7 +194,7 @@ static void test_noise_rule(void **state)
 {
 	(void)state;
 	assert_false(noise_is_noisy(2, 0, 25));
-	assert_false(noise_is_noisy(30, 5, 25));  /* the guest's own wait */
+	assert_false(noise_is_noisy(30, 5, 25)); /* the guest's own wait */
 	assert_true(noise_is_noisy(30, 20, 25));
 	assert_true(noise_is_noisy(30, NAN, 25)); /* others not measured: the wait decides */
 	assert_false(noise_is_noisy(5, NAN, 25));

@@ -584,7 +584,8 @@ static void expect_threshold(const char *tool, const char *metric, double floor_
 	metrics_default_threshold(tool, metric, &t);
 	if (t.floor_abs != floor_abs || t.rel != rel || t.practical_gate != practical_gate)
 		fail_msg("%s %s: floor %g rel %g gate %d, want %g %g %d", tool ? tool : "(null)",
-			 metric, t.floor_abs, t.rel, t.practical_gate, floor_abs, rel, practical_gate);
+			 metric, t.floor_abs, t.rel, t.practical_gate, floor_abs, rel,
+			 practical_gate);
 }
 
 static void test_default_threshold(void **state)

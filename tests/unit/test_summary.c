@@ -194,14 +194,18 @@ static void test_noise_limit(void **state)
 			"\"calibration\",\"calibration_vcpu_wait_pct_p90\":6.2"));
 	expect(cal, "noise limit: a run whose vCPUs waited over 12.4 % for a host CPU while other "
 		    "processes took over 10 % of it, or one beside other processes that took "
-		    "over 40 %, is noisy (from the A/A calibration: 9 in 10 of its runs waited at most 6.2 %)\n");
+		    "over 40 %, is noisy (from the A/A calibration: 9 in 10 of its runs waited at "
+		    "most 6.2 %)\n");
 	_cleanup_free_ char *job = summary(REP(",\"noise_limit_pct\":40,\"noise_limit_source\":"
 					       "\"job\""));
-	expect(job, "over 40 % for a host CPU while other processes took over 10 % of it, or one "
-		    "beside other processes that took over 40 %, is noisy (the job's noise_limit_pct)\n");
+	expect(
+	    job,
+	    "over 40 % for a host CPU while other processes took over 10 % of it, or one "
+	    "beside other processes that took over 40 %, is noisy (the job's noise_limit_pct)\n");
 	_cleanup_free_ char *def = summary(REP(",\"noise_limit_pct\":25"));
 	expect(def, "over 25 % for a host CPU while other processes took over 10 % of it, or one "
-		    "beside other processes that took over 40 %, is noisy (the default; `schedlab calibrate` sets "
+		    "beside other processes that took over 40 %, is noisy (the default; `schedlab "
+		    "calibrate` sets "
 		    "one for this host)\n");
 	_cleanup_free_ char *none = summary(REP(""));
 	assert_null(strstr(none, "noise limit"));
