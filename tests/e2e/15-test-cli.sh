@@ -159,6 +159,11 @@ git -C tree log --format=%s | tail -n 1 | grep -q "Base: Debian package linux-so
 	e2e_fail "the base commit does not name the package version"
 git -C tree log -1 --format=%s schedlab-base | grep -q RT_CPUPRI || e2e_fail "the last commit is not the series' last patch"
 [ -z "$(git -C tree status --porcelain | head -n 1)" ] || e2e_fail "the tree has uncommitted changes"
+# Packed, with no loose object: a kernel's ~80 000 loose objects would make
+# the user's first commit start a detached `git gc --auto`, repacking for
+# minutes beside the guests of the job they run next.
+loose=$(git -C tree count-objects | cut -d' ' -f1)
+[ "$loose" -eq 0 ] || e2e_fail "the tree has $loose loose objects (git count-objects)"
 # A user's change on top goes through git:TREE@schedlab-base..HEAD.
 git -C tree apply "$PLANTED"
 git -C tree -c user.name=E2E -c user.email=e2e@example.invalid commit -qam "sched/rt: document find_lowest_rq()"
