@@ -14,14 +14,16 @@ static size_t len_of(json_object *a)
 	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
-static int get_int(json_object *o, const char *k)
+/* The count under k of a counter object this file builds (a signature's
+ * runs per variant): 0 when there is none yet. */
+static int count_of(json_object *o, const char *k)
 {
 	return json_object_get_int(json_member(o, k));
 }
 
 static void add_int(json_object *o, const char *k, int delta)
 {
-	json_object_object_add(o, k, json_object_new_int(get_int(o, k) + delta));
+	json_object_object_add(o, k, json_object_new_int(count_of(o, k) + delta));
 }
 
 static bool array_has(json_object *a, const char *s)
@@ -115,7 +117,7 @@ json_object *signatures_collect(json_object *variants, const char *baseline)
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(all, i);
 		json_object *per = json_member(e, "variants");
-		bool in_baseline = get_int(per, baseline) > 0;
+		bool in_baseline = count_of(per, baseline) > 0;
 		json_object *new_in = json_object_new_array();
 		json_object_object_foreach(per, name, count)
 		{
@@ -141,7 +143,7 @@ int signatures_gate(json_object *signatures, const char *baseline, json_object *
 		json_object *new_in = json_member(e, "new_in");
 		for (size_t k = 0; k < len_of(new_in); k++) {
 			const char *vname = json_object_get_string(json_item(new_in, k));
-			int runs = get_int(json_member(e, "variants"), vname);
+			int runs = count_of(json_member(e, "variants"), vname);
 			const char *loc = json_member_string(e, "location");
 			char buf[1200];
 			snprintf(

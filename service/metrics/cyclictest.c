@@ -14,6 +14,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 #include "util/parse.h"
 
 #define CT_MAX_CYCLES 10000000000LL	/* a day at 10 us: more is garbage */
@@ -31,19 +32,6 @@ static const struct {
 	const char *suffix;
 	double q;
 } ct_quantiles[] = {{"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}, {"p99.9", 0.999}};
-
-static int get_num(json_object *o, const char *key, double lo, double hi, double *ret)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return -EINVAL;
-	double d = json_object_get_double(v);
-	if (!isfinite(d) || d < lo || d > hi)
-		return -ERANGE;
-	*ret = d;
-	return 0;
-}
 
 /* Nearest-rank quantile q of a histogram with total samples; samples beyond
  * the histogram (total - sum(hist)) sort above it and take the value max. */
@@ -167,11 +155,14 @@ int metrics_cyclictest(const char *stdout_text, size_t stdout_len, const char *j
 				      "cyclictest's JSON file has no thread \"%d\".", t);
 			goto out;
 		}
-		double cycles;
-		if (get_num(o, "cycles", 1, (double)CT_MAX_CYCLES, &cycles) < 0 ||
-		    cycles != floor(cycles) || get_num(o, "min", 0, CT_MAX_US, &th[t].min) < 0 ||
-		    get_num(o, "max", 0, CT_MAX_US, &th[t].max) < 0 ||
-		    get_num(o, "avg", 0, CT_MAX_US, &th[t].avg) < 0 || th[t].min > th[t].max ||
+		double cycles = 0;
+		/* one message for every way a thread's numbers are wrong */
+		struct json_reader rd = JSON_READER("cyclictest's JSON file", NULL);
+		json_get_number(&rd, o, key, "cycles", true, 1, (double)CT_MAX_CYCLES, &cycles);
+		json_get_number(&rd, o, key, "min", true, 0, CT_MAX_US, &th[t].min);
+		json_get_number(&rd, o, key, "max", true, 0, CT_MAX_US, &th[t].max);
+		json_get_number(&rd, o, key, "avg", true, 0, CT_MAX_US, &th[t].avg);
+		if (rd.failed || cycles != floor(cycles) || th[t].min > th[t].max ||
 		    th[t].avg < th[t].min || th[t].avg > th[t].max) {
 			r = error_set(err, ERR_INVALID, 0,
 				      "cyclictest's thread %d lacks cycles, min, avg or max, or "
