@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # timeout: 2700
-# false-failure rate: ≤ 1/1000, ≤ 0.05 % replayed (why: the culprit is a
-# build break, deterministic. The two measured steps are comment-only A/A jobs
-# at 5:8 (rt suite, gate inversions) and the test accepts pass or
-# inconclusive for each (a false `improved` passes a gate), so only a false
-# `regressed` can fail it: 0 of the 12000 A/A jobs 45-planted-comment-only's
-# header replays at 5:8 (at most 0.025 % one-sided 95 %), two steps ≤ 0.05 %.)
+# false-failure rate: 0 (why: the culprit is a build break, deterministic,
+# and the two measured steps, comment-only prefixes at a fixed 2 runs a
+# side, can only be inconclusive: 2 v 2 runs cannot reach p <= alpha, so
+# no step can come out regressed. Inconclusive counts good, as the test
+# asserts; the decided-good path (certain) is unit-tested in
+# test_bisection, and decided steps on real guests are e2e 73's.)
 # schedlab test bisects a failing series on its verdict (docs/testing-your-patch.md
 # "Which patch did it"), submitted as a user would from outside the repository
-# with `--suite rt --repeat 5:8`: a series of three patches, the planted
+# with `--suite rt --repeat 2`: a series of three patches, the planted
 # comment-only patch (tests/planted/), a second comment-only patch and a patch
 # that does not compile. The series fails (exit 1, the candidate does not
 # build); the bisection measures the first patch, then the first two, against
-# the same base (both pass, or stay inconclusive and count good), the second
-# step reusing the first step's base runs, and names patch 3 of 3. The
-# culprit is a build break so the answer is the same on a loaded host; the
-# statistical steps are the comment-only prefixes. Builds two kernels (the
-# first is e2e 45's comment-only kernel when cached) and boots 15 to 21
-# guests: 528 s at host load 12 here, all kernels but the build break cached.
+# the same base (each inconclusive at 2 runs a side, which counts good), the
+# second step reusing the first step's base runs, and names patch 3 of 3.
+# The culprit is a build break so the answer is the same on a loaded host.
+# Builds two kernels (the first is e2e 45's comment-only kernel when cached)
+# and boots 6 guests. It ran at 5:8 until 2026-12-07 (15 boots, 297 s in
+# make check): the more rounds bought no assertion, as the steps' verdicts
+# were accepted either way.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 e2e_need_guest
@@ -50,7 +51,7 @@ cat >3.patch <<'PATCH'
 PATCH
 start=$(date +%s)
 set +e
-"$SCHEDLAB" test --suite rt --repeat 5:8 1.patch 2.patch 3.patch -o result.json --report report.html >out.txt
+"$SCHEDLAB" test --suite rt --repeat 2 1.patch 2.patch 3.patch -o result.json --report report.html >out.txt
 rc=$?
 set -e
 cat out.txt
@@ -78,7 +79,7 @@ assert b["certain"] == all(s["verdict"] == "pass" for s in steps)
 # The second step reuses the first step's base runs: it boots only its candidate
 # (and base rounds beyond the first step's, if it needs more).
 assert steps[0]["reused_runs"] == 0, steps[0]
-assert steps[1]["reused_runs"] >= 5, steps[1]
+assert steps[1]["reused_runs"] >= 2, steps[1]
 assert b["boots"] == sum(s["boots"] for s in steps)
 PY
 grep -q "Bisection of the 3 patches" out.txt || e2e_fail "the summary does not print the bisection"
