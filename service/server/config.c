@@ -91,8 +91,10 @@ void service_config_free(struct service_config *c)
 	free(c);
 }
 
-static int get_int(json_object *v, const char *path, long min, long max, long *ret,
-		   struct sl_error *err)
+/* A setting's value v, checked against what the setting takes; every error
+ * names the setting by its path ("limits.max_jobs"). */
+static int setting_int(json_object *v, const char *path, long min, long max, long *ret,
+		       struct sl_error *err)
 {
 	if (!json_object_is_type(v, json_type_int))
 		return error_set_path(err, ERR_INVALID, path, "Setting '%s' must be an integer.",
@@ -106,13 +108,16 @@ static int get_int(json_object *v, const char *path, long min, long max, long *r
 	return 0;
 }
 
-static int get_str(json_object *v, const char *path, char **ret, struct sl_error *err)
+static int setting_str(json_object *v, const char *path, char **ret, struct sl_error *err)
 {
 	if (!json_object_is_type(v, json_type_string))
 		return error_set_path(err, ERR_INVALID, path, "Setting '%s' must be a string.",
 				      path);
+	char *copy = strdup(json_object_get_string(v));
+	if (!copy)
+		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	free(*ret);
-	*ret = strdup(json_object_get_string(v));
+	*ret = copy;
 	return 0;
 }
 
@@ -128,35 +133,35 @@ static int apply_limits(struct service_config *c, json_object *o, struct sl_erro
 		long n;
 		int r;
 		if (strcmp(key, "max_body_bytes") == 0) {
-			if ((r = get_int(v, path, 1024, 1L << 30, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1024, 1L << 30, &n, err)) < 0)
 				return r;
 			c->max_body_bytes = (size_t)n;
 		} else if (strcmp(key, "max_vcpus") == 0) {
-			if ((r = get_int(v, path, 1, 1024, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1, 1024, &n, err)) < 0)
 				return r;
 			c->limits.max_vcpus = (int)n;
 		} else if (strcmp(key, "max_repeat") == 0) {
-			if ((r = get_int(v, path, 1, 10000, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1, 10000, &n, err)) < 0)
 				return r;
 			c->limits.max_repeat = (int)n;
 		} else if (strcmp(key, "max_patches") == 0) {
-			if ((r = get_int(v, path, 0, 100000, &n, err)) < 0)
+			if ((r = setting_int(v, path, 0, 100000, &n, err)) < 0)
 				return r;
 			c->limits.max_patches = (int)n;
 		} else if (strcmp(key, "max_patch_bytes") == 0) {
-			if ((r = get_int(v, path, 1, 1L << 30, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1, 1L << 30, &n, err)) < 0)
 				return r;
 			c->limits.max_patch_bytes = (size_t)n;
 		} else if (strcmp(key, "max_guest_seconds") == 0) {
-			if ((r = get_int(v, path, 1, INT_MAX, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1, INT_MAX, &n, err)) < 0)
 				return r;
 			c->limits.max_guest_seconds = (int)n;
 		} else if (strcmp(key, "max_memory_mb") == 0) {
-			if ((r = get_int(v, path, 128, 1 << 20, &n, err)) < 0)
+			if ((r = setting_int(v, path, 128, 1 << 20, &n, err)) < 0)
 				return r;
 			c->limits.max_memory_mb = (int)n;
 		} else if (strcmp(key, "max_total_vcpus") == 0) {
-			if ((r = get_int(v, path, 1, 1 << 16, &n, err)) < 0)
+			if ((r = setting_int(v, path, 1, 1 << 16, &n, err)) < 0)
 				return r;
 			c->limits.max_total_vcpus = (int)n;
 		} else
@@ -210,19 +215,19 @@ static int apply_quotas(struct service_config *c, json_object *o, struct sl_erro
 		long n;
 		int r = 0;
 		if (strcmp(key, "max_queued_per_token") == 0) {
-			if ((r = get_int(v, path, 0, 1000000, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, 1000000, &n, err)) >= 0)
 				c->quotas.max_queued_per_token = (int)n;
 		} else if (strcmp(key, "max_queued_total") == 0) {
-			if ((r = get_int(v, path, 0, 1000000, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, 1000000, &n, err)) >= 0)
 				c->quotas.max_queued_total = (int)n;
 		} else if (strcmp(key, "guest_seconds_per_day") == 0) {
-			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
 				c->quotas.guest_seconds_per_day = n;
 		} else if (strcmp(key, "max_bytes_per_token") == 0) {
-			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
 				c->quotas.max_bytes_per_token = n;
 		} else if (strcmp(key, "retry_after_s") == 0) {
-			if ((r = get_int(v, path, 1, 86400, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 1, 86400, &n, err)) >= 0)
 				c->quotas.retry_after_s = (int)n;
 		} else
 			r = error_set_path(err, ERR_INVALID, path, "Unknown setting '%s'.", path);
@@ -244,10 +249,10 @@ static int apply_retention(struct service_config *c, json_object *o, struct sl_e
 		long n;
 		int r = 0;
 		if (strcmp(key, "finished_max_age_s") == 0) {
-			if ((r = get_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, LONG_MAX, &n, err)) >= 0)
 				c->retention.finished_max_age_s = n;
 		} else if (strcmp(key, "interval_s") == 0) {
-			if ((r = get_int(v, path, 0, RETENTION_MAX_INTERVAL_S, &n, err)) >= 0)
+			if ((r = setting_int(v, path, 0, RETENTION_MAX_INTERVAL_S, &n, err)) >= 0)
 				c->retention.interval_s = n;
 		} else if (strcmp(key, "drop_results") == 0) {
 			if (!json_object_is_type(v, json_type_boolean))
@@ -336,10 +341,10 @@ static int apply_tokens(struct service_config *c, json_object *o, struct sl_erro
 
 /* Reads the PEM file a "tls_cert"/"tls_key" setting names into *ret. The
  * error names the setting, not the file's contents. */
-static int get_pem(json_object *v, const char *key, char **ret, struct sl_error *err)
+static int setting_pem(json_object *v, const char *key, char **ret, struct sl_error *err)
 {
 	_cleanup_free_ char *path = NULL;
-	int r = get_str(v, key, &path, err);
+	int r = setting_str(v, key, &path, err);
 	if (r < 0)
 		return r;
 	char *data = NULL;
@@ -372,13 +377,13 @@ static int apply_disk_key(struct service_config *c, const char *key, json_object
 	*ret_known = true;
 	if (strcmp(key, "cache_max_bytes") == 0) {
 		/* 0 turns the bound off; unset, kbuild's default applies */
-		if ((r = get_int(v, key, 0, 1L << 62, &n, err)) >= 0)
+		if ((r = setting_int(v, key, 0, 1L << 62, &n, err)) >= 0)
 			c->cache_max_bytes = n ? (unsigned long long)n : KBUILD_CACHE_UNLIMITED;
 	} else if (strcmp(key, "min_free_bytes") == 0) {
-		if ((r = get_int(v, key, 0, 1L << 62, &n, err)) >= 0)
+		if ((r = setting_int(v, key, 0, 1L << 62, &n, err)) >= 0)
 			c->min_free_bytes = (unsigned long long)n;
 	} else if (strcmp(key, "disk_wait_max_s") == 0) {
-		if ((r = get_int(v, key, 0, 7L * 86400, &n, err)) >= 0)
+		if ((r = setting_int(v, key, 0, 7L * 86400, &n, err)) >= 0)
 			c->disk_wait_max_s = (int)n;
 	} else
 		*ret_known = false;
@@ -408,15 +413,15 @@ static int apply_connection_key(struct service_config *c, const char *key, json_
 		if (strcmp(key, ints[i].key) != 0)
 			continue;
 		long n;
-		int r = get_int(v, key, ints[i].min, ints[i].max, &n, err);
+		int r = setting_int(v, key, ints[i].min, ints[i].max, &n, err);
 		if (r >= 0)
 			*(int *)((char *)c + ints[i].off) = (int)n;
 		return r;
 	}
 	if (strcmp(key, "tls_cert") == 0)
-		return get_pem(v, key, &c->tls_cert, err);
+		return setting_pem(v, key, &c->tls_cert, err);
 	if (strcmp(key, "tls_key") == 0)
-		return get_pem(v, key, &c->tls_key, err);
+		return setting_pem(v, key, &c->tls_key, err);
 	*ret_known = false;
 	return 0;
 }
@@ -431,7 +436,7 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 		long n;
 		int r = 0;
 		if (strcmp(key, "listen") == 0)
-			r = get_str(v, key, &c->listen, err);
+			r = setting_str(v, key, &c->listen, err);
 		else if (strcmp(key, "tokens") == 0)
 			r = apply_tokens(c, v, err);
 		else if (strcmp(key, "limits") == 0)
@@ -442,10 +447,10 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			r = apply_retention(c, v, err);
 		else if (strcmp(key, "workers") == 0) {
 			/* 0: jobs are accepted and queued, none is run (maintenance) */
-			if ((r = get_int(v, key, 0, 64, &n, err)) >= 0)
+			if ((r = setting_int(v, key, 0, 64, &n, err)) >= 0)
 				c->workers = (int)n;
 		} else if (strcmp(key, "build_slots") == 0) {
-			if ((r = get_int(v, key, 1, 64, &n, err)) >= 0)
+			if ((r = setting_int(v, key, 1, 64, &n, err)) >= 0)
 				c->build_slots = (int)n;
 		}
 		/* Kernel builds: the sandbox and the time limit. */
@@ -457,17 +462,17 @@ int service_config_apply(struct service_config *c, json_object *o, struct sl_err
 			else
 				c->build_sandbox = json_object_get_boolean(v);
 		} else if (strcmp(key, "build_timeout_s") == 0) {
-			if ((r = get_int(v, key, 1, 86400, &n, err)) >= 0)
+			if ((r = setting_int(v, key, 1, 86400, &n, err)) >= 0)
 				c->build_timeout_s = (int)n;
 		} else if (strcmp(key, "guest_slots") == 0) {
-			if ((r = get_int(v, key, 1, 256, &n, err)) >= 0)
+			if ((r = setting_int(v, key, 1, 256, &n, err)) >= 0)
 				c->guest_slots = (int)n;
 		} else if (strcmp(key, "cache_dir") == 0)
-			r = get_str(v, key, &c->cache_dir, err);
+			r = setting_str(v, key, &c->cache_dir, err);
 		else if (strcmp(key, "libvirt_uri") == 0)
-			r = get_str(v, key, &c->libvirt_uri, err);
+			r = setting_str(v, key, &c->libvirt_uri, err);
 		else if (strcmp(key, "accelerator") == 0) {
-			if ((r = get_str(v, key, &c->accelerator, err)) >= 0 &&
+			if ((r = setting_str(v, key, &c->accelerator, err)) >= 0 &&
 			    strcmp(c->accelerator, "auto") != 0 &&
 			    strcmp(c->accelerator, "kvm") != 0 &&
 			    strcmp(c->accelerator, "tcg") != 0)
