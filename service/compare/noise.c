@@ -89,19 +89,14 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 	return runs_quantile(runs, "vcpu_wait_pct", p);
 }
 
-static double model_field(const struct model_run *run, const char *field)
-{
-	return interference_field(run->host_interference, field);
-}
-
 double noise_model_others_pct(const struct model_run *run)
 {
-	return model_field(run, "others_busy_pct");
+	return interference_field(run->host_interference, "others_busy_pct");
 }
 
 double noise_model_wait_pct(const struct model_run *run)
 {
-	return model_field(run, "vcpu_wait_pct");
+	return interference_field(run->host_interference, "vcpu_wait_pct");
 }
 
 static double model_quantile(const struct model_run *runs, size_t n, const char *field, double p)
@@ -109,7 +104,7 @@ static double model_quantile(const struct model_run *runs, size_t n, const char 
 	double *w = calloc(n ? n : 1, sizeof(*w));
 	size_t k = 0;
 	for (size_t i = 0; w && i < n; i++) {
-		double x = model_field(&runs[i], field);
+		double x = interference_field(runs[i].host_interference, field);
 		if (runs[i].status && strcmp(runs[i].status, "ok") == 0 && isfinite(x))
 			w[k++] = x;
 	}

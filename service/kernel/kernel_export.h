@@ -4,8 +4,8 @@
  * spec (`git am`, so the built-in series keeps its authors and messages; a
  * patch git cannot apply but patch(1) can is applied with `patch -p1` as the
  * kernel build does and committed under its subject), and a tag
- * "schedlab-base" on the last commit, its objects in one pack (so the
- * user's first commit starts no background gc). `schedlab kernel tree` writes it;
+ * "schedlab-base" on the last commit, every object packed (so the user's
+ * first commit starts no background gc). `schedlab kernel tree` writes it;
  * docs/testing-your-patch.md is the user's side. */
 #pragma once
 

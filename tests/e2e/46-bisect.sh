@@ -71,11 +71,13 @@ assert b["first_bad"] == 3, f"first bad patch {b['first_bad']}, expected 3 (the 
 assert b["first_bad_patch"] == "3.patch", b["first_bad_patch"]  # a plain diff keeps its file name
 steps = b["steps"]
 assert [s["patches"] for s in steps] == [1, 2], steps
+# 2 v 2 runs give no bounded interval and cannot reach alpha: each step is
+# inconclusive, counted good and marked uncertain, so the answer is not certain.
 for s in steps:
-    assert s["verdict"] in ("pass", "inconclusive"), s
-    assert s["uncertain"] == (s["verdict"] != "pass"), s
+    assert s["verdict"] == "inconclusive", s
+    assert s["uncertain"] is True, s
     assert s["boots"] > 0, s
-assert b["certain"] == all(s["verdict"] == "pass" for s in steps)
+assert b["certain"] is False, b["certain"]
 # The second step reuses the first step's base runs: it boots only its candidate
 # (and base rounds beyond the first step's, if it needs more).
 assert steps[0]["reused_runs"] == 0, steps[0]
