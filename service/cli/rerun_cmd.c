@@ -22,6 +22,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/json.h"
+#include "util/json_get.h"
 
 #define RESULT_FILE_MAX (64u * 1024 * 1024)
 
@@ -56,14 +57,6 @@ static void usage(FILE *f)
 	    "Exit status: 0 pass, 1 fail, 3 inconclusive, 2 error (also: the file is not\n"
 	    "a result, or its job is not a valid expanded job). --dry-run exits 0 when\n"
 	    "the job is valid, whatever the warnings.\n");
-}
-
-static const char *jstr(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 struct check {
@@ -140,9 +133,9 @@ static void check_kernel(struct check *ck, const struct job_kernel *k, json_obje
 	char what[160];
 	_cleanup_free_ char *deb = debian_source_version(k->source);
 	snprintf(what, sizeof(what), "kernel '%s': the source version of '%s'", k->name, k->source);
-	compare(ck, what, jstr(meta, "source_version"), deb);
+	compare(ck, what, json_member_string(meta, "source_version"), deb);
 	snprintf(what, sizeof(what), "kernel '%s': the compiler", k->name);
-	compare(ck, what, jstr(meta, "compiler"), compiler);
+	compare(ck, what, json_member_string(meta, "compiler"), compiler);
 
 	struct kernel_spec *spec = NULL;
 	struct sl_error err = {0};
@@ -168,18 +161,20 @@ static void check_kernel(struct check *ck, const struct job_kernel *k, json_obje
 			char sha[HASH_HEX_LEN];
 			if (hash_file_hex(spec->patches[i], sha, &err) < 0)
 				continue;
-			const char *then = jstr(p, "sha256");
+			const char *then = json_member_string(p, "sha256");
 			if (then && strcmp(then, sha) != 0)
 				warn(ck,
 				     "kernel '%s': patch %zu ('%.128s') differs from the one "
 				     "the result was built with (sha256 %.12s..., here %.12s...).",
-				     k->name, i + 1, jstr(p, "name") ? jstr(p, "name") : "?", then,
-				     sha);
+				     k->name, i + 1,
+				     json_member_string(p, "name") ? json_member_string(p, "name")
+								   : "?",
+				     then, sha);
 		}
 	}
 	char sha[HASH_HEX_LEN];
 	if (spec->config && hash_file_hex(spec->config, sha, &err) == 0) {
-		const char *then = jstr(meta, "config_sha256");
+		const char *then = json_member_string(meta, "config_sha256");
 		if (then && strcmp(then, sha) != 0)
 			warn(ck,
 			     "kernel '%s': the config fragment differs (sha256 %.12s..., here "
@@ -189,7 +184,7 @@ static void check_kernel(struct check *ck, const struct job_kernel *k, json_obje
 	/* The cache key covers all of the above and the source's identity (a
 	 * tarball's sha256, a git commit): the same key is the same kernel. */
 	char key[65];
-	const char *then_key = jstr(meta, "key");
+	const char *then_key = json_member_string(meta, "key");
 	if (kbuild_key_in(cfg->cache_dir, spec, key, &err) < 0)
 		warn(ck, "kernel '%s': cannot compute its cache key here: %s", k->name,
 		     err.message);
@@ -218,7 +213,7 @@ static int check_host(json_object *result, const struct job *job, const struct r
 	if (!env || !json_object_is_type(env, json_type_object))
 		warn(&ck, "the result has no environment; cannot compare hosts.");
 	else {
-		compare(&ck, "the schedlab version", jstr(env, "schedlab_version"),
+		compare(&ck, "the schedlab version", json_member_string(env, "schedlab_version"),
 			SCHEDLAB_VERSION);
 		struct sl_error err = {0};
 		struct guest_host *h =
@@ -228,8 +223,10 @@ static int check_host(json_object *result, const struct job *job, const struct r
 			warn(&ck, "cannot read this host's QEMU and libvirt versions: %s",
 			     err.message);
 		else {
-			compare(&ck, "the QEMU version", jstr(env, "qemu_version"), qemu);
-			compare(&ck, "the libvirt version", jstr(env, "libvirt_version"), libvirt);
+			compare(&ck, "the QEMU version", json_member_string(env, "qemu_version"),
+				qemu);
+			compare(&ck, "the libvirt version",
+				json_member_string(env, "libvirt_version"), libvirt);
 		}
 		guest_host_free(h);
 	}
@@ -265,7 +262,7 @@ static int read_result(const char *path, json_object **ret_result, struct job **
 	if (r < 0)
 		return r;
 	json_object *job = NULL;
-	const char *schema = jstr(result, "schema");
+	const char *schema = json_member_string(result, "schema");
 	if (!json_object_is_type(result, json_type_object) || !schema ||
 	    strncmp(schema, "schedlab.result/", 16) != 0)
 		return error_set(err, ERR_INVALID, EINVAL,

@@ -9,6 +9,7 @@
 
 #include "cli/httpclient.h"
 #include "util/json.h"
+#include "util/json_get.h"
 
 /* Seconds the client keeps trying to reach a service that stopped answering
  * while it follows a job (--retry-for): a restarting service resumes the job,
@@ -26,9 +27,6 @@ void submit_signals_install(void);
 /* Prints "schedlab submit: WHAT: <the server's error message> [at PATH] (HTTP N)",
  * or the status when the body is not an error document. */
 void submit_print_http_error(const char *what, const struct httpclient_response *r);
-
-/* A string member of o, or NULL. */
-const char *submit_jstr(json_object *o, const char *key);
 
 /* Follows job id (progress on stderr from its event stream) until its status
  * is final; *ret_job is a new reference to the job's status document. While

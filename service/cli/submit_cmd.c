@@ -17,6 +17,7 @@
 #include "server/store.h"
 #include "util/fs.h"
 #include "util/parse.h"
+#include "util/json_get.h"
 
 #define JOB_FILE_MAX   (8u * 1024 * 1024)
 #define PATCH_FILE_MAX (4u * 1024 * 1024)
@@ -439,7 +440,7 @@ static int wait_and_finish(struct httpclient *c, const char *id, const struct op
 					  : "cancelled");
 		return EXIT_ERROR;
 	}
-	const char *status = submit_jstr(job, "status");
+	const char *status = json_member_string(job, "status");
 	if (!status || strcmp(status, "done") != 0) {
 		submit_print_ending(id, job);
 		return EXIT_ERROR;
@@ -449,7 +450,7 @@ static int wait_and_finish(struct httpclient *c, const char *id, const struct op
 		fprintf(stderr, "schedlab submit: %s\n", err.message);
 		return EXIT_ERROR;
 	}
-	const char *verdict = submit_jstr(result, "verdict");
+	const char *verdict = json_member_string(result, "verdict");
 	fprintf(stderr, "Job %s done: verdict %s.\n", id, verdict ? verdict : "(none)");
 	return gate ? code : EXIT_PASS;
 }
@@ -495,7 +496,7 @@ static int do_submit(const char *job_path, struct opts *o)
 	}
 	if (json_parse_strict(resp.body, resp.len, NULL, "service's answer", &accepted, &err) < 0)
 		goto fail;
-	const char *id = submit_jstr(accepted, "id");
+	const char *id = json_member_string(accepted, "id");
 	if (!id || !store_id_valid(id)) {
 		error_set(&err, ERR_INFRA, EIO, "The service's answer has no valid job id.");
 		goto fail;
@@ -520,8 +521,9 @@ out:
 
 static void print_status_line(const char *id, json_object *job)
 {
-	const char *name = submit_jstr(job, "name"), *status = submit_jstr(job, "status");
-	const char *verdict = submit_jstr(job, "verdict");
+	const char *name = json_member_string(job, "name"),
+		   *status = json_member_string(job, "status");
+	const char *verdict = json_member_string(job, "verdict");
 	printf("%s %s %s", id, name && name[0] ? name : "-", status ? status : "?");
 	if (verdict)
 		printf(" verdict=%s", verdict);
@@ -534,13 +536,13 @@ static void print_status_line(const char *id, json_object *job)
 		if (json_object_object_get_ex(p, "run_index", &ri) &&
 		    json_object_object_get_ex(p, "run_total", &rt) && json_object_get_int(rt) > 0)
 			printf(" run %d/%d", json_object_get_int(ri), json_object_get_int(rt));
-		const char *msg = submit_jstr(p, "message");
+		const char *msg = json_member_string(p, "message");
 		if (msg && msg[0])
 			printf(" %s", msg);
 	}
 	json_object *e = NULL;
-	if (json_object_object_get_ex(job, "error", &e) && submit_jstr(e, "message"))
-		printf(" error: %s", submit_jstr(e, "message"));
+	if (json_object_object_get_ex(job, "error", &e) && json_member_string(e, "message"))
+		printf(" error: %s", json_member_string(e, "message"));
 	printf("\n");
 }
 
@@ -592,7 +594,8 @@ static int do_on_job(enum form form, const char *id, struct opts *o)
 			httpclient_set_interrupt(client, &submit_interrupted);
 			if (submit_follow(client, id, o->retry_for_s, &job, &err) < 0)
 				goto fail;
-			fprintf(stderr, "Job %s ended %s.\n", id, submit_jstr(job, "status"));
+			fprintf(stderr, "Job %s ended %s.\n", id,
+				json_member_string(job, "status"));
 		}
 		ret = EXIT_PASS;
 		break;

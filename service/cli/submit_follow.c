@@ -13,6 +13,7 @@
 #include "server/store.h"
 #include "util/fs.h"
 #include "util/time.h"
+#include "util/json_get.h"
 
 volatile sig_atomic_t submit_interrupted;
 
@@ -34,14 +35,6 @@ void submit_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-const char *submit_jstr(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 void submit_print_http_error(const char *what, const struct httpclient_response *r)
 {
 	_cleanup_json_ json_object *o = NULL;
@@ -49,9 +42,10 @@ void submit_print_http_error(const char *what, const struct httpclient_response 
 	if (r->body)
 		(void)json_parse_strict(r->body, r->len, NULL, "error body", &o, NULL);
 	if (o && json_object_object_get_ex(o, "error", &e)) {
-		const char *path = submit_jstr(e, "path");
+		const char *path = json_member_string(e, "path");
 		fprintf(stderr, "schedlab submit: %s: %s%s%s%s (HTTP %ld)\n", what,
-			submit_jstr(e, "message") ? submit_jstr(e, "message") : "error",
+			json_member_string(e, "message") ? json_member_string(e, "message")
+							 : "error",
 			path ? " [at " : "", path ? path : "", path ? "]" : "", r->status);
 	} else
 		fprintf(stderr, "schedlab submit: %s: HTTP %ld.\n", what, r->status);
@@ -72,28 +66,28 @@ static int on_event(void *userdata, int64_t id, const char *type, const char *da
 	time_now_iso8601(ts);
 	const char *s;
 	if (strcmp(type, "status") == 0) {
-		s = submit_jstr(d, "verdict");
+		s = json_member_string(d, "verdict");
 		fprintf(stderr, "%s status: %s%s%s\n", ts,
-			submit_jstr(d, "status") ? submit_jstr(d, "status") : "?",
+			json_member_string(d, "status") ? json_member_string(d, "status") : "?",
 			s ? ", verdict " : "", s ? s : "");
 	} else if (strcmp(type, "progress") == 0) {
 		json_object *pct = NULL, *ri = NULL, *rt = NULL;
 		json_object_object_get_ex(d, "percent", &pct);
 		json_object_object_get_ex(d, "run_index", &ri);
 		json_object_object_get_ex(d, "run_total", &rt);
-		s = submit_jstr(d, "phase");
+		s = json_member_string(d, "phase");
 		fprintf(stderr, "%s [%s] ", ts, s ? s : "?");
 		if (pct && json_object_get_double(pct) >= 0)
 			fprintf(stderr, "%3.0f%% ", json_object_get_double(pct));
 		if (rt && json_object_get_int(rt) > 0)
 			fprintf(stderr, "run %d/%d ", json_object_get_int(ri),
 				json_object_get_int(rt));
-		s = submit_jstr(d, "message");
+		s = json_member_string(d, "message");
 		fprintf(stderr, "%s\n", s ? s : "");
 	} else if (strcmp(type, "run") == 0)
 		fprintf(stderr, "%s run %s: %s\n", ts,
-			submit_jstr(d, "run_key") ? submit_jstr(d, "run_key") : "?",
-			submit_jstr(d, "status") ? submit_jstr(d, "status") : "?");
+			json_member_string(d, "run_key") ? json_member_string(d, "run_key") : "?",
+			json_member_string(d, "status") ? json_member_string(d, "status") : "?");
 	return 0;
 }
 
@@ -127,7 +121,7 @@ int submit_follow(struct httpclient *c, const char *id, long retry_for_s, json_o
 			(void)json_parse_strict(resp.body, resp.len, NULL, "job status", &job,
 						NULL);
 			httpclient_response_clear(&resp);
-			if (job && store_status_is_final(submit_jstr(job, "status"))) {
+			if (job && store_status_is_final(json_member_string(job, "status"))) {
 				*ret_job = job;
 				return 0;
 			}
@@ -168,7 +162,8 @@ static int write_outputs(const struct model_result *m, const char *text,
 	if (out->junit) {
 		_cleanup_free_ char *xml = NULL;
 		if (junit_from_model(m, &xml) < 0)
-			return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory writing JUnit XML.");
+			return error_set(err, ERR_INTERNAL, ENOMEM,
+					 "Out of memory writing JUnit XML.");
 		if ((r = fs_write_file_atomic(out->junit, xml, strlen(xml), err)) < 0)
 			return r;
 	}
@@ -248,10 +243,10 @@ int submit_cancel(struct httpclient *c, const char *id, bool *ret_requested, str
 
 void submit_print_ending(const char *id, json_object *job)
 {
-	const char *status = submit_jstr(job, "status");
+	const char *status = json_member_string(job, "status");
 	json_object *e = NULL;
 	json_object_object_get_ex(job, "error", &e);
-	const char *msg = e ? submit_jstr(e, "message") : NULL;
+	const char *msg = e ? json_member_string(e, "message") : NULL;
 	fprintf(stderr, "schedlab submit: job %s ended %s%s%s\n", id, status ? status : "?",
 		msg ? ": " : ".", msg ? msg : "");
 }

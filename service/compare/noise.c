@@ -9,26 +9,14 @@
 #include "compare/noise.h"
 #include "util/json_get.h"
 
-static bool is_number(json_object *v)
-{
-	return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
-}
-
 const char *noise_policy_name(enum job_noise_policy p)
 {
 	return p == JOB_NOISE_KEEP ? "keep" : p == JOB_NOISE_FAIL ? "fail" : "exclude";
 }
 
-/* A number of a run's host_interference object (borrowed), or NAN. */
-static double interference_field(json_object *hi, const char *field)
-{
-	json_object *v = json_member(hi, field);
-	return is_number(v) ? json_object_get_double(v) : NAN;
-}
-
 double noise_run_wait_pct(json_object *run)
 {
-	return interference_field(json_member(run, "host_interference"), "vcpu_wait_pct");
+	return json_member_number_or(json_member(run, "host_interference"), "vcpu_wait_pct", NAN);
 }
 
 bool noise_run_is_noisy(json_object *run)
@@ -38,7 +26,7 @@ bool noise_run_is_noisy(json_object *run)
 
 double noise_run_others_pct(json_object *run)
 {
-	return interference_field(json_member(run, "host_interference"), "others_busy_pct");
+	return json_member_number_or(json_member(run, "host_interference"), "others_busy_pct", NAN);
 }
 
 bool noise_is_noisy(double wait_pct, double others_pct, double limit_pct)
@@ -74,7 +62,7 @@ static double runs_quantile(json_object *runs, const char *field, double p)
 	for (size_t i = 0; w && i < n; i++) {
 		json_object *run = json_object_array_get_idx(runs, i);
 		json_object *st = json_member(run, "status");
-		double x = interference_field(json_member(run, "host_interference"), field);
+		double x = json_member_number_or(json_member(run, "host_interference"), field, NAN);
 		if (json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "ok") == 0 && isfinite(x))
 			w[k++] = x;
@@ -91,12 +79,12 @@ double noise_runs_wait_quantile(json_object *runs, double p)
 
 double noise_model_others_pct(const struct model_run *run)
 {
-	return interference_field(run->host_interference, "others_busy_pct");
+	return json_member_number_or(run->host_interference, "others_busy_pct", NAN);
 }
 
 double noise_model_wait_pct(const struct model_run *run)
 {
-	return interference_field(run->host_interference, "vcpu_wait_pct");
+	return json_member_number_or(run->host_interference, "vcpu_wait_pct", NAN);
 }
 
 static double model_quantile(const struct model_run *runs, size_t n, const char *field, double p)
@@ -104,7 +92,7 @@ static double model_quantile(const struct model_run *runs, size_t n, const char 
 	double *w = calloc(n ? n : 1, sizeof(*w));
 	size_t k = 0;
 	for (size_t i = 0; w && i < n; i++) {
-		double x = interference_field(runs[i].host_interference, field);
+		double x = json_member_number_or(runs[i].host_interference, field, NAN);
 		if (runs[i].status && strcmp(runs[i].status, "ok") == 0 && isfinite(x))
 			w[k++] = x;
 	}

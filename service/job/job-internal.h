@@ -1,7 +1,7 @@
 /* What job.c (validation and expansion of the JSON spec), job_struct.c (the
  * typed job built from the expanded spec) and the other parts of the spec's
- * expansion in service/job/ share: typed accessors for json-c objects and
- * the reading of a local file a spec names. Not for use outside
+ * expansion in service/job/ share: the reading of a local file a spec
+ * names (members are read through util/json_get.h). Not for use outside
  * service/job/. */
 #pragma once
 
@@ -10,17 +10,7 @@
 #include <json-c/json.h>
 
 #include "util/error.h"
-
-/* The member key of o (borrowed), or NULL when o is not an object or has no
- * such member. json-c's null is NULL too. */
-json_object *job_json_get(json_object *o, const char *key);
-/* The member as a string (borrowed), or NULL when absent or not a string. */
-const char *job_json_string(json_object *o, const char *key);
-/* The member as an int, or def when absent or not an integer. */
-int job_json_int(json_object *o, const char *key, int def);
-/* The member if it is an array / an object (borrowed), else NULL. */
-json_object *job_json_array(json_object *o, const char *key);
-json_object *job_json_object(json_object *o, const char *key);
+#include "util/json_get.h"
 
 /* Reads the local file rel (relative to base_dir, "." when NULL; absolute
  * as it is) that a CLI job names by path into *ret (malloc'd, NUL-ended) and

@@ -40,31 +40,30 @@ static const struct job_limits default_limits = {
 
 long long job_budget_s(json_object *expanded)
 {
-	json_object *rep = job_json_get(expanded, "repeat");
+	json_object *rep = json_member(expanded, "repeat");
 	long long repeat = json_object_is_type(rep, json_type_object)
-			       ? job_json_int(rep, "max", DEFAULT_REPEAT)
-			       : job_json_int(expanded, "repeat", DEFAULT_REPEAT);
-	json_object *variants = job_json_get(expanded, "variants");
-	json_object *kernels = job_json_get(expanded, "kernels");
+			       ? json_member_int(rep, "max", DEFAULT_REPEAT)
+			       : json_member_int(expanded, "repeat", DEFAULT_REPEAT);
+	json_object *variants = json_member(expanded, "variants");
+	json_object *kernels = json_member(expanded, "kernels");
 	long long nv = variants ? json_object_object_length(variants) : 0;
 	long long nk = kernels ? json_object_object_length(kernels) : 0;
-	const char *accel = job_json_string(expanded, "accelerator");
+	const char *accel = json_member_string(expanded, "accelerator");
 	bool tcg = !accel || strcmp(accel, "kvm") != 0;
-	long long one = repeat * nv * job_run_deadline_s(job_json_get(expanded, "workloads"), tcg) +
+	long long one = repeat * nv * job_run_deadline_s(json_member(expanded, "workloads"), tcg) +
 			nk * JOB_BUILD_ESTIMATE_S;
 	/* A bisecting job (run/bisection.h) may run up to ceil(log2 n) more
 	 * jobs of the same shape after it, n its series' patches: each a build
 	 * and its candidate's runs, the base's reused (counted whole here); a
 	 * per-patch attribution n - 1. */
-	json_object *bisect = job_json_get(expanded, "bisect");
-	json_object *per_patch = job_json_get(expanded, "per_patch");
+	json_object *bisect = json_member(expanded, "bisect");
+	json_object *per_patch = json_member(expanded, "per_patch");
 	bool attribute = per_patch && json_object_get_boolean(per_patch);
 	if (!attribute && (!bisect || !json_object_get_boolean(bisect)))
 		return one;
 	size_t np =
-	    json_object_array_length(job_json_get(job_json_get(kernels, "patched"), "patches"));
-	size_t nb =
-	    json_object_array_length(job_json_get(job_json_get(kernels, "base"), "patches"));
+	    json_object_array_length(json_member(json_member(kernels, "patched"), "patches"));
+	size_t nb = json_object_array_length(json_member(json_member(kernels, "base"), "patches"));
 	/* a per-patch attribution (run/attribution.h) measures every prefix
 	 * but the whole: n - 1 more jobs */
 	long long steps = 0;
@@ -128,15 +127,15 @@ static int expand_file_item(json_object *item, enum job_origin origin, const cha
 			    const struct job_limits *limits, const char *path, json_object **ret,
 			    struct sl_error *err)
 {
-	json_object *p = job_json_get(item, "path");
+	json_object *p = json_member(item, "path");
 	if (!p) {
-		json_object *name = job_json_get(item, "name");
+		json_object *name = json_member(item, "name");
 		if (name && !job_safe_name(json_object_get_string(name)))
 			return error_set_path(err, ERR_INVALID, path,
 					      "File name '%s' may hold only letters, digits and "
 					      "'._-+', and must not start with a dot.",
 					      json_object_get_string(name));
-		json_object *content = job_json_get(item, "content");
+		json_object *content = json_member(item, "content");
 		if (content &&
 		    (size_t)json_object_get_string_len(content) > limits->max_patch_bytes)
 			return error_set_path(err, ERR_TOO_LARGE, path,
@@ -222,7 +221,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 {
 	char sub[256];
 	_cleanup_json_ json_object *out = json_object_new_object();
-	json_object *src = job_json_get(k, "source");
+	json_object *src = json_member(k, "source");
 	/* A CLI job's local source means the same tree from any directory;
 	 * the service refuses local sources below. */
 	const char *src_s = src ? json_object_get_string(src) : "debian:linux-source-6.1";
@@ -253,7 +252,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 	}
 	json_object *patches = json_object_new_array();
 	json_object_object_add(out, "patches", patches);
-	json_object *in = job_json_get(k, "patches");
+	json_object *in = json_member(k, "patches");
 	size_t n = in ? json_object_array_length(in) : 0;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(sub, sizeof(sub), "%s.patches[%zu]", path, i);
@@ -268,7 +267,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 					      "A job may carry at most %d patches.",
 					      limits->max_patches);
 	}
-	json_object *cfg = job_json_get(k, "config");
+	json_object *cfg = json_member(k, "config");
 	json_object *cfg_out = NULL;
 	if (cfg) {
 		snprintf(sub, sizeof(sub), "%s.config", path);
@@ -281,10 +280,10 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 				       json_object_new_string(debian_base_default_config(src_s)));
 	}
 	json_object_object_add(out, "config", cfg_out);
-	json_object *debug = job_json_get(k, "debug");
+	json_object *debug = json_member(k, "debug");
 	if (debug)
 		json_object_object_add(out, "debug", json_object_get(debug));
-	json_object *schedstat = job_json_get(k, "schedstat");
+	json_object *schedstat = json_member(k, "schedstat");
 	if (schedstat && json_object_get_boolean(schedstat))
 		json_object_object_add(out, "schedstat", json_object_new_boolean(1));
 	*ret = TAKE_PTR(out);
@@ -294,7 +293,7 @@ static int expand_kernel(json_object *k, enum job_origin origin, const char *bas
 /* The debug preset variant v asks for: its own "debug", else the suite's. */
 static const char *variant_debug_wanted(json_object *v, const char *suite_debug)
 {
-	const char *d = job_json_string(v, "debug");
+	const char *d = json_member_string(v, "debug");
 	return d ? d : suite_debug;
 }
 
@@ -318,9 +317,9 @@ static int expand_debug(json_object *variants, json_object *kernels, const char 
 		if (want)
 			snprintf(want_buf, sizeof(want_buf), "%s", want);
 		want = want ? want_buf : NULL;
-		snprintf(kname, sizeof(kname), "%s", job_json_string(v, "kernel"));
-		json_object *k = job_json_get(kernels, kname);
-		const char *has = job_json_string(k, "debug");
+		snprintf(kname, sizeof(kname), "%s", json_member_string(v, "kernel"));
+		json_object *k = json_member(kernels, kname);
+		const char *has = json_member_string(k, "debug");
 		snprintf(path, sizeof(path), "$.variants.%s.debug", vname);
 		if (!want || (has && strcmp(has, want) == 0)) {
 			if (has)
@@ -337,7 +336,7 @@ static int expand_debug(json_object *variants, json_object *kernels, const char 
 		{
 			(void)oname;
 			const char *ow = variant_debug_wanted(o, suite_debug);
-			if (strcmp(job_json_string(o, "kernel"), kname) == 0 &&
+			if (strcmp(json_member_string(o, "kernel"), kname) == 0 &&
 			    (!ow || strcmp(ow, want) != 0))
 				all_want = false;
 		}
@@ -357,7 +356,7 @@ static int expand_debug(json_object *variants, json_object *kernels, const char 
 		json_object *dk = NULL;
 		json_object_deep_copy(k, &dk, NULL);
 		json_object_object_add(dk, "debug", json_object_new_string(want));
-		json_object *existing = job_json_get(kernels, dname);
+		json_object *existing = json_member(kernels, dname);
 		if (existing && !json_object_equal(existing, dk)) {
 			json_object_put(dk);
 			return error_set_path(err, ERR_INVALID, path,
@@ -383,17 +382,17 @@ static json_object *expand_shorthand(json_object *spec)
 		if (strcmp(key, "base") && strcmp(key, "patches"))
 			json_object_object_add(full, key, json_object_get(val));
 	}
-	json_object *base = job_json_get(spec, "base");
+	json_object *base = json_member(spec, "base");
 	json_object *kernels = json_object_new_object();
 	json_object_object_add(kernels, "base", json_object_get(base));
 	json_object *patched = NULL;
 	json_object_deep_copy(base, &patched, NULL);
-	json_object *patches = job_json_get(patched, "patches");
+	json_object *patches = json_member(patched, "patches");
 	if (!patches) {
 		patches = json_object_new_array();
 		json_object_object_add(patched, "patches", patches);
 	}
-	json_object *extra = job_json_get(spec, "patches");
+	json_object *extra = json_member(spec, "patches");
 	for (size_t i = 0; extra && i < json_object_array_length(extra); i++)
 		json_object_array_add(patches,
 				      json_object_get(json_object_array_get_idx(extra, i)));
@@ -428,17 +427,17 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 					      "Variant name '%s' may hold only letters, digits and "
 					      "'._-'.",
 					      name);
-		const char *kernel = job_json_string(v, "kernel");
-		if (!kernel || !job_json_get(kernels, kernel))
+		const char *kernel = json_member_string(v, "kernel");
+		if (!kernel || !json_member(kernels, kernel))
 			return error_set_path(err, ERR_INVALID, path,
 					      "Variant '%s' names kernel '%s', which the job does "
 					      "not define.",
 					      name, kernel ? kernel : "");
 		json_object *copy = NULL;
 		json_object_deep_copy(v, &copy, NULL);
-		if (!job_json_get(copy, "features"))
+		if (!json_member(copy, "features"))
 			json_object_object_add(copy, "features", json_object_new_array());
-		if (suite_shares && !job_json_get(copy, "uid_shares")) {
+		if (suite_shares && !json_member(copy, "uid_shares")) {
 			json_object *shares = NULL;
 			json_object_deep_copy(suite_shares, &shares, NULL);
 			json_object_object_add(copy, "uid_shares", shares);
@@ -465,14 +464,14 @@ static int expand_variants(json_object *in, json_object *kernels, const char *ba
 static int expand_repeat(json_object *full, bool suite, const struct job_limits *limits,
 			 json_object *out, struct sl_error *err)
 {
-	json_object *rep_in = job_json_get(full, "repeat");
+	json_object *rep_in = json_member(full, "repeat");
 	int repeat_min, repeat;
 	if (json_object_is_type(rep_in, json_type_object)) {
-		repeat_min = job_json_int(rep_in, "min", DEFAULT_REPEAT);
-		repeat = job_json_int(rep_in, "max", repeat_min);
+		repeat_min = json_member_int(rep_in, "min", DEFAULT_REPEAT);
+		repeat = json_member_int(rep_in, "max", repeat_min);
 	} else
 		repeat_min = repeat =
-		    job_json_int(full, "repeat", suite ? SUITE_DEFAULT_REPEAT : DEFAULT_REPEAT);
+		    json_member_int(full, "repeat", suite ? SUITE_DEFAULT_REPEAT : DEFAULT_REPEAT);
 	if (repeat_min < 1 || repeat > limits->max_repeat)
 		return error_set_path(err, ERR_INVALID, "$.repeat",
 				      "repeat must be between 1 and %d, not %d.",
@@ -496,8 +495,8 @@ static int expand_repeat(json_object *full, bool suite, const struct job_limits 
 static int expand_scale_out(json_object *spec, json_object *full, json_object *out,
 			    struct sl_error *err)
 {
-	json_object *placement = job_json_get(full, "placement");
-	json_object *host_labels = job_json_get(full, "host_labels");
+	json_object *placement = json_member(full, "placement");
+	json_object *host_labels = json_member(full, "host_labels");
 	if (placement)
 		json_object_object_add(out, "placement", json_object_get(placement));
 	if (host_labels)
@@ -505,18 +504,18 @@ static int expand_scale_out(json_object *spec, json_object *full, json_object *o
 	/* A shorthand's bisection (run/bisection.h): whether a worker bisects
 	 * a failing series, and the commits its patches were made of, one per
 	 * patch (the schema bounds them; the count must match). */
-	json_object *bisect = job_json_get(full, "bisect");
-	json_object *commits = job_json_get(full, "commits");
+	json_object *bisect = json_member(full, "bisect");
+	json_object *commits = json_member(full, "commits");
 	if (commits && json_object_array_length(commits) !=
-			   json_object_array_length(job_json_get(spec, "patches")))
+			   json_object_array_length(json_member(spec, "patches")))
 		return error_set_path(err, ERR_INVALID, "$.commits",
 				      "'commits' must name one commit per patch: %zu commits, "
 				      "%zu patches.",
 				      json_object_array_length(commits),
-				      json_object_array_length(job_json_get(spec, "patches")));
+				      json_object_array_length(json_member(spec, "patches")));
 	if (bisect)
 		json_object_object_add(out, "bisect", json_object_get(bisect));
-	json_object *per_patch = job_json_get(full, "per_patch");
+	json_object *per_patch = json_member(full, "per_patch");
 	if (per_patch)
 		json_object_object_add(out, "per_patch", json_object_get(per_patch));
 	if (commits)
@@ -538,18 +537,18 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 		return r;
 
 	_cleanup_json_ json_object *full =
-	    job_json_get(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
+	    json_member(spec, "base") ? expand_shorthand(spec) : json_object_get(spec);
 	_cleanup_json_ json_object *out = json_object_new_object();
-	json_object_object_add(out, "name", json_object_get(job_json_get(full, "name")));
-	if (job_json_get(full, "description"))
+	json_object_object_add(out, "name", json_object_get(json_member(full, "name")));
+	if (json_member(full, "description"))
 		json_object_object_add(out, "description",
-				       json_object_get(job_json_get(full, "description")));
+				       json_object_get(json_member(full, "description")));
 
 	/* Kernels. */
 	json_object *kernels = json_object_new_object();
 	json_object_object_add(out, "kernels", kernels);
 	int n_patches = 0;
-	json_object_object_foreach(job_json_get(full, "kernels"), kname, k)
+	json_object_object_foreach(json_member(full, "kernels"), kname, k)
 	{
 		char path[192];
 		snprintf(path, sizeof(path), "$.kernels.%s", kname);
@@ -567,13 +566,13 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 
 	/* Guest shape. */
 	int vcpus = 0;
-	r = job_expand_guest(job_json_get(full, "guest"), limits, out, &vcpus, err);
+	r = job_expand_guest(json_member(full, "guest"), limits, out, &vcpus, err);
 	if (r < 0)
 		return r;
 
 	/* A suite (suite.h): its workloads when the job lists none, its variant
 	 * settings where a variant sets none. The schema checks the name. */
-	const char *suite = job_json_string(full, "suite");
+	const char *suite = json_member_string(full, "suite");
 	if (suite && !suite_known(suite))
 		return error_set_path(err, ERR_INVALID, "$.suite",
 				      "Suite '%s' is not one of 'rt', 'latency', 'fair', 'all' or "
@@ -584,10 +583,10 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	_cleanup_json_ json_object *suite_shares = suite ? suite_uid_shares(suite) : NULL;
 
 	/* Variants and baseline. */
-	json_object *bl = job_json_get(full, "baseline");
+	json_object *bl = json_member(full, "baseline");
 	const char *baseline = bl ? json_object_get_string(bl) : "baseline";
 	json_object *variants = NULL;
-	r = expand_variants(job_json_get(full, "variants"), kernels, baseline, suite_shares,
+	r = expand_variants(json_member(full, "variants"), kernels, baseline, suite_shares,
 			    &variants, err);
 	if (r >= 0)
 		r = expand_debug(variants, kernels, suite_debug_preset(suite), err);
@@ -599,7 +598,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(out, "baseline", json_object_new_string(baseline));
 	json_object_object_foreach(variants, vname, v)
 	{
-		json_object *scx = job_json_get(v, "sched_ext");
+		json_object *scx = json_member(v, "sched_ext");
 		char path[256];
 		snprintf(path, sizeof(path), "$.variants.%s.sched_ext", vname);
 		if (scx && ((r = sched_ext_source_inline(scx, origin == JOB_ORIGIN_CLI, base_dir,
@@ -609,7 +608,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	}
 
 	/* Workloads, repeat, gates. The job's own workloads replace a suite's. */
-	_cleanup_json_ json_object *wl_in = json_object_get(job_json_get(full, "workloads"));
+	_cleanup_json_ json_object *wl_in = json_object_get(json_member(full, "workloads"));
 	if (!wl_in && suite)
 		wl_in = suite_workloads(suite);
 	if (!wl_in)
@@ -625,15 +624,15 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	r = expand_repeat(full, suite != NULL, limits, out, err);
 	if (r < 0)
 		return r;
-	json_object *np = job_json_get(full, "noise_policy");
+	json_object *np = json_member(full, "noise_policy");
 	json_object_object_add(out, "noise_policy",
 			       np ? json_object_get(np) : json_object_new_string("exclude"));
 	/* Left out when not given: the runner then takes the default or the
 	 * host's calibrated limit, and the result's repeats record which. */
-	json_object *nl = job_json_get(full, "noise_limit_pct");
+	json_object *nl = json_member(full, "noise_limit_pct");
 	if (nl)
 		json_object_object_add(out, "noise_limit_pct", json_object_get(nl));
-	json_object *alpha = job_json_get(full, "alpha");
+	json_object *alpha = json_member(full, "alpha");
 	json_object_object_add(
 	    out, "alpha", alpha ? json_object_get(alpha) : json_object_new_double_s(0.05, "0.05"));
 	json_object *gates = NULL;
@@ -644,7 +643,7 @@ int job_expand_json(json_object *spec, enum job_origin origin, const char *base_
 	json_object_object_add(out, "gates", gates);
 	if (opted_out || json_object_array_length(gates) == 0)
 		json_object_object_add(out, "gates_opt_out", json_object_new_boolean(opted_out));
-	json_object *accel = job_json_get(full, "accelerator");
+	json_object *accel = json_member(full, "accelerator");
 	json_object_object_add(
 	    out, "accelerator",
 	    json_object_new_string(accel ? json_object_get_string(accel) : "auto"));

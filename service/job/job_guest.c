@@ -18,7 +18,7 @@ int job_topology_product(json_object *t)
 		return 0;
 	const char *keys[] = {"sockets", "cores", "threads"};
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		int v = job_json_int(t, keys[i], 1);
+		int v = json_member_int(t, keys[i], 1);
 		if (v < 1 || v > GUEST_TOPOLOGY_MAX)
 			return 0;
 		p *= v;
@@ -32,9 +32,9 @@ int job_expand_topology(json_object *t, json_object *guest, struct sl_error *err
 {
 	if (!t)
 		return 0;
-	int vcpus = job_json_int(guest, "vcpus", 0);
-	int s = job_json_int(t, "sockets", 1), c = job_json_int(t, "cores", 1),
-	    h = job_json_int(t, "threads", 1);
+	int vcpus = json_member_int(guest, "vcpus", 0);
+	int s = json_member_int(t, "sockets", 1), c = json_member_int(t, "cores", 1),
+	    h = json_member_int(t, "threads", 1);
 	int cpus = job_topology_product(t);
 	if (cpus == 0)
 		return error_set_path(err, ERR_INVALID, "$.guest.topology",
@@ -62,7 +62,8 @@ int job_expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
 {
 	if (!numa)
 		return 0;
-	int vcpus = job_json_int(guest, "vcpus", 0), memory = job_json_int(guest, "memory_mb", 0);
+	int vcpus = json_member_int(guest, "vcpus", 0),
+	    memory = json_member_int(guest, "memory_mb", 0);
 	size_t n = json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
 	if (n < 1 || n > GUEST_NUMA_MAX)
 		return error_set_path(err, ERR_INVALID, "$.guest.numa",
@@ -76,8 +77,8 @@ int job_expand_numa(json_object *numa, json_object *guest, struct sl_error *err)
 		snprintf(path, sizeof(path), "$.guest.numa[%zu].cpus", i);
 		snprintf(mpath, sizeof(mpath), "$.guest.numa[%zu].memory_mb", i);
 		json_object *cell = json_object_array_get_idx(numa, i);
-		const char *cpus = job_json_string(cell, "cpus");
-		int mb = job_json_int(cell, "memory_mb", -1);
+		const char *cpus = json_member_string(cell, "cpus");
+		int mb = json_member_int(cell, "memory_mb", -1);
 		uint64_t mask = 0;
 		if (!cpus || cpu_list_parse(cpus, &mask) < 0 || strchr(cpus, '\n'))
 			return error_set_path(
@@ -125,9 +126,10 @@ int job_expand_guest(json_object *guest_in, const struct job_limits *limits, jso
 	int r;
 	/* Without vcpus, a topology gives the count (a bad one: expand_topology
 	 * names it below). */
-	int from_topology = job_topology_product(job_json_get(guest_in, "topology"));
-	int vcpus = job_json_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
-	int memory = job_json_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
+	int from_topology = job_topology_product(json_member(guest_in, "topology"));
+	int vcpus =
+	    json_member_int(guest_in, "vcpus", from_topology ? from_topology : DEFAULT_VCPUS);
+	int memory = json_member_int(guest_in, "memory_mb", DEFAULT_MEMORY_MB);
 	if (vcpus < 1 || vcpus > limits->max_vcpus)
 		return error_set_path(err, ERR_INVALID, "$.guest.vcpus",
 				      "vcpus must be between 1 and %d, not %d.", limits->max_vcpus,
@@ -140,15 +142,15 @@ int job_expand_guest(json_object *guest_in, const struct job_limits *limits, jso
 	json_object_object_add(guest, "vcpus", json_object_new_int(vcpus));
 	json_object_object_add(guest, "memory_mb", json_object_new_int(memory));
 	json_object_object_add(out, "guest", guest);
-	r = job_expand_topology(job_json_get(guest_in, "topology"), guest, err);
+	r = job_expand_topology(json_member(guest_in, "topology"), guest, err);
 	if (r < 0)
 		return r;
-	r = job_expand_numa(job_json_get(guest_in, "numa"), guest, err);
+	r = job_expand_numa(json_member(guest_in, "numa"), guest, err);
 	if (r < 0)
 		return r;
 	/* guest.pinning (docs/guests.md "Pinning"): kept when set, so a job
 	 * without it expands as before. */
-	json_object *pinning = job_json_get(guest_in, "pinning");
+	json_object *pinning = json_member(guest_in, "pinning");
 	if (pinning) {
 		const char *pv = json_object_is_type(pinning, json_type_string)
 				     ? json_object_get_string(pinning)

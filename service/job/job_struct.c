@@ -1,5 +1,4 @@
-/* The typed job: struct job built from an expanded spec, its accessors and
- * the json-c accessors job.c shares (job-internal.h). See job.h.
+/* The typed job: struct job built from an expanded spec, its accessors. See job.h.
  *
  * Strings point into the expanded spec, which the job holds a reference to;
  * only the arrays of structs are allocated here. */
@@ -14,58 +13,6 @@
 #include "job/suite.h"
 #include "util/cpu_list.h"
 #include "util/parse.h"
-
-json_object *job_json_get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-const char *job_json_string(json_object *o, const char *key)
-{
-	json_object *v = job_json_get(o, key);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-/* JSON Schema's "integer" is any number without a fractional part, so the
- * validator passes 102.0 (or "102." from a lenient parser) where an integer
- * is asked for: take those as the integer they are. */
-static bool job_json_integral(json_object *v, long long *ret)
-{
-	if (json_object_is_type(v, json_type_int)) {
-		*ret = json_object_get_int64(v);
-		return true;
-	}
-	if (!json_object_is_type(v, json_type_double))
-		return false;
-	double d = json_object_get_double(v);
-	if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0)
-		return false;
-	*ret = (long long)d;
-	return true;
-}
-
-int job_json_int(json_object *o, const char *key, int def)
-{
-	long long v;
-	if (!job_json_integral(job_json_get(o, key), &v) || v < INT_MIN || v > INT_MAX)
-		return def;
-	return (int)v;
-}
-
-json_object *job_json_array(json_object *o, const char *key)
-{
-	json_object *v = job_json_get(o, key);
-	return json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-json_object *job_json_object(json_object *o, const char *key)
-{
-	json_object *v = job_json_get(o, key);
-	return json_object_is_type(v, json_type_object) ? v : NULL;
-}
 
 /* An error for a member of the expanded spec that is missing or mistyped. */
 static int job_bad(struct sl_error *err, const char *path, const char *what)
@@ -85,17 +32,17 @@ static void *job_calloc(size_t n, size_t size)
 static int job_file_from(json_object *item, const char *builtin_key, const char *path,
 			 struct job_file *f, struct sl_error *err)
 {
-	const char *builtin = job_json_string(item, builtin_key);
+	const char *builtin = json_member_string(item, builtin_key);
 	if (builtin) {
 		*f = (struct job_file){.kind = JOB_FILE_BUILTIN, .builtin = builtin};
 		return 0;
 	}
-	json_object *content = job_json_get(item, "content");
+	json_object *content = json_member(item, "content");
 	if (!json_object_is_type(content, json_type_string))
 		return job_bad(err, path, "built-in name or inline content");
 	*f = (struct job_file){
 	    .kind = JOB_FILE_INLINE,
-	    .name = job_json_string(item, "name"),
+	    .name = json_member_string(item, "name"),
 	    .content = json_object_get_string(content),
 	    .content_len = (size_t)json_object_get_string_len(content),
 	};
@@ -137,10 +84,10 @@ static int job_kernels_from(struct job *job, json_object *kernels, struct sl_err
 		struct job_kernel *kern = &job->kernels[job->n_kernels++];
 		snprintf(path, sizeof(path), "$.kernels.%s", kname);
 		kern->name = kname;
-		kern->source = job_json_string(k, "source");
+		kern->source = json_member_string(k, "source");
 		if (!kern->source)
 			return job_bad(err, path, "source");
-		json_object *patches = job_json_array(k, "patches");
+		json_object *patches = json_member_array(k, "patches");
 		size_t n = patches ? json_object_array_length(patches) : 0;
 		kern->patches = job_calloc(n, sizeof(*kern->patches));
 		if (!kern->patches)
@@ -155,13 +102,13 @@ static int job_kernels_from(struct job *job, json_object *kernels, struct sl_err
 			kern->n_patches++;
 		}
 		snprintf(path, sizeof(path), "$.kernels.%s.config", kname);
-		int r = job_file_from(job_json_object(k, "config"), "builtin", path, &kern->config,
-				      err);
+		int r = job_file_from(json_member_object(k, "config"), "builtin", path,
+				      &kern->config, err);
 		if (r < 0)
 			return r;
-		json_object *ss = job_json_get(k, "schedstat");
+		json_object *ss = json_member(k, "schedstat");
 		kern->schedstat = ss && json_object_get_boolean(ss);
-		kern->debug = job_json_string(k, "debug");
+		kern->debug = json_member_string(k, "debug");
 		if (kern->debug && !suite_debug_known(kern->debug)) {
 			snprintf(path, sizeof(path), "$.kernels.%s.debug", kname);
 			return job_bad(err, path, "debug preset");
@@ -183,7 +130,7 @@ static int job_uid_shares_from(json_object *shares, const char *path, struct job
 	{
 		unsigned long long u;
 		long long sh;
-		if (parse_uint64(uid, 65535, &u) < 0 || !job_json_integral(share, &sh) ||
+		if (parse_uint64(uid, 65535, &u) < 0 || !json_integral(share, &sh) ||
 		    sh < INT_MIN || sh > INT_MAX)
 			return job_bad(err, path, "uid_shares entry");
 		var->uid_shares[var->n_uid_shares++] =
@@ -204,7 +151,7 @@ static int job_tunables_from(json_object *tun, const char *path, struct job_vari
 	json_object_object_foreach(tun, tname, tval)
 	{
 		long long tv;
-		if (!job_json_integral(tval, &tv))
+		if (!json_integral(tval, &tv))
 			return job_bad(err, path, "sched_tunables entry");
 		var->sched_tunables[var->n_sched_tunables++] =
 		    (struct job_tunable){.name = tname, .value = tv};
@@ -218,42 +165,43 @@ static int job_variant_from(struct job *job, const char *vname, json_object *v,
 	char path[256];
 	snprintf(path, sizeof(path), "$.variants.%s", vname);
 	var->name = vname;
-	const char *kernel = job_json_string(v, "kernel");
+	const char *kernel = json_member_string(v, "kernel");
 	var->kernel = kernel ? job_find_kernel(job, kernel) : NULL;
 	if (!var->kernel)
 		return job_bad(err, path, "kernel that the job defines");
-	int r =
-	    job_strings(job_json_array(v, "features"), path, &var->features, &var->n_features, err);
+	int r = job_strings(json_member_array(v, "features"), path, &var->features,
+			    &var->n_features, err);
 	if (r < 0)
 		return r;
-	json_object *h = job_json_get(v, "hrtick");
+	json_object *h = json_member(v, "hrtick");
 	var->hrtick = !json_object_is_type(h, json_type_boolean) ? JOB_HRTICK_DEFAULT
 		      : json_object_get_boolean(h)		 ? JOB_HRTICK_ON
 								 : JOB_HRTICK_OFF;
 
-	r = job_uid_shares_from(job_json_object(v, "uid_shares"), path, var, err);
+	r = job_uid_shares_from(json_member_object(v, "uid_shares"), path, var, err);
 	if (r < 0)
 		return r;
-	json_object *scx = job_json_object(v, "sched_ext");
+	json_object *scx = json_member_object(v, "sched_ext");
 	if (scx) {
 		char spath[300];
 		snprintf(spath, sizeof(spath), "%s.sched_ext", path);
-		json_object *src = job_json_object(scx, "source");
-		var->scx_scheduler = job_json_string(src ? src : scx, src ? "name" : "scheduler");
+		json_object *src = json_member_object(scx, "source");
+		var->scx_scheduler =
+		    json_member_string(src ? src : scx, src ? "name" : "scheduler");
 		if (!var->scx_scheduler)
 			return job_bad(err, spath, "scheduler");
 		if (src) {
-			var->scx_bpf = job_json_string(src, "bpf");
-			var->scx_loader = job_json_string(src, "loader");
+			var->scx_bpf = json_member_string(src, "bpf");
+			var->scx_loader = json_member_string(src, "loader");
 			if (!var->scx_bpf || !var->scx_loader)
 				return job_bad(err, spath, "source");
 		}
-		r = job_strings(job_json_array(scx, "args"), spath, &var->scx_args,
+		r = job_strings(json_member_array(scx, "args"), spath, &var->scx_args,
 				&var->n_scx_args, err);
 		if (r < 0)
 			return r;
 	}
-	return job_tunables_from(job_json_object(v, "sched_tunables"), path, var, err);
+	return job_tunables_from(json_member_object(v, "sched_tunables"), path, var, err);
 }
 
 static int job_workloads_from(struct job *job, json_object *workloads, struct sl_error *err)
@@ -270,18 +218,19 @@ static int job_workloads_from(struct job *job, json_object *workloads, struct sl
 		struct job_workload *wl = &job->workloads[job->n_workloads++];
 		snprintf(path, sizeof(path), "$.workloads[%zu]", i);
 		wl->spec = w;
-		wl->tool = job_json_string(w, "tool");
-		wl->name = job_json_string(w, "name");
+		wl->tool = json_member_string(w, "tool");
+		wl->name = json_member_string(w, "name");
 		if (!wl->tool || !wl->name)
 			return job_bad(err, path, "tool and name");
-		int r = job_strings(job_json_array(w, "args"), path, &wl->args, &wl->n_args, err);
+		int r =
+		    job_strings(json_member_array(w, "args"), path, &wl->args, &wl->n_args, err);
 		if (r < 0)
 			return r;
-		wl->timeout_s = job_json_int(w, "timeout_s", -1);
-		wl->uid = job_json_int(w, "uid", 0);
+		wl->timeout_s = json_member_int(w, "timeout_s", -1);
+		wl->uid = json_member_int(w, "uid", 0);
 		if (wl->timeout_s < 1)
 			return job_bad(err, path, "timeout_s");
-		json_object *m = job_json_get(w, "maxerr_us");
+		json_object *m = json_member(w, "maxerr_us");
 		wl->maxerr_us = json_object_is_type(m, json_type_int) &&
 					json_object_get_int64(m) >= 0 &&
 					json_object_get_int64(m) <= LONG_MAX
@@ -302,18 +251,18 @@ static int job_gates_from(struct job *job, json_object *gates, struct sl_error *
 		json_object *g = json_object_array_get_idx(gates, i);
 		struct job_gate *gate = &job->gates[job->n_gates++];
 		snprintf(path, sizeof(path), "$.gates[%zu]", i);
-		gate->workload = job_json_string(g, "workload");
-		gate->metric = job_json_string(g, "metric");
+		gate->workload = json_member_string(g, "workload");
+		gate->metric = json_member_string(g, "metric");
 		if (!gate->workload || !gate->metric)
 			return job_bad(err, path, "workload and metric");
-		json_object *t = job_json_get(g, "threshold");
+		json_object *t = json_member(g, "threshold");
 		gate->has_threshold = json_object_is_type(t, json_type_int) ||
 				      json_object_is_type(t, json_type_double);
 		gate->threshold = gate->has_threshold ? json_object_get_double(t) : 0;
-		json_object *rel = job_json_get(g, "relative");
+		json_object *rel = json_member(g, "relative");
 		gate->relative =
 		    json_object_is_type(rel, json_type_boolean) && json_object_get_boolean(rel);
-		json_object *def = job_json_get(g, "default");
+		json_object *def = json_member(g, "default");
 		gate->is_default =
 		    json_object_is_type(def, json_type_boolean) && json_object_get_boolean(def);
 	}
@@ -324,7 +273,7 @@ static int job_gates_from(struct job *job, json_object *gates, struct sl_error *
  * stored before they existed), ERR_INVALID when out of the schema's range. */
 static int job_statistics_from(struct job *job, json_object *expanded, struct sl_error *err)
 {
-	json_object *a = job_json_get(expanded, "alpha");
+	json_object *a = json_member(expanded, "alpha");
 	job->alpha = 0.05;
 	if (a) {
 		if (!json_object_is_type(a, json_type_double) &&
@@ -334,8 +283,8 @@ static int job_statistics_from(struct job *job, json_object *expanded, struct sl
 		if (!(job->alpha > 0 && job->alpha < 1))
 			return job_bad(err, "$.alpha", "alpha");
 	}
-	json_object *np = job_json_get(expanded, "noise_policy");
-	const char *policy = job_json_string(expanded, "noise_policy");
+	json_object *np = json_member(expanded, "noise_policy");
+	const char *policy = json_member_string(expanded, "noise_policy");
 	if (np && !policy)
 		return job_bad(err, "$.noise_policy", "noise_policy");
 	if (!policy || strcmp(policy, "exclude") == 0)
@@ -346,7 +295,7 @@ static int job_statistics_from(struct job *job, json_object *expanded, struct sl
 		job->noise_policy = JOB_NOISE_FAIL;
 	else
 		return job_bad(err, "$.noise_policy", "noise_policy");
-	json_object *nl = job_json_get(expanded, "noise_limit_pct");
+	json_object *nl = json_member(expanded, "noise_limit_pct");
 	job->noise_limit_pct = JOB_NOISE_LIMIT_DEFAULT_PCT;
 	job->noise_limit_given = nl != NULL;
 	if (nl) {
@@ -369,51 +318,51 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 		return error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory.");
 	job->spec = json_object_get(expanded);
 
-	job->name = job_json_string(expanded, "name");
+	job->name = json_member_string(expanded, "name");
 	if (!job->name)
 		return job_bad(err, "$.name", "name");
-	job->description = job_json_string(expanded, "description");
+	job->description = json_member_string(expanded, "description");
 
-	int r = job_kernels_from(job, job_json_object(expanded, "kernels"), err);
+	int r = job_kernels_from(job, json_member_object(expanded, "kernels"), err);
 	if (r < 0)
 		return r;
 
-	json_object *guest = job_json_object(expanded, "guest");
-	job->guest.vcpus = job_json_int(guest, "vcpus", -1);
-	job->guest.memory_mb = job_json_int(guest, "memory_mb", -1);
+	json_object *guest = json_member_object(expanded, "guest");
+	job->guest.vcpus = json_member_int(guest, "vcpus", -1);
+	job->guest.memory_mb = json_member_int(guest, "memory_mb", -1);
 	if (job->guest.vcpus < 1 || job->guest.memory_mb < 1)
 		return job_bad(err, "$.guest", "vcpus and memory_mb");
-	json_object *topo = job_json_object(guest, "topology");
+	json_object *topo = json_member_object(guest, "topology");
 	if (topo) {
-		job->guest.sockets = job_json_int(topo, "sockets", -1);
-		job->guest.cores = job_json_int(topo, "cores", -1);
-		job->guest.threads = job_json_int(topo, "threads", -1);
+		job->guest.sockets = json_member_int(topo, "sockets", -1);
+		job->guest.cores = json_member_int(topo, "cores", -1);
+		job->guest.threads = json_member_int(topo, "threads", -1);
 		if (job->guest.sockets < 1 || job->guest.cores < 1 || job->guest.threads < 1 ||
 		    job->guest.sockets * job->guest.cores * job->guest.threads != job->guest.vcpus)
 			return job_bad(err, "$.guest.topology", "sockets, cores and threads");
 	}
-	json_object *numa = job_json_get(guest, "numa");
+	json_object *numa = json_member(guest, "numa");
 	size_t n_numa =
 	    json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
 	if (numa && (n_numa < 1 || n_numa > GUEST_NUMA_MAX))
 		return job_bad(err, "$.guest.numa", "1 to 8 nodes");
 	for (size_t i = 0; i < n_numa; i++) {
 		json_object *cell = json_object_array_get_idx(numa, i);
-		const char *cpus = job_json_string(cell, "cpus");
+		const char *cpus = json_member_string(cell, "cpus");
 		struct job_numa_cell *c = &job->guest.numa[i];
-		c->memory_mb = job_json_int(cell, "memory_mb", -1);
+		c->memory_mb = json_member_int(cell, "memory_mb", -1);
 		if (!cpus || cpu_list_parse(cpus, &c->cpus) < 0 || c->memory_mb < GUEST_NUMA_MIN_MB)
 			return job_bad(err, "$.guest.numa", "cpus and memory_mb");
 	}
 	job->guest.n_numa = n_numa;
-	const char *pinning = job_json_string(guest, "pinning");
+	const char *pinning = json_member_string(guest, "pinning");
 	if (pinning && strcmp(pinning, "auto") != 0 && strcmp(pinning, "off") != 0)
 		return job_bad(err, "$.guest.pinning", "auto or off");
 	job->guest.pinning_off = pinning && strcmp(pinning, "off") == 0;
 	for (size_t i = 0; i < job->n_kernels; i++)
 		job->kernels[i].numa = n_numa > 0;
 
-	json_object *variants = job_json_object(expanded, "variants");
+	json_object *variants = json_member_object(expanded, "variants");
 	if (!variants)
 		return job_bad(err, "$.variants", "variants object");
 	job->variants =
@@ -427,43 +376,43 @@ int job_from_expanded(json_object *expanded, struct job **ret, struct sl_error *
 		if (r < 0)
 			return r;
 	}
-	const char *baseline = job_json_string(expanded, "baseline");
+	const char *baseline = json_member_string(expanded, "baseline");
 	job->baseline = baseline ? job_find_variant(job, baseline) : NULL;
 	if (!job->baseline)
 		return job_bad(err, "$.baseline", "baseline variant");
 
-	r = job_workloads_from(job, job_json_array(expanded, "workloads"), err);
+	r = job_workloads_from(job, json_member_array(expanded, "workloads"), err);
 	if (r < 0)
 		return r;
-	json_object *rep = job_json_get(expanded, "repeat");
+	json_object *rep = json_member(expanded, "repeat");
 	if (json_object_is_type(rep, json_type_object)) {
-		job->repeat_min = job_json_int(rep, "min", -1);
-		job->repeat = job_json_int(rep, "max", -1);
+		job->repeat_min = json_member_int(rep, "min", -1);
+		job->repeat = json_member_int(rep, "max", -1);
 	} else
-		job->repeat_min = job->repeat = job_json_int(expanded, "repeat", -1);
+		job->repeat_min = job->repeat = json_member_int(expanded, "repeat", -1);
 	if (job->repeat_min < 1 || job->repeat < job->repeat_min)
 		return job_bad(err, "$.repeat", "repeat");
-	r = job_gates_from(job, job_json_array(expanded, "gates"), err);
+	r = job_gates_from(job, json_member_array(expanded, "gates"), err);
 	if (r < 0)
 		return r;
-	json_object *opt_out = job_json_get(expanded, "gates_opt_out");
+	json_object *opt_out = json_member(expanded, "gates_opt_out");
 	if (opt_out && !json_object_is_type(opt_out, json_type_boolean))
 		return job_bad(err, "$.gates_opt_out", "gates_opt_out");
 	job->gates_opt_out = opt_out && json_object_get_boolean(opt_out) && job->n_gates == 0;
-	json_object *suite = job_json_get(expanded, "suite");
-	job->suite = job_json_string(expanded, "suite");
+	json_object *suite = json_member(expanded, "suite");
+	job->suite = json_member_string(expanded, "suite");
 	if (suite && !job->suite)
 		return job_bad(err, "$.suite", "suite");
 
-	job->accelerator = job_json_string(expanded, "accelerator");
+	job->accelerator = json_member_string(expanded, "accelerator");
 	if (!job->accelerator)
 		job->accelerator = "auto";
-	const char *placement = job_json_string(expanded, "placement");
+	const char *placement = json_member_string(expanded, "placement");
 	job->has_placement = placement != NULL;
 	job->placement = placement && strcmp(placement, "spread") == 0 ? JOB_PLACEMENT_SPREAD
 								       : JOB_PLACEMENT_TOGETHER;
-	r = job_strings(job_json_array(expanded, "host_labels"), "$.host_labels", &job->host_labels,
-			&job->n_host_labels, err);
+	r = job_strings(json_member_array(expanded, "host_labels"), "$.host_labels",
+			&job->host_labels, &job->n_host_labels, err);
 	if (r < 0)
 		return r;
 

@@ -18,8 +18,8 @@ int job_run_deadline_s(json_object *workloads, bool tcg)
 		       ? json_object_array_length(workloads)
 		       : 0;
 	for (size_t i = 0; i < n; i++)
-		total += job_json_int(json_object_array_get_idx(workloads, i), "timeout_s",
-				      JOB_DEFAULT_TIMEOUT_S) +
+		total += json_member_int(json_object_array_get_idx(workloads, i), "timeout_s",
+					 JOB_DEFAULT_TIMEOUT_S) +
 			 WORKLOAD_SLACK_S;
 	return total > INT_MAX ? INT_MAX : (int)total;
 }
@@ -36,20 +36,20 @@ int job_expand_workloads(json_object *in, json_object **ret, int *ret_seconds, s
 		json_object *copy = NULL;
 		json_object_deep_copy(w, &copy, NULL);
 		json_object_array_add(out, copy);
-		const char *tool = job_json_string(copy, "tool");
-		if (!job_json_get(copy, "name"))
+		const char *tool = json_member_string(copy, "tool");
+		if (!json_member(copy, "name"))
 			json_object_object_add(copy, "name", json_object_new_string(tool));
-		if (!job_json_get(copy, "args"))
+		if (!json_member(copy, "args"))
 			json_object_object_add(copy, "args", json_object_new_array());
-		if (!job_json_get(copy, "timeout_s"))
+		if (!json_member(copy, "timeout_s"))
 			json_object_object_add(copy, "timeout_s",
 					       json_object_new_int(JOB_DEFAULT_TIMEOUT_S));
-		if (!job_json_get(copy, "uid"))
+		if (!json_member(copy, "uid"))
 			json_object_object_add(copy, "uid", json_object_new_int(0));
-		int r = workload_args_check(tool, job_json_get(copy, "args"), path, err);
+		int r = workload_args_check(tool, json_member(copy, "args"), path, err);
 		if (r < 0)
 			return r;
-		const char *name = job_json_string(copy, "name");
+		const char *name = json_member_string(copy, "name");
 		if (!job_safe_name(name))
 			return error_set_path(
 			    err, ERR_INVALID, path,
@@ -58,13 +58,13 @@ int job_expand_workloads(json_object *in, json_object **ret, int *ret_seconds, s
 			    name);
 		for (size_t j = 0; j < i; j++) {
 			json_object *o = json_object_array_get_idx(out, j);
-			if (strcmp(job_json_string(o, "name"), name) == 0)
+			if (strcmp(json_member_string(o, "name"), name) == 0)
 				return error_set_path(err, ERR_INVALID, path,
 						      "Workload name '%s' is used twice; give "
 						      "each workload a distinct 'name'.",
 						      name);
 		}
-		seconds += job_json_int(copy, "timeout_s", JOB_DEFAULT_TIMEOUT_S);
+		seconds += json_member_int(copy, "timeout_s", JOB_DEFAULT_TIMEOUT_S);
 	}
 	int r = job_loads_expand(out, err);
 	if (r < 0)
@@ -79,12 +79,12 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 	char path[128];
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		const char *wl = job_json_string(g, "workload");
+		const char *wl = json_member_string(g, "workload");
 		snprintf(path, sizeof(path), "$.gates[%zu].workload", i);
 		bool found = false;
 		for (size_t j = 0; j < json_object_array_length(workloads); j++) {
 			json_object *w = json_object_array_get_idx(workloads, j);
-			if (wl && strcmp(job_json_string(w, "name"), wl) == 0)
+			if (wl && strcmp(json_member_string(w, "name"), wl) == 0)
 				found = true;
 		}
 		if (!found)
@@ -107,8 +107,8 @@ static int check_gates(json_object *gates, json_object *workloads, struct sl_err
 int job_expand_gates(json_object *full, json_object *workloads, bool defaults, json_object **ret,
 		     bool *ret_opted_out, struct sl_error *err)
 {
-	json_object *gates = job_json_get(full, "gates");
-	json_object *opt_out = job_json_get(full, "gates_opt_out");
+	json_object *gates = json_member(full, "gates");
+	json_object *opt_out = json_member(full, "gates_opt_out");
 	bool opted_out =
 	    json_object_is_type(opt_out, json_type_boolean) && json_object_get_boolean(opt_out);
 	if (opted_out && gates && json_object_array_length(gates) > 0)

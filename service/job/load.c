@@ -13,7 +13,7 @@ static const char *const load_tools[] = {"hackbench", "stress-ng", "perf-bench-s
 
 bool job_workload_is_load(json_object *w)
 {
-	json_object *v = job_json_get(w, "load");
+	json_object *v = json_member(w, "load");
 	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
@@ -42,17 +42,17 @@ int job_loads_expand(json_object *workloads, struct sl_error *err)
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *w = json_object_array_get_idx(workloads, i);
-		const char *tool = job_json_string(w, "tool");
+		const char *tool = json_member_string(w, "tool");
 		if (!job_workload_is_load(w)) {
 			snprintf(path, sizeof(path), "$.workloads[%zu].args", i);
 			if (tool && strcmp(tool, "burn") == 0 &&
-			    burn_unbounded(job_json_get(w, "args")))
+			    burn_unbounded(json_member(w, "args")))
 				return error_set_path(
 				    err, ERR_INVALID, path,
 				    "burn runs until it is stopped without "
 				    "--seconds N (N > 0); only a load is stopped.");
 			snprintf(path, sizeof(path), "$.workloads[%zu].min_cpu", i);
-			if (job_json_get(w, "min_cpu"))
+			if (json_member(w, "min_cpu"))
 				return error_set_path(err, ERR_INVALID, path,
 						      "min_cpu is a load's floor; this workload is "
 						      "not a load.");
@@ -78,7 +78,7 @@ int job_loads_expand(json_object *workloads, struct sl_error *err)
 				      "workload for the loads to run beside.");
 	for (size_t i = 0; i < n; i++) {
 		json_object *w = json_object_array_get_idx(workloads, i);
-		if (!job_workload_is_load(w) || job_json_get(w, "min_cpu"))
+		if (!job_workload_is_load(w) || json_member(w, "min_cpu"))
 			continue;
 		char text[16];
 		snprintf(text, sizeof(text), "%.3g", 0.5 / (double)loads);

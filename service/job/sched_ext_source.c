@@ -35,10 +35,10 @@ static int inline_one(json_object *src, const char *key, bool local_files, const
 	char pkey[32], where[256];
 	snprintf(pkey, sizeof(pkey), "%s_path", key);
 	snprintf(where, sizeof(where), "%s.source.%s", path, pkey);
-	json_object *p = job_json_get(src, pkey);
+	json_object *p = json_member(src, pkey);
 	if (!p)
 		return 0;
-	if (local_files && job_json_get(src, key))
+	if (local_files && json_member(src, key))
 		return error_set_path(err, ERR_INVALID, where,
 				      "Give either \"%s\" or \"%s\", not both.", key, pkey);
 	char how[32];
@@ -57,7 +57,7 @@ static int inline_one(json_object *src, const char *key, bool local_files, const
 int sched_ext_source_inline(json_object *scx, bool local_files, const char *base_dir,
 			    const char *path, struct sl_error *err)
 {
-	json_object *src = job_json_get(scx, "source");
+	json_object *src = json_member(scx, "source");
 	if (!json_object_is_type(src, json_type_object))
 		return 0;
 	int r = inline_one(src, "bpf", local_files, base_dir, path, err);
@@ -69,7 +69,7 @@ static int check_file(json_object *src, const char *key, const char *what, const
 {
 	char where[256];
 	snprintf(where, sizeof(where), "%s.source.%s", path, key);
-	json_object *f = job_json_get(src, key);
+	json_object *f = json_member(src, key);
 	if (!json_object_is_type(f, json_type_string))
 		return error_set_path(err, ERR_INVALID, where,
 				      "A scheduler of your own needs %s as \"%s\" (the CLI also "
@@ -92,7 +92,7 @@ int sched_ext_source_check(json_object *source, json_object *args, const char *p
 {
 	char where[256];
 	snprintf(where, sizeof(where), "%s.source.name", path);
-	json_object *n = job_json_get(source, "name");
+	json_object *n = json_member(source, "name");
 	const char *name =
 	    json_object_is_type(n, json_type_string) ? json_object_get_string(n) : NULL;
 	if (!sched_ext_source_name_valid(name))

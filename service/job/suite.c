@@ -225,7 +225,7 @@ int suite_add_default_gates(json_object *w, json_object *gates)
 
 int suite_add_default_gates_at(json_object *w, json_object *gates, bool under_load)
 {
-	const char *name = job_json_string(w, "name"), *tool = job_json_string(w, "tool");
+	const char *name = json_member_string(w, "name"), *tool = json_member_string(w, "tool");
 	int n = 0;
 	if (!name || !tool)
 		return 0;
@@ -249,7 +249,7 @@ int suite_add_default_gates_at(json_object *w, json_object *gates, bool under_lo
 		if (under_load && default_gates[i].idle_only)
 			continue;
 		if (default_gates[i].needs_histogram &&
-		    !cyclictest_has_histogram(job_json_get(w, "args")))
+		    !cyclictest_has_histogram(json_member(w, "args")))
 			continue;
 		json_object *g = json_object_new_object();
 		json_object_object_add(g, "workload", json_object_new_string(name));

@@ -7,6 +7,7 @@
 #include "kernel/sched_names.h"
 #include "util/fs.h"
 #include "util/macro.h"
+#include "util/json_get.h"
 
 /* features.h is about 4 KiB and debug.c about 40 KiB in 6.1 and 6.12. */
 #define SCHED_SOURCE_MAX (1 << 20)
@@ -170,15 +171,6 @@ static void join_names(json_object *arr, char *out, size_t size)
 	}
 }
 
-static json_object *meta_list(json_object *meta, const char *key)
-{
-	json_object *arr = NULL;
-	if (!meta || !json_object_object_get_ex(meta, key, &arr) ||
-	    !json_object_is_type(arr, json_type_array))
-		return NULL;
-	return arr;
-}
-
 /* "'base' (debian:linux-source-6.12, 6.12.118)" */
 static void kernel_label(json_object *meta, const char *kernel_name, char *out, size_t size)
 {
@@ -194,8 +186,8 @@ int sched_names_check(json_object *meta, const struct job_variant *v, const char
 		      struct sl_error *err)
 {
 	char path[256], label[200], names[640];
-	json_object *features = meta_list(meta, "sched_features");
-	json_object *tunables = meta_list(meta, "sched_tunables");
+	json_object *features = json_member_array(meta, "sched_features");
+	json_object *tunables = json_member_array(meta, "sched_tunables");
 	for (size_t i = 0; features && i < v->n_features; i++) {
 		const char *f = v->features[i];
 		const char *name = strncmp(f, "NO_", 3) == 0 ? f + 3 : f;

@@ -22,16 +22,14 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 #define CD_MAX_LATENCY_US 1e12
 
-static bool num(json_object *o, const char *key, double *ret)
+/* A number member within [0, CD_MAX_LATENCY_US]: a count or a latency. */
+static bool bounded_member(json_object *o, const char *key, double *ret)
 {
-	json_object *v = metrics_get(o, key);
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
-		return false;
-	*ret = json_object_get_double(v);
-	return isfinite(*ret) && *ret >= 0 && *ret <= CD_MAX_LATENCY_US;
+	return json_member_number(o, key, ret) && *ret >= 0 && *ret <= CD_MAX_LATENCY_US;
 }
 
 int metrics_cyclicdeadline(const char *json_text, json_object **ret_metrics,
@@ -44,8 +42,8 @@ int metrics_cyclicdeadline(const char *json_text, json_object **ret_metrics,
 	    metrics_parse_json(json_text, strlen(json_text), "cyclicdeadline JSON file", &doc, err);
 	if (r < 0)
 		return r;
-	json_object *threads = metrics_get(doc, "thread");
-	json_object *nt = metrics_get(doc, "num_threads");
+	json_object *threads = json_member(doc, "thread");
+	json_object *nt = json_member(doc, "num_threads");
 	if (!json_object_is_type(threads, json_type_object) ||
 	    !json_object_is_type(nt, json_type_int))
 		return error_set(err, ERR_INVALID, 0,
@@ -64,8 +62,9 @@ int metrics_cyclicdeadline(const char *json_text, json_object **ret_metrics,
 		double c, tmin, tmax, tavg;
 		char idc[16];
 		if (strlen(id) > 3 || strspn(id, "0123456789") != strlen(id) ||
-		    !num(t, "cycles", &c) || !num(t, "min", &tmin) || !num(t, "max", &tmax) ||
-		    !num(t, "avg", &tavg) || c != floor(c))
+		    !bounded_member(t, "cycles", &c) || !bounded_member(t, "min", &tmin) ||
+		    !bounded_member(t, "max", &tmax) || !bounded_member(t, "avg", &tavg) ||
+		    c != floor(c))
 			return error_set(err, ERR_INVALID, 0,
 					 "cyclicdeadline's thread '%.8s' lacks numeric cycles, "
 					 "min, max and avg.",

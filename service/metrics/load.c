@@ -13,6 +13,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 #define LOAD_MAX_OUTPUTS 64	   /* the agent keeps 16 */
 #define LOAD_MAX_COUNT	 (1 << 30) /* starts, completions, failures */
@@ -25,7 +26,7 @@
 /* An integer member in [0, max] into *ret, or -1. */
 static int load_int(json_object *load, const char *key, long long max, long long *ret)
 {
-	json_object *v = metrics_get(load, key);
+	json_object *v = json_member(load, key);
 	if (!json_object_is_type(v, json_type_int))
 		return -1;
 	long long x = json_object_get_int64(v);
@@ -67,7 +68,7 @@ double metrics_load_cpu_fraction(json_object *payload, bool *ret_ok)
 {
 	struct load_counts c;
 	struct sl_error err = {0};
-	json_object *load = metrics_get(payload, "load");
+	json_object *load = json_member(payload, "load");
 	*ret_ok = json_object_is_type(load, json_type_object) && load_counts(load, &c, &err) == 0 &&
 		  c.window_ms >= LOAD_MIN_WINDOW_MS;
 	if (!*ret_ok)
@@ -79,12 +80,12 @@ bool metrics_load_shortfall(json_object *payload, json_object *workload_spec, ch
 {
 	bool ok = false;
 	double frac = metrics_load_cpu_fraction(payload, &ok);
-	json_object *m = metrics_get(workload_spec, "min_cpu");
+	json_object *m = json_member(workload_spec, "min_cpu");
 	double floor =
 	    json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)
 		? json_object_get_double(m)
 		: 0.5;
-	json_object *load = metrics_get(payload, "load");
+	json_object *load = json_member(payload, "load");
 	if (!json_object_is_type(load, json_type_object))
 		return false;
 	if (!ok) {
@@ -94,8 +95,8 @@ bool metrics_load_shortfall(json_object *payload, json_object *workload_spec, ch
 	}
 	if (frac >= floor)
 		return false;
-	json_object *lf = metrics_get(load, "last_failure");
-	long long cpus = json_object_get_int64(metrics_get(load, "cpus"));
+	json_object *lf = json_member(load, "last_failure");
+	long long cpus = json_object_get_int64(json_member(load, "cpus"));
 	snprintf(buf, len,
 		 "it used %.0f %% of its %lld CPU(s) over the measured window, under its floor of "
 		 "%.0f %% (min_cpu)%s%.100s%s",
@@ -111,7 +112,7 @@ static void accumulate(json_object *sums, json_object *m)
 {
 	json_object_object_foreach(m, name, val)
 	{
-		json_object *acc = metrics_get(sums, name);
+		json_object *acc = json_member(sums, name);
 		if (!acc) {
 			acc = json_object_new_array();
 			json_object_array_add(acc, json_object_new_double(0));
@@ -144,7 +145,7 @@ int metrics_load(const struct metrics_plugin *p, json_object *load, json_object 
 	int r = load_counts(load, &c, err);
 	if (r < 0)
 		return r;
-	json_object *outs = metrics_get(load, "outputs"), *jsons = metrics_get(load, "json_files");
+	json_object *outs = json_member(load, "outputs"), *jsons = json_member(load, "json_files");
 	size_t n = json_object_is_type(outs, json_type_array) ? json_object_array_length(outs) : 0;
 	if (!json_object_is_type(outs, json_type_array) || n > LOAD_MAX_OUTPUTS ||
 	    (jsons && (!json_object_is_type(jsons, json_type_array) ||

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "util/error.h"
+#include "util/json_get.h"
 
 #define METRICS_MAX_JSON_BYTES (4 * 1024 * 1024)
 /* JSON values in a tool's JSON (json_value_count()): a real cyclictest JSON
@@ -164,9 +165,6 @@ int metrics_tasks_delay(json_object *td, json_object *metrics, struct sl_error *
 
 /* ---- helpers shared by the plug-ins (metrics_common.c) ---- */
 
-/* The member key of object o (borrowed), or NULL if o is not an object
- * or has no such member. */
-json_object *metrics_get(json_object *o, const char *key);
 /* A metric value for JSON: integral values as integers, others with 10
  * significant digits (no 4859.5200000000004 in results). */
 json_object *metrics_number(double v);

@@ -7,6 +7,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 /* Every tool schedlab knows, by the name a job's workload gives it. */
 static const struct metrics_plugin *const metrics_plugins[] = {
@@ -27,9 +28,9 @@ static const struct metrics_plugin *metrics_plugin_find(const char *tool)
 /* The texts of a workload frame (borrowed from payload). */
 static void output_of(json_object *payload, struct metrics_output *out)
 {
-	json_object *so = metrics_get(payload, "stdout");
-	json_object *se = metrics_get(payload, "stderr");
-	json_object *jf = metrics_get(payload, "json_file");
+	json_object *so = json_member(payload, "stdout");
+	json_object *se = json_member(payload, "stderr");
+	json_object *jf = json_member(payload, "json_file");
 	bool have_so = json_object_is_type(so, json_type_string);
 	*out = (struct metrics_output){
 	    .stdout_text = have_so ? json_object_get_string(so) : "",
@@ -50,7 +51,7 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 	if (!json_object_is_type(workload_payload, json_type_object))
 		return error_set(err, ERR_INVALID, 0,
 				 "The agent sent no result for the '%s' workload.", tool);
-	json_object *to = metrics_get(workload_payload, "timed_out");
+	json_object *to = json_member(workload_payload, "timed_out");
 	if (to && json_object_get_boolean(to))
 		return error_set(err, ERR_INVALID, 0, "The '%s' workload timed out.", tool);
 	struct metrics_output out;
@@ -61,24 +62,24 @@ int metrics_from_workload(const char *tool, json_object *workload_payload,
 		return error_set(err, ERR_INVALID, 0, "The tool '%.64s' is not one schedlab knows.",
 				 tool);
 	json_object *m = NULL, *d = NULL;
-	json_object *load = metrics_get(workload_payload, "load");
+	json_object *load = json_member(workload_payload, "load");
 	int r = json_object_is_type(load, json_type_object)
 		    ? metrics_load(p, load, workload_spec, &m, &d, err)
 		    : p->parse(&out, workload_spec, &m, &d, err);
 	if (r < 0)
 		return r;
 	/* a kernel with "schedstat": true: the agent's snapshots around it */
-	json_object *sb = metrics_get(workload_payload, "schedstat_before");
-	json_object *sa = metrics_get(workload_payload, "schedstat_after");
+	json_object *sb = json_member(workload_payload, "schedstat_before");
+	json_object *sa = json_member(workload_payload, "schedstat_after");
 	if (json_object_is_type(sb, json_type_string) &&
 	    json_object_is_type(sa, json_type_string)) {
 		r = metrics_schedstat(
 		    json_object_get_string(sb), (size_t)json_object_get_string_len(sb),
 		    json_object_get_string(sa), (size_t)json_object_get_string_len(sa), m, err);
-		json_object *ru = metrics_get(workload_payload, "tasks_rusage");
+		json_object *ru = json_member(workload_payload, "tasks_rusage");
 		if (r == 0 && ru)
 			r = metrics_tasks_rusage(ru, m, err);
-		json_object *td = metrics_get(workload_payload, "tasks_delay");
+		json_object *td = json_member(workload_payload, "tasks_delay");
 		if (r == 0 && td)
 			r = metrics_tasks_delay(td, m, err);
 		if (r < 0) {

@@ -12,12 +12,7 @@
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
 #include "util/json.h"
-
-json_object *metrics_get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+#include "util/json_get.h"
 
 json_object *metrics_number(double v)
 {

@@ -8,6 +8,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **ret_metrics,
 		     json_object **ret_details, struct sl_error *err)
@@ -32,7 +33,7 @@ int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **r
 				   &doc, err);
 	if (r < 0)
 		return r;
-	json_object *m = metrics_get(doc, "metrics");
+	json_object *m = json_member(doc, "metrics");
 	if (!json_object_is_type(m, json_type_object))
 		return error_set(err, ERR_INVALID, 0,
 				 "The workload's output has no \"metrics\" object.");
@@ -61,7 +62,7 @@ int metrics_own_tool(const char *stdout_text, size_t stdout_len, json_object **r
 					   : metrics_number(json_object_get_double(val)));
 	}
 	json_object *details = NULL;
-	json_object *d = metrics_get(doc, "details");
+	json_object *d = json_member(doc, "details");
 	size_t dlen = 0;
 	if (json_object_is_type(d, json_type_object))
 		json_object_to_json_string_length(d, JSON_C_TO_STRING_PLAIN, &dlen);

@@ -24,6 +24,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 #define PI_MAX_INVERSIONS 1e15
 
@@ -76,7 +77,7 @@ int metrics_pi_stress(const char *stdout_text, size_t stdout_len, const char *js
 				       err);
 		if (r < 0)
 			return r;
-		json_object *inv = metrics_get(doc, "inversion");
+		json_object *inv = json_member(doc, "inversion");
 		if (!json_object_is_type(inv, json_type_int) || json_object_get_int64(inv) < 0)
 			return error_set(err, ERR_INVALID, 0,
 					 "pi_stress's JSON file has no count of inversions "

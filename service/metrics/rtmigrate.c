@@ -25,6 +25,7 @@
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
 #include "util/parse.h"
+#include "util/json_get.h"
 
 #define RTM_MAX_TASKS 64
 #define RTM_MAX_LINE  4096
@@ -415,11 +416,11 @@ out:
  * args, else the tool's default. */
 static long rtmigrate_maxerr(json_object *spec)
 {
-	json_object *v = metrics_get(spec, "maxerr_us");
+	json_object *v = json_member(spec, "maxerr_us");
 	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0 &&
 	    json_object_get_int64(v) <= 10000000)
 		return (long)json_object_get_int64(v);
-	json_object *args = metrics_get(spec, "args");
+	json_object *args = json_member(spec, "args");
 	long found = RTMIGRATE_DEFAULT_MAXERR_US;
 	for (size_t i = 0;
 	     json_object_is_type(args, json_type_array) && i < json_object_array_length(args);

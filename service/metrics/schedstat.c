@@ -18,6 +18,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics-internal.h"
+#include "util/json_get.h"
 
 #define SS_MAX_CPUS    64
 #define SS_MAX_DOMAINS 8
@@ -290,7 +291,7 @@ int metrics_tasks_rusage(json_object *rusage, json_object *metrics, struct sl_er
 	static const char *const keys[] = {"utime_us", "stime_us", "nvcsw", "nivcsw"};
 	int64_t v[4];
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		json_object *x = metrics_get(rusage, keys[i]);
+		json_object *x = json_member(rusage, keys[i]);
 		v[i] = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
 		/* a counter that went down, or past a year of CPU or 2^40 switches */
 		if (v[i] < 0 || v[i] > (INT64_C(1) << 45))
@@ -313,7 +314,7 @@ int metrics_tasks_delay(json_object *td, json_object *metrics, struct sl_error *
 					   "timeslices", "run_ns",	 "dropped"};
 	int64_t v[ELEMENTSOF(keys)];
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		json_object *x = metrics_get(td, keys[i]);
+		json_object *x = json_member(td, keys[i]);
 		v[i] = json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
 		/* past 2^24 tasks, or 2^62 ns (146 years) */
 		int64_t max = i == 0 || i == 5 ? INT64_C(1) << 24 : INT64_C(1) << 62;
@@ -323,7 +324,7 @@ int metrics_tasks_delay(json_object *td, json_object *metrics, struct sl_error *
 			    "The agent's tasks_delay.%s is not a count from 0 to %lld.", keys[i],
 			    (long long)max);
 	}
-	json_object *lost = metrics_get(td, "lost");
+	json_object *lost = json_member(td, "lost");
 	if (!json_object_is_type(lost, json_type_boolean))
 		return error_set(err, ERR_INVALID, 0,
 				 "The agent's tasks_delay.lost is not a boolean.");

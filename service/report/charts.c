@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 #define LOG_BINS_DECADE 10
 
@@ -84,7 +85,8 @@ void charts_metric_values(const struct report_ctx *c, size_t vi, const char *wor
 	double d;
 
 	for (size_t i = 0; i < n; i++)
-		if (report_num(w[i]->metrics, metric, &d) || report_num(w[i]->details, metric, &d))
+		if (json_member_number(w[i]->metrics, metric, &d) ||
+		    json_member_number(w[i]->details, metric, &d))
 			charts_values_push(out, d);
 }
 
@@ -164,8 +166,8 @@ static bool hist_parse(struct charts_hist *h, json_object *j)
 	bool any = false;
 
 	if (j && json_object_is_type(j, json_type_object)) {
-		counts = report_get(j, "counts");
-		if (!report_num(j, "bucket_us", &bucket) || bucket <= 0)
+		counts = json_member(j, "counts");
+		if (!json_member_number(j, "bucket_us", &bucket) || bucket <= 0)
 			bucket = 1;
 	}
 	if (!counts || !json_object_is_type(counts, json_type_array))
@@ -193,8 +195,8 @@ static bool hist_parse(struct charts_hist *h, json_object *j)
 /* Adds every histogram in details: "histogram", or per thread "histograms". */
 bool charts_hist_from_details(struct charts_hist *h, json_object *details)
 {
-	json_object *per = report_get(details, "histograms");
-	bool any = hist_parse(h, report_get(details, "histogram"));
+	json_object *per = json_member(details, "histograms");
+	bool any = hist_parse(h, json_member(details, "histogram"));
 
 	for (size_t i = 0; per && json_object_is_type(per, json_type_array) &&
 			   i < json_object_array_length(per) && i < 256;

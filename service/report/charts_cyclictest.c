@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 /* The chart of one cyclictest workload: its histograms under title, or,
  * without them, per-run boxes under box_title. */
@@ -30,7 +31,7 @@ static int cyclictest_chart(struct html_buf *o, struct report_ctx *c, const char
 
 		for (size_t j = 0; j < n; j++) {
 			json_object *det = w[j]->details;
-			json_object *ov = report_get(det, "overflows");
+			json_object *ov = json_member(det, "overflows");
 			any_hist = charts_hist_from_details(&h[i], det) || any_hist;
 			for (size_t k = 0; ov && json_object_is_type(ov, json_type_array) &&
 					   k < json_object_array_length(ov);

@@ -7,6 +7,7 @@
 
 #include "report/report-internal.h"
 #include "util/parse.h"
+#include "util/json_get.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -66,12 +67,12 @@ static size_t rtm_priorities(const struct report_ctx *c, const char *workload, i
 static bool rtm_columns(json_object *details, const int *prios, size_t n_prios, size_t *cols,
 			size_t *ret_n)
 {
-	json_object *pr = report_get(details, "priorities");
+	json_object *pr = json_member(details, "priorities");
 	size_t n;
 
 	if (!pr || !json_object_is_type(pr, json_type_array) ||
-	    !report_get(details, "iterations") ||
-	    !json_object_is_type(report_get(details, "iterations"), json_type_array))
+	    !json_member(details, "iterations") ||
+	    !json_object_is_type(json_member(details, "iterations"), json_type_array))
 		return false;
 	n = json_object_array_length(pr);
 	if (n == 0 || n > 64)
@@ -120,13 +121,13 @@ static void rtm_delay_chart(struct html_buf *o, struct report_ctx *c, const char
 		for (size_t j = 0; j < nw; j++) {
 			json_object *det = w[j]->details;
 			double me;
-			if (report_num(det, "maxerr_us", &me))
+			if (json_member_number(det, "maxerr_us", &me))
 				maxerr = me;
 			/* Per-iteration delays only when their columns are
 			 * known to be these priorities. */
 			size_t cols[64], n_cols = 0;
 			if (rtm_columns(det, prios, n_prios, cols, &n_cols)) {
-				json_object *it = report_get(det, "iterations");
+				json_object *it = json_member(det, "iterations");
 				per_iteration = true;
 				for (size_t r = 0; r < json_object_array_length(it); r++) {
 					json_object *row = json_object_array_get_idx(it, r);
@@ -146,7 +147,7 @@ static void rtm_delay_chart(struct html_buf *o, struct report_ctx *c, const char
 					double d;
 					snprintf(m, sizeof(m), "start_delay_us.prio%d.max",
 						 prios[k]);
-					if (report_num(w[j]->metrics, m, &d))
+					if (json_member_number(w[j]->metrics, m, &d))
 						charts_values_push(&v[k], d);
 				}
 			}
@@ -213,7 +214,7 @@ static void rtm_inversions_chart(struct html_buf *o, struct report_ctx *c, const
 			for (size_t k = 0; k < run->n_workloads; k++) {
 				const struct model_workload *w = &run->workloads[k];
 				if (strcmp(w->name, workload) == 0 &&
-				    report_num(w->metrics, "inversions", &d))
+				    json_member_number(w->metrics, "inversions", &d))
 					svg_plot_bar(p, s, (size_t)r, d);
 			}
 		}

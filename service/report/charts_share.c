@@ -6,6 +6,7 @@
 
 #include "report/report-internal.h"
 #include "util/parse.h"
+#include "util/json_get.h"
 
 #define MAX_UIDS 16
 
@@ -18,8 +19,8 @@ static bool share_expected(json_object *details, const char *uid, double *ret)
 
 	snprintf(metric, sizeof(metric), "cpu_fraction.%s", uid);
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		json_object *e = report_get(details, keys[i]);
-		if (report_num(e, uid, ret) || report_num(e, metric, ret))
+		json_object *e = json_member(details, keys[i]);
+		if (json_member_number(e, uid, ret) || json_member_number(e, metric, ret))
 			return true;
 	}
 	return false;

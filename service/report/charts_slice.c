@@ -4,16 +4,17 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 static bool slice_predicted(json_object *details, double *ret)
 {
 	double ns;
 
-	if (report_num(details, "predicted_slice_us", ret) ||
-	    report_num(details, "predicted_us", ret))
+	if (json_member_number(details, "predicted_slice_us", ret) ||
+	    json_member_number(details, "predicted_us", ret))
 		return true;
-	if (report_num(details, "predicted_slice_ns", &ns) ||
-	    report_num(details, "predicted_ns", &ns)) {
+	if (json_member_number(details, "predicted_slice_ns", &ns) ||
+	    json_member_number(details, "predicted_ns", &ns)) {
 		*ret = ns / 1000;
 		return true;
 	}

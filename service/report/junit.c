@@ -27,16 +27,6 @@ static void junit_escape(FILE *f, const char *s)
 		escape_xml(s, strlen(s), ESCAPE_XML_WS, junit_sink, f);
 }
 
-/* A number member of an untyped object (a sample, host_interference, a
- * signature), or def: the model keeps those as JSON. */
-static double num(json_object *o, const char *k, double def)
-{
-	json_object *v = json_member(o, k);
-	if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return def;
-	return json_object_get_double(v);
-}
-
 #define HAS_C(c, name) model_has(MODEL_COMPARISON, &(c)->has, name)
 
 /* <TAG type="TYPE" message="MESSAGE">TEXT</TAG>, or <TAG message=.../> without
@@ -130,9 +120,10 @@ static void write_comparisons(FILE *f, const struct model_result *m, const char 
 		snprintf(summary, sizeof(summary),
 			 "%s%s%s: baseline median %g, candidate median %g, change %+g%s, "
 			 "%s %s, threshold \u00b1%s, p=%.3g",
-			 verdict, why, gated ? "" : " (not gated)", num(b, "median", 0),
-			 num(k, "median", 0), HAS_C(c, "change") ? c->change : 0, pct,
-			 HAS_C(c, "ci_method") ? "interval" : "95% CI", ci, thr,
+			 verdict, why, gated ? "" : " (not gated)",
+			 json_member_number_or(b, "median", 0),
+			 json_member_number_or(k, "median", 0), HAS_C(c, "change") ? c->change : 0,
+			 pct, HAS_C(c, "ci_method") ? "interval" : "95% CI", ci, thr,
 			 HAS_C(c, "p_value") ? c->p_value : 1);
 		if (gated && strcmp(verdict, "regressed") == 0) {
 			n->failures++;
@@ -181,7 +172,7 @@ static void write_runs(FILE *f, const struct model_variant *v, bool candidate, c
 			snprintf(
 			    msg, sizeof(msg),
 			    "%s, noisy: its vCPUs waited %.1f %% of the run for a host CPU%s%s",
-			    status, num(r->host_interference, "vcpu_wait_pct", 0),
+			    status, json_member_number_or(r->host_interference, "vcpu_wait_pct", 0),
 			    reason ? ": " : "", reason ? reason : "");
 			if (candidate && strcmp(policy, "fail") == 0) {
 				n->failures++;
@@ -253,7 +244,7 @@ static void write_kernels(FILE *f, json_object *kernels, struct junit_counts *n)
 		json_object *cached = json_member(k, "cached");
 		bool from_cache = json_object_is_type(cached, json_type_boolean) &&
 				  json_object_get_boolean(cached);
-		double t = from_cache ? 0 : num(k, "build_seconds", 0);
+		double t = from_cache ? 0 : json_member_number_or(k, "build_seconds", 0);
 		n->time += t;
 		testcase_open(f, "kernels", NULL, kname);
 		fprintf(f, " time=\"%.3f\">\n", t);
@@ -339,7 +330,7 @@ static void write_signatures(FILE *f, json_object *sigs, struct junit_counts *n)
 		    msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
 		    json_member_string(s, "location") ? " at " : "",
 		    json_member_string(s, "location") ? json_member_string(s, "location") : "",
-		    (int)num(s, "runs", 0),
+		    (int)json_member_number_or(s, "runs", 0),
 		    n_new ? "never in the baseline; in" : "seen in the baseline too");
 		for (size_t k = 0; k < n_new && w > 0 && (size_t)w < sizeof(msg); k++)
 			w += snprintf(msg + w, sizeof(msg) - (size_t)w, " '%s'",

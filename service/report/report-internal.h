@@ -24,6 +24,7 @@
 #include "report/html.h"
 #include "report/report.h"
 #include "report/svg.h"
+#include "util/json_get.h"
 
 #define CHART_WIDTH  1080
 #define CHART_HEIGHT 360
@@ -51,17 +52,6 @@ bool report_cmp_has(const struct model_comparison *c, const char *name);
 /* Whether typed number field name (value v) of run r was present, not null
  * and finite, into *ret. */
 bool report_run_num(const struct model_run *r, const char *name, double v, double *ret);
-/* A string member or NULL. */
-const char *report_str(json_object *o, const char *key);
-/* A finite number member (int or double) into *ret; false when absent. */
-bool report_num(json_object *o, const char *key, double *ret);
-/* A member of any type, or NULL when o is not an object or lacks key. */
-json_object *report_get(json_object *o, const char *key);
-/* An array member, or NULL when absent or not an array. */
-json_object *report_get_array(json_object *o, const char *key);
-/* An object member, or NULL when absent or not an object (the foreach
- * macro must never see anything else). */
-json_object *report_get_object(json_object *o, const char *key);
 /* Whether v is a finite int or double. */
 bool report_is_number(json_object *v);
 /* The palette colour of variant i in every chart and table. */

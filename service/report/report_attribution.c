@@ -8,13 +8,14 @@
 
 #include "report/report-internal.h"
 #include "report/report.h"
+#include "util/json_get.h"
 
 /* A number cell (with its sign when signed), or a dash for null. */
 static void num_cell(struct html_buf *o, json_object *c, const char *key, bool signed_)
 {
 	double v = 0;
 	html_buf_puts(o, "<td class=\"num\">");
-	if (report_num(c, key, &v))
+	if (json_member_number(c, key, &v))
 		html_buf_printf(o, signed_ ? "%+.3g" : "%.3g", v);
 	else
 		html_buf_puts(o, "&ndash;");
@@ -24,32 +25,34 @@ static void num_cell(struct html_buf *o, json_object *c, const char *key, bool s
 void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *a = c->m->attribution;
-	json_object *steps = report_get_array(a, "steps");
-	json_object *by = report_get_array(a, "carried_by");
+	json_object *steps = json_member_array(a, "steps");
+	json_object *by = json_member_array(a, "carried_by");
 	double builds = 0, boots = 0;
 
 	if (!a)
 		return;
-	report_num(a, "builds", &builds);
-	report_num(a, "boots", &boots);
+	json_member_number(a, "builds", &builds);
+	json_member_number(a, "boots", &boots);
 	html_buf_puts(o, "<section id=\"attribution\">\n<h2>What each patch did</h2>\n<p>");
 	for (size_t i = 0; by && i < json_object_array_length(by) && i < 64; i++) {
 		json_object *e = json_object_array_get_idx(by, i);
 		double k = 0;
-		report_num(e, "patches", &k);
-		report_put_str_or_dash(o, report_str(e, "workload"));
+		json_member_number(e, "patches", &k);
+		report_put_str_or_dash(o, json_member_string(e, "workload"));
 		html_buf_puts(o, " ");
-		report_put_str_or_dash(o, report_str(e, "metric"));
+		report_put_str_or_dash(o, json_member_string(e, "metric"));
 		html_buf_puts(o, ": ");
-		report_put_str_or_dash(o, report_str(e, "verdict"));
+		report_put_str_or_dash(o, json_member_string(e, "verdict"));
 		html_buf_printf(o, " by patch %.0f (<code>", k);
-		report_put_str_or_dash(o, report_str(e, "commit") ? report_str(e, "commit")
-								  : report_str(e, "last_patch"));
+		report_put_str_or_dash(o, json_member_string(e, "commit")
+					      ? json_member_string(e, "commit")
+					      : json_member_string(e, "last_patch"));
 		html_buf_puts(o, "</code>). ");
 	}
 	if (!by || json_object_array_length(by) == 0)
 		html_buf_puts(o, "No patch's own change in a gated metric was decided. ");
-	if (report_str(a, "status") && strcmp(report_str(a, "status"), "error") == 0)
+	if (json_member_string(a, "status") &&
+	    strcmp(json_member_string(a, "status"), "error") == 0)
 		html_buf_puts(o, "<b>Incomplete: a step ended in an error.</b> ");
 	html_buf_printf(o,
 			"%.0f kernel build(s), %.0f boot(s). Each patch's own change is its "
@@ -63,26 +66,27 @@ void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 			builds, boots);
 	for (size_t i = 0; steps && i < json_object_array_length(steps) && i < 200; i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		json_object *added = report_get_array(s, "added");
+		json_object *added = json_member_array(s, "added");
 		size_t rows = added ? json_object_array_length(added) : 0;
 		double k = 0;
-		report_num(s, "patches", &k);
+		json_member_number(s, "patches", &k);
 		for (size_t j = 0; j < (rows ? rows : 1) && j < 32; j++) {
 			json_object *e = rows ? json_object_array_get_idx(added, j) : NULL;
 			html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td>", k);
 			report_step_name(o, s);
 			html_buf_puts(o, "</td><td>");
-			report_badge(o,
-				     report_str(s, "verdict") ? report_str(s, "verdict") : "error");
+			report_badge(o, json_member_string(s, "verdict")
+					    ? json_member_string(s, "verdict")
+					    : "error");
 			html_buf_puts(o, "</td><td>");
-			report_put_str_or_dash(o, report_str(e, "workload"));
+			report_put_str_or_dash(o, json_member_string(e, "workload"));
 			html_buf_puts(o, "</td><td>");
-			report_put_str_or_dash(o, report_str(e, "metric"));
+			report_put_str_or_dash(o, json_member_string(e, "metric"));
 			html_buf_puts(o, "</td>");
 			num_cell(o, e, "from", false);
 			num_cell(o, e, "to", false);
 			num_cell(o, e, "change", true);
-			json_object *ci = report_get_array(e, "ci95");
+			json_object *ci = json_member_array(e, "ci95");
 			double lo = 0, hi = 0;
 			if (ci && json_object_array_length(ci) == 2) {
 				lo = json_object_get_double(json_object_array_get_idx(ci, 0));
@@ -94,8 +98,9 @@ void report_section_attribution(struct html_buf *o, struct report_ctx *c)
 			num_cell(o, e, "p_value", false);
 			html_buf_puts(o, "<td>");
 			if (e)
-				report_badge(o, report_str(e, "verdict") ? report_str(e, "verdict")
-									 : "inconclusive");
+				report_badge(o, json_member_string(e, "verdict")
+						    ? json_member_string(e, "verdict")
+						    : "inconclusive");
 			html_buf_puts(o, "</td></tr>\n");
 		}
 	}

@@ -5,18 +5,19 @@
 
 #include "report/report-internal.h"
 #include "report/report.h"
+#include "util/json_get.h"
 
 void report_step_name(struct html_buf *o, json_object *s)
 {
 	html_buf_puts(o, "<code>");
-	if (report_str(s, "commit")) {
+	if (json_member_string(s, "commit")) {
 		char shortc[13];
-		snprintf(shortc, sizeof(shortc), "%s", report_str(s, "commit"));
+		snprintf(shortc, sizeof(shortc), "%s", json_member_string(s, "commit"));
 		html_buf_escape(o, shortc);
 		html_buf_puts(o, "</code> ");
-		report_put_str_or_dash(o, report_str(s, "subject"));
+		report_put_str_or_dash(o, json_member_string(s, "subject"));
 	} else {
-		report_put_str_or_dash(o, report_str(s, "last_patch"));
+		report_put_str_or_dash(o, json_member_string(s, "last_patch"));
 		html_buf_puts(o, "</code>");
 	}
 }
@@ -24,34 +25,36 @@ void report_step_name(struct html_buf *o, json_object *s)
 void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *b = c->m->bisection;
-	json_object *steps = report_get_array(b, "steps");
+	json_object *steps = json_member_array(b, "steps");
 	double first = 0, total = 0, builds = 0, boots = 0;
-	json_object *certain = report_get(b, "certain");
+	json_object *certain = json_member(b, "certain");
 
 	if (!b)
 		return;
-	report_num(b, "first_bad", &first);
-	report_num(b, "patches", &total);
-	report_num(b, "builds", &builds);
-	report_num(b, "boots", &boots);
+	json_member_number(b, "first_bad", &first);
+	json_member_number(b, "patches", &total);
+	json_member_number(b, "builds", &builds);
+	json_member_number(b, "boots", &boots);
 	html_buf_puts(o, "<section id=\"bisection\">\n<h2>Which patch did it</h2>\n<p>");
-	if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0 &&
-	    report_str(b, "first_bad_commit")) {
+	if (json_member_string(b, "status") &&
+	    strcmp(json_member_string(b, "status"), "found") == 0 &&
+	    json_member_string(b, "first_bad_commit")) {
 		/* a commit range (schedlab test --range): the commit by hash and subject */
 		html_buf_printf(o, "The first failing commit is %.0f of %.0f: <code>", first,
 				total);
-		html_buf_escape(o, report_str(b, "first_bad_commit"));
+		html_buf_escape(o, json_member_string(b, "first_bad_commit"));
 		html_buf_puts(o, "</code> ");
-		report_put_str_or_dash(o, report_str(b, "first_bad_subject"));
+		report_put_str_or_dash(o, json_member_string(b, "first_bad_subject"));
 		if (!json_object_is_type(certain, json_type_boolean) ||
 		    !json_object_get_boolean(certain))
 			html_buf_puts(o, " <b>(uncertain: a step stayed inconclusive and was "
 					 "counted good)</b>");
 		html_buf_puts(o, ".");
-	} else if (report_str(b, "status") && strcmp(report_str(b, "status"), "found") == 0) {
+	} else if (json_member_string(b, "status") &&
+		   strcmp(json_member_string(b, "status"), "found") == 0) {
 		html_buf_printf(o, "The first failing prefix ends at patch %.0f of %.0f: <code>",
 				first, total);
-		report_put_str_or_dash(o, report_str(b, "first_bad_patch"));
+		report_put_str_or_dash(o, json_member_string(b, "first_bad_patch"));
 		html_buf_puts(o, "</code>");
 		if (!json_object_is_type(certain, json_type_boolean) ||
 		    !json_object_get_boolean(certain))
@@ -69,15 +72,16 @@ void report_section_bisection(struct html_buf *o, struct report_ctx *c)
 			builds, boots);
 	for (size_t i = 0; steps && i < json_object_array_length(steps) && i < 64; i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		json_object *why = report_get_array(s, "decided_by");
+		json_object *why = json_member_array(s, "decided_by");
 		double k = 0, sb = 0, reused = 0;
-		report_num(s, "patches", &k);
-		report_num(s, "boots", &sb);
-		report_num(s, "reused_runs", &reused);
+		json_member_number(s, "patches", &k);
+		json_member_number(s, "boots", &sb);
+		json_member_number(s, "reused_runs", &reused);
 		html_buf_printf(o, "<tr><td class=\"num\">%.0f</td><td>", k);
 		report_step_name(o, s);
 		html_buf_puts(o, "</td><td>");
-		report_badge(o, report_str(s, "verdict") ? report_str(s, "verdict") : "error");
+		report_badge(o, json_member_string(s, "verdict") ? json_member_string(s, "verdict")
+								 : "error");
 		html_buf_printf(o,
 				"</td><td class=\"num\">%.0f</td><td class=\"num\">%.0f</td><td>",
 				sb, reused);

@@ -8,6 +8,7 @@
 
 #include "report/report-internal.h"
 #include "report/summary.h"
+#include "util/json_get.h"
 
 /* Whether field name of cmp is a finite number, into *ret. */
 static bool cmp_num(const struct model_comparison *cmp, const char *name, double v, double *ret)
@@ -76,8 +77,8 @@ static void put_comparison_row(struct html_buf *o, const struct model_comparison
 	double pv;
 	html_buf_puts(o, cmp_num(cmp, "p_value", cmp->p_value, &pv) ? html_fmt_value(pv, pb)
 								    : "\xe2\x80\x93");
-	report_num(cmp->baseline, "n", &nb);
-	report_num(cmp->candidate, "n", &nc);
+	json_member_number(cmp->baseline, "n", &nb);
+	json_member_number(cmp->candidate, "n", &nc);
 	html_buf_printf(o, "</td><td class=\"num\">%.0f/%.0f</td><td class=\"num\"", nb, nc);
 	/* The threshold the verdict used, and why an undecided row is
 	 * undecided: without it such a row reads as a bug. */

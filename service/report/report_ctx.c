@@ -6,59 +6,6 @@
 #include "report/report-internal.h"
 #include "util/json_get.h"
 
-const char *report_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-bool report_num(json_object *o, const char *key, double *ret)
-{
-	json_object *v;
-	double d;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v))
-		return false;
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
-		return false;
-	d = json_object_get_double(v);
-	if (!isfinite(d))
-		return false;
-	*ret = d;
-	return true;
-}
-
-json_object *report_get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-json_object *report_get_array(json_object *o, const char *key)
-{
-	json_object *v = report_get(o, key);
-
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-/* An object member, or NULL when absent or not an object (the foreach
- * macro must never see anything else). */
-json_object *report_get_object(json_object *o, const char *key)
-{
-	json_object *v = report_get(o, key);
-
-	return v && json_object_is_type(v, json_type_object) ? v : NULL;
-}
-
 bool report_is_number(json_object *v)
 {
 	return v &&

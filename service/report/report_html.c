@@ -49,31 +49,31 @@ static size_t collect_hosts(const struct report_ctx *c, const char **hosts, size
 static void header_facts(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *kernels = c->m->kernels;
-	const char *accel = report_str(c->m->environment, "accelerator");
+	const char *accel = json_member_string(c->m->environment, "accelerator");
 	const char *hosts[8];
 	size_t n_hosts = collect_hosts(c, hosts, ELEMENTSOF(hosts)), shown = 0;
 
 	if (kernels && json_object_is_type(kernels, json_type_object)) {
 		json_object_object_foreach(kernels, kname, k)
 		{
-			json_object *patches = report_get_array(k, "patches");
+			json_object *patches = json_member_array(k, "patches");
 			size_t np = patches ? json_object_array_length(patches) : 0;
 			if (shown++ >= 4)
 				break;
 			html_buf_puts(o, "<p class=\"meta\">kernel <b>");
 			html_buf_escape(o, kname);
 			html_buf_puts(o, "</b>: ");
-			report_put_str_or_dash(o, report_str(k, "source"));
+			report_put_str_or_dash(o, json_member_string(k, "source"));
 			html_buf_puts(o, " ");
-			report_put_str_or_dash(o, report_str(k, "source_version"));
+			report_put_str_or_dash(o, json_member_string(k, "source_version"));
 			html_buf_printf(o, " + %zu patch%s \xc2\xb7 config ", np,
 					np == 1 ? "" : "es");
-			put_short_hash(o, report_str(k, "config_sha256"));
+			put_short_hash(o, json_member_string(k, "config_sha256"));
 			/* A debug kernel's timings measure its checks too
 			 * (docs/kernel-bugs.md, "The debug variant"). */
-			if (report_str(k, "debug")) {
+			if (json_member_string(k, "debug")) {
 				html_buf_puts(o, " \xc2\xb7 <b>debug build (");
-				html_buf_escape(o, report_str(k, "debug"));
+				html_buf_escape(o, json_member_string(k, "debug"));
 				html_buf_puts(o,
 					      ")</b>: its timings include the debug checks, not a "
 					      "production kernel's figures");
@@ -101,9 +101,9 @@ static void header_facts(struct html_buf *o, struct report_ctx *c)
 static void section_header(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *job = c->m->job;
-	const char *name = report_str(job, "name");
+	const char *name = json_member_string(job, "name");
 	const char *verdict = c->m->verdict;
-	const char *desc = report_str(job, "description");
+	const char *desc = json_member_string(job, "description");
 	const char *started = c->m->started_at;
 	const char *finished = c->m->finished_at;
 	json_object *reasons = c->m->verdict_reasons;
@@ -163,8 +163,8 @@ static void section_build_failures(struct html_buf *o, struct report_ctx *c)
 		return;
 	json_object_object_foreach(kernels, kname, k)
 	{
-		json_object *b = report_get_object(k, "build");
-		const char *status = report_str(b, "status");
+		json_object *b = json_member_object(k, "build");
+		const char *status = json_member_string(b, "status");
 		if (!b || (status && strcmp(status, "ok") == 0))
 			continue;
 		if (shown++ == 0)
@@ -178,23 +178,23 @@ static void section_build_failures(struct html_buf *o, struct report_ctx *c)
 		html_buf_puts(o, " ");
 		report_badge(o, status ? status : "failed");
 		html_buf_puts(o, "</h3>\n");
-		if (report_str(b, "patch")) {
+		if (json_member_string(b, "patch")) {
 			html_buf_puts(o, "<p>patch <code>");
-			html_buf_escape(o, report_str(b, "patch"));
+			html_buf_escape(o, json_member_string(b, "patch"));
 			html_buf_puts(o, "</code></p>\n");
 		}
-		if (report_str(b, "option")) {
+		if (json_member_string(b, "option")) {
 			html_buf_puts(o, "<p>option <code>");
-			html_buf_escape(o, report_str(b, "option"));
+			html_buf_escape(o, json_member_string(b, "option"));
 			html_buf_puts(o, "</code></p>\n");
 		}
-		if (report_str(b, "message")) {
+		if (json_member_string(b, "message")) {
 			html_buf_puts(o, "<p>");
-			html_buf_escape(o, report_str(b, "message"));
+			html_buf_escape(o, json_member_string(b, "message"));
 			html_buf_puts(o, "</p>\n");
 		}
-		if (report_str(b, "log_excerpt"))
-			report_put_pre(o, report_str(b, "log_excerpt"));
+		if (json_member_string(b, "log_excerpt"))
+			report_put_pre(o, json_member_string(b, "log_excerpt"));
 		html_buf_puts(o, "</div>\n");
 	}
 	if (shown)
@@ -217,19 +217,19 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 			 "<th class=\"num\">build</th></tr>\n");
 	json_object_object_foreach(kernels, kname, k)
 	{
-		json_object *patches = report_get_array(k, "patches");
+		json_object *patches = json_member_array(k, "patches");
 		char n[HTML_NUM_MAX];
 		double secs;
-		json_object *cached = report_get(k, "cached");
+		json_object *cached = json_member(k, "cached");
 
 		if (shown++ >= 32)
 			break;
 		html_buf_puts(o, "<tr><td><b>");
 		html_buf_escape(o, kname);
 		html_buf_puts(o, "</b></td><td>");
-		report_put_str_or_dash(o, report_str(k, "source"));
+		report_put_str_or_dash(o, json_member_string(k, "source"));
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(k, "source_version"));
+		report_put_str_or_dash(o, json_member_string(k, "source_version"));
 		html_buf_puts(o, "</td><td>");
 		if (!patches || json_object_array_length(patches) == 0)
 			html_buf_puts(o, "<span class=\"muted\">none</span>");
@@ -241,27 +241,27 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 				break;
 			}
 			html_buf_printf(o, "%zu. ", i + 1);
-			report_put_str_or_dash(o, report_str(p, "name"));
+			report_put_str_or_dash(o, json_member_string(p, "name"));
 			html_buf_puts(o, " ");
-			put_short_hash(o, report_str(p, "sha256"));
+			put_short_hash(o, json_member_string(p, "sha256"));
 			html_buf_puts(o, "<br>");
 		}
 		html_buf_puts(o, "</td><td>");
-		put_short_hash(o, report_str(k, "config_sha256"));
-		if (report_str(k, "debug")) {
+		put_short_hash(o, json_member_string(k, "config_sha256"));
+		if (json_member_string(k, "debug")) {
 			html_buf_puts(o, "<br><b>debug build: ");
-			html_buf_escape(o, report_str(k, "debug"));
+			html_buf_escape(o, json_member_string(k, "debug"));
 			html_buf_puts(o, "</b> ");
-			put_short_hash(o, report_str(k, "debug_config_sha256"));
+			put_short_hash(o, json_member_string(k, "debug_config_sha256"));
 		}
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(k, "compiler"));
+		report_put_str_or_dash(o, json_member_string(k, "compiler"));
 		html_buf_puts(o, "</td><td class=\"num\">");
-		if (report_num(k, "build_seconds", &secs))
+		if (json_member_number(k, "build_seconds", &secs))
 			html_buf_printf(o, "%s s", html_fmt_fixed(secs, 1, n));
 		if (cached && json_object_get_boolean(cached))
 			html_buf_puts(o, " (cached)");
-		const char *bst = report_str(report_get_object(k, "build"), "status");
+		const char *bst = json_member_string(json_member_object(k, "build"), "status");
 		if (bst && strcmp(bst, "ok") != 0) {
 			html_buf_puts(o, " ");
 			report_badge(o, bst);
@@ -274,7 +274,7 @@ static void section_kernels(struct html_buf *o, struct report_ctx *c)
 static void section_environment(struct html_buf *o, struct report_ctx *c)
 {
 	json_object *env = c->m->environment;
-	const char *accel = report_str(env, "accelerator");
+	const char *accel = json_member_string(env, "accelerator");
 	const char *hosts[16];
 	size_t n_hosts = 0;
 	double cores;
@@ -301,14 +301,14 @@ static void section_environment(struct html_buf *o, struct report_ctx *c)
 	if (n_hosts == 0)
 		html_buf_puts(o, "\xe2\x80\x93");
 	html_buf_puts(o, "</td></tr>\n<tr><th>host cores</th><td>");
-	if (report_num(env, "host_cores", &cores))
+	if (json_member_number(env, "host_cores", &cores))
 		html_buf_puts(o, html_fmt_fixed(cores, 0, n));
 	else
 		html_buf_puts(o, "\xe2\x80\x93");
 	html_buf_puts(o, "</td></tr>\n");
 	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
 		html_buf_printf(o, "<tr><th>%s</th><td>", rows[i].label);
-		report_put_str_or_dash(o, report_str(env, rows[i].key));
+		report_put_str_or_dash(o, json_member_string(env, rows[i].key));
 		html_buf_puts(o, "</td></tr>\n");
 	}
 	html_buf_puts(o, "</table>\n");
@@ -367,7 +367,7 @@ static void put_int_map(struct html_buf *o, json_object *m)
 
 static void section_variants(struct html_buf *o, struct report_ctx *c)
 {
-	json_object *job_variants = report_get(c->m->job, "variants");
+	json_object *job_variants = json_member(c->m->job, "variants");
 
 	html_buf_puts(o,
 		      "<section id=\"variants\">\n<h2>Variants</h2>\n<table>\n<tr><th>variant</th>"
@@ -375,7 +375,7 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 		      "<th>uid shares</th><th class=\"num\">runs ok</th></tr>\n");
 	for (size_t i = 0; i < c->n_names; i++) {
 		const struct model_variant *v = c->vars[i];
-		json_object *spec = report_get(job_variants, c->names[i]);
+		json_object *spec = json_member(job_variants, c->names[i]);
 		json_object *features = v->features;
 		size_t total = v->n_runs, ok = 0;
 
@@ -391,11 +391,11 @@ static void section_variants(struct html_buf *o, struct report_ctx *c)
 		html_buf_puts(o, "</td><td>");
 		report_put_str_or_dash(o, v->kernel);
 		html_buf_puts(o, "</td><td>");
-		put_string_array(o, features ? features : report_get_array(spec, "features"));
+		put_string_array(o, features ? features : json_member_array(spec, "features"));
 		html_buf_puts(o, "</td><td>");
-		put_int_map(o, report_get(spec, "sched_tunables"));
+		put_int_map(o, json_member(spec, "sched_tunables"));
 		html_buf_puts(o, "</td><td>");
-		put_int_map(o, report_get(spec, "uid_shares"));
+		put_int_map(o, json_member(spec, "uid_shares"));
 		html_buf_printf(o, "</td><td class=\"num\">%zu / %zu", ok, total);
 		if (json_object_is_type(v->not_built, json_type_boolean) &&
 		    json_object_get_boolean(v->not_built)) {
@@ -437,15 +437,15 @@ static int workload_charts(struct html_buf *o, struct report_ctx *c, const char 
 static size_t chart_workloads(const struct report_ctx *c, const char **names, const char **tools,
 			      bool *loads)
 {
-	json_object *wls = report_get_array(c->m->job, "workloads");
+	json_object *wls = json_member_array(c->m->job, "workloads");
 	size_t n = 0;
 
 	if (wls) {
 		for (size_t i = 0; i < json_object_array_length(wls) && i < 32; i++) {
 			json_object *w = json_object_array_get_idx(wls, i);
-			json_object *lj = report_get(w, "load");
-			names[n] = report_str(w, "name");
-			tools[n] = report_str(w, "tool");
+			json_object *lj = json_member(w, "load");
+			names[n] = json_member_string(w, "name");
+			tools[n] = json_member_string(w, "tool");
 			loads[n++] = json_object_is_type(lj, json_type_boolean) &&
 				     json_object_get_boolean(lj);
 		}
@@ -463,7 +463,7 @@ static size_t chart_workloads(const struct report_ctx *c, const char **names, co
 				names[n] = run->workloads[k].name;
 				tools[n] = run->workloads[k].tool;
 				/* not in the schema: kept among the extra members */
-				json_object *lj = report_get(run->workloads[k].extra, "load");
+				json_object *lj = json_member(run->workloads[k].extra, "load");
 				loads[n++] = json_object_is_type(lj, json_type_boolean) &&
 					     json_object_get_boolean(lj);
 			}

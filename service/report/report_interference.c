@@ -6,14 +6,15 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 /* Whether the job left noisy runs out: its noise_policy, "exclude" unless
  * it says otherwise. */
 static bool excludes_noisy(struct report_ctx *c)
 {
-	const char *p = report_str(c->m->repeats, "noise_policy");
+	const char *p = json_member_string(c->m->repeats, "noise_policy");
 	if (!p)
-		p = report_str(c->m->job, "noise_policy");
+		p = json_member_string(c->m->job, "noise_policy");
 	return !p || strcmp(p, "exclude") == 0;
 }
 
@@ -40,7 +41,7 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
 			const struct model_run *run = &v->runs[j];
 			double d;
-			if (!report_num(run->host_interference, "vcpu_wait_pct", &d))
+			if (!json_member_number(run->host_interference, "vcpu_wait_pct", &d))
 				continue;
 			bool is_noisy = run->noisy;
 			charts_values_push(is_noisy ? &vn : &vc, d);
@@ -59,8 +60,8 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 				 "schedlab measured host interference).</p>\n");
 		return;
 	}
-	bool have_limit = report_num(c->m->repeats, "noise_limit_pct", &limit) ||
-			  report_num(c->m->job, "noise_limit_pct", &limit);
+	bool have_limit = json_member_number(c->m->repeats, "noise_limit_pct", &limit) ||
+			  json_member_number(c->m->job, "noise_limit_pct", &limit);
 	if (have_limit) {
 		char label[64];
 		snprintf(label, sizeof(label), "noise limit %s %%", html_fmt_value(limit, num));
@@ -80,10 +81,10 @@ static void strip_plot(struct html_buf *o, struct report_ctx *c, bool exclude)
 			: exclude    ? " and left out of the comparisons (noise_policy exclude)"
 				     : " and counted (noise_policy keep or fail)");
 	json_object *rep = c->m->repeats;
-	const char *src = report_str(rep, "noise_limit_source");
+	const char *src = json_member_string(rep, "noise_limit_source");
 	double aa;
 	if (have_limit && src && strcmp(src, "calibration") == 0 &&
-	    report_num(rep, "calibration_vcpu_wait_pct_p90", &aa))
+	    json_member_number(rep, "calibration_vcpu_wait_pct_p90", &aa))
 		html_buf_printf(o,
 				"<p id=\"noise-limit\" data-source=\"calibration\">The noise limit "
 				"came from this host's A/A calibration: 9 in 10 of its runs waited "
@@ -115,26 +116,26 @@ static void calibration_table(struct html_buf *o, struct report_ctx *c)
 			 "<th class=\"num\">boots</th><th>host</th><th>metrics</th></tr>\n");
 	for (size_t i = 0; i < n && i < 64; i++) {
 		json_object *e = json_object_array_get_idx(cal, i);
-		json_object *host = report_get(e, "host");
-		json_object *spreads = report_get_object(e, "spreads");
-		const char *key = report_str(e, "key");
+		json_object *host = json_member(e, "host");
+		json_object *spreads = json_member_object(e, "spreads");
+		const char *key = json_member_string(e, "key");
 		double boots;
 		html_buf_puts(o, "<tr><td>");
-		report_put_str_or_dash(o, report_str(e, "workload"));
+		report_put_str_or_dash(o, json_member_string(e, "workload"));
 		html_buf_puts(o, "</td><td><code>");
 		if (key)
 			html_buf_printf(o, "%.12s", key);
 		html_buf_puts(o, "</code></td><td>");
-		report_put_str_or_dash(o, report_str(e, "made_at"));
+		report_put_str_or_dash(o, json_member_string(e, "made_at"));
 		html_buf_puts(o, "</td><td class=\"num\">");
-		if (report_num(e, "boots", &boots))
+		if (json_member_number(e, "boots", &boots))
 			html_buf_printf(o, "%.0f", boots);
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(host, "hostname"));
+		report_put_str_or_dash(o, json_member_string(host, "hostname"));
 		html_buf_puts(o, ", ");
-		report_put_str_or_dash(o, report_str(host, "cpu_model"));
+		report_put_str_or_dash(o, json_member_string(host, "cpu_model"));
 		html_buf_puts(o, ", ");
-		report_put_str_or_dash(o, report_str(host, "accel"));
+		report_put_str_or_dash(o, json_member_string(host, "accel"));
 		html_buf_printf(o, "</td><td class=\"num\">%d</td></tr>\n",
 				spreads ? json_object_object_length(spreads) : 0);
 	}

@@ -5,6 +5,7 @@
 
 #include "util/version.h"
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 static const char page_css[] =
     ":root{color-scheme:light}"
@@ -112,7 +113,7 @@ void report_put_value(struct html_buf *o, json_object *sample, const char *key)
 	char n[HTML_NUM_MAX];
 	double d;
 
-	if (report_num(sample, key, &d))
+	if (json_member_number(sample, key, &d))
 		html_buf_puts(o, html_fmt_value(d, n));
 	else
 		html_buf_puts(o, "\xe2\x80\x93");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 static bool run_failed(const struct model_run *run)
 {
@@ -37,15 +38,16 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			json_object *scx = run->sched_ext;
 			if (scx) {
 				html_buf_puts(o, " <span class=\"scx\">");
-				report_put_str_or_dash(o, report_str(scx, "scheduler"));
+				report_put_str_or_dash(o, json_member_string(scx, "scheduler"));
 				html_buf_puts(o, ": ");
-				report_put_str_or_dash(o, report_str(scx, "state"));
+				report_put_str_or_dash(o, json_member_string(scx, "state"));
 				html_buf_puts(o, " / ");
-				report_put_str_or_dash(o, report_str(scx, "ops"));
-				if (report_str(scx, "exit_reason") &&
+				report_put_str_or_dash(o, json_member_string(scx, "ops"));
+				if (json_member_string(scx, "exit_reason") &&
 				    strcmp(run->status, "sched_ext_failed") == 0) {
 					html_buf_puts(o, "; exit: ");
-					report_put_str_or_dash(o, report_str(scx, "exit_reason"));
+					report_put_str_or_dash(
+					    o, json_member_string(scx, "exit_reason"));
 				}
 				html_buf_puts(o, "</span>");
 			}
@@ -53,15 +55,15 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			report_put_str_or_dash(o, run->host);
 			/* docs/guests.md "Pinning": where a pinned guest ran */
 			json_object *pin = run->pinning;
-			json_object *pv = report_get_array(pin, "vcpus");
-			if (json_object_get_boolean(report_get(pin, "pinned")) && pv) {
+			json_object *pv = json_member_array(pin, "vcpus");
+			if (json_object_get_boolean(json_member(pin, "pinned")) && pv) {
 				html_buf_puts(o, "<br><span class=\"pin\">vCPUs on host CPU");
 				for (size_t k = 0; k < json_object_array_length(pv) && k < 64; k++)
 					html_buf_printf(
 					    o, "%s%d", k ? "," : " ",
 					    json_object_get_int(json_object_array_get_idx(pv, k)));
 				html_buf_puts(o, ", emulator on ");
-				report_put_str_or_dash(o, report_str(pin, "emulator"));
+				report_put_str_or_dash(o, json_member_string(pin, "emulator"));
 				html_buf_puts(o, "</span>");
 			}
 			html_buf_puts(o, "</td><td>");
@@ -75,7 +77,7 @@ void report_section_runs(struct html_buf *o, struct report_ctx *c)
 			if (report_run_num(run, "duration_seconds", run->duration_seconds, &d))
 				html_buf_printf(o, "%s s", html_fmt_fixed(d, 1, n));
 			html_buf_puts(o, "</td><td class=\"num\">");
-			if (report_num(run->host_interference, "vcpu_wait_pct", &d))
+			if (json_member_number(run->host_interference, "vcpu_wait_pct", &d))
 				html_buf_printf(o, "%s %%", html_fmt_fixed(d, 1, n));
 			if (run->noisy) {
 				html_buf_puts(o, " ");
@@ -165,21 +167,22 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 				html_buf_printf(o, "<p>Kernel events (%zu):</p>\n<ul>\n", ne);
 				for (size_t k = 0; k < ne && k < REPORT_MAX_EVENTS; k++) {
 					json_object *ev = json_object_array_get_idx(events, k);
-					const char *line = report_str(ev, "line");
+					const char *line = json_member_string(ev, "line");
 					double ln;
 					html_buf_puts(o, "<li><b>");
-					report_put_str_or_dash(o, report_str(ev, "kind"));
+					report_put_str_or_dash(o, json_member_string(ev, "kind"));
 					html_buf_puts(o, "</b>");
 					if (line) {
 						html_buf_puts(o, ": <code>");
 						html_buf_escape(o, line);
 						html_buf_puts(o, "</code>");
-					} else if (report_num(ev, "line", &ln)) {
+					} else if (json_member_number(ev, "line", &ln)) {
 						html_buf_printf(o, " at console line %.0f", ln);
 					}
-					if (report_str(ev, "excerpt")) {
+					if (json_member_string(ev, "excerpt")) {
 						html_buf_puts(o, "\n");
-						report_put_pre(o, report_str(ev, "excerpt"));
+						report_put_pre(o,
+							       json_member_string(ev, "excerpt"));
 					}
 					html_buf_puts(o, "</li>\n");
 				}

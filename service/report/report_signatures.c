@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/report-internal.h"
+#include "util/json_get.h"
 
 #define REPORT_MAX_SIGNATURES 64
 
@@ -18,16 +19,16 @@ void report_section_signatures(struct html_buf *o, struct report_ctx *c)
 			 "<th>gate</th></tr>\n");
 	for (size_t i = 0; i < n && i < REPORT_MAX_SIGNATURES; i++) {
 		json_object *s = json_object_array_get_idx(sigs, i);
-		json_object *new_in = report_get_array(s, "new_in");
+		json_object *new_in = json_member_array(s, "new_in");
 		bool fails = new_in && json_object_array_length(new_in) > 0;
 		html_buf_puts(o, "<tr><td>");
-		report_put_str_or_dash(o, report_str(s, "kind"));
+		report_put_str_or_dash(o, json_member_string(s, "kind"));
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(s, "title"));
+		report_put_str_or_dash(o, json_member_string(s, "title"));
 		html_buf_puts(o, "</td><td>");
-		report_put_str_or_dash(o, report_str(s, "location"));
+		report_put_str_or_dash(o, json_member_string(s, "location"));
 		html_buf_puts(o, "</td><td>");
-		json_object *per = report_get_object(s, "variants");
+		json_object *per = json_member_object(s, "variants");
 		bool first = true;
 		if (per) {
 			json_object_object_foreach(per, vname, count)
@@ -46,13 +47,13 @@ void report_section_signatures(struct html_buf *o, struct report_ctx *c)
 	html_buf_puts(o, "</table>\n");
 	for (size_t i = 0; i < n && i < REPORT_MAX_SIGNATURES; i++) {
 		json_object *s = json_object_array_get_idx(sigs, i);
-		json_object *first = report_get_object(s, "first");
+		json_object *first = json_member_object(s, "first");
 		html_buf_puts(o, "<h3>");
-		report_put_str_or_dash(o, report_str(s, "title"));
+		report_put_str_or_dash(o, json_member_string(s, "title"));
 		html_buf_puts(o, "</h3>\n<p>First seen in ");
-		report_put_str_or_dash(o, report_str(first, "key"));
+		report_put_str_or_dash(o, json_member_string(first, "key"));
 		html_buf_puts(o, "</p>\n");
-		report_put_pre(o, report_str(first, "excerpt"));
+		report_put_pre(o, json_member_string(first, "excerpt"));
 	}
 	html_buf_puts(o, "</section>\n");
 }

@@ -8,12 +8,6 @@
 #include "util/version.h"
 #include "util/json_get.h"
 
-static const char *str(json_object *o, const char *k, const char *def)
-{
-	json_object *v = json_member(o, k);
-	return v ? json_object_get_string(v) : def;
-}
-
 static void fmt_num(char *buf, size_t len, json_object *v)
 {
 	if (!v || json_object_is_type(v, json_type_null)) {
@@ -51,12 +45,6 @@ static int clamp_int(int64_t v)
 	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int)v;
 }
 
-static bool is_true(json_object *o, const char *k)
-{
-	json_object *v = json_member(o, k);
-	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
-}
-
 /* Up to max_lines lines of text, each indented; a longer text ends with
  * how many lines were left out. */
 static void print_lines(FILE *f, const char *indent, const char *text, int max_lines)
@@ -88,7 +76,7 @@ static void print_build_failures(FILE *f, const struct model_result *m)
 	json_object_object_foreach(kernels, name, k)
 	{
 		json_object *b = json_member(k, "build");
-		const char *status = str(b, "status", NULL);
+		const char *status = json_member_text(b, "status", NULL);
 		if (!b || (status && strcmp(status, "ok") == 0))
 			continue;
 		if (!header)
@@ -96,13 +84,13 @@ static void print_build_failures(FILE *f, const struct model_result *m)
 		header = true;
 		fprintf(f, "  %s: %s", name, status ? status : "unknown");
 		if (json_member(b, "patch"))
-			fprintf(f, " (patch %s)", str(b, "patch", ""));
+			fprintf(f, " (patch %s)", json_member_text(b, "patch", ""));
 		if (json_member(b, "option"))
-			fprintf(f, " (option %s)", str(b, "option", ""));
+			fprintf(f, " (option %s)", json_member_text(b, "option", ""));
 		fputc('\n', f);
 		if (json_member(b, "message"))
-			fprintf(f, "    %s\n", str(b, "message", ""));
-		print_lines(f, "    | ", str(b, "log_excerpt", NULL), 12);
+			fprintf(f, "    %s\n", json_member_text(b, "message", ""));
+		print_lines(f, "    | ", json_member_text(b, "log_excerpt", NULL), 12);
 	}
 }
 
@@ -126,7 +114,8 @@ static void print_guest(FILE *f, const struct model_result *m)
 	    json_object_is_type(numa, json_type_array) ? json_object_array_length(numa) : 0;
 	for (size_t i = 0; i < n_numa && i < 8; i++) {
 		json_object *cell = json_object_array_get_idx(numa, i);
-		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ", str(cell, "cpus", "?"),
+		fprintf(f, "%s%.32s/%d MiB", i ? " " : ", NUMA nodes ",
+			json_member_text(cell, "cpus", "?"),
 			json_object_get_int(json_member(cell, "memory_mb")));
 	}
 	json_object *seen = NULL, *pinned_ex = NULL, *floating_ex = NULL;
@@ -141,7 +130,7 @@ static void print_guest(FILE *f, const struct model_result *m)
 			if (!p)
 				continue;
 			runs_seen++;
-			if (is_true(p, "pinned")) {
+			if (json_member_true(p, "pinned")) {
 				pinned++;
 				pinned_ex = pinned_ex ? pinned_ex : p;
 			} else {
@@ -166,9 +155,10 @@ static void print_guest(FILE *f, const struct model_result *m)
 		     i++)
 			fprintf(f, "%s%d", i ? "," : " ",
 				json_object_get_int(json_object_array_get_idx(vc, i)));
-		fprintf(f, ", emulator on %.64s\n", str(pinned_ex, "emulator", "?"));
+		fprintf(f, ", emulator on %.64s\n", json_member_text(pinned_ex, "emulator", "?"));
 	} else if (floating_ex) {
-		fprintf(f, "  pinning: none (%.300s)\n", str(floating_ex, "reason", "?"));
+		fprintf(f, "  pinning: none (%.300s)\n",
+			json_member_text(floating_ex, "reason", "?"));
 	}
 }
 
@@ -223,8 +213,8 @@ static void print_variant_runs(FILE *f, const struct model_result *m, const stru
 	if (json_object_is_type(v->not_built, json_type_boolean) &&
 	    json_object_get_boolean(v->not_built)) {
 		fprintf(f, " not built (kernel '%s': %s)\n", v->kernel,
-			str(json_member(json_member(m->kernels, v->kernel), "build"), "status",
-			    "did not build"));
+			json_member_text(json_member(json_member(m->kernels, v->kernel), "build"),
+					 "status", "did not build"));
 		return;
 	}
 	for (size_t i = 0; i < v->n_runs; i++)
@@ -254,11 +244,12 @@ static void print_variant_runs(FILE *f, const struct model_result *m, const stru
 		if (!x)
 			continue;
 		if (!any)
-			fprintf(f, "    sched_ext %s:", str(x, "scheduler", "?"));
+			fprintf(f, "    sched_ext %s:", json_member_text(x, "scheduler", "?"));
 		any = true;
-		const char *end = str(x, "state_end", NULL);
-		fprintf(f, " %s/%s%s%s", *str(x, "state", "") ? str(x, "state", "") : "-",
-			*str(x, "ops", "") ? str(x, "ops", "") : "-",
+		const char *end = json_member_text(x, "state_end", NULL);
+		fprintf(f, " %s/%s%s%s",
+			*json_member_text(x, "state", "") ? json_member_text(x, "state", "") : "-",
+			*json_member_text(x, "ops", "") ? json_member_text(x, "ops", "") : "-",
 			end && strcmp(end, "enabled") != 0 ? "->" : "",
 			end && strcmp(end, "enabled") != 0 ? end : "");
 	}
@@ -275,7 +266,8 @@ static void print_variant_runs(FILE *f, const struct model_result *m, const stru
 
 static void print_runs(FILE *f, const struct model_result *m)
 {
-	fprintf(f, "\nRuns (%s, order: interleaved)\n", str(m->environment, "accelerator", "?"));
+	fprintf(f, "\nRuns (%s, order: interleaved)\n",
+		json_member_text(m->environment, "accelerator", "?"));
 	print_guest(f, m);
 	for (size_t vi = 0; vi < m->n_variants; vi++)
 		print_variant_runs(f, m, &m->variants[vi]);
@@ -290,7 +282,7 @@ static void print_gates(FILE *f, json_object *job)
 	    json_object_is_type(gates, json_type_array) ? json_object_array_length(gates) : 0;
 	if (n == 0) {
 		fprintf(f, "gates: none%s\n",
-			is_true(job, "gates_opt_out")
+			json_member_true(job, "gates_opt_out")
 			    ? ": the job opted out (\"gates\": []); only failed runs and new "
 			      "kernel bug signatures fail it"
 			    : "; only failed runs and new kernel bug signatures fail the job");
@@ -298,15 +290,15 @@ static void print_gates(FILE *f, json_object *job)
 	}
 	size_t n_default = 0;
 	for (size_t i = 0; i < n; i++)
-		n_default += is_true(json_object_array_get_idx(gates, i), "default");
+		n_default += json_member_true(json_object_array_get_idx(gates, i), "default");
 	fprintf(f, "gates: %s:",
 		n_default == n	 ? "the workloads' defaults (docs/workloads.md)"
 		: n_default == 0 ? "the job's"
 				 : "the job's and the workloads' defaults");
 	for (size_t i = 0; i < n; i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		fprintf(f, "%s %s/%s", i ? "," : "", str(g, "workload", "?"),
-			str(g, "metric", "?"));
+		fprintf(f, "%s %s/%s", i ? "," : "", json_member_text(g, "workload", "?"),
+			json_member_text(g, "metric", "?"));
 	}
 	fputc('\n', f);
 }
@@ -472,7 +464,7 @@ static void print_schedstat(FILE *f, const struct model_result *m)
 
 void summary_print_model(FILE *f, const struct model_result *m)
 {
-	fprintf(f, "\nschedlab: %s\n", str(m->job, "name", "job"));
+	fprintf(f, "\nschedlab: %s\n", json_member_text(m->job, "name", "job"));
 	print_debug_kernels(f, m);
 	print_build_failures(f, m);
 	print_runs(f, m);
@@ -480,7 +472,7 @@ void summary_print_model(FILE *f, const struct model_result *m)
 	fprintf(f,
 		"\nComparisons against baseline '%s' (medians; * = gated; interval: of the "
 		"shift, at 1 - 2 alpha)\n",
-		str(m->job, "baseline", "?"));
+		json_member_text(m->job, "baseline", "?"));
 	fprintf(f, "  %-14s %-16s %-30s %10s %10s %18s  %s %6s  %-9s %s\n", "variant", "workload",
 		"metric", "baseline", "candidate", "change", "[interval]", "p", "threshold",
 		"verdict");
@@ -505,10 +497,10 @@ void summary_print_model(FILE *f, const struct model_result *m)
 		    json_object_get_int(json_member(rep, "max")),
 		    json_object_get_int(json_member(rep, "noisy_reruns")),
 		    json_object_get_double(json_member(rep, "alpha_per_look")),
-		    str(rep, "stopped", "?"));
+		    json_member_text(rep, "stopped", "?"));
 	json_object *lim = json_member(rep, "noise_limit_pct");
 	if (lim) {
-		const char *src = str(rep, "noise_limit_source", "");
+		const char *src = json_member_text(rep, "noise_limit_source", "");
 		json_object *aa = json_member(rep, "calibration_vcpu_wait_pct_p90");
 		fprintf(f,
 			"noise limit: a run whose vCPUs waited over %.3g %% for a host CPU while "
@@ -533,9 +525,10 @@ void summary_print_model(FILE *f, const struct model_result *m)
 		fprintf(f,
 			"calibration: workload '%s': default thresholds from the A/A calibration "
 			"%.12s made %s (%d boots on %s)\n",
-			str(e, "workload", "?"), str(e, "key", "?"), str(e, "made_at", "?"),
+			json_member_text(e, "workload", "?"), json_member_text(e, "key", "?"),
+			json_member_text(e, "made_at", "?"),
 			json_object_get_int(json_member(e, "boots")),
-			str(json_member(e, "host"), "hostname", "?"));
+			json_member_text(json_member(e, "host"), "hostname", "?"));
 	}
 	fputc('\n', f);
 	summary_print_bisection(f, m->bisection);

@@ -6,18 +6,6 @@
 #include "report/summary.h"
 #include "util/json_get.h"
 
-static const char *str(json_object *o, const char *k, const char *def)
-{
-	json_object *v = json_member(o, k);
-	return v ? json_object_get_string(v) : def;
-}
-
-static bool is_true(json_object *o, const char *k)
-{
-	json_object *v = json_member(o, k);
-	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
-}
-
 /* A number of a comparison, or "-" (null or missing). */
 static void num(char *buf, size_t sz, json_object *v)
 {
@@ -40,9 +28,10 @@ static void signed_num(char *buf, size_t sz, json_object *v)
 static void step_name(json_object *s, char *buf, size_t sz)
 {
 	if (json_member(s, "commit"))
-		snprintf(buf, sz, "%.12s %.48s", str(s, "commit", "?"), str(s, "subject", ""));
+		snprintf(buf, sz, "%.12s %.48s", json_member_text(s, "commit", "?"),
+			 json_member_text(s, "subject", ""));
 	else
-		snprintf(buf, sz, "%.60s", str(s, "last_patch", "?"));
+		snprintf(buf, sz, "%.60s", json_member_text(s, "last_patch", "?"));
 }
 
 /* result.bisection (schedlab test --bisect): each step and the answer. */
@@ -64,24 +53,27 @@ void summary_print_bisection(FILE *f, json_object *b)
 		step_name(s, upto, sizeof(upto));
 		fprintf(f, "  first %2d (up to %s): %s%s, %d boot(s), %d run(s) reused\n",
 			json_object_get_int(json_member(s, "patches")), upto,
-			str(s, "verdict", "?"), is_true(s, "uncertain") ? " (uncertain)" : "",
+			json_member_text(s, "verdict", "?"),
+			json_member_true(s, "uncertain") ? " (uncertain)" : "",
 			json_object_get_int(json_member(s, "boots")),
 			json_object_get_int(json_member(s, "reused_runs")));
 	}
-	if (strcmp(str(b, "status", ""), "found") == 0 && json_member(b, "first_bad_commit"))
+	if (strcmp(json_member_text(b, "status", ""), "found") == 0 &&
+	    json_member(b, "first_bad_commit"))
 		fprintf(f, "  first failing commit: %d of %d, %s %s%s\n",
 			json_object_get_int(json_member(b, "first_bad")), total,
-			str(b, "first_bad_commit", "?"), str(b, "first_bad_subject", ""),
-			is_true(b, "certain") ? ""
-					      : " (uncertain: a step was inconclusive and "
-						"counted good)");
-	else if (strcmp(str(b, "status", ""), "found") == 0)
+			json_member_text(b, "first_bad_commit", "?"),
+			json_member_text(b, "first_bad_subject", ""),
+			json_member_true(b, "certain") ? ""
+						       : " (uncertain: a step was inconclusive and "
+							 "counted good)");
+	else if (strcmp(json_member_text(b, "status", ""), "found") == 0)
 		fprintf(f, "  first failing patch: %d of %d, %s%s\n",
 			json_object_get_int(json_member(b, "first_bad")), total,
-			str(b, "first_bad_patch", "?"),
-			is_true(b, "certain") ? ""
-					      : " (uncertain: a step was inconclusive and "
-						"counted good)");
+			json_member_text(b, "first_bad_patch", "?"),
+			json_member_true(b, "certain") ? ""
+						       : " (uncertain: a step was inconclusive and "
+							 "counted good)");
 	else
 		fprintf(f, "  no answer: a step ended in an error (see its job_dir)\n");
 	fputc('\n', f);
@@ -108,7 +100,7 @@ void summary_print_attribution(FILE *f, json_object *a)
 		step_name(s, name, sizeof(name));
 		fprintf(f, "  %2d %s (prefix: %s)\n",
 			json_object_get_int(json_member(s, "patches")), name,
-			str(s, "verdict", "?"));
+			json_member_text(s, "verdict", "?"));
 		json_object *why = json_member(s, "added_reasons");
 		size_t nwhy = why ? json_object_array_length(why) : 0;
 		if ((!added || json_object_array_length(added) == 0) && nwhy > 0)
@@ -125,22 +117,23 @@ void summary_print_attribution(FILE *f, json_object *a)
 			num(hi, sizeof(hi), json_object_array_get_idx(ci, 1));
 			num(p, sizeof(p), json_member(c, "p_value"));
 			fprintf(f, "       %-16s %-28s %8s -> %-8s %8s [%s, %s] p %s: %s\n",
-				str(c, "workload", "?"), str(c, "metric", "?"), from, to, ch, lo,
-				hi, p, str(c, "verdict", "?"));
+				json_member_text(c, "workload", "?"),
+				json_member_text(c, "metric", "?"), from, to, ch, lo, hi, p,
+				json_member_text(c, "verdict", "?"));
 		}
 	}
 	json_object *by = json_member(a, "carried_by");
 	for (size_t i = 0; by && i < json_object_array_length(by); i++) {
 		json_object *c = json_object_array_get_idx(by, i);
-		fprintf(f, "  %s %s: %s by patch %d (%s)\n", str(c, "workload", "?"),
-			str(c, "metric", "?"), str(c, "verdict", "?"),
+		fprintf(f, "  %s %s: %s by patch %d (%s)\n", json_member_text(c, "workload", "?"),
+			json_member_text(c, "metric", "?"), json_member_text(c, "verdict", "?"),
 			json_object_get_int(json_member(c, "patches")),
-			json_member(c, "commit") ? str(c, "commit", "?")
-						 : str(c, "last_patch", "?"));
+			json_member(c, "commit") ? json_member_text(c, "commit", "?")
+						 : json_member_text(c, "last_patch", "?"));
 	}
 	if (by && json_object_array_length(by) == 0)
 		fprintf(f, "  no patch's own change in a gated metric was decided\n");
-	if (strcmp(str(a, "status", ""), "error") == 0)
+	if (strcmp(json_member_text(a, "status", ""), "error") == 0)
 		fprintf(f, "  incomplete: a step ended in an error (see its job_dir)\n");
 	fputc('\n', f);
 }

@@ -7,6 +7,7 @@
 #include "server/store.h"
 #include "server/store-internal.h"
 #include "util/time.h"
+#include "util/json_get.h"
 
 static void copy_col(sqlite3_stmt *st, int i, char *buf, size_t size)
 {
@@ -250,18 +251,6 @@ int store_bisection_of_job(struct store *s, const char *job_id, char ret_key[65]
 	return 0;
 }
 
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *member_str(json_object *o, const char *key)
-{
-	json_object *v = member(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 int store_bisection_answer_locked(struct store *s, const char *job_id,
 				  const struct model_result *result, struct sl_error *err)
 {
@@ -280,13 +269,13 @@ int store_bisection_answer_locked(struct store *s, const char *job_id,
 	_cleanup_json_ json_object *commits = text ? json_tokener_parse((const char *)text) : NULL;
 
 	json_object *b = result->bisection;
-	json_object *certain = member(b, "certain"), *steps = member(b, "steps");
+	json_object *certain = json_member(b, "certain"), *steps = json_member(b, "steps");
 	const char *state = NULL, *first_bad = NULL, *subject = NULL;
 	int is_certain = -1, n_steps = 0;
 	if (b) {
-		state = member_str(b, "status") ? member_str(b, "status") : "error";
-		first_bad = member_str(b, "first_bad_commit");
-		subject = member_str(b, "first_bad_subject");
+		state = json_member_string(b, "status") ? json_member_string(b, "status") : "error";
+		first_bad = json_member_string(b, "first_bad_commit");
+		subject = json_member_string(b, "first_bad_subject");
 		is_certain = certain ? json_object_get_boolean(certain) : -1;
 		n_steps = json_object_is_type(steps, json_type_array)
 			      ? (int)json_object_array_length(steps)
@@ -306,8 +295,8 @@ int store_bisection_answer_locked(struct store *s, const char *job_id,
 			state = "inconclusive";
 		else if (only) {
 			state = "found";
-			first_bad = member_str(only, "commit");
-			subject = member_str(only, "subject");
+			first_bad = json_member_string(only, "commit");
+			subject = json_member_string(only, "subject");
 			is_certain = 1;
 		} else
 			state = "error";

@@ -16,6 +16,7 @@
 #include "report/trend.h"
 #include "server/store_trend.h"
 #include "util/version.h"
+#include "util/json_get.h"
 
 #define TREND_WINDOW_S (3650L * 86400) /* the whole store, as the trend's maximum */
 
@@ -47,14 +48,6 @@ static void wlog(const struct webhooks *w, const char *fmt, ...)
 		fprintf(stderr, "schedlab: %s\n", line);
 }
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "";
-}
-
 json_object *webhook_payload(json_object *cp)
 {
 	json_object *o = json_object_new_object();
@@ -72,7 +65,7 @@ json_object *webhook_payload(json_object *cp)
 	char buf[96];
 	json_object *nights[2] = {before, after};
 	for (size_t i = 0; i < 2; i++) {
-		const char *id = jstr(nights[i], "job_id");
+		const char *id = json_member_string_or(nights[i], "job_id", "");
 		if (!store_id_valid(id))
 			continue;
 		snprintf(buf, sizeof(buf), "/v1/jobs/%s", id);
@@ -212,8 +205,10 @@ static bool gated(json_object *expanded, json_object *cp)
 		return false;
 	for (size_t i = 0; i < json_object_array_length(gates); i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		if (strcmp(jstr(g, "workload"), jstr(cp, "workload")) == 0 &&
-		    strcmp(jstr(g, "metric"), jstr(cp, "metric")) == 0)
+		if (strcmp(json_member_string_or(g, "workload", ""),
+			   json_member_string_or(cp, "workload", "")) == 0 &&
+		    strcmp(json_member_string_or(g, "metric", ""),
+			   json_member_string_or(cp, "metric", "")) == 0)
 			return true;
 	}
 	return false;
@@ -232,12 +227,13 @@ static void bisect(struct webhooks *w, const char *owner, json_object *expanded,
 {
 	if (!w->opts.config->bisect_change_points)
 		return;
-	const char *key = jstr(cp, "key");
+	const char *key = json_member_string_or(cp, "key", "");
 	if (!gated(expanded, cp)) {
 		wlog(w,
 		     "change point %.12s: not bisected by itself: %s %s is not one of the "
 		     "night job's gates (POST /v1/change-points/%s/bisect starts one)",
-		     key, jstr(cp, "workload"), jstr(cp, "metric"), key);
+		     key, json_member_string_or(cp, "workload", ""),
+		     json_member_string_or(cp, "metric", ""), key);
 		return;
 	}
 	json_object *range = NULL, *variant = NULL;
@@ -246,10 +242,11 @@ static void bisect(struct webhooks *w, const char *owner, json_object *expanded,
 	char job[STORE_ID_LEN + 1];
 	struct sl_error err = {0};
 	_cleanup_json_ json_object *commits = NULL;
-	if (range && store_bisection_of_range(w->opts.store, jstr(cp, "series"),
-					      variant ? json_object_get_string(variant) : NULL,
-					      jstr(range, "from"), jstr(range, "to"), job, &commits,
-					      &err) == 0) {
+	if (range && store_bisection_of_range(
+			 w->opts.store, json_member_string_or(cp, "series", ""),
+			 variant ? json_object_get_string(variant) : NULL,
+			 json_member_string_or(range, "from", ""),
+			 json_member_string_or(range, "to", ""), job, &commits, &err) == 0) {
 		if (store_bisection_share(w->opts.store, key, job, commits, &err) < 0) {
 			wlog(w, "change point %.12s: %s", key, err.message);
 			return;
@@ -283,7 +280,7 @@ static void bisect(struct webhooks *w, const char *owner, json_object *expanded,
 		wlog(w, "change point %.12s: not bisected: %s", key, err.message);
 		return;
 	}
-	const char *id = jstr(answer, "job_id");
+	const char *id = json_member_string_or(answer, "job_id", "");
 	wlog(w, "change point %.12s: bisection job %s started", key, id);
 	link_bisection(payload, id);
 }
@@ -306,13 +303,13 @@ static void judge(struct webhooks *w, const char *id)
 	/* the job's series is its (owner, name): a token's job named after a
 	 * schedule is judged in a series of its own (trend_series_id) */
 	char owner[80], series[160];
-	if (!jstr(job, "name")[0])
+	if (!json_member_string_or(job, "name", "")[0])
 		return;
 	if (store_job_owner(w->opts.store, id, owner, &err) < 0) {
 		wlog(w, "change points after job %s: %s", id, err.message);
 		return;
 	}
-	trend_series_id(owner, jstr(job, "name"), series, sizeof(series));
+	trend_series_id(owner, json_member_string_or(job, "name", ""), series, sizeof(series));
 	if (store_trend_change_points(store_state_dir(w->opts.store), series, TREND_WINDOW_S,
 				      time(NULL), &cps, &err) < 0) {
 		wlog(w, "change points of '%.64s': %s", series, err.message);
@@ -322,7 +319,8 @@ static void judge(struct webhooks *w, const char *id)
 		expanded = NULL; /* no gates known: nothing is bisected by itself */
 	for (size_t i = 0; i < json_object_array_length(cps); i++) {
 		json_object *cp = json_object_array_get_idx(cps, i);
-		const char *key = jstr(cp, "key"); /* trend_change_point_key's */
+		const char *key =
+		    json_member_string_or(cp, "key", ""); /* trend_change_point_key's */
 		bool is_new = false;
 		if (!key[0])
 			continue;
@@ -335,7 +333,8 @@ static void judge(struct webhooks *w, const char *id)
 		if (!is_new)
 			continue;
 		wlog(w, "series '%.64s': new change point %.12s (%s %s)", series, key,
-		     jstr(cp, "workload"), jstr(cp, "metric"));
+		     json_member_string_or(cp, "workload", ""),
+		     json_member_string_or(cp, "metric", ""));
 		bisect(w, owner, expanded, cp, payload);
 		const char *body = json_object_to_json_string_ext(
 		    payload, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -1,4 +1,5 @@
 /* Typed, bounded reads of untrusted JSON. See json_get.h. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,78 @@ const char *json_member_string(json_object *o, const char *key)
 {
 	json_object *v = json_member(o, key);
 	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+json_object *json_member_array(json_object *o, const char *key)
+{
+	json_object *v = json_member(o, key);
+	return json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+json_object *json_member_object(json_object *o, const char *key)
+{
+	json_object *v = json_member(o, key);
+	return json_object_is_type(v, json_type_object) ? v : NULL;
+}
+
+bool json_member_number(json_object *o, const char *key, double *ret)
+{
+	json_object *v = json_member(o, key);
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return false;
+	double d = json_object_get_double(v);
+	if (!isfinite(d))
+		return false;
+	*ret = d;
+	return true;
+}
+
+const char *json_member_string_or(json_object *o, const char *key, const char *def)
+{
+	const char *s = json_member_string(o, key);
+	return s ? s : def;
+}
+
+double json_member_number_or(json_object *o, const char *key, double def)
+{
+	double d = def;
+	json_member_number(o, key, &d);
+	return d;
+}
+
+const char *json_member_text(json_object *o, const char *key, const char *def)
+{
+	json_object *v = json_member(o, key);
+	return v ? json_object_get_string(v) : def;
+}
+
+bool json_integral(json_object *v, long long *ret)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		*ret = json_object_get_int64(v);
+		return true;
+	}
+	if (!json_object_is_type(v, json_type_double))
+		return false;
+	double d = json_object_get_double(v);
+	if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0)
+		return false;
+	*ret = (long long)d;
+	return true;
+}
+
+int json_member_int(json_object *o, const char *key, int def)
+{
+	long long v;
+	if (!json_integral(json_member(o, key), &v) || v < INT_MIN || v > INT_MAX)
+		return def;
+	return (int)v;
+}
+
+bool json_member_true(json_object *o, const char *key)
+{
+	json_object *v = json_member(o, key);
+	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
 json_object *json_item(json_object *a, size_t i)

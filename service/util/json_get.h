@@ -46,6 +46,36 @@ json_object *json_member(json_object *o, const char *key);
  * or has validated, where a missing string and a wrong one read alike. */
 const char *json_member_string(json_object *o, const char *key);
 
+/* The array (object) member key of o (borrowed), or NULL when o is not an
+ * object or the member is absent or of another type. */
+json_object *json_member_array(json_object *o, const char *key);
+json_object *json_member_object(json_object *o, const char *key);
+
+/* The finite number member key of o (an integer or not) into *ret; false,
+ * *ret untouched, when it is absent, not a number or not finite. */
+bool json_member_number(json_object *o, const char *key, double *ret);
+
+/* The same with a default: for a document this process wrote, where a
+ * missing member prints as def ("?", 0). */
+const char *json_member_string_or(json_object *o, const char *key, const char *def);
+double json_member_number_or(json_object *o, const char *key, double def);
+
+/* The member key of o as text for a reader: a string as it is, any other
+ * value as json-c prints it (7, true), def when absent or null. A summary
+ * shows a hostile document's members as they are rather than hiding them. */
+const char *json_member_text(json_object *o, const char *key, const char *def);
+
+/* Whether v is an integer into *ret. JSON Schema's "integer" is any number
+ * without a fraction, so the validator passes 102.0 (or "102." from a
+ * lenient parser) where an integer is asked for: those read as 102. */
+bool json_integral(json_object *v, long long *ret);
+
+/* The integer member key of o (json_integral()) within int's range, or def. */
+int json_member_int(json_object *o, const char *key, int def);
+
+/* Whether the member key of o is true (false when absent or not a boolean). */
+bool json_member_true(json_object *o, const char *key);
+
 /* Item i of a (borrowed), or NULL when a is not an array or i is out of range. */
 json_object *json_item(json_object *a, size_t i);
 

@@ -567,10 +567,10 @@ static void test_integral_doubles_and_repeat_bounds(void **state)
 
 	json_object *e = json_tokener_parse(
 	    "{\"name\":\"t\",\"guest\":{\"vcpus\":4.0,\"memory_mb\":512},\"repeat\":5.0}");
-	assert_int_equal(job_json_int(job_json_get(e, "guest"), "vcpus", 2), 4);
-	assert_int_equal(job_json_int(e, "repeat", 3), 5);
+	assert_int_equal(json_member_int(json_member(e, "guest"), "vcpus", 2), 4);
+	assert_int_equal(json_member_int(e, "repeat", 3), 5);
 	json_object_object_add(e, "repeat", json_object_new_double(2.5));
-	assert_int_equal(job_json_int(e, "repeat", 3), 3);
+	assert_int_equal(json_member_int(e, "repeat", 3), 3);
 	json_object_put(e);
 }
 

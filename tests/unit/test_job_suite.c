@@ -49,25 +49,26 @@ static void expect_error(const char *text, const char *path, const char *needle)
 /* "tool/metric[*]" of every gate, '*' marking a default one, joined by ' '. */
 static void gate_list(json_object *expanded, char *buf, size_t sz)
 {
-	json_object *gates = job_json_array(expanded, "gates");
+	json_object *gates = json_member_array(expanded, "gates");
 	buf[0] = '\0';
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		json_object *d = job_json_get(g, "default");
+		json_object *d = json_member(g, "default");
 		size_t l = strlen(buf);
-		snprintf(buf + l, sz - l, "%s%s/%s%s", i ? " " : "", job_json_string(g, "workload"),
-			 job_json_string(g, "metric"), d && json_object_get_boolean(d) ? "*" : "");
+		snprintf(buf + l, sz - l, "%s%s/%s%s", i ? " " : "",
+			 json_member_string(g, "workload"), json_member_string(g, "metric"),
+			 d && json_object_get_boolean(d) ? "*" : "");
 	}
 }
 
 static const char *workload_names(json_object *expanded, char *buf, size_t sz)
 {
-	json_object *wls = job_json_array(expanded, "workloads");
+	json_object *wls = json_member_array(expanded, "workloads");
 	buf[0] = '\0';
 	for (size_t i = 0; wls && i < json_object_array_length(wls); i++) {
 		size_t l = strlen(buf);
 		snprintf(buf + l, sz - l, "%s%s", i ? " " : "",
-			 job_json_string(json_object_array_get_idx(wls, i), "name"));
+			 json_member_string(json_object_array_get_idx(wls, i), "name"));
 	}
 	return buf;
 }
@@ -86,18 +87,18 @@ static void test_debug_variants(void **state)
 					"\"debug\":\"lockdep\",\"features\":[\"NO_RT_PUSH\"]}}",
 					",\"suite\":\"rt\""),
 				   JOB_ORIGIN_SERVICE, NULL);
-	json_object *kernels = job_json_get(j, "kernels");
+	json_object *kernels = json_member(j, "kernels");
 	assert_int_equal(json_object_object_length(kernels), 2);
-	assert_null(job_json_string(job_json_get(kernels, "k"), "debug"));
-	json_object *dk = job_json_get(kernels, "k-lockdep");
+	assert_null(json_member_string(json_member(kernels, "k"), "debug"));
+	json_object *dk = json_member(kernels, "k-lockdep");
 	assert_non_null(dk);
-	assert_string_equal(job_json_string(dk, "debug"), "lockdep");
-	assert_string_equal(job_json_string(job_json_get(dk, "config"), "builtin"), "linux-6.1");
-	json_object *vs = job_json_get(j, "variants");
-	assert_string_equal(job_json_string(job_json_get(vs, "a"), "kernel"), "k");
-	assert_null(job_json_string(job_json_get(vs, "a"), "debug"));
-	assert_string_equal(job_json_string(job_json_get(vs, "b"), "kernel"), "k-lockdep");
-	assert_string_equal(job_json_string(job_json_get(vs, "c"), "kernel"), "k-lockdep");
+	assert_string_equal(json_member_string(dk, "debug"), "lockdep");
+	assert_string_equal(json_member_string(json_member(dk, "config"), "builtin"), "linux-6.1");
+	json_object *vs = json_member(j, "variants");
+	assert_string_equal(json_member_string(json_member(vs, "a"), "kernel"), "k");
+	assert_null(json_member_string(json_member(vs, "a"), "debug"));
+	assert_string_equal(json_member_string(json_member(vs, "b"), "kernel"), "k-lockdep");
+	assert_string_equal(json_member_string(json_member(vs, "c"), "kernel"), "k-lockdep");
 	char buf[512];
 	gate_list(j, buf, sizeof(buf));
 	assert_string_equal(buf, "rt-migrate-test/inversions*"); /* --debug keeps the gates */
@@ -115,37 +116,39 @@ static void test_debug_variants(void **state)
 			   "\"kernel\":\"k\",\"debug\":\"lockdep\"}}",
 			   ",\"suite\":\"rt\""),
 		      JOB_ORIGIN_SERVICE, NULL);
-	assert_int_equal(json_object_object_length(job_json_get(j, "kernels")), 1);
-	assert_string_equal(job_json_string(job_json_get(job_json_get(j, "kernels"), "k"), "debug"),
-			    "lockdep");
+	assert_int_equal(json_object_object_length(json_member(j, "kernels")), 1);
+	assert_string_equal(
+	    json_member_string(json_member(json_member(j, "kernels"), "k"), "debug"), "lockdep");
 	json_object_put(j);
 
 	/* The shorthand's base (schedlab test --debug): both kernels, every variant. */
 	j = expand_ok("{\"name\":\"ci\",\"base\":{\"source\":\"debian:linux-source-6.1\","
 		      "\"debug\":\"lockdep\"},\"patches\":[],\"suite\":\"latency\"}",
 		      JOB_ORIGIN_SERVICE, NULL);
-	kernels = job_json_get(j, "kernels");
-	assert_string_equal(job_json_string(job_json_get(kernels, "base"), "debug"), "lockdep");
-	assert_string_equal(job_json_string(job_json_get(kernels, "patched"), "debug"), "lockdep");
+	kernels = json_member(j, "kernels");
+	assert_string_equal(json_member_string(json_member(kernels, "base"), "debug"), "lockdep");
+	assert_string_equal(json_member_string(json_member(kernels, "patched"), "debug"),
+			    "lockdep");
 	assert_string_equal(
-	    job_json_string(job_json_get(job_json_get(j, "variants"), "patched"), "debug"),
+	    json_member_string(json_member(json_member(j, "variants"), "patched"), "debug"),
 	    "lockdep");
 	json_object_put(j);
 
 	/* The debug suite: all workloads, debug kernels, no metric gates. */
 	j = expand_ok(SHORT(",\"suite\":\"debug\""), JOB_ORIGIN_SERVICE, NULL);
-	kernels = job_json_get(j, "kernels");
+	kernels = json_member(j, "kernels");
 	assert_int_equal(json_object_object_length(kernels), 2);
-	assert_string_equal(job_json_string(job_json_get(kernels, "base"), "debug"), "lockdep");
-	assert_string_equal(job_json_string(job_json_get(kernels, "patched"), "debug"), "lockdep");
-	assert_int_equal(json_object_array_length(job_json_get(j, "workloads")), 4);
-	assert_int_equal(json_object_array_length(job_json_get(j, "gates")), 0);
+	assert_string_equal(json_member_string(json_member(kernels, "base"), "debug"), "lockdep");
+	assert_string_equal(json_member_string(json_member(kernels, "patched"), "debug"),
+			    "lockdep");
+	assert_int_equal(json_object_array_length(json_member(j, "workloads")), 4);
+	assert_int_equal(json_object_array_length(json_member(j, "gates")), 0);
 	/* no gates because the suite adds none, not an opt-out; and the stored
 	 * form expands to itself (before, it came back opted out: fuzz_job) */
-	assert_false(json_object_get_boolean(job_json_get(j, "gates_opt_out")));
-	assert_non_null(job_json_get(j, "gates_opt_out"));
+	assert_false(json_object_get_boolean(json_member(j, "gates_opt_out")));
+	assert_non_null(json_member(j, "gates_opt_out"));
 	assert_non_null(
-	    job_json_get(job_json_get(job_json_get(j, "variants"), "baseline"), "uid_shares"));
+	    json_member(json_member(json_member(j, "variants"), "baseline"), "uid_shares"));
 	json_object *again = NULL;
 	assert_int_equal(job_expand_json(j, JOB_ORIGIN_SERVICE, NULL, NULL, &again, &err), 0);
 	assert_true(json_object_equal(j, again));
@@ -204,19 +207,19 @@ static void test_suites_expand(void **state)
 		/* The CI shorthand, as `schedlab test --suite S` writes it. */
 		snprintf(text, sizeof(text), SHORT(",\"suite\":\"%s\""), want[i].suite);
 		json_object *out = expand_ok(text, JOB_ORIGIN_SERVICE, NULL);
-		assert_string_equal(job_json_string(out, "suite"), want[i].suite);
+		assert_string_equal(json_member_string(out, "suite"), want[i].suite);
 		assert_string_equal(workload_names(out, names, sizeof(names)), want[i].workloads);
 		gate_list(out, gates, sizeof(gates));
 		assert_string_equal(gates, want[i].gates);
-		assert_null(job_json_get(out, "gates_opt_out"));
+		assert_null(json_member(out, "gates_opt_out"));
 		/* A suite with no repeat runs enough to decide a gate. */
-		assert_int_equal(json_object_get_int(job_json_get(out, "repeat")),
+		assert_int_equal(json_object_get_int(json_member(out, "repeat")),
 				 SUITE_DEFAULT_REPEAT);
 		/* Both shorthand variants get the fair suite's unequal shares. */
-		json_object *variants = job_json_object(out, "variants");
+		json_object *variants = json_member_object(out, "variants");
 		json_object_object_foreach(variants, vname, v)
 		{
-			json_object *sh = job_json_object(v, "uid_shares");
+			json_object *sh = json_member_object(v, "uid_shares");
 			if (!want[i].shares) {
 				assert_null(sh);
 				continue;
@@ -224,8 +227,8 @@ static void test_suites_expand(void **state)
 			if (!sh)
 				fail_msg("suite %s: variant %s has no uid_shares", want[i].suite,
 					 vname);
-			assert_int_equal(job_json_int(sh, "1000", 0), 2048);
-			assert_int_equal(job_json_int(sh, "1001", 0), 1024);
+			assert_int_equal(json_member_int(sh, "1000", 0), 2048);
+			assert_int_equal(json_member_int(sh, "1001", 0), 1024);
 		}
 		/* The typed job reads the same, and the expanded form expands to
 		 * itself (a stored job can be run again). */
@@ -262,13 +265,15 @@ static void test_suite_settings_yield_to_the_job(void **state)
 		 "1024}}}",
 		 ",\"suite\":\"fair\",\"repeat\":2"),
 	    JOB_ORIGIN_SERVICE, NULL);
-	json_object *v = job_json_object(out, "variants");
+	json_object *v = json_member_object(out, "variants");
 	assert_int_equal(
-	    job_json_int(job_json_object(job_json_object(v, "a"), "uid_shares"), "1000", 0), 2048);
-	json_object *bs = job_json_object(job_json_object(v, "b"), "uid_shares");
+	    json_member_int(json_member_object(json_member_object(v, "a"), "uid_shares"), "1000",
+			    0),
+	    2048);
+	json_object *bs = json_member_object(json_member_object(v, "b"), "uid_shares");
 	assert_int_equal(json_object_object_length(bs), 1);
-	assert_int_equal(job_json_int(bs, "1000", 0), 1024);
-	assert_int_equal(json_object_get_int(job_json_get(out, "repeat")), 2);
+	assert_int_equal(json_member_int(bs, "1000", 0), 1024);
+	assert_int_equal(json_object_get_int(json_member(out, "repeat")), 2);
 	json_object_put(out);
 
 	/* The job's workloads replace the suite's; the defaults follow them. */
@@ -346,10 +351,10 @@ static void test_loads_expand(void **state)
 	gate_list(out, gates, sizeof(gates));
 	assert_string_equal(gates, "cyclictest/latency_us.p99* cyclictest/latency_us.avg* "
 				   "hb/loops_per_s* b/ops_per_s*");
-	json_object *wls = job_json_array(out, "workloads");
-	assert_null(job_json_get(json_object_array_get_idx(wls, 0), "min_cpu"));
+	json_object *wls = json_member_array(out, "workloads");
+	assert_null(json_member(json_object_array_get_idx(wls, 0), "min_cpu"));
 	assert_true(json_object_get_double(
-			job_json_get(json_object_array_get_idx(wls, 1), "min_cpu")) == 0.25);
+			json_member(json_object_array_get_idx(wls, 1), "min_cpu")) == 0.25);
 	/* the expanded form expands to itself */
 	json_object *again = NULL;
 	struct sl_error err = {0};
@@ -383,13 +388,13 @@ static void test_gates_explicit_and_opt_out(void **state)
 	char gates[256];
 	gate_list(out, gates, sizeof(gates));
 	assert_string_equal(gates, "rt-migrate-test/inversion_max_us");
-	assert_null(job_json_get(out, "gates_opt_out"));
+	assert_null(json_member(out, "gates_opt_out"));
 	json_object_put(out);
 
 	/* "gates": [] opts out, and the expanded job says so. */
 	out = expand_ok(SHORT(",\"suite\":\"rt\",\"gates\":[]"), JOB_ORIGIN_SERVICE, NULL);
-	assert_int_equal(json_object_array_length(job_json_array(out, "gates")), 0);
-	assert_true(json_object_get_boolean(job_json_get(out, "gates_opt_out")));
+	assert_int_equal(json_object_array_length(json_member_array(out, "gates")), 0);
+	assert_true(json_object_get_boolean(json_member(out, "gates_opt_out")));
 	_cleanup_job_ struct job *job = NULL;
 	struct sl_error err = {0};
 	assert_int_equal(job_from_expanded(out, &job, &err), 0);
@@ -474,10 +479,10 @@ static void test_cli_sources_made_absolute(void **state)
 			 "\"suite\":\"rt\"}",
 			 cases[i].src);
 		json_object *out = expand_ok(text, JOB_ORIGIN_CLI, cases[i].base_dir);
-		json_object *k = job_json_object(out, "kernels");
-		assert_string_equal(job_json_string(job_json_object(k, "base"), "source"),
+		json_object *k = json_member_object(out, "kernels");
+		assert_string_equal(json_member_string(json_member_object(k, "base"), "source"),
 				    cases[i].want);
-		assert_string_equal(job_json_string(job_json_object(k, "patched"), "source"),
+		assert_string_equal(json_member_string(json_member_object(k, "patched"), "source"),
 				    cases[i].want);
 		json_object_put(out);
 	}
@@ -491,7 +496,8 @@ static void test_cli_sources_made_absolute(void **state)
 	char want[4096];
 	snprintf(want, sizeof(want), "tarball:%s/jobs/l.tar", cwd);
 	assert_string_equal(
-	    job_json_string(job_json_object(job_json_object(out, "kernels"), "base"), "source"),
+	    json_member_string(json_member_object(json_member_object(out, "kernels"), "base"),
+			       "source"),
 	    want);
 	json_object_put(out);
 	expect_error("{\"name\":\"ci\",\"base\":{\"source\":\"tarball:l.tar\"},\"patches\":[],"
