@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/macro.h"
 #include "util/json.h"
+#include "util/json_get.h"
 
 static int pool_add(struct resample_pool *p, json_object *run)
 {
@@ -50,7 +51,7 @@ static int prune(json_object *run, const struct resample_keep *keep, size_t n_ke
 	if (model_run_read(run, &mr, &err) < 0)
 		return -EINVAL;
 	/* the model's workloads are the array's items, index for index */
-	json_object *wls = json_object_object_get(run, "workloads");
+	json_object *wls = json_member_array(run, "workloads");
 	for (size_t w = mr.n_workloads; w-- > 0;) {
 		const struct model_workload *wl = &mr.workloads[w];
 		/* wl borrows from the item: nothing of it is read after a delete */
@@ -82,25 +83,26 @@ static int prune(json_object *run, const struct resample_keep *keep, size_t n_ke
 int resample_pool_add(struct resample_pool *p, json_object *result, bool baseline,
 		      const struct resample_keep *keep, size_t n_keep)
 {
-	const char *bname = json_object_get_string(
-	    json_object_object_get(json_object_object_get(result, "job"), "baseline"));
-	json_object *variants = json_object_object_get(result, "variants");
-	if (!bname || !json_object_is_type(variants, json_type_object))
+	struct model_result m;
+	if (model_result_read(result, &m, NULL) < 0)
 		return -EINVAL;
-	json_object_object_foreach(variants, vname, v)
-	{
-		if ((strcmp(vname, bname) == 0) != baseline)
+	const char *bname = json_member_string(m.job, "baseline");
+	int k = bname && m.n_variants > 0 ? 0 : -EINVAL;
+	for (size_t v = 0; k == 0 && v < m.n_variants; v++) {
+		if ((strcmp(m.variants[v].name, bname) == 0) != baseline)
 			continue;
-		json_object *runs = json_object_object_get(v, "runs");
-		for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-			json_object *run = json_object_array_get_idx(runs, i);
+		/* the pool holds the documents: prune() edits them, and nothing of
+		 * the model is read after that */
+		for (size_t i = 0; k == 0 && i < m.variants[v].n_runs; i++) {
+			json_object *run = m.variants[v].runs[i].doc;
 			if (prune(run, keep, n_keep) < 0)
-				return -EINVAL;
-			if (pool_add(p, run) < 0)
-				return -ENOMEM;
+				k = -EINVAL;
+			else if (pool_add(p, run) < 0)
+				k = -ENOMEM;
 		}
 	}
-	return 0;
+	model_result_free(&m);
+	return k;
 }
 
 void resample_pool_free(struct resample_pool *p)
@@ -159,8 +161,8 @@ static bool has_gate(json_object *gates, const char *w, const char *m)
 {
 	for (size_t i = 0; i < json_object_array_length(gates); i++) {
 		json_object *g = json_object_array_get_idx(gates, i);
-		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
-		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		const char *gw = json_member_string(g, "workload");
+		const char *gm = json_member_string(g, "metric");
 		if (gw && gm && strcmp(gw, w) == 0 && strcmp(gm, m) == 0)
 			return true;
 	}
@@ -175,8 +177,8 @@ static void add_defaults(json_object *w, json_object *gates)
 	suite_add_default_gates(w, fresh);
 	for (size_t i = 0; i < json_object_array_length(fresh); i++) {
 		json_object *g = json_object_array_get_idx(fresh, i);
-		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
-		const char *gm = json_object_get_string(json_object_object_get(g, "metric"));
+		const char *gw = json_member_string(g, "workload");
+		const char *gm = json_member_string(g, "metric");
 		if (gw && gm && !has_gate(gates, gw, gm))
 			json_object_array_add(gates, json_object_get(g));
 	}
@@ -188,13 +190,13 @@ json_object *resample_job_json(json_object *stored, const char *workload, int mi
 	if (json_object_deep_copy(stored, &job, NULL) < 0)
 		return NULL;
 	json_object *wls = json_object_new_array(), *gates = json_object_new_array();
-	json_object *old_wls = json_object_object_get(job, "workloads");
-	json_object *old_gates = json_object_object_get(job, "gates");
+	json_object *old_wls = json_member_array(job, "workloads");
+	json_object *old_gates = json_member_array(job, "gates");
 	bool defaults = false;
 	for (size_t i = 0; old_gates && i < json_object_array_length(old_gates); i++) {
 		json_object *g = json_object_array_get_idx(old_gates, i);
-		const char *gw = json_object_get_string(json_object_object_get(g, "workload"));
-		if (json_object_get_boolean(json_object_object_get(g, "default"))) {
+		const char *gw = json_member_string(g, "workload");
+		if (json_member_true(g, "default")) {
 			defaults = true;
 			continue;
 		}
@@ -203,7 +205,7 @@ json_object *resample_job_json(json_object *stored, const char *workload, int mi
 	}
 	for (size_t i = 0; old_wls && i < json_object_array_length(old_wls); i++) {
 		json_object *w = json_object_array_get_idx(old_wls, i);
-		const char *name = json_object_get_string(json_object_object_get(w, "name"));
+		const char *name = json_member_string(w, "name");
 		if (workload && (!name || strcmp(name, workload) != 0))
 			continue;
 		json_object_array_add(wls, json_object_get(w));

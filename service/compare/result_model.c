@@ -4,8 +4,10 @@
  * whether required, where the value sits in the struct): one generic
  * reader and one generic writer walk it, so a field the schema gains is one
  * table line, and the unit test holds the tables to the schema. The typed
- * children (a run's workloads, a variant's runs, the result's variants and
- * comparisons) are parsed and emitted by their own type's functions. */
+ * children (a run's workloads and kernel events, a variant's runs, the
+ * result's variants, comparisons and signatures) are parsed and emitted by
+ * their own type's functions; the generic reader and writer are in
+ * model_fields.c, the kernel bug family in result_model_signatures.c. */
 #include <errno.h>
 #include <float.h>
 #include <stdio.h>
@@ -13,30 +15,8 @@
 #include <string.h>
 
 #include "compare/result_model.h"
+#include "util/json.h"
 #include "util/json_get.h"
-
-enum kind {
-	K_STRING,
-	K_INT,
-	K_NUMBER,
-	K_BOOL,
-	K_OBJECT,
-	K_ARRAY,
-	K_ANY,	 /* one of several JSON types (a const, a oneOf): kept as it is */
-	K_CHILD, /* typed children, parsed and emitted by the type's own code */
-};
-
-struct field {
-	const char *name;
-	enum kind kind;
-	bool nullable, required;
-	size_t off;
-};
-
-#define F(type, member, kind, nullable, required)                                                  \
-	{                                                                                          \
-#member, kind, nullable, required, offsetof(type, member)                          \
-	}
 
 #define W struct model_workload
 static const struct field workload_fields[] = {
@@ -62,7 +42,7 @@ static const struct field run_fields[] = {
     F(R, features_applied, K_ARRAY, false, false),
     F(R, topology, K_OBJECT, false, false),
     F(R, sched_ext, K_OBJECT, false, false),
-    F(R, kernel_events, K_ARRAY, false, false),
+    F(R, kernel_events, K_CHILD, false, false),
     F(R, signatures, K_ARRAY, false, false),
     F(R, console_excerpt, K_STRING, true, false),
     F(R, host_interference, K_OBJECT, true, false),
@@ -117,7 +97,7 @@ static const struct field result_fields[] = {
     F(T, schema, K_ANY, false, true),
     F(T, job, K_OBJECT, false, true),
     F(T, environment, K_OBJECT, false, true),
-    F(T, signatures, K_ARRAY, false, false),
+    F(T, signatures, K_CHILD, false, false),
     F(T, kernels, K_OBJECT, false, false),
     F(T, calibration, K_ARRAY, false, false),
     F(T, repeats, K_OBJECT, false, false),
@@ -133,6 +113,45 @@ static const struct field result_fields[] = {
     F(T, bisection, K_OBJECT, false, false),
 };
 #undef T
+
+#define E struct model_kernel_event
+static const struct field kernel_event_fields[] = {
+    F(E, kind, K_STRING, false, true),	   F(E, line, K_ANY, false, false),
+    F(E, excerpt, K_STRING, false, false), F(E, signature, K_CHILD, false, false),
+    F(E, part_of, K_INT, false, false),
+};
+#undef E
+
+#define S struct model_signature_ref
+static const struct field signature_ref_fields[] = {
+    F(S, id, K_STRING, false, true),
+    F(S, kind, K_STRING, false, true),
+    F(S, title, K_STRING, false, true),
+    F(S, location, K_STRING, false, false),
+};
+#undef S
+
+/* In the order signatures.c has always written them. */
+#define S struct model_signature
+static const struct field signature_fields[] = {
+    F(S, id, K_STRING, false, true),	    F(S, kind, K_STRING, false, true),
+    F(S, title, K_STRING, false, true),	    F(S, location, K_STRING, false, false),
+    F(S, runs, K_INT, false, true),	    F(S, reports, K_INT, false, true),
+    F(S, variants, K_OBJECT, false, true),  F(S, first, K_CHILD, false, true),
+    F(S, in_baseline, K_BOOL, false, true), F(S, new_in, K_ARRAY, false, true),
+    F(S, more, K_INT, false, false),
+};
+#undef S
+
+#define S struct model_signature_first
+static const struct field signature_first_fields[] = {
+    F(S, variant, K_STRING, false, true),
+    F(S, key, K_STRING, false, false),
+    F(S, run_id, K_STRING, false, false),
+    F(S, excerpt, K_STRING, false, true),
+};
+#undef S
+
 #undef F
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -155,6 +174,18 @@ static const struct field *fields_of(enum model_type type, size_t *ret_n)
 	case MODEL_COMPARISON:
 		*ret_n = N(comparison_fields);
 		return comparison_fields;
+	case MODEL_KERNEL_EVENT:
+		*ret_n = N(kernel_event_fields);
+		return kernel_event_fields;
+	case MODEL_SIGNATURE_REF:
+		*ret_n = N(signature_ref_fields);
+		return signature_ref_fields;
+	case MODEL_SIGNATURE:
+		*ret_n = N(signature_fields);
+		return signature_fields;
+	case MODEL_SIGNATURE_FIRST:
+		*ret_n = N(signature_first_fields);
+		return signature_first_fields;
 	}
 	*ret_n = 0;
 	return NULL;
@@ -167,6 +198,15 @@ const char *model_field_name(enum model_type type, size_t i)
 	return i < n ? f[i].name : NULL;
 }
 
+void model_set(enum model_type type, struct model_presence *has, const char *name)
+{
+	size_t n;
+	const struct field *f = fields_of(type, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].name, name) == 0)
+			has->set |= 1ull << i;
+}
+
 bool model_has(enum model_type type, const struct model_presence *has, const char *name)
 {
 	size_t n;
@@ -177,186 +217,140 @@ bool model_has(enum model_type type, const struct model_presence *has, const cha
 	return false;
 }
 
-/* A json_reader that also says whether a required member may be missing
- * (model_run_read()). Every reader this file makes is one, so read_field()
- * may look past its json_reader. */
-struct model_reader {
-	struct json_reader r; /* first */
-	bool partial;
-};
-
-/* One field of o at path into base: 0, or the reader's errno. */
-static int read_field(struct json_reader *r, json_object *o, const char *path,
-		      const struct field *f, size_t i, char *base, struct model_presence *has)
-{
-	json_object *v = NULL;
-	if (!json_object_object_get_ex(o, f->name, &v)) {
-		char full[JSON_PATH_MAX];
-		snprintf(full, sizeof(full), "%s%s%s", path, path[0] ? "." : "", f->name);
-		bool partial = ((const struct model_reader *)r)->partial;
-		return f->required && !partial ? json_reader_fail(r, full, "is missing") : 0;
-	}
-	if (!v) {
-		if (!f->nullable) {
-			char full[JSON_PATH_MAX];
-			snprintf(full, sizeof(full), "%s%s%s", path, path[0] ? "." : "", f->name);
-			return json_reader_fail(r, full, "is null");
-		}
-		has->null |= 1ull << i;
-		return 0;
-	}
-	has->set |= 1ull << i;
-	void *at = base + f->off;
-	switch (f->kind) {
-	case K_STRING:
-		return json_get_string(r, o, path, f->name, true, MODEL_MAX_STRING, at, NULL);
-	case K_INT:
-		return json_get_int(r, o, path, f->name, true, INT64_MIN, INT64_MAX, at);
-	case K_NUMBER:
-		if (json_object_is_type(v, json_type_int))
-			has->integral |= 1ull << i;
-		return json_get_number(r, o, path, f->name, true, -DBL_MAX, DBL_MAX, at);
-	case K_BOOL:
-		return json_get_bool(r, o, path, f->name, true, at);
-	case K_OBJECT:
-		return json_get_object(r, o, path, f->name, true, at);
-	case K_ARRAY:
-		return json_get_array(r, o, path, f->name, true, MODEL_MAX_ITEMS, at);
-	case K_ANY:
-		*(json_object **)at = v;
-		return 0;
-	case K_CHILD:
-		return 0;
-	}
-	return 0;
-}
-
-/* Every field of a type from object o at path, and the members it does not
- * know into *extra (a new object of references, or NULL when none). */
+/* The generic reader and writer (model_fields.h) on a type's table. */
 static int read_fields(struct json_reader *r, json_object *o, const char *path,
 		       enum model_type type, void *base, struct model_presence *has,
 		       json_object **extra)
 {
-	if (!json_object_is_type(o, json_type_object))
-		return json_reader_fail(r, path[0] ? path : "$", "is %s, not an object",
-					json_type_phrase(o));
 	size_t n;
 	const struct field *f = fields_of(type, &n);
-	for (size_t i = 0; i < n; i++)
-		if (read_field(r, o, path, &f[i], i, base, has) < 0)
-			return r->failed;
-	json_object_object_foreach(o, key, val)
-	{
-		size_t i = 0;
-		while (i < n && strcmp(f[i].name, key) != 0)
-			i++;
-		if (i < n)
-			continue;
-		if (!*extra && !(*extra = json_object_new_object()))
-			return -ENOMEM;
-		json_object_object_add(*extra, key, json_object_get(val));
-	}
-	return 0;
+	return model_read_fields(r, o, path, f, n, base, has, extra);
 }
 
-/* A deep copy of v (NULL stays NULL; NULL also when out of memory). */
-static json_object *copy(json_object *v)
-{
-	json_object *c = NULL;
-	if (v && json_object_deep_copy(v, &c, NULL) != 0)
-		return NULL;
-	return c;
-}
-
-/* The fields of a type from base into a new object; child(i) gives a
- * K_CHILD field's value. */
 static json_object *write_fields(enum model_type type, const void *base,
 				 const struct model_presence *has, json_object *extra,
 				 json_object *(*child)(const void *base, const char *name))
 {
-	json_object *o = json_object_new_object();
-	if (!o)
-		return NULL;
 	size_t n;
 	const struct field *f = fields_of(type, &n);
-	for (size_t i = 0; i < n; i++) {
-		const void *at = (const char *)base + f[i].off;
-		json_object *v = NULL;
-		if ((has->null >> i) & 1) {
-			json_object_object_add(o, f[i].name, NULL);
-			continue;
-		}
-		if (!((has->set >> i) & 1))
-			continue;
-		switch (f[i].kind) {
-		case K_STRING:
-			v = json_object_new_string(*(const char *const *)at);
-			break;
-		case K_INT:
-			v = json_object_new_int64(*(const int64_t *)at);
-			break;
-		case K_NUMBER:
-			v = (has->integral >> i) & 1
-				? json_object_new_int64((int64_t) * (const double *)at)
-				: json_object_new_double(*(const double *)at);
-			break;
-		case K_BOOL:
-			v = json_object_new_boolean(*(const bool *)at);
-			break;
-		case K_OBJECT:
-		case K_ARRAY:
-		case K_ANY:
-			v = copy(*(json_object *const *)at);
-			break;
-		case K_CHILD:
-			v = child(base, f[i].name);
-			break;
-		}
-		if (!v) {
-			json_object_put(o);
-			return NULL;
-		}
-		json_object_object_add(o, f[i].name, v);
-	}
-	if (!extra)
-		return o;
-	json_object_object_foreach(extra, key, val)
-	{
-		json_object *v = copy(val);
-		if (val && !v) {
-			json_object_put(o);
-			return NULL;
-		}
-		json_object_object_add(o, key, v);
-	}
-	return o;
+	return model_write_fields(f, n, base, has, extra, child);
 }
 
-/* A typed array member of o at path: its items parsed by parse_item into a
- * new array of n items of size bytes each. Absent: 0 items. */
-static int read_children(struct json_reader *r, json_object *o, const char *path, const char *key,
-			 size_t size, void **ret, size_t *ret_n,
-			 int (*parse_item)(struct json_reader *r, json_object *item,
-					   const char *path, void *ret))
+/* The object member key of o at path, a struct of type nested in a parsed
+ * one, into base: when its field is present. */
+static int parse_nested(struct json_reader *r, json_object *o, const char *path, const char *key,
+			enum model_type type, void *base, struct model_presence *has,
+			json_object **extra)
 {
-	json_object *a = NULL;
-	int k = json_get_array(r, o, path, key, false, MODEL_MAX_ITEMS, &a);
-	if (k != 0)
-		return k < 0 ? k : 0;
-	size_t n = json_object_array_length(a);
-	*ret = calloc(n ? n : 1, size);
-	if (!*ret)
+	char p[JSON_PATH_MAX];
+	snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", key);
+	return read_fields(r, json_member(o, key), p, type, base, has, extra);
+}
+
+static int parse_kernel_event(struct json_reader *r, json_object *o, const char *path, void *ret)
+{
+	struct model_kernel_event *ev = ret;
+	int k = read_fields(r, o, path, MODEL_KERNEL_EVENT, ev, &ev->has, &ev->extra);
+	if (k < 0 || !model_has(MODEL_KERNEL_EVENT, &ev->has, "signature"))
+		return k;
+	struct model_signature_ref *s = &ev->signature;
+	return parse_nested(r, o, path, "signature", MODEL_SIGNATURE_REF, s, &s->has, &s->extra);
+}
+
+static int parse_signature(struct json_reader *r, json_object *o, const char *path, void *ret)
+{
+	struct model_signature *s = ret;
+	int k = read_fields(r, o, path, MODEL_SIGNATURE, s, &s->has, &s->extra);
+	if (k < 0 || !model_has(MODEL_SIGNATURE, &s->has, "first"))
+		return k;
+	struct model_signature_first *f = &s->first;
+	return parse_nested(r, o, path, "first", MODEL_SIGNATURE_FIRST, f, &f->has, &f->extra);
+}
+
+static int read_signatures(struct json_reader *r, json_object *o, struct model_signature **ret,
+			   size_t *ret_n)
+{
+	return model_read_children(r, o, "", "signatures", sizeof(**ret), (void **)ret, ret_n,
+				   parse_signature);
+}
+
+int model_signatures_parse(json_object *a, struct model_signature **ret, size_t *ret_n,
+			   struct sl_error *err)
+{
+	struct model_reader mr = {.r = JSON_READER("signatures", err)};
+	*ret = NULL;
+	*ret_n = 0;
+	/* read as the member of a one-member object, so paths read signatures[i] */
+	_cleanup_json_ json_object *holder = json_object_new_object();
+	if (!holder || json_object_object_add(holder, "signatures", json_object_get(a)) != 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		char item[JSON_PATH_MAX];
-		snprintf(item, sizeof(item), "%s%s%s[%zu]", path, path[0] ? "." : "", key, i);
-		/* counted first, so a failure frees what the item holds */
-		*ret_n = i + 1;
-		if (parse_item(r, json_object_array_get_idx(a, i), item, (char *)*ret + i * size) <
-		    0)
-			return r->failed ? r->failed : -ENOMEM;
+	int k =
+	    json_object_is_type(a, json_type_array)
+		? read_signatures(&mr.r, holder, ret, ret_n)
+		: json_reader_fail(&mr.r, "signatures", "is %s, not an array", json_type_phrase(a));
+	if (k < 0) {
+		if (k == -ENOMEM && !mr.r.failed)
+			error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory reading signatures.");
+		model_signatures_free(*ret, *ret_n);
+		*ret = NULL;
+		*ret_n = 0;
 	}
-	return 0;
+	return k < 0 ? k : 0;
+}
+
+static json_object *no_child(const void *base, const char *name)
+{
+	(void)base;
+	(void)name;
+	return NULL;
+}
+
+static json_object *kernel_event_child(const void *base, const char *name)
+{
+	const struct model_signature_ref *s = &((const struct model_kernel_event *)base)->signature;
+	(void)name; /* "signature" */
+	return write_fields(MODEL_SIGNATURE_REF, s, &s->has, s->extra, no_child);
+}
+
+static json_object *emit_kernel_event(const void *item)
+{
+	const struct model_kernel_event *ev = item;
+	return write_fields(MODEL_KERNEL_EVENT, ev, &ev->has, ev->extra, kernel_event_child);
+}
+
+static json_object *signature_child(const void *base, const char *name)
+{
+	const struct model_signature_first *f = &((const struct model_signature *)base)->first;
+	(void)name; /* "first" */
+	return write_fields(MODEL_SIGNATURE_FIRST, f, &f->has, f->extra, no_child);
+}
+
+json_object *model_signature_emit(const struct model_signature *s)
+{
+	return write_fields(MODEL_SIGNATURE, s, &s->has, s->extra, signature_child);
+}
+
+static json_object *emit_signature(const void *item)
+{
+	return model_signature_emit(item);
+}
+
+static void kernel_events_free(struct model_kernel_event *ev, size_t n)
+{
+	for (size_t i = 0; ev && i < n; i++) {
+		json_object_put(ev[i].signature.extra);
+		json_object_put(ev[i].extra);
+	}
+	free(ev);
+}
+
+void model_signatures_free(struct model_signature *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		json_object_put(s[i].first.extra);
+		json_object_put(s[i].extra);
+	}
+	free(s);
 }
 
 static int parse_workload(struct json_reader *r, json_object *o, const char *path, void *ret)
@@ -368,11 +362,17 @@ static int parse_workload(struct json_reader *r, json_object *o, const char *pat
 static int parse_run(struct json_reader *r, json_object *o, const char *path, void *ret)
 {
 	struct model_run *run = ret;
+	run->doc = o;
 	int k = read_fields(r, o, path, MODEL_RUN, run, &run->has, &run->extra);
 	if (k < 0)
 		return k;
-	return read_children(r, o, path, "workloads", sizeof(*run->workloads),
-			     (void **)&run->workloads, &run->n_workloads, parse_workload);
+	k = model_read_children(r, o, path, "workloads", sizeof(*run->workloads),
+				(void **)&run->workloads, &run->n_workloads, parse_workload);
+	if (k < 0)
+		return k;
+	return model_read_children(r, o, path, "kernel_events", sizeof(*run->kernel_events),
+				   (void **)&run->kernel_events, &run->n_kernel_events,
+				   parse_kernel_event);
 }
 
 static int parse_comparison(struct json_reader *r, json_object *o, const char *path, void *ret)
@@ -399,8 +399,8 @@ static int parse_variants(struct json_reader *r, json_object *o, struct model_re
 		mv->name = name;
 		if (read_fields(r, v, path, MODEL_VARIANT, mv, &mv->has, &mv->extra) < 0)
 			return r->failed ? r->failed : -ENOMEM;
-		int k = read_children(r, v, path, "runs", sizeof(*mv->runs), (void **)&mv->runs,
-				      &mv->n_runs, parse_run);
+		int k = model_read_children(r, v, path, "runs", sizeof(*mv->runs),
+					    (void **)&mv->runs, &mv->n_runs, parse_run);
 		if (k < 0)
 			return k;
 	}
@@ -417,9 +417,11 @@ static int result_read(json_object *doc, bool partial, struct model_result *ret,
 	if (k >= 0)
 		k = parse_variants(r, doc, ret);
 	if (k >= 0)
-		k = read_children(r, doc, "", "comparisons", sizeof(*ret->comparisons),
-				  (void **)&ret->comparisons, &ret->n_comparisons,
-				  parse_comparison);
+		k = model_read_children(r, doc, "", "comparisons", sizeof(*ret->comparisons),
+					(void **)&ret->comparisons, &ret->n_comparisons,
+					parse_comparison);
+	if (k >= 0)
+		k = read_signatures(r, doc, &ret->signatures, &ret->n_signatures);
 	if (k < 0) {
 		if (k == -ENOMEM && !r->failed)
 			error_set(err, ERR_INTERNAL, ENOMEM, "Out of memory reading a result.");
@@ -477,21 +479,20 @@ static json_object *workload_child(const void *base, const char *name)
 	return NULL; /* a workload has no typed children */
 }
 
+static json_object *emit_workload(const void *item)
+{
+	const struct model_workload *w = item;
+	return write_fields(MODEL_WORKLOAD, w, &w->has, w->extra, workload_child);
+}
+
 static json_object *run_child(const void *base, const char *name)
 {
 	const struct model_run *run = base;
-	(void)name; /* "workloads" */
-	json_object *a = json_object_new_array_ext((int)run->n_workloads);
-	for (size_t i = 0; a && i < run->n_workloads; i++) {
-		const struct model_workload *w = &run->workloads[i];
-		json_object *o = write_fields(MODEL_WORKLOAD, w, &w->has, w->extra, workload_child);
-		if (!o || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			json_object_put(a);
-			return NULL;
-		}
-	}
-	return a;
+	if (strcmp(name, "kernel_events") == 0)
+		return model_write_children(run->kernel_events, run->n_kernel_events,
+					    sizeof(*run->kernel_events), emit_kernel_event);
+	return model_write_children(run->workloads, run->n_workloads, sizeof(*run->workloads),
+				    emit_workload);
 }
 
 json_object *model_run_emit(const struct model_run *run)
@@ -520,6 +521,11 @@ json_object *model_comparison_emit(const struct model_comparison *c)
 	return write_fields(MODEL_COMPARISON, c, &c->has, c->extra, workload_child);
 }
 
+static json_object *emit_comparison(const void *item)
+{
+	return model_comparison_emit(item);
+}
+
 static json_object *result_child(const void *base, const char *name)
 {
 	const struct model_result *m = base;
@@ -538,16 +544,11 @@ static json_object *result_child(const void *base, const char *name)
 		}
 		return o;
 	}
-	o = json_object_new_array_ext((int)m->n_comparisons);
-	for (size_t i = 0; o && i < m->n_comparisons; i++) {
-		json_object *c = model_comparison_emit(&m->comparisons[i]);
-		if (!c || json_object_array_add(o, c) != 0) {
-			json_object_put(c);
-			json_object_put(o);
-			return NULL;
-		}
-	}
-	return o;
+	if (strcmp(name, "signatures") == 0)
+		return model_write_children(m->signatures, m->n_signatures, sizeof(*m->signatures),
+					    emit_signature);
+	return model_write_children(m->comparisons, m->n_comparisons, sizeof(*m->comparisons),
+				    emit_comparison);
 }
 
 json_object *model_result_emit(const struct model_result *m)
@@ -560,6 +561,7 @@ void model_run_free(struct model_run *run)
 	for (size_t i = 0; run->workloads && i < run->n_workloads; i++)
 		json_object_put(run->workloads[i].extra);
 	free(run->workloads);
+	kernel_events_free(run->kernel_events, run->n_kernel_events);
 	json_object_put(run->extra);
 	*run = (struct model_run){0};
 }
@@ -576,6 +578,7 @@ void model_result_free(struct model_result *m)
 	for (size_t i = 0; m->comparisons && i < m->n_comparisons; i++)
 		json_object_put(m->comparisons[i].extra);
 	free(m->comparisons);
+	model_signatures_free(m->signatures, m->n_signatures);
 	json_object_put(m->extra);
 	json_object_put(m->doc);
 	*m = (struct model_result){0};

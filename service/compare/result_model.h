@@ -20,18 +20,8 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "compare/model_fields.h"
 #include "util/error.h"
-
-/* Bounds on what a stored or uploaded result can make us hold. */
-#define MODEL_MAX_STRING (1 << 20) /* bytes in one string member */
-#define MODEL_MAX_ITEMS	 (1 << 20) /* items in one array member */
-
-/* Which fields of a model struct the document had: bit i is the type's
- * field i (model_field_name()). integral marks a number written as an
- * integer, so emitting writes it as one again. */
-struct model_presence {
-	uint64_t set, null, integral;
-};
 
 /* #/$defs/workload: one workload's outcome in one run. */
 struct model_workload {
@@ -39,6 +29,24 @@ struct model_workload {
 	int64_t exit_code;
 	const char *reason;
 	json_object *metrics, *details;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/signature_ref: a kernel bug report's signature. */
+struct model_signature_ref {
+	const char *id, *kind, *title, *location;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/run's kernel_events item: one report found on a run's console. */
+struct model_kernel_event {
+	const char *kind;
+	json_object *line; /* a string (the headline) or an integer (a console line) */
+	const char *excerpt;
+	struct model_signature_ref signature;
+	int64_t part_of;
 	struct model_presence has;
 	json_object *extra;
 };
@@ -51,7 +59,10 @@ struct model_run {
 	json_object *pinning, *volumes;
 	const char *started_at;
 	double boot_seconds, duration_seconds;
-	json_object *features_applied, *topology, *sched_ext, *kernel_events, *signatures;
+	json_object *features_applied, *topology, *sched_ext;
+	struct model_kernel_event *kernel_events;
+	size_t n_kernel_events;
+	json_object *signatures;
 	const char *console_excerpt;
 	json_object *host_interference;
 	const char *taskstats_error;
@@ -62,6 +73,8 @@ struct model_run {
 	size_t n_workloads;
 	struct model_presence has;
 	json_object *extra;
+	json_object *doc; /* the object it was read from (borrowed), for a stage
+			     that edits it (a replay's pool); not emitted */
 };
 
 /* #/$defs/comparison: one metric of one workload, a candidate against the
@@ -84,6 +97,26 @@ struct model_comparison {
 	json_object *extra;
 };
 
+/* #/$defs/signature's first: where a kernel bug was first reported. */
+struct model_signature_first {
+	const char *variant, *key, *run_id, *excerpt;
+	struct model_presence has;
+	json_object *extra;
+};
+
+/* #/$defs/signature: one kernel bug across the job's runs. */
+struct model_signature {
+	const char *id, *kind, *title, *location;
+	int64_t runs, reports;
+	json_object *variants; /* variant name -> runs that showed it */
+	struct model_signature_first first;
+	bool in_baseline;
+	json_object *new_in; /* candidate variant names */
+	int64_t more;
+	struct model_presence has;
+	json_object *extra;
+};
+
 /* #/$defs/variant: one variant (its name is its key in variants). */
 struct model_variant {
 	const char *name;
@@ -100,8 +133,10 @@ struct model_variant {
 
 /* The whole result. */
 struct model_result {
-	json_object *schema, *job, *environment, *signatures, *kernels, *calibration, *repeats,
-	    *order, *placement;
+	json_object *schema, *job, *environment;
+	struct model_signature *signatures;
+	size_t n_signatures;
+	json_object *kernels, *calibration, *repeats, *order, *placement;
 	struct model_variant *variants;
 	size_t n_variants;
 	struct model_comparison *comparisons;
@@ -121,6 +156,10 @@ enum model_type {
 	MODEL_RUN,
 	MODEL_WORKLOAD,
 	MODEL_COMPARISON,
+	MODEL_KERNEL_EVENT,
+	MODEL_SIGNATURE_REF,
+	MODEL_SIGNATURE,
+	MODEL_SIGNATURE_FIRST,
 };
 
 /* Field i of a type by its JSON name, or NULL past the last: what the type
@@ -129,6 +168,10 @@ const char *model_field_name(enum model_type type, size_t i);
 
 /* Whether field name of a parsed struct of type was present and not null. */
 bool model_has(enum model_type type, const struct model_presence *has, const char *name);
+
+/* Marks field name of a struct of type present, for code that builds one
+ * to emit it. */
+void model_set(enum model_type type, struct model_presence *has, const char *name);
 
 /* Parses doc (borrowed; the model takes its own reference) into *ret. A
  * member of the wrong type, a string or array over the bounds above, or a
@@ -156,5 +199,13 @@ int model_run_read(json_object *o, struct model_run *ret, struct sl_error *err);
 const struct model_workload *model_run_workload(const struct model_run *run, const char *name);
 void model_run_free(struct model_run *run);
 json_object *model_comparison_emit(const struct model_comparison *c);
+
+/* A result's signatures array on its own (a stage that has just built one):
+ * parsed strictly into *ret (n in *ret_n), borrowing from a; emitted one
+ * signature at a time. */
+int model_signatures_parse(json_object *a, struct model_signature **ret, size_t *ret_n,
+			   struct sl_error *err);
+json_object *model_signature_emit(const struct model_signature *s);
+void model_signatures_free(struct model_signature *s, size_t n);
 
 void model_result_free(struct model_result *m);

@@ -1,161 +1,201 @@
-/* Kernel bug signatures across runs: see signatures.h. */
+/* Kernel bug signatures across runs: see signatures.h.
+ *
+ * Runs are read through the result model (compare/result_model.h), which
+ * type-checks every member, and the signatures are built as model structs
+ * and emitted through it: their strings borrow from the runs, which the
+ * caller's variants object keeps alive until the emitted copy is made. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare/result_model.h"
 #include "compare/signatures.h"
+#include "util/json.h"
 #include "util/json_get.h"
 
-/* Runs may come from a stored result as well as from this process: every
- * read here is type-checked (json_get.h), never a json-c assertion. */
-static size_t len_of(json_object *a)
+struct collector {
+	struct model_signature *sigs; /* SIGNATURES_MAX of them */
+	size_t n;
+	int more; /* reports past SIGNATURES_MAX */
+};
+
+static void set(struct model_signature *s, const char *name)
 {
-	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	model_set(MODEL_SIGNATURE, &s->has, name);
 }
 
-/* The count under k of a counter object this file builds (a signature's
- * runs per variant): 0 when there is none yet. */
-static int count_of(json_object *o, const char *k)
+static bool has_id(json_object *ids, const char *id)
 {
-	return json_object_get_int(json_member(o, k));
-}
-
-static void add_int(json_object *o, const char *k, int delta)
-{
-	json_object_object_add(o, k, json_object_new_int(count_of(o, k) + delta));
-}
-
-static bool array_has(json_object *a, const char *s)
-{
-	for (size_t i = 0; i < len_of(a); i++)
-		if (strcmp(json_object_get_string(json_item(a, i)), s) == 0)
+	for (size_t i = 0; i < json_object_array_length(ids); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(ids, i)), id) == 0)
 			return true;
 	return false;
 }
 
-/* The signature with id in all (an id -> entry index), or a new one. */
-static json_object *entry_for(json_object *all, json_object *by_id, json_object *sig,
-			      json_object *event, const char *vname, const struct model_run *run)
+/* The signature of ev (which has one) in c, or a new one first seen in run
+ * of variant vname; NULL past SIGNATURES_MAX or out of memory. */
+static struct model_signature *entry_for(struct collector *c, const struct model_kernel_event *ev,
+					 const char *vname, const struct model_run *run)
 {
-	const char *id = json_member_string(sig, "id");
-	json_object *idx = json_member(by_id, id);
-	if (idx)
-		return json_object_array_get_idx(all, (size_t)json_object_get_int(idx));
-	if (json_object_array_length(all) >= SIGNATURES_MAX)
+	const struct model_signature_ref *ref = &ev->signature;
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->sigs[i].id, ref->id) == 0)
+			return &c->sigs[i];
+	if (c->n >= SIGNATURES_MAX)
 		return NULL;
-	json_object *e = json_object_new_object();
-	json_object_object_add(e, "id", json_object_new_string(id));
-	const char *keys[] = {"kind", "title", "location"};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (json_member_string(sig, keys[i]))
-			json_object_object_add(
-			    e, keys[i], json_object_new_string(json_member_string(sig, keys[i])));
-	json_object_object_add(e, "runs", json_object_new_int(0));
-	json_object_object_add(e, "reports", json_object_new_int(0));
-	json_object_object_add(e, "variants", json_object_new_object());
-	json_object *first = json_object_new_object();
-	json_object_object_add(first, "variant", json_object_new_string(vname));
-	if (run->key)
-		json_object_object_add(first, "key", json_object_new_string(run->key));
+	struct model_signature *s = &c->sigs[c->n];
+	*s = (struct model_signature){.id = ref->id, .kind = ref->kind, .title = ref->title};
+	if (!(s->variants = json_object_new_object()))
+		return NULL;
+	c->n++;
+	set(s, "id");
+	set(s, "kind");
+	set(s, "title");
+	if (ref->location) {
+		s->location = ref->location;
+		set(s, "location");
+	}
+	set(s, "runs");
+	set(s, "reports");
+	set(s, "variants");
+	set(s, "first");
+	struct model_signature_first *f = &s->first;
+	f->variant = vname;
+	model_set(MODEL_SIGNATURE_FIRST, &f->has, "variant");
+	if (run->key) {
+		f->key = run->key;
+		model_set(MODEL_SIGNATURE_FIRST, &f->has, "key");
+	}
 	/* an older writer's name for the key: not in the schema, kept in extra */
-	const char *run_id = json_member_string(run->extra, "run_id");
-	if (run_id)
-		json_object_object_add(first, "run_id", json_object_new_string(run_id));
-	const char *ex = json_member_string(event, "excerpt");
-	json_object_object_add(first, "excerpt", json_object_new_string(ex ? ex : ""));
-	json_object_object_add(e, "first", first);
-	json_object_object_add(by_id, id, json_object_new_int((int)json_object_array_length(all)));
-	json_object_array_add(all, e);
-	return e;
+	if ((f->run_id = json_member_string(run->extra, "run_id")))
+		model_set(MODEL_SIGNATURE_FIRST, &f->has, "run_id");
+	f->excerpt = ev->excerpt ? ev->excerpt : "";
+	model_set(MODEL_SIGNATURE_FIRST, &f->has, "excerpt");
+	return s;
+}
+
+/* Counts run's events into c and names its signatures in the run document
+ * (a new "signatures" array of ids). */
+static int collect_run(struct collector *c, json_object *run_doc, const char *vname)
+{
+	struct model_run run;
+	/* a record that does not read as a run has no events to count */
+	if (model_run_read(run_doc, &run, NULL) < 0)
+		return 0;
+	json_object *ids = json_object_new_array();
+	if (!ids) {
+		model_run_free(&run);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < run.n_kernel_events; i++) {
+		const struct model_kernel_event *ev = &run.kernel_events[i];
+		if (!ev->signature.id || !ev->signature.title)
+			continue;
+		struct model_signature *s = entry_for(c, ev, vname, &run);
+		if (!s) {
+			c->more++;
+			continue;
+		}
+		s->reports++;
+		if (has_id(ids, s->id))
+			continue;
+		json_object_array_add(ids, json_object_new_string(s->id));
+		s->runs++;
+		json_object_object_add(
+		    s->variants, vname,
+		    json_object_new_int(json_member_int(s->variants, vname, 0) + 1));
+	}
+	model_run_free(&run);
+	json_object_object_add(run_doc, "signatures", ids);
+	return 0;
+}
+
+/* in_baseline and new_in of every signature, and the count of the ones
+ * left out on the last. */
+static int finish(struct collector *c, const char *baseline)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct model_signature *s = &c->sigs[i];
+		s->in_baseline = json_member_int(s->variants, baseline, 0) > 0;
+		if (!(s->new_in = json_object_new_array()))
+			return -ENOMEM;
+		json_object_object_foreach(s->variants, name, count)
+		{
+			(void)count;
+			if (!s->in_baseline && strcmp(name, baseline) != 0)
+				json_object_array_add(s->new_in, json_object_new_string(name));
+		}
+		set(s, "in_baseline");
+		set(s, "new_in");
+	}
+	if (c->more > 0 && c->n > 0) {
+		c->sigs[c->n - 1].more = c->more;
+		set(&c->sigs[c->n - 1], "more");
+	}
+	return 0;
 }
 
 json_object *signatures_collect(json_object *variants, const char *baseline)
 {
-	json_object *all = json_object_new_array();
-	json_object *by_id = json_object_new_object();
-	int more = 0;
-	if (!json_object_is_type(variants, json_type_object)) {
-		json_object_put(by_id);
-		return all;
-	}
-	json_object_object_foreach(variants, vname, v)
-	{
-		json_object *runs = json_member(v, "runs");
-		for (size_t r = 0; r < len_of(runs); r++) {
-			json_object *run = json_item(runs, r);
-			/* a record that does not read as a run has no events to count */
-			struct model_run m;
-			if (model_run_read(run, &m, NULL) < 0)
-				continue;
-			json_object *events = m.kernel_events;
-			json_object *ids = json_object_new_array();
-			for (size_t i = 0; i < len_of(events); i++) {
-				json_object *ev = json_item(events, i);
-				json_object *sig = json_member(ev, "signature");
-				if (!json_member_string(sig, "id") ||
-				    !json_member_string(sig, "title"))
-					continue;
-				json_object *e = entry_for(all, by_id, sig, ev, vname, &m);
-				if (!e) {
-					more++;
-					continue;
-				}
-				add_int(e, "reports", 1);
-				const char *id = json_member_string(sig, "id");
-				if (array_has(ids, id))
-					continue;
-				json_object_array_add(ids, json_object_new_string(id));
-				add_int(e, "runs", 1);
-				add_int(json_member(e, "variants"), vname, 1);
-			}
-			model_run_free(&m);
-			json_object_object_add(run, "signatures", ids);
-		}
-	}
-	size_t n = json_object_array_length(all);
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(all, i);
-		json_object *per = json_member(e, "variants");
-		bool in_baseline = count_of(per, baseline) > 0;
-		json_object *new_in = json_object_new_array();
-		json_object_object_foreach(per, name, count)
+	struct collector c = {.sigs = calloc(SIGNATURES_MAX, sizeof(*c.sigs))};
+	json_object *all = NULL;
+	int k = c.sigs ? 0 : -ENOMEM;
+	if (k == 0 && json_object_is_type(variants, json_type_object)) {
+		json_object_object_foreach(variants, vname, v)
 		{
-			(void)count;
-			if (!in_baseline && strcmp(name, baseline) != 0)
-				json_object_array_add(new_in, json_object_new_string(name));
+			json_object *runs = json_member_array(v, "runs");
+			size_t n = runs ? json_object_array_length(runs) : 0;
+			for (size_t r = 0; k == 0 && r < n; r++)
+				k = collect_run(&c, json_object_array_get_idx(runs, r), vname);
 		}
-		json_object_object_add(e, "in_baseline", json_object_new_boolean(in_baseline));
-		json_object_object_add(e, "new_in", new_in);
 	}
-	if (more > 0 && n > 0)
-		json_object_object_add(json_object_array_get_idx(all, n - 1), "more",
-				       json_object_new_int(more));
-	json_object_put(by_id);
+	if (k == 0)
+		k = finish(&c, baseline);
+	if (k == 0)
+		all = json_object_new_array_ext((int)c.n);
+	for (size_t i = 0; all && i < c.n; i++) {
+		json_object *o = model_signature_emit(&c.sigs[i]);
+		if (!o || json_object_array_add(all, o) != 0) {
+			json_object_put(o);
+			json_object_put(all);
+			all = NULL;
+		}
+	}
+	for (size_t i = 0; c.sigs && i < c.n; i++) {
+		json_object_put(c.sigs[i].variants);
+		json_object_put(c.sigs[i].new_in);
+	}
+	free(c.sigs);
 	return all;
 }
 
-int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons)
+int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons,
+		    struct sl_error *err)
 {
+	struct model_signature *sigs = NULL;
+	size_t n_sigs = 0;
+	int k = model_signatures_parse(signatures, &sigs, &n_sigs, err);
+	if (k < 0)
+		return k;
 	int n = 0;
-	for (size_t i = 0; i < len_of(signatures); i++) {
-		json_object *e = json_item(signatures, i);
-		json_object *new_in = json_member(e, "new_in");
-		for (size_t k = 0; k < len_of(new_in); k++) {
-			const char *vname = json_object_get_string(json_item(new_in, k));
-			int runs = count_of(json_member(e, "variants"), vname);
-			const char *loc = json_member_string(e, "location");
+	for (size_t i = 0; i < n_sigs; i++) {
+		const struct model_signature *s = &sigs[i];
+		for (size_t j = 0; j < json_object_array_length(s->new_in); j++) {
+			const char *vname = json_object_get_string(json_item(s->new_in, j));
 			char buf[1200];
 			snprintf(
 			    buf, sizeof(buf),
 			    "Variant '%s': kernel bug '%s' (%s%s%s) in %d run(s), never in the "
 			    "baseline '%s' [signature %s].",
-			    vname, json_member_string(e, "title"), json_member_string(e, "kind"),
-			    loc ? ", " : "", loc ? loc : "", runs, baseline,
-			    json_member_string(e, "id"));
+			    vname, s->title, s->kind, s->location ? ", " : "",
+			    s->location ? s->location : "", json_member_int(s->variants, vname, 0),
+			    baseline, s->id);
 			json_object_array_add(reasons, json_object_new_string(buf));
 			n++;
 		}
 	}
+	model_signatures_free(sigs, n_sigs);
 	return n;
 }

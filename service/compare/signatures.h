@@ -6,6 +6,8 @@
 
 #include <json-c/json.h>
 
+#include "util/error.h"
+
 /* Adds to every run of variants (the result's variants object, modified in
  * place) a "signatures" array of the ids of its reports, each once, and
  * returns a new array, in the order first seen, of
@@ -14,10 +16,14 @@
  *    run_id, excerpt}}
  * runs: the runs that showed it; reports: how many times it was printed.
  * baseline: the baseline variant's name. At most SIGNATURES_MAX are kept,
- * the rest are counted in the last one's "more" field. */
+ * the rest are counted in the last one's "more" field. NULL when out of
+ * memory. */
 #define SIGNATURES_MAX 256
 json_object *signatures_collect(json_object *variants, const char *baseline);
 
 /* Adds to reasons one sentence per signature with a non-empty new_in
- * (a candidate shows it, the baseline never) and returns how many. */
-int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons);
+ * (a candidate shows it, the baseline never) and returns how many; a
+ * signatures array that does not read as the schema's (or NULL, the
+ * collector out of memory) is a negative errno with err filled. */
+int signatures_gate(json_object *signatures, const char *baseline, json_object *reasons,
+		    struct sl_error *err);

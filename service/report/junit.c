@@ -308,34 +308,25 @@ static void write_verdict(FILE *f, const struct model_result *m, struct junit_co
 /* One <testcase> per kernel bug signature (docs/kernel-bugs.md): a
  * <failure type="kernel_bug"> when a candidate shows it and the baseline
  * never did (it fails the verdict), <system-out> otherwise. */
-static void write_signatures(FILE *f, json_object *sigs, struct junit_counts *n)
+static void write_signatures(FILE *f, const struct model_result *m, struct junit_counts *n)
 {
-	size_t len =
-	    json_object_is_type(sigs, json_type_array) ? json_object_array_length(sigs) : 0;
-	for (size_t i = 0; i < len; i++) {
-		json_object *s = json_object_array_get_idx(sigs, i);
-		const char *title =
-		    json_member_string(s, "title") ? json_member_string(s, "title") : "?";
-		const char *kind =
-		    json_member_string(s, "kind") ? json_member_string(s, "kind") : "bug";
-		json_object *new_in = json_member(s, "new_in");
-		size_t n_new = json_object_is_type(new_in, json_type_array)
-				   ? json_object_array_length(new_in)
-				   : 0;
+	for (size_t i = 0; i < m->n_signatures; i++) {
+		const struct model_signature *s = &m->signatures[i];
+		const char *title = s->title ? s->title : "?";
+		const char *kind = s->kind ? s->kind : "bug";
+		size_t n_new = s->new_in ? json_object_array_length(s->new_in) : 0;
 		n->tests++;
 		testcase_open(f, "signatures", kind, title);
 		fputs(">\n", f);
 		char msg[800];
-		int w = snprintf(
-		    msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
-		    json_member_string(s, "location") ? " at " : "",
-		    json_member_string(s, "location") ? json_member_string(s, "location") : "",
-		    (int)json_member_number_or(s, "runs", 0),
-		    n_new ? "never in the baseline; in" : "seen in the baseline too");
+		int w = snprintf(msg, sizeof(msg), "%s [%s]%s%s: %d run(s), %s", title, kind,
+				 s->location ? " at " : "", s->location ? s->location : "",
+				 (int)s->runs,
+				 n_new ? "never in the baseline; in" : "seen in the baseline too");
 		for (size_t k = 0; k < n_new && w > 0 && (size_t)w < sizeof(msg); k++)
 			w += snprintf(msg + w, sizeof(msg) - (size_t)w, " '%s'",
-				      json_object_get_string(json_object_array_get_idx(new_in, k)));
-		const char *excerpt = json_member_string(json_member(s, "first"), "excerpt");
+				      json_object_get_string(json_item(s->new_in, k)));
+		const char *excerpt = s->first.excerpt;
 		if (n_new) {
 			n->failures++;
 			element(f, "failure", "kernel_bug", msg, excerpt ? excerpt : msg);
@@ -443,10 +434,8 @@ int junit_from_model(const struct model_result *m, char **ret_xml)
 		    .m = m, .v = v, .policy = policy, .candidate = strcmp(v->name, baseline) != 0};
 		r = write_suite(f, v->name, fill_variant, &c, &total);
 	}
-	json_object *sigs = m->signatures;
-	if (r == 0 && json_object_is_type(sigs, json_type_array) &&
-	    json_object_array_length(sigs) > 0)
-		r = write_suite(f, "signatures", fill_signatures, sigs, &total);
+	if (r == 0 && m->n_signatures > 0)
+		r = write_suite(f, "signatures", fill_signatures, (void *)m, &total);
 	if (r == 0)
 		r = write_suite(f, "verdict", fill_verdict, (void *)m, &total);
 	fclose(f);

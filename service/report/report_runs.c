@@ -119,6 +119,34 @@ void report_put_pre(struct html_buf *o, const char *text)
 	html_buf_puts(o, "</pre>\n");
 }
 
+/* A failed run's kernel events: kind, headline or console line, excerpt. */
+static void put_kernel_events(struct html_buf *o, const struct model_run *run)
+{
+	if (run->n_kernel_events == 0)
+		return;
+	html_buf_printf(o, "<p>Kernel events (%zu):</p>\n<ul>\n", run->n_kernel_events);
+	for (size_t k = 0; k < run->n_kernel_events && k < REPORT_MAX_EVENTS; k++) {
+		const struct model_kernel_event *ev = &run->kernel_events[k];
+		html_buf_puts(o, "<li><b>");
+		report_put_str_or_dash(o, ev->kind);
+		html_buf_puts(o, "</b>");
+		if (json_object_is_type(ev->line, json_type_string)) {
+			html_buf_puts(o, ": <code>");
+			html_buf_escape(o, json_object_get_string(ev->line));
+			html_buf_puts(o, "</code>");
+		} else if (report_is_number(ev->line)) {
+			html_buf_printf(o, " at console line %.0f",
+					json_object_get_double(ev->line));
+		}
+		if (ev->excerpt) {
+			html_buf_puts(o, "\n");
+			report_put_pre(o, ev->excerpt);
+		}
+		html_buf_puts(o, "</li>\n");
+	}
+	html_buf_puts(o, "</ul>\n");
+}
+
 void report_section_failed(struct html_buf *o, struct report_ctx *c)
 {
 	size_t failed = 0;
@@ -128,7 +156,6 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 		const struct model_variant *v = c->vars[i];
 		for (size_t j = 0; j < v->n_runs && j < REPORT_MAX_RUNS; j++) {
 			const struct model_run *run = &v->runs[j];
-			json_object *events = run->kernel_events;
 			const char *reason = run->reason;
 			const char *console = run->console_excerpt;
 
@@ -161,33 +188,7 @@ void report_section_failed(struct html_buf *o, struct report_ctx *c)
 				}
 				html_buf_puts(o, "</p>\n");
 			}
-			if (json_object_is_type(events, json_type_array) &&
-			    json_object_array_length(events) > 0) {
-				size_t ne = json_object_array_length(events);
-				html_buf_printf(o, "<p>Kernel events (%zu):</p>\n<ul>\n", ne);
-				for (size_t k = 0; k < ne && k < REPORT_MAX_EVENTS; k++) {
-					json_object *ev = json_object_array_get_idx(events, k);
-					const char *line = json_member_string(ev, "line");
-					double ln;
-					html_buf_puts(o, "<li><b>");
-					report_put_str_or_dash(o, json_member_string(ev, "kind"));
-					html_buf_puts(o, "</b>");
-					if (line) {
-						html_buf_puts(o, ": <code>");
-						html_buf_escape(o, line);
-						html_buf_puts(o, "</code>");
-					} else if (json_member_number(ev, "line", &ln)) {
-						html_buf_printf(o, " at console line %.0f", ln);
-					}
-					if (json_member_string(ev, "excerpt")) {
-						html_buf_puts(o, "\n");
-						report_put_pre(o,
-							       json_member_string(ev, "excerpt"));
-					}
-					html_buf_puts(o, "</li>\n");
-				}
-				html_buf_puts(o, "</ul>\n");
-			}
+			put_kernel_events(o, run);
 			if (console) {
 				html_buf_puts(o, "<p>Console (last lines):</p>\n");
 				report_put_pre(o, console);

@@ -165,7 +165,10 @@ int result_compare(json_object *result, const struct job *job, struct sl_error *
 	 * the baseline never does fails the job, whatever the metrics say. */
 	_cleanup_json_ json_object *signatures = signatures_collect(variants, job->baseline->name);
 	_cleanup_json_ json_object *sig_reasons = json_object_new_array();
-	bool kernel_bugs = signatures_gate(signatures, job->baseline->name, sig_reasons) > 0;
+	int bugs = signatures_gate(signatures, job->baseline->name, sig_reasons, err);
+	if (bugs < 0)
+		return bugs;
+	bool kernel_bugs = bugs > 0;
 
 	json_object *comparisons = NULL, *cmp_reasons = NULL;
 	char verdict[16];

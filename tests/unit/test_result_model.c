@@ -108,7 +108,68 @@ static void test_schema_agrees(void **state)
 	expect_same(DEF("run"), MODEL_RUN, "run");
 	expect_same(DEF("workload"), MODEL_WORKLOAD, "workload");
 	expect_same(DEF("comparison"), MODEL_COMPARISON, "comparison");
+	expect_same(DEF("signature_ref"), MODEL_SIGNATURE_REF, "signature_ref");
+	expect_same(DEF("signature"), MODEL_SIGNATURE, "signature");
+	json_object *first = json_object_object_get(DEF("signature"), "first");
+	expect_same(json_object_object_get(first, "properties"), MODEL_SIGNATURE_FIRST,
+		    "signature's first");
+	json_object *events = json_object_object_get(DEF("run"), "kernel_events");
+	expect_same(json_object_object_get(json_object_object_get(events, "items"), "properties"),
+		    MODEL_KERNEL_EVENT, "run's kernel_events item");
 #undef DEF
+}
+
+/* Kernel events with their signatures, and the signatures across runs, from
+ * real 6.1 consoles (tests/data/compare/signatures.json, the golden of
+ * test_signatures): every run and the signatures array round-trip, and the
+ * typed fields read as written. */
+static void test_signatures_round_trip(void **state)
+{
+	(void)state;
+	_cleanup_json_ json_object *doc = load("data/compare/signatures.json");
+	json_object *sigs = json_object_object_get(doc, "signatures");
+	struct model_signature *s = NULL;
+	size_t n = 0;
+	struct sl_error err = {0};
+	if (model_signatures_parse(sigs, &s, &n, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_int_equal(n, json_object_array_length(sigs));
+	size_t events = 0;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_json_ json_object *out = model_signature_emit(&s[i]);
+		assert_true(json_object_equal(out, json_object_array_get_idx(sigs, i)));
+		assert_true(s[i].runs >= 1 && s[i].reports >= s[i].runs);
+		assert_non_null(s[i].first.variant);
+	}
+	json_object_object_foreach(json_object_object_get(doc, "variants"), vname, v)
+	{
+		json_object *runs = json_object_object_get(v, "runs");
+		for (size_t i = 0; i < json_object_array_length(runs); i++) {
+			json_object *run = json_object_array_get_idx(runs, i);
+			struct model_run r;
+			if (model_run_parse(run, &r, &err) < 0)
+				fail_msg("%s: %s", vname, err.message);
+			for (size_t k = 0; k < r.n_kernel_events; k++) {
+				const struct model_kernel_event *ev = &r.kernel_events[k];
+				assert_non_null(ev->kind);
+				if (model_has(MODEL_KERNEL_EVENT, &ev->has, "signature"))
+					assert_int_equal(strlen(ev->signature.id), 16);
+			}
+			events += r.n_kernel_events;
+			_cleanup_json_ json_object *out = model_run_emit(&r);
+			assert_true(json_object_equal(out, run));
+			model_run_free(&r);
+		}
+	}
+	assert_true(events > n);
+	model_signatures_free(s, n);
+
+	/* A signature whose first is not an object is refused naming it. */
+	_cleanup_json_ json_object *bad = json_tokener_parse(
+	    "[{\"id\":\"0123456789abcdef\",\"kind\":\"warn\",\"title\":\"t\",\"runs\":1,"
+	    "\"reports\":1,\"variants\":{},\"first\":7,\"in_baseline\":false,\"new_in\":[]}]");
+	assert_int_equal(model_signatures_parse(bad, &s, &n, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "signatures[0].first"));
 }
 
 static void expect_refused(const char *json, const char *fragment)
@@ -195,7 +256,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_typed_fields),
 	    cmocka_unit_test(test_schema_agrees), cmocka_unit_test(test_refuses_malformed),
-	    cmocka_unit_test(test_partial_read),
+	    cmocka_unit_test(test_partial_read),  cmocka_unit_test(test_signatures_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

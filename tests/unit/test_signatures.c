@@ -86,7 +86,7 @@ static void test_golden(void **state)
 
 	_cleanup_json_ json_object *sigs = signatures_collect(variants, "base");
 	_cleanup_json_ json_object *reasons = json_object_new_array();
-	int failing = signatures_gate(sigs, "base", reasons);
+	int failing = signatures_gate(sigs, "base", reasons, NULL);
 	_cleanup_json_ json_object *got = json_object_new_object();
 	json_object_object_add(got, "failing", json_object_new_int(failing));
 	json_object_object_add(got, "signatures", json_object_get(sigs));
