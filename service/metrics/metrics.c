@@ -120,7 +120,7 @@ const char *metrics_better(const char *tool, const char *metric)
 }
 
 /* The default: max(floor, rel x |baseline median|), chosen from the A/A
- * spread under TCG in DESIGN.md: minimum and average latencies vary by
+ * spread under TCG measured before the project began: minimum and average latencies vary by
  * about 20 to 50 % between boots of one kernel, the maximum by 2.5x
  * (docs/statistics.md), hence 50 % for what a plug-in marks a tail. A
  * relative threshold must stay well below 100 %: a lower-is-better metric

@@ -45,7 +45,7 @@ static void test_tcg_golden(void **state)
 	char *xml = NULL;
 	assert_int_equal(guest_xml_build(&p, &xml, NULL), 0);
 	assert_golden(xml, "tcg-2cpu.xml");
-	/* The facts DESIGN.md measured: these must never go away. */
+	/* The guest facts measured when the project began: these must never go away. */
 	assert_non_null(strstr(xml, "<domain type='qemu'>"));
 	assert_non_null(strstr(xml, "<acpi/>"));
 	assert_non_null(strstr(xml, "<on_reboot>destroy</on_reboot>"));
