@@ -45,16 +45,31 @@ run_unit() {
 		failed=$((failed + 1))
 		return
 	fi
+	# The programs run side by side, one per CPU (UNIT_JOBS to change it):
+	# each has its own temporary files, and their reports are read back in
+	# name order, so the output is the same as one at a time.
+	local jobs=${UNIT_JOBS:-$(nproc)} res
+	res=$(mktemp -d)
 	for bin in "$BUILD"/tests/test_*; do
 		[ -x "$bin" ] || continue
 		name=$(basename "$bin")
 		[ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
-		local ustart=$(date +%s)
-		out=$(cd tests && CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "../$bin" 2>&1)
-		local rc=$?
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+		(
+			ustart=$(date +%s)
+			cd tests && CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 "../$bin" >"$res/$name.out" 2>&1
+			echo "$? $(( $(date +%s) - ustart ))" >"$res/$name.rc"
+		) &
+	done
+	wait
+	for bin in "$BUILD"/tests/test_*; do
+		name=$(basename "$bin")
+		[ -e "$res/$name.rc" ] || continue
+		local rc secs ok nok
+		read -r rc secs <"$res/$name.rc"
+		out=$(cat "$res/$name.out")
 		printf '%s\n' "$out" >"$logs/$name.log"
-		printf '%s\tunit/%s\n' "$(( $(date +%s) - ustart ))" "$name" >>"$times"
-		local ok nok
+		printf '%s\tunit/%s\n' "$secs" "$name" >>"$times"
 		ok=$(printf '%s\n' "$out" | grep -cE '^ok [0-9]+')
 		nok=$(printf '%s\n' "$out" | grep -cE '^not ok [0-9]+')
 		if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then nok=1; fi
@@ -67,6 +82,7 @@ run_unit() {
 			echo "ok   unit/$name ($ok tests)"
 		fi
 	done
+	rm -rf "$res"
 }
 
 . tests/lib/e2e-limit.sh

@@ -76,25 +76,38 @@ STALL_PID=$!
 for _ in $(seq 1 100); do [ -s stall.port ] && break; sleep 0.1; done
 [ -s stall.port ] || e2e_fail "the stalled listener did not start"
 STALL=http://127.0.0.1:$(cat stall.port)
-timed() { # timed MAX_SECONDS CMD...: runs CMD, fails unless it exits 2 within MAX_SECONDS
-	local max=$1 t0=$SECONDS rc
-	shift
-	timeout $((max + 30)) "$@" >stall.out 2>stall.err
+# The three clients wait out their stalls side by side (each only sleeps);
+# each is held to its own bound, and each writes stall-NAME.{out,err,took}.
+timed() { # timed NAME MAX_SECONDS CMD...: runs CMD, records its exit code and time
+	local name=$1 max=$2 t0=$SECONDS rc
+	shift 2
+	timeout $((max + 30)) "$@" >"stall-$name.out" 2>"stall-$name.err"
 	rc=$?
-	local took=$((SECONDS - t0))
-	echo "stalled: '$*' exited $rc after ${took}s: $(tail -n 1 stall.err)"
-	[ "$rc" = 2 ] || e2e_fail "against a stalled service '$*' exited $rc, not 2"
-	[ "$took" -le "$max" ] || e2e_fail "'$*' took ${took}s against a stalled service (max ${max}s)"
+	echo "$rc $((SECONDS - t0))" >"stall-$name.took"
 }
-timed 8 "$SCHEDLAB" submit status $NOJOB --server "$STALL" --stall-timeout 2
-grep -q 'stall timeout 2 s' stall.err || e2e_fail "the stall message does not name the timeout"
+check_timed() { # check_timed NAME MAX_SECONDS: fails unless NAME exited 2 within MAX_SECONDS
+	local rc took
+	read -r rc took <"stall-$1.took" || e2e_fail "the stalled client '$1' left no exit code"
+	echo "stalled: $1 exited $rc after ${took}s: $(tail -n 1 "stall-$1.err")"
+	[ "$rc" = 2 ] || e2e_fail "against a stalled service '$1' exited $rc, not 2"
+	[ "$took" -le "$2" ] || e2e_fail "'$1' took ${took}s against a stalled service (max ${2}s)"
+}
 printf '%s\n' '{"name": "x"}' >x.json
+timed status 8 "$SCHEDLAB" submit status $NOJOB --server "$STALL" --stall-timeout 2 &
+s1=$!
 # libcurl averages the speed over up to 5 s, so the bytes a POST sent count
 # for a few seconds before the stall does.
-timed 15 "$SCHEDLAB" submit x.json --server "$STALL" --stall-timeout 2 --gate
+timed post 15 "$SCHEDLAB" submit x.json --server "$STALL" --stall-timeout 2 --gate &
+s2=$!
 # The event stream allows 20 s (the service's keepalive is 15 s), then one
 # status request (2 s), then the retry budget is spent.
-timed 40 "$SCHEDLAB" submit wait $NOJOB --server "$STALL" --stall-timeout 2 --retry-for 1
+timed wait 40 "$SCHEDLAB" submit wait $NOJOB --server "$STALL" --stall-timeout 2 --retry-for 1 &
+s3=$!
+wait $s1 $s2 $s3
+check_timed status 8
+grep -q 'stall timeout 2 s' stall-status.err || e2e_fail "the stall message does not name the timeout"
+check_timed post 15
+check_timed wait 40
 kill "$STALL_PID"
 wait "$STALL_PID" 2>/dev/null
 STALL_PID=
