@@ -251,7 +251,8 @@ static void count_schedlab(struct tally *t, json_object *cmps, const struct metr
 		t->inconclusive++;
 }
 
-/* schedlab adaptive: looks until no gated comparison is undecided. */
+/* schedlab adaptive: looks until no gated comparison is undecided or one
+ * regressed, as the runner stops. */
 static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **ret_cmps,
 			     int *ret_runs)
 {
@@ -262,17 +263,22 @@ static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **
 		json_object *cmps = NULL;
 		if (schedlab_look(s, s->jobA, d, looks[li], &cmps) < 0)
 			return -1;
-		bool undecided = false;
+		bool undecided = false, regressed = false;
 		for (size_t i = 0; i < json_object_array_length(cmps); i++) {
 			json_object *c = json_object_array_get_idx(cmps, i);
+			const char *v =
+			    json_object_get_string(json_object_object_get(c, "verdict"));
 			bool worse;
-			if (json_object_get_boolean(json_object_object_get(c, "gated")) &&
-			    schedlab_answer(
-				json_object_get_string(json_object_object_get(c, "verdict")),
-				&worse) == PEER_UNDECIDED)
+			if (!json_object_get_boolean(json_object_object_get(c, "gated")))
+				continue;
+			if (schedlab_answer(v, &worse) == PEER_UNDECIDED)
 				undecided = true;
+			if (v && strcmp(v, "regressed") == 0)
+				regressed = true;
 		}
-		if (!undecided || li + 1 == n_looks) {
+		/* The runner stops at a look whose verdict is fail (a gate
+		 * regressed), undecided gates or not (service/run/runner.c). */
+		if (!undecided || regressed || li + 1 == n_looks) {
 			*ret_cmps = cmps;
 			*ret_runs = looks[li];
 			return 0;

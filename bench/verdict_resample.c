@@ -130,7 +130,7 @@ static struct tally *tally_of(struct outcome *o, const char *metric)
 }
 
 /* One simulated job: runs added look by look until no gated comparison is
- * inconclusive, as the runner stops. */
+ * inconclusive or the verdict is fail, as the runner stops. */
 static int simulate(const struct job *job, json_object *calibration, const struct pool *base,
 		    const struct pool *cand, gsl_rng *rng, struct outcome *o)
 {
@@ -172,7 +172,11 @@ static int simulate(const struct job *job, json_object *calibration, const struc
 			    strcmp(v, "inconclusive") == 0)
 				undecided = true;
 		}
-		if (undecided && li + 1 < n_looks)
+		/* The runner goes on while a gate is undecided, unless the
+		 * look's verdict is already fail (service/run/runner.c, "the
+		 * job failed"): a false regression at an early look ends the
+		 * job, and is counted, even when a later look would undo it. */
+		if (undecided && li + 1 < n_looks && strcmp(verdict, "fail") != 0)
 			continue;
 		for (size_t i = 0; i < json_object_array_length(cmps); i++) {
 			json_object *c = json_object_array_get_idx(cmps, i);
