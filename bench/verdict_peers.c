@@ -252,7 +252,7 @@ static void count_schedlab(struct tally *t, json_object *cmps, const struct metr
 }
 
 /* schedlab adaptive: looks until no gated comparison is undecided or one
- * regressed, as the runner stops. */
+ * regressed (the job failed), as service/run/runner.c stops. */
 static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **ret_cmps,
 			     int *ret_runs)
 {
@@ -276,8 +276,6 @@ static int schedlab_adaptive(const struct sim *s, struct draw *d, json_object **
 			if (v && strcmp(v, "regressed") == 0)
 				regressed = true;
 		}
-		/* The runner stops at a look whose verdict is fail (a gate
-		 * regressed), undecided gates or not (service/run/runner.c). */
 		if (!undecided || regressed || li + 1 == n_looks) {
 			*ret_cmps = cmps;
 			*ret_runs = looks[li];
