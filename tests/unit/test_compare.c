@@ -316,8 +316,9 @@ static void test_aa_complete_separation_is_not_a_change(void **state)
 
 /* A/A: four boots of one stock kernel, measured when the project began
  * (cyclictest avg 169-257 us, max 6.8-17.3 ms, min 25-40 us), split
- * between two names in every one of the 6 ways: nothing may come out changed, and nothing unchanged either:
- * 2 runs a side bound no interval, so equivalence cannot be shown. */
+ * between two names in every one of the 6 ways: nothing may come out
+ * changed, and nothing unchanged either: 2 runs a side bound no interval,
+ * so equivalence cannot be shown. */
 static void test_aa_unchanged(void **state)
 {
 	(void)state;

@@ -92,8 +92,8 @@ static void test_golden(void **state)
 	json_object_object_add(got, "signatures", json_object_get(sigs));
 	json_object_object_add(got, "reasons", json_object_get(reasons));
 	json_object_object_add(got, "variants", json_object_get(variants));
-	const char *text = json_object_to_json_string_ext(
-	    got, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(got, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	_cleanup_free_ char *out = fs_path_join(root, "tests/data/compare/signatures.json");
 	const char *record = getenv("SCHEDLAB_RECORD_GOLDEN");
